@@ -1,0 +1,80 @@
+/**
+ * Opens an archive input as a stream of byte chunks: a local path, or `-` for stdin.
+ * (http(s) sources join here with the import issue.) Errors name the input and say what is
+ * wrong, without a stack.
+ */
+import { createReadStream, promises as fsp } from 'node:fs';
+import { basename } from 'node:path';
+import { InputError } from '../util/errors.js';
+
+export interface ByteSource {
+  /** What error messages call the input: the path as given, or `stdin`. */
+  readonly name: string;
+  /** The file name written into CDX lines. */
+  readonly fileName: string;
+  /** Size in bytes where known (files), else undefined. */
+  readonly size: number | undefined;
+  chunks(): AsyncIterator<Buffer>;
+  close(): void;
+}
+
+const CHUNK = 1 << 20;
+
+export async function openByteSource(path: string): Promise<ByteSource> {
+  if (path === '-') {
+    return {
+      name: 'stdin',
+      fileName: '-',
+      size: undefined,
+      chunks: () => (process.stdin as AsyncIterable<Buffer>)[Symbol.asyncIterator](),
+      close: () => {},
+    };
+  }
+  let size: number;
+  try {
+    const st = await fsp.stat(path);
+    if (st.isDirectory()) throw new InputError(`${path}: is a directory, not an archive file`);
+    if (!st.isFile()) throw new InputError(`${path}: not a regular file`);
+    size = st.size;
+  } catch (err) {
+    if (err instanceof InputError) throw err;
+    throw new InputError(describeFsError(path, err as NodeJS.ErrnoException));
+  }
+  let stream: ReturnType<typeof createReadStream> | undefined;
+  return {
+    name: path,
+    fileName: basename(path),
+    size,
+    chunks() {
+      stream = createReadStream(path, { highWaterMark: CHUNK });
+      const it = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+      return {
+        next: async () => {
+          try {
+            return await it.next();
+          } catch (err) {
+            throw new InputError(describeFsError(path, err as NodeJS.ErrnoException));
+          }
+        },
+        return: async () => (it.return ? it.return() : { done: true, value: undefined }),
+      };
+    },
+    close() {
+      stream?.destroy();
+    },
+  };
+}
+
+export function describeFsError(path: string, err: NodeJS.ErrnoException): string {
+  switch (err.code) {
+    case 'ENOENT':
+      return `${path}: no such file`;
+    case 'EACCES':
+    case 'EPERM':
+      return `${path}: permission denied`;
+    case 'EISDIR':
+      return `${path}: is a directory, not a file`;
+    default:
+      return `${path}: cannot read (${err.code ?? err.message})`;
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * Reads the decompressed bytes of an archive across segment boundaries and keeps track of
+ * where they came from in the file, so a record's compressed offset and length can be told.
+ * Damage events become a DamageError thrown at the point where the reader reaches them.
+ */
+import type { DamageEvent, Segment, SegmentEvent } from './segments.js';
+
+export class DamageError extends Error {
+  constructor(readonly damage: DamageEvent) {
+    super(damage.detail);
+  }
+}
+
+export class SegmentCursor {
+  private segs: Segment[] = [];
+  /** Read position inside segs[0]. */
+  private pos = 0;
+  private damage: DamageEvent | undefined;
+  private done = false;
+  /** gzip: end offset of the last member whose final byte was consumed. */
+  private lastEnd = -1;
+
+  constructor(private readonly events: AsyncIterator<SegmentEvent>, readonly gzip: boolean) {}
+
+  /** Pulls one more segment; false at the end or at damage. */
+  private async pull(): Promise<boolean> {
+    if (this.done || this.damage) return false;
+    const r = await this.events.next();
+    if (r.done) {
+      this.done = true;
+      return false;
+    }
+    if (r.value.kind === 'damage') {
+      this.damage = r.value;
+      return false;
+    }
+    this.segs.push(r.value);
+    return true;
+  }
+
+  /** Bytes available from the read position without pulling. */
+  private buffered(): number {
+    let n = -this.pos;
+    for (const s of this.segs) n += s.data.length;
+    return n;
+  }
+
+  /** Makes `n` bytes available if the archive has them; returns how many are. */
+  async ensure(n: number): Promise<number> {
+    if (this.segs.length > 0 && this.segs[0].data.length - this.pos >= n) return n;
+    let have = this.buffered();
+    while (have < n && (await this.pull())) have += this.segs[this.segs.length - 1].data.length;
+    return Math.min(have, n);
+  }
+
+  /** Throws the damage that stopped the last `ensure`, if any and nothing is left before it. */
+  throwIfDamaged(): void {
+    if (this.damage && this.buffered() === 0) throw new DamageError(this.damage);
+  }
+
+  get atDamage(): boolean {
+    return this.damage !== undefined && this.buffered() === 0;
+  }
+
+  async atEnd(): Promise<boolean> {
+    return (await this.ensure(1)) === 0 && !this.damage;
+  }
+
+  /** Up to `n` bytes from the read position; a view when they lie in one segment, else a copy. */
+  peek(n: number): Buffer {
+    if (this.segs.length === 0) return Buffer.alloc(0);
+    const head = this.segs[0].data;
+    if (head.length - this.pos >= n || this.segs.length === 1) return head.subarray(this.pos, this.pos + n);
+    const parts: Buffer[] = [head.subarray(this.pos)];
+    let len = parts[0].length;
+    for (let i = 1; i < this.segs.length && len < n; i++) {
+      const d = this.segs[i].data;
+      parts.push(d.subarray(0, n - len));
+      len += Math.min(d.length, n - len);
+    }
+    return Buffer.concat(parts, len);
+  }
+
+  advance(n: number): void {
+    while (n > 0 && this.segs.length > 0) {
+      const s = this.segs[0];
+      const left = s.data.length - this.pos;
+      if (n < left) {
+        this.pos += n;
+        return;
+      }
+      n -= left;
+      this.dropHead();
+    }
+  }
+
+  private dropHead(): void {
+    const s = this.segs.shift()!;
+    this.pos = 0;
+    if (s.memberEnd >= 0) this.lastEnd = s.memberEnd;
+  }
+
+  /** Offset in the file of the next byte: its member's offset (gzip) or its own (plain). */
+  async offsetHere(): Promise<number> {
+    await this.ensure(1);
+    if (this.segs.length === 0) return this.gzip ? this.lastEnd : this.lastEnd;
+    const s = this.segs[0];
+    return this.gzip ? s.offset : s.offset + this.pos;
+  }
+
+  /**
+   * Where the bytes consumed so far end in the file. gzip: the end of the member holding the
+   * last byte consumed (pulling ahead until that member's end is known); plain: the offset of
+   * the next byte.
+   */
+  async endHere(): Promise<number> {
+    if (!this.gzip) {
+      if (this.segs.length === 0) return this.lastEnd;
+      const s = this.segs[0];
+      return s.offset + this.pos;
+    }
+    if (this.segs.length === 0 || this.pos === 0) return this.lastEnd;
+    // The member of the last consumed byte is segs[0]'s; find its last segment.
+    for (let i = 0; ; i++) {
+      while (i >= this.segs.length) if (!(await this.pull())) return this.lastEnd;
+      if (this.segs[i].memberEnd >= 0) return this.segs[i].memberEnd;
+    }
+  }
+
+  /** Distance from the read position to `needle`, scanning at most `limit` bytes; -1 if absent. */
+  async indexOf(needle: Buffer, limit: number): Promise<number> {
+    // Fast case: inside the head segment.
+    if (this.segs.length > 0) {
+      const head = this.segs[0].data;
+      const end = Math.min(head.length, this.pos + limit);
+      const i = head.subarray(0, end).indexOf(needle, this.pos);
+      if (i >= 0) return i - this.pos;
+    }
+    let scanned = 0;
+    for (;;) {
+      const have = await this.ensure(Math.min(limit, scanned + 65536));
+      const view = this.peek(have);
+      const i = view.indexOf(needle, Math.max(0, scanned - needle.length + 1));
+      if (i >= 0) return i;
+      if (have >= limit || have === scanned) return -1;
+      scanned = have;
+    }
+  }
+
+  /** Streams the next `n` bytes as slices; stops early at the end of data or damage. */
+  async *take(n: number): AsyncGenerator<Buffer> {
+    while (n > 0) {
+      if ((await this.ensure(1)) === 0) return;
+      const head = this.segs[0].data;
+      const len = Math.min(n, head.length - this.pos);
+      const slice = head.subarray(this.pos, this.pos + len);
+      this.advance(len);
+      n -= len;
+      yield slice;
+    }
+  }
+
+  /** Skips `n` bytes; returns how many were there. */
+  async skip(n: number): Promise<number> {
+    let skipped = 0;
+    while (skipped < n) {
+      if ((await this.ensure(1)) === 0) break;
+      const left = this.segs[0].data.length - this.pos;
+      const k = Math.min(left, n - skipped);
+      this.advance(k);
+      skipped += k;
+    }
+    return skipped;
+  }
+
+  /** After damage: forget what is buffered and carry on after it. Returns the damage. */
+  clearDamage(): DamageEvent | undefined {
+    const d = this.damage;
+    this.damage = undefined;
+    this.segs = [];
+    this.pos = 0;
+    return d;
+  }
+
+  /** gzip: drops the rest of the current member, so reading resumes at the next one. */
+  async skipToNextMember(): Promise<void> {
+    if (this.segs.length === 0) return;
+    for (;;) {
+      const s = this.segs[0];
+      this.dropHead();
+      if (s.memberEnd >= 0) break;
+      if (this.segs.length === 0 && !(await this.pull())) return;
+    }
+  }
+
+  /** Whether the read position is at the first byte of a gzip member. */
+  get atMemberStart(): boolean {
+    return this.segs.length > 0 && this.pos === 0 && this.segs[0].memberStart;
+  }
+
+  /** Bytes left in the current member that are already buffered (gzip), to tell where it ends. */
+  async bytesLeftInMember(limit: number): Promise<number> {
+    let n = 0;
+    for (let i = 0; ; i++) {
+      while (i >= this.segs.length) if (!(await this.pull())) return n;
+      const s = this.segs[i];
+      n += s.data.length - (i === 0 ? this.pos : 0);
+      if (s.memberEnd >= 0 || n >= limit) return n;
+    }
+  }
+}

@@ -1,0 +1,46 @@
+/** SHA-1 digests in the base32 form that CDX files carry. */
+import { createHash, type Hash } from 'node:crypto';
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+export function base32(bytes: Uint8Array): string {
+  let out = '';
+  let bits = 0;
+  let value = 0;
+  for (const b of bytes) {
+    value = (value << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      out += ALPHABET[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+    value &= (1 << bits) - 1;
+  }
+  if (bits > 0) out += ALPHABET[(value << (5 - bits)) & 31];
+  return out;
+}
+
+export function sha1Hasher(): Hash {
+  return createHash('sha1');
+}
+
+export function sha1Base32(data: Uint8Array): string {
+  return base32(createHash('sha1').update(data).digest());
+}
+
+/**
+ * A declared digest (`sha1:XXXX`, any case; base32, hex, base64 or base64url) as bare upper-case base32,
+ * so that digests written by different tools compare equal. Other algorithms keep their
+ * prefix and value as written (`sha256:9d63...`).
+ */
+export function normalizeDigest(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  const v = value.trim();
+  const colon = v.indexOf(':');
+  const algo = colon >= 0 ? v.slice(0, colon).toLowerCase() : 'sha1';
+  const body = colon >= 0 ? v.slice(colon + 1) : v;
+  if (algo !== 'sha1' && algo !== 'sha-1') return v;
+  if (/^[0-9a-f]{40}$/i.test(body)) return base32(Buffer.from(body, 'hex'));
+  if (/^[A-Za-z0-9+/_-]{27}=$/.test(body)) return base32(Buffer.from(body, 'base64'));
+  return body.toUpperCase();
+}
