@@ -1,0 +1,195 @@
+/**
+ * The `nwax cdx` job: index files in order (one after another, or several at once on worker
+ * threads with --jobs), optionally sort, write to stdout or a file put in place at the end,
+ * report damage as it is found and print the summary line.
+ */
+import { mkdtempSync, rmSync, createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { cdxEntries, type CdxOptions } from './indexer.js';
+import { formatEntry, headerLine, type CdxFormat } from './cdx-format.js';
+import type { ReadIssue, ReadStats } from '../archive/reader.js';
+import { LineOutput } from '../util/output.js';
+import { Progress, formatBytes, formatCounts } from '../util/progress.js';
+import { parseByteSize } from '../conf/config.js';
+import { externalSort, writeLines } from '../mapreduce/external-sort.js';
+import { lineBatches } from '../mapreduce/line-reader.js';
+import { NwaxError } from '../util/errors.js';
+
+export interface CdxJobOptions extends CdxOptions {
+  format: CdxFormat;
+  sort: boolean;
+  memory: string;
+  tmpDir?: string;
+  output?: string;
+  header: boolean;
+  jobs: number;
+  quiet: boolean;
+  say: (message: string) => void;
+}
+
+export interface FileResult {
+  stats: ReadStats;
+  lines: number;
+  error?: string;
+}
+
+export function describeIssue(i: ReadIssue): string {
+  return `${i.file}: offset ${i.offset}: ${i.detail} (${i.skipped ? `${i.reason}; record skipped` : `${i.reason}; warning`})`;
+}
+
+function emptyResult(): FileResult {
+  return { stats: { records: 0, skipped: {}, warnings: {}, bytes: 0 }, lines: 0 };
+}
+
+/** The formatted lines of one file in batches; `result` is complete when the generator ends. */
+export async function* fileBatches(
+  path: string, opts: CdxOptions & { format: CdxFormat }, onIssue: (i: ReadIssue) => void, result: FileResult, progress?: Progress,
+): AsyncGenerator<string[]> {
+  try {
+    const run = await cdxEntries(path, { ...opts, onIssue });
+    result.stats = run.stats;
+    let batch: string[] = [];
+    for await (const e of run.entries) {
+      batch.push(formatEntry(e, opts.format));
+      if (batch.length >= 4096) {
+        result.lines += batch.length;
+        if (progress) {
+          progress.lines += batch.length;
+          progress.records = run.stats.records;
+        }
+        yield batch;
+        batch = [];
+      }
+    }
+    result.lines += batch.length;
+    if (batch.length) yield batch;
+  } catch (err) {
+    if ((err as NwaxError).code !== 'NWAX_INPUT') throw err;
+    result.error = (err as Error).message;
+  }
+  if (progress) progress.bytes += result.stats.bytes;
+}
+
+/** Worker side: index one file into its part file. */
+export async function indexFileToPart(
+  path: string, part: string, opts: CdxOptions & { format: CdxFormat }, onIssue: (i: ReadIssue) => void,
+): Promise<FileResult> {
+  const out = createWriteStream(part);
+  const result = emptyResult();
+  for await (const b of fileBatches(path, opts, onIssue, result)) await writeLines(out, b);
+  out.end();
+  await once(out, 'close');
+  return result;
+}
+
+export async function runCdx(files: string[], opts: CdxJobOptions): Promise<number> {
+  const out = new LineOutput(opts.output);
+  const progress = new Progress('nwax cdx');
+  const onIssue = (i: ReadIssue) => {
+    if (!opts.quiet) opts.say(describeIssue(i));
+  };
+  const results: FileResult[] = [];
+  const jobs = opts.jobs === 0 ? availableParallelism() : opts.jobs;
+  const dir = mkdtempSync(join(opts.tmpDir ?? tmpdir(), 'nwax-cdx-'));
+  try {
+    const header = opts.header ? headerLine(opts.format) : undefined;
+    if (header) await out.write(header);
+    const input = jobs > 1 && files.length > 1 && !files.includes('-')
+      ? viaWorkers(files, opts, jobs, onIssue, results, dir, progress)
+      : inProcess(files, opts, onIssue, results, progress);
+    const batches = opts.sort
+      ? externalSort(input, { memory: parseByteSize(opts.memory, 'nwax.sort.memory'), tmpDir: opts.tmpDir })
+      : input;
+    for await (const b of batches) await out.writeAll(b);
+    await out.close();
+  } catch (err) {
+    out.abort();
+    throw err;
+  } finally {
+    progress.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return summarize(files, results, progress, opts);
+}
+
+async function* inProcess(
+  files: string[], opts: CdxJobOptions, onIssue: (i: ReadIssue) => void, results: FileResult[], progress: Progress,
+): AsyncGenerator<string[]> {
+  for (const f of files) {
+    const r = emptyResult();
+    results.push(r);
+    yield* fileBatches(f, opts, onIssue, r, progress);
+    if (r.error) opts.say(r.error);
+  }
+}
+
+interface WorkerMessage {
+  kind: 'issue' | 'done' | 'failed';
+  issue?: ReadIssue;
+  result?: FileResult;
+  message?: string;
+  code?: string;
+}
+
+/** Indexes the files on `jobs` worker threads, each into its own part; yields the parts in input order. */
+async function* viaWorkers(
+  files: string[], opts: CdxJobOptions, jobs: number, onIssue: (i: ReadIssue) => void, results: FileResult[], dir: string,
+  progress: Progress,
+): AsyncGenerator<string[]> {
+  const parts = files.map((_, i) => join(dir, `part-${String(i).padStart(5, '0')}`));
+  const { say, ...workerOpts } = opts;
+  let next = 0;
+  const runOne = async (): Promise<void> => {
+    while (next < files.length) {
+      const i = next++;
+      const worker = new Worker(new URL('./cdx-worker.js', import.meta.url), {
+        workerData: { path: files[i], part: parts[i], opts: workerOpts },
+      });
+      await new Promise<void>((resolve, reject) => {
+        worker.on('message', (m: WorkerMessage) => {
+          if (m.kind === 'issue') onIssue(m.issue!);
+          else if (m.kind === 'done') {
+            results[i] = m.result!;
+            progress.records += m.result!.stats.records;
+            progress.bytes += m.result!.stats.bytes;
+            if (m.result!.error) say(m.result!.error);
+          } else reject(new NwaxError(m.code ?? 'NWAX_FORMAT', m.message ?? 'worker failed'));
+        });
+        worker.on('error', reject);
+        worker.on('exit', () => resolve());
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, runOne));
+  for (const p of parts) yield* lineBatches(p);
+}
+
+function summarize(files: string[], given: FileResult[], progress: Progress, opts: CdxJobOptions): number {
+  const results = given;
+  let records = 0;
+  let lines = 0;
+  let bytes = 0;
+  let unreadable = 0;
+  const skipped: Record<string, number> = {};
+  const warnings: Record<string, number> = {};
+  for (const r of results) {
+    if (!r) continue;
+    records += r.stats.records;
+    lines += r.lines;
+    bytes += r.stats.bytes;
+    if (r.error) unreadable++;
+    for (const [k, v] of Object.entries(r.stats.skipped)) skipped[k] = (skipped[k] ?? 0) + v;
+    for (const [k, v] of Object.entries(r.stats.warnings)) warnings[k] = (warnings[k] ?? 0) + v;
+  }
+  const s = progress.seconds;
+  let line = `${files.length} file${files.length === 1 ? '' : 's'}, ${records} records, ${lines} lines, ${formatBytes(bytes)} in ${s.toFixed(1)} s (${formatBytes(bytes / Math.max(s, 0.001))}/s)`;
+  const nSkipped = Object.values(skipped).reduce((a, b) => a + b, 0);
+  if (nSkipped) line += `; skipped ${nSkipped}: ${formatCounts(skipped)}`;
+  if (Object.keys(warnings).length) line += `; warnings: ${formatCounts(warnings)}`;
+  if (unreadable) line += `; unreadable files: ${unreadable}`;
+  opts.say(line);
+  return unreadable > 0 ? 1 : nSkipped > 0 ? 3 : 0;
+}

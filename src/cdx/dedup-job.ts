@@ -1,0 +1,70 @@
+/** The dedup-cdx, revisits and sort-cdx jobs: lines in, sorted lines out, summary on stderr. */
+import { dedupCdx, revisits, newDedupStats } from './dedup.js';
+import { externalSort, mergeSortedFiles } from '../mapreduce/external-sort.js';
+import { lineBatches } from '../mapreduce/line-reader.js';
+import { LineOutput } from '../util/output.js';
+import { Progress, formatCounts } from '../util/progress.js';
+import { parseByteSize } from '../conf/config.js';
+
+export interface SortJobOptions {
+  memory: string;
+  tmpDir?: string;
+  output?: string;
+  merge: boolean;
+  unique: boolean;
+  say: (m: string) => void;
+}
+
+async function* concat(paths: string[], legend: { line?: string }): AsyncGenerator<string[]> {
+  for (const p of paths) {
+    for await (const b of lineBatches(p)) {
+      // A ` CDX` legend is not data: keep the first for the top of the output.
+      if (b.length && b[0].startsWith(' CDX')) {
+        legend.line ??= b[0];
+        yield b.slice(1);
+      } else yield b;
+    }
+  }
+}
+
+export async function runDedupJob(job: 'dedup-cdx' | 'revisits' | 'sort-cdx', files: string[], opts: SortJobOptions): Promise<number> {
+  const sortOpts = { memory: parseByteSize(opts.memory, 'nwax.sort.memory'), tmpDir: opts.tmpDir };
+  const out = new LineOutput(opts.output);
+  const progress = new Progress(`nwax ${job}`);
+  const stats = newDedupStats();
+  let lines = 0;
+  try {
+    if (job === 'sort-cdx') {
+      const legend: { line?: string } = {};
+      const input = opts.merge ? mergeSortedFiles(files, opts.unique) : externalSort(concat(files, legend), { ...sortOpts, unique: opts.unique });
+      let first = true;
+      for await (const b of input) {
+        if (first && legend.line) await out.write(legend.line);
+        first = false;
+        const data = opts.merge ? b.filter((l) => !l.startsWith(' CDX')) : b;
+        lines += data.length;
+        progress.lines = lines;
+        await out.writeAll(data);
+      }
+    } else {
+      const gen = job === 'dedup-cdx' ? dedupCdx(files, sortOpts, stats) : revisits(files, sortOpts, stats);
+      for await (const b of gen) {
+        lines += b.length;
+        progress.lines = lines;
+        await out.writeAll(b);
+      }
+    }
+    await out.close();
+  } catch (err) {
+    out.abort();
+    throw err;
+  } finally {
+    progress.stop();
+  }
+  const extra: Record<string, number> = {};
+  if (stats.noDigest) extra['no digest'] = stats.noDigest;
+  if (stats.malformed) extra['not CDX'] = stats.malformed;
+  const read = job === 'sort-cdx' ? '' : `${stats.lines} CDX lines read, `;
+  opts.say(`${files.length} file${files.length === 1 ? '' : 's'}, ${read}${lines} lines written in ${progress.seconds.toFixed(1)} s${Object.keys(extra).length ? `; passed over: ${formatCounts(extra)}` : ''}`);
+  return 0;
+}

@@ -1,0 +1,14 @@
+/** The command table (oclif "explicit" strategy): each command imports its modules lazily in run(). */
+import Cdx from './cdx.js';
+import Conf from './conf.js';
+import DedupCdx from './dedup-cdx.js';
+import Revisits from './revisits.js';
+import SortCdx from './sort-cdx.js';
+
+export const commands = {
+  cdx: Cdx,
+  conf: Conf,
+  'dedup-cdx': DedupCdx,
+  revisits: Revisits,
+  'sort-cdx': SortCdx,
+};

@@ -1,0 +1,160 @@
+/**
+ * External sort of text lines in byte order (as `LC_ALL=C sort`, `-u` with `unique`): lines
+ * are buffered up to a memory budget, sorted, spilled as runs to a temp directory and merged
+ * k-way, so input of any size needs only the budget. The shuffle of the MapReduce runner is
+ * this same sort. `mergeSorted` merges inputs that are already sorted (`sort -m`).
+ */
+import { createWriteStream, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { sortByteOrder, compareBytes } from './byte-order.js';
+import { lineBatches } from './line-reader.js';
+
+export interface SortOptions {
+  /** Bytes of lines held in memory before a run is spilled (default 256 MiB). */
+  memory?: number;
+  /** Where runs are spilled (default the system temp dir). */
+  tmpDir?: string;
+  /** Drop repeated lines (sort -u). */
+  unique?: boolean;
+}
+
+/** Per-line overhead of a JS string in an array, counted against the budget. */
+const LINE_OVERHEAD = 48;
+
+export async function writeLines(out: WriteStream, lines: Iterable<string>): Promise<void> {
+  let buf = '';
+  for (const l of lines) {
+    buf += `${l}\n`;
+    if (buf.length >= 1 << 20) {
+      if (!out.write(buf)) await once(out, 'drain');
+      buf = '';
+    }
+  }
+  if (buf && !out.write(buf)) await once(out, 'drain');
+}
+
+function dedupeSorted(lines: string[]): string[] {
+  const out: string[] = [];
+  let prev: string | undefined;
+  for (const l of lines) {
+    if (l !== prev) out.push(l);
+    prev = l;
+  }
+  return out;
+}
+
+/** Sorts the lines of `input` (batches of lines, as lineBatches gives them). */
+export async function* externalSort(input: AsyncIterable<string[]>, opts: SortOptions = {}): AsyncGenerator<string[]> {
+  const budget = opts.memory ?? 256 << 20;
+  let buffer: string[] = [];
+  let used = 0;
+  const runs: string[] = [];
+  let dir: string | undefined;
+  try {
+    for await (const batch of input) {
+      for (const line of batch) {
+        buffer.push(line);
+        used += line.length + LINE_OVERHEAD;
+      }
+      if (used >= budget) {
+        dir ??= mkdtempSync(join(opts.tmpDir ?? tmpdir(), 'nwax-sort-'));
+        const path = join(dir, `run-${runs.length}`);
+        let sorted = sortByteOrder(buffer);
+        if (opts.unique) sorted = dedupeSorted(sorted);
+        const out = createWriteStream(path);
+        await writeLines(out, sorted);
+        out.end();
+        await once(out, 'close');
+        runs.push(path);
+        buffer = [];
+        used = 0;
+      }
+    }
+    let last = sortByteOrder(buffer);
+    if (opts.unique) last = dedupeSorted(last);
+    buffer = [];
+    if (runs.length === 0) {
+      for (let i = 0; i < last.length; i += 65536) yield last.slice(i, i + 65536);
+      return;
+    }
+    const sources: AsyncIterable<string[]>[] = runs.map((r) => lineBatches(r));
+    sources.push((async function* () {
+      yield last;
+    })());
+    yield* mergeBatches(sources, opts.unique ?? false);
+  } finally {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A cursor over one sorted source of line batches. */
+class RunCursor {
+  private batch: string[] = [];
+  private i = 0;
+  head: string | undefined;
+
+  constructor(private readonly it: AsyncIterator<string[]>) {}
+
+  async advance(): Promise<boolean> {
+    while (this.i >= this.batch.length) {
+      const r = await this.it.next();
+      if (r.done) {
+        this.head = undefined;
+        return false;
+      }
+      this.batch = r.value;
+      this.i = 0;
+    }
+    this.head = this.batch[this.i++];
+    return true;
+  }
+}
+
+/** k-way merge of sorted sources with a binary heap; batches out. */
+export async function* mergeBatches(sources: AsyncIterable<string[]>[], unique: boolean): AsyncGenerator<string[]> {
+  const heap: RunCursor[] = [];
+  for (const s of sources) {
+    const c = new RunCursor(s[Symbol.asyncIterator]());
+    if (await c.advance()) heap.push(c);
+  }
+  const less = (a: RunCursor, b: RunCursor) => compareBytes(a.head!, b.head!) < 0;
+  const down = (i: number) => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && less(heap[l], heap[m])) m = l;
+      if (r < heap.length && less(heap[r], heap[m])) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m], heap[i]];
+      i = m;
+    }
+  };
+  for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i);
+  let out: string[] = [];
+  let prev: string | undefined;
+  while (heap.length > 0) {
+    const top = heap[0];
+    const line = top.head!;
+    if (!unique || line !== prev) out.push(line);
+    prev = line;
+    if (out.length >= 65536) {
+      yield out;
+      out = [];
+    }
+    if (!(await top.advance())) {
+      const last = heap.pop()!;
+      if (heap.length > 0 && last !== top) heap[0] = last;
+      else if (heap.length > 0) heap[0] = last;
+    }
+    if (heap.length > 0) down(0);
+  }
+  if (out.length > 0) yield out;
+}
+
+/** Merges files that are each sorted already (sort -m). */
+export function mergeSortedFiles(paths: string[], unique = false): AsyncGenerator<string[]> {
+  return mergeBatches(paths.map((p) => lineBatches(p)), unique);
+}

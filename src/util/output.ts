@@ -1,0 +1,74 @@
+/**
+ * Where a command's lines go: stdout, or a file written aside (`FILE.tmp-PID`) and renamed
+ * into place when complete, so a failed or interrupted run never leaves a half-written file
+ * where a good one stood.
+ */
+import { createWriteStream, renameSync, rmSync, type WriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { InputError } from './errors.js';
+
+export class LineOutput {
+  private stream: NodeJS.WritableStream;
+  private buf = '';
+  private readonly tmp: string | undefined;
+  private broken = false;
+
+  constructor(readonly path: string | undefined) {
+    if (path && path !== '-') {
+      this.tmp = `${path}.tmp-${process.pid}`;
+      const s: WriteStream = createWriteStream(this.tmp);
+      s.on('error', () => {});
+      this.stream = s;
+    } else {
+      this.stream = process.stdout;
+      // A reader that went away (`| head`) ends the output quietly.
+      process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+        if (err.code === 'EPIPE') {
+          this.broken = true;
+          process.exit(0);
+        }
+      });
+    }
+  }
+
+  async write(line: string): Promise<void> {
+    this.buf += `${line}\n`;
+    if (this.buf.length >= 1 << 20) await this.flush();
+  }
+
+  async writeAll(lines: readonly string[]): Promise<void> {
+    if (lines.length === 0) return;
+    this.buf += `${lines.join('\n')}\n`;
+    if (this.buf.length >= 1 << 20) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (!this.buf || this.broken) return;
+    const b = this.buf;
+    this.buf = '';
+    if (!this.stream.write(b)) await once(this.stream, 'drain');
+  }
+
+  /** Flushes and, for a file, renames it into place. */
+  async close(): Promise<void> {
+    await this.flush();
+    if (this.tmp && this.path) {
+      const s = this.stream as WriteStream;
+      s.end();
+      await once(s, 'close');
+      try {
+        renameSync(this.tmp, this.path);
+      } catch (err) {
+        throw new InputError(`${this.path}: cannot write (${(err as NodeJS.ErrnoException).code})`);
+      }
+    }
+  }
+
+  /** Drops a file being written (on failure). */
+  abort(): void {
+    if (this.tmp) {
+      (this.stream as WriteStream).destroy();
+      rmSync(this.tmp, { force: true });
+    }
+  }
+}
