@@ -26,6 +26,11 @@ export function fromByteString(s: string): string {
   return Buffer.from(s, 'latin1').toString('utf8');
 }
 
+/** bytes.lower(): ASCII letters only, so UTF-8 bytes held as Latin-1 chars stay intact. */
+export function asciiLower(s: string): string {
+  return /[A-Z]/.test(s) ? s.replace(/[A-Z]+/g, (m) => m.toLowerCase()) : s;
+}
+
 const SCHEME_RE = /^[a-zA-Z][a-zA-Z0-9+\-.]*:/;
 // Python's urlsplit strips leading C0 controls and spaces, and removes tab/CR/LF anywhere.
 const C0_OR_SPACE = /^[\x00-\x20]+/;
@@ -41,7 +46,7 @@ export function parseUrl(input: string): UrlParts {
   let scheme = '';
   const colon = url.indexOf(':');
   if (colon > 0 && /^[a-zA-Z]/.test(url) && /^[a-zA-Z0-9+\-.]*$/.test(url.slice(0, colon))) {
-    scheme = url.slice(0, colon).toLowerCase();
+    scheme = asciiLower(url.slice(0, colon));
     url = url.slice(colon + 1);
   }
   let netloc = '';
@@ -82,7 +87,7 @@ export function parseUrl(input: string): UrlParts {
     hostname = c >= 0 ? hostPort.slice(0, c) : hostPort;
     portText = c >= 0 ? hostPort.slice(c + 1) : '';
   }
-  hostname = hostname.toLowerCase();
+  hostname = asciiLower(hostname);
   let port: number | null = null;
   if (portText) {
     if (!/^[0-9]+$/.test(portText)) throw new UrlParseError(`port "${portText}" is not a number`);
@@ -202,7 +207,7 @@ export function googleCanonicalize(u: UrlParts): void {
     }
     host = host.split('..').join('.').replace(/^\.+|\.+$/g, '');
     const ip = attemptIpFormats(host);
-    u.host = ip ?? escapeOnce(host.toLowerCase());
+    u.host = ip ?? escapeOnce(asciiLower(host));
   }
   let path = u.path === null ? null : unescapeRepeatedly(u.path);
   if (u.host) path = normalizePath(path);
@@ -239,12 +244,12 @@ function alphaReorderQuery(q: string): string {
 /** IAURLCanonicalizer.canonicalize with its defaults. */
 export function iaCanonicalize(u: UrlParts): void {
   if (u.host) {
-    u.host = u.host.toLowerCase();
+    u.host = asciiLower(u.host);
     if (u.scheme !== 'dns') u.host = u.host.replace(/^www\d*\./, '');
   }
   if (u.scheme && ((u.scheme === 'http' && u.port === 80) || (u.scheme === 'https' && u.port === 443))) u.port = null;
   if (u.path) {
-    let p = u.path.toLowerCase();
+    let p = asciiLower(u.path);
     for (const re of PATH_SESSION_IDS) {
       const m = re.exec(p);
       if (m) p = m[1] + m[3];
@@ -258,7 +263,7 @@ export function iaCanonicalize(u: UrlParts): void {
       const m = re.exec(q);
       if (m) q = m[2] ? m[1] + m[2] : m[1];
     }
-    q = alphaReorderQuery(q.toLowerCase());
+    q = alphaReorderQuery(asciiLower(q));
     u.query = q === '' ? null : q;
   } else {
     u.lastDelimiter = null;

@@ -11,6 +11,8 @@ export abstract class NwaxCommand extends Command {
     define: Flags.string({
       char: 'D',
       multiple: true,
+      // One value per -D, so `-D a=b FILE` leaves FILE an argument.
+      multipleNonGreedy: true,
       helpValue: 'name=value',
       description: 'Set a configuration property for this run (overrides conf/nwax-site.json); repeatable. See `nwax conf`.',
     }),

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Configuration, parseByteSize } from '../src/conf/config.js';
+import { ROOT, nwax, tempDir } from './helpers.js';
+
+describe('configuration', () => {
+  const defaults = JSON.parse(readFileSync(join(ROOT, 'conf', 'nwax-default.json'), 'utf8')) as Record<string, { value: unknown; description: string }>;
+
+  it('documents every property with a default and a description', () => {
+    for (const [name, def] of Object.entries(defaults)) {
+      expect(def.value, name).not.toBeUndefined();
+      expect(def.description.length, name).toBeGreaterThan(20);
+    }
+  });
+
+  it('takes defaults, then the site file, then -D', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'conf'));
+    writeFileSync(join(dir, 'conf', 'nwax-default.json'), JSON.stringify(defaults));
+    writeFileSync(join(dir, 'conf', 'nwax-site.json'), JSON.stringify({ 'nwax.sort.memory': '1G', 'nwax.jobs': 2 }));
+    const c = Configuration.load(['nwax.jobs=3'], join(dir, 'conf'));
+    expect(c.getString('nwax.sort.memory')).toBe('1G');
+    expect(c.getNumber('nwax.jobs')).toBe(3);
+    expect(c.getString('nwax.cdx.format')).toBe('cdx11');
+    expect(() => Configuration.load(['nwax.jobs=many'], join(dir, 'conf'))).toThrow(/nwax.jobs must be a number/);
+    expect(() => Configuration.load(['novalue'], join(dir, 'conf'))).toThrow(/expected name=value/);
+    const shown = nwax(['conf', 'nwax.jobs'], { env: { NWAX_CONF_DIR: join(dir, 'conf') } });
+    expect(shown.stdout).toContain('nwax.jobs = 2 (default 1)');
+  });
+
+  it('reads sizes', () => {
+    expect(parseByteSize('256M')).toBe(256 << 20);
+    expect(parseByteSize('1.5G')).toBe(1.5 * 1024 ** 3);
+    expect(parseByteSize('512')).toBe(512);
+    expect(() => parseByteSize('lots')).toThrow(/not a size/);
+  });
+});

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { HAVE_FIXTURES, ROOT, SPEC, dataLines, fixture, nwax, tempDir } from './helpers.js';
+// @ts-expect-error plain JS module shared with the fixture generator
+import { DEDUP_CAPTURES } from '../scripts/make-fixtures.mjs';
+
+const cSort = (text: string, args: string[] = []) =>
+  spawnSync('sort', args, { input: text, env: { ...process.env, LC_ALL: 'C' }, maxBuffer: 1 << 28 }).stdout.toString();
+
+describe.skipIf(!HAVE_FIXTURES)('the worked dedup example', () => {
+  it('dedup-cdx of example.cdx prints exactly expected.dup', () => {
+    const r = nwax(['dedup-cdx', join(SPEC, 'dedup-example', 'example.cdx')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(readFileSync(join(SPEC, 'dedup-example', 'expected.dup'), 'utf8'));
+  });
+
+  it('the project example archive holds the captures of contents.tsv', () => {
+    const tsv = readFileSync(join(SPEC, 'dedup-example', 'contents.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t'));
+    expect(DEDUP_CAPTURES).toEqual(tsv);
+  });
+});
+
+describe('dedup-cdx on a real archive', () => {
+  it('cdx then dedup-cdx keeps the first capture of each of the five versions', () => {
+    const dir = tempDir();
+    const cdx = join(dir, 'example.cdx');
+    expect(nwax(['cdx', '-o', cdx, join(ROOT, 'fixtures', 'example', 'dedup-example.warc.gz')]).code).toBe(0);
+    const dup = nwax(['dedup-cdx', cdx]).stdout.trim().split('\n');
+    // The five duplicate captures of the design's example, with real SHA-1 digests.
+    expect(dup.map((l) => l.split(' ')[2])).toEqual(['20071009120000', '20071002120000', '20071005120000', '20071006120000', '20071004120000']);
+    const byDigest = new Map<string, string[]>();
+    for (const l of dataLines(readFileSync(cdx, 'utf8'))) {
+      const f = l.split(' ');
+      byDigest.set(f[5], [...(byDigest.get(f[5]) ?? []), f[1]]);
+    }
+    for (const l of dup) {
+      const [key, digest, date, file] = l.split(' ');
+      expect(key).toBe('org,example)/index.html');
+      expect(file).toBe('dedup-example.warc.gz');
+      expect(byDigest.get(digest.slice(5))![0] < date).toBe(true);
+    }
+  });
+});
+
+describe.skipIf(!HAVE_FIXTURES)('revisits', () => {
+  it('prints the revisit captures of a CDX11 and of a CDXJ file alike', () => {
+    const cdx = nwax(['revisits', fixture('pywb/cdx/dupes.cdx')]);
+    const cdxj = nwax(['revisits', fixture('pywb/cdxj/dupes.cdxj')]);
+    expect(cdx.code).toBe(0);
+    const lines = cdx.stdout.trim().split('\n');
+    expect(lines).toHaveLength(9);
+    expect(lines[0]).toMatch(/^\S+ sha1:[A-Z2-7]{32} \d{14}$/);
+    expect(cdxj.stdout).toBe(cdx.stdout);
+  });
+
+  it('counts 2008 Wayback lines with file "-" as revisits', () => {
+    const dir = tempDir();
+    const p = join(dir, 'old.cdx');
+    writeFileSync(p, ' CDX N b a m s k r M S V g\norg,x)/ 20080101000000 http://x.org/ text/html 200 AAAA - - - - -\norg,x)/ 20070101000000 http://x.org/ text/html 200 AAAA - - 10 0 a.arc.gz\n');
+    expect(nwax(['revisits', p]).stdout).toBe('org,x)/ sha1:AAAA 20080101000000\n');
+  });
+});
+
+describe.skipIf(!HAVE_FIXTURES)('sort-cdx is LC_ALL=C sort', () => {
+  // 2,144 lines of the Wayback Machine's production CDX.
+  const wayback = readFileSync(fixture('openwayback/test-cdx.txt'), 'utf8');
+
+  it('sorts with spills (a 20 KB budget) exactly as sort does', () => {
+    const dir = tempDir();
+    const shuffled = join(dir, 'shuffled.cdx');
+    writeFileSync(shuffled, cSort(wayback, ['-R', '--random-source=/dev/zero']));
+    const r = nwax(['sort-cdx', '--memory', '20K', shuffled]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(cSort(wayback));
+    expect(nwax(['sort-cdx', '-u', '--memory', '20K', shuffled, shuffled]).stdout).toBe(cSort(wayback + wayback, ['-u']));
+  });
+
+  it('merges sorted files (sort -m) and sorts non-ASCII lines in byte order', () => {
+    const dir = tempDir();
+    const a = join(dir, 'a');
+    const b = join(dir, 'b');
+    const lines = wayback.split('\n').filter(Boolean);
+    writeFileSync(a, cSort(lines.filter((_, i) => i % 2).join('\n') + '\n'));
+    writeFileSync(b, cSort(lines.filter((_, i) => i % 2 === 0).join('\n') + '\n'));
+    expect(nwax(['sort-cdx', '--merge', a, b]).stdout).toBe(cSort(wayback));
+    const odd = ['b\u00e9', 'b\u{1F600}', 'b\uFF21', 'bz', 'a', 'b\u0100'].join('\n') + '\n';
+    const f = join(dir, 'odd');
+    writeFileSync(f, odd);
+    expect(nwax(['sort-cdx', '--memory', '1K', f]).stdout).toBe(cSort(odd));
+  });
+});
