@@ -5,22 +5,26 @@
  */
 export class HeaderList {
   readonly entries: Array<[string, string]> = [];
-  private index: Map<string, string> | undefined;
+  /** Lower-cased name -> first value. */
+  private readonly index = new Map<string, string>();
 
   add(name: string, value: string): void {
     this.entries.push([name, value]);
-    this.index = undefined;
+    const k = name.toLowerCase();
+    if (!this.index.has(k)) this.index.set(k, value);
+  }
+
+  /** Appends a continuation line to the last header. */
+  continueLast(more: string): void {
+    const e = this.entries[this.entries.length - 1];
+    if (!e) return;
+    e[1] = `${e[1]} ${more}`;
+    const k = e[0].toLowerCase();
+    if (this.index.get(k) !== undefined && this.entries.findIndex((x) => x[0].toLowerCase() === k) === this.entries.length - 1) this.index.set(k, e[1]);
   }
 
   /** The first value of `name` (case-insensitive), or undefined. */
   get(name: string): string | undefined {
-    if (!this.index) {
-      this.index = new Map();
-      for (const [n, v] of this.entries) {
-        const k = n.toLowerCase();
-        if (!this.index.has(k)) this.index.set(k, v);
-      }
-    }
     return this.index.get(name.toLowerCase());
   }
 }
@@ -41,21 +45,25 @@ export function headerBlockEnd(buf: Buffer, from = 0): number {
   return -1;
 }
 
-/** Splits a header block (without its first line) into a HeaderList. Latin-1, as HTTP/1.x. */
+/** Splits a header block (without its first line) into a HeaderList. */
 export function parseHeaderLines(text: string, into: HeaderList = new HeaderList()): HeaderList {
-  let lastName: string | undefined;
-  for (const raw of text.split('\n')) {
-    const line = raw.replace(/\r+$/, '');
-    if (line === '') continue;
-    if ((line[0] === ' ' || line[0] === '\t') && lastName !== undefined) {
-      const e = into.entries[into.entries.length - 1];
-      e[1] = `${e[1]} ${line.trim()}`;
-      continue;
+  let start = 0;
+  const n = text.length;
+  while (start < n) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = n;
+    let stop = end;
+    while (stop > start && text.charCodeAt(stop - 1) === 13) stop--;
+    if (stop > start) {
+      const c0 = text.charCodeAt(start);
+      if (c0 === 32 || c0 === 9) into.continueLast(text.slice(start, stop).trim());
+      else {
+        const colon = text.indexOf(':', start);
+        // Not a header line (no colon): tolerated, as the reference readers do.
+        if (colon > start && colon < stop) into.add(text.slice(start, colon).trim(), text.slice(colon + 1, stop).trim());
+      }
     }
-    const colon = line.indexOf(':');
-    if (colon <= 0) continue; // not a header line; tolerated as the reference readers do
-    lastName = line.slice(0, colon).trim();
-    into.add(lastName, line.slice(colon + 1).trim());
+    start = end + 1;
   }
   return into;
 }

@@ -40,6 +40,33 @@ export interface GzipOptions {
 }
 
 const STREAM_PIECE = 64 * 1024;
+/** Below this many bytes buffered past a member's start, the window is topped up first. */
+const MIN_AHEAD = 256 * 1024;
+
+interface InflateAttempt {
+  out?: Buffer;
+  consumed: number;
+  code?: string;
+  message?: string;
+}
+
+/** One synchronous inflate of a deflate stream at the start of `body`. */
+function inflateOnce(body: Buffer, maxBuffer: number): InflateAttempt {
+  // Size the output buffer from a hint: the next gzip magic bounds this member's compressed
+  // size, and records inflate to a few times that. A wrong hint only costs a concat.
+  const nextMagic = body.indexOf(MAGIC, 8);
+  const hint = nextMagic > 0 ? nextMagic * 4 + 512 : body.length * 4;
+  const chunkSize = Math.min(1 << 20, Math.max(1024, 2 ** Math.ceil(Math.log2(hint))));
+  try {
+    const r = zlib.inflateRawSync(body, { info: true, maxOutputLength: maxBuffer, chunkSize }) as unknown as {
+      buffer: Buffer;
+      engine: { bytesWritten: number };
+    };
+    return { out: r.buffer, consumed: r.engine.bytesWritten };
+  } catch (err) {
+    return { consumed: 0, code: (err as NodeJS.ErrnoException).code, message: (err as Error).message };
+  }
+}
 const MAGIC = Buffer.from([0x1f, 0x8b, 0x08]);
 
 export async function* plainSegments(source: AsyncIterator<Buffer>): AsyncGenerator<SegmentEvent> {
@@ -103,20 +130,23 @@ export async function* gzipSegments(win: ByteWindow, opts: GzipOptions): AsyncGe
       pos = next;
       continue;
     }
-    const avail = await win.fill(pos, hdr + opts.window);
-    const body = win.view(pos + hdr, avail - hdr);
+    // Inflate from what is buffered already; top up only when little is left, and go to the
+    // whole window only for a member that turns out longer (copying the window is not free).
+    let avail = win.end - pos;
+    if (avail < hdr + MIN_AHEAD && !win.eof) avail = await win.fill(pos, hdr + Math.min(opts.window, 1 << 20));
     let out: Buffer | undefined;
     let consumed = 0;
     let stream = false;
-    try {
-      const r = zlib.inflateRawSync(body, { info: true, maxOutputLength: opts.maxBuffer, chunkSize: 64 * 1024 }) as unknown as {
-        buffer: Buffer;
-        engine: { bytesWritten: number };
-      };
-      out = r.buffer;
-      consumed = r.engine.bytesWritten;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
+    let attempt = inflateOnce(win.view(pos + hdr, avail - hdr), opts.maxBuffer);
+    if (attempt.code === 'Z_BUF_ERROR' && !win.eof && avail < hdr + opts.window) {
+      avail = await win.fill(pos, hdr + opts.window);
+      attempt = inflateOnce(win.view(pos + hdr, avail - hdr), opts.maxBuffer);
+    }
+    if (attempt.out) {
+      out = attempt.out;
+      consumed = attempt.consumed;
+    } else {
+      const code = attempt.code;
       const windowLimited = avail === hdr + opts.window;
       if (code === 'ERR_BUFFER_TOO_LARGE' || (code === 'Z_BUF_ERROR' && windowLimited)) {
         stream = true;
@@ -127,7 +157,7 @@ export async function* gzipSegments(win: ByteWindow, opts: GzipOptions): AsyncGe
         pos = next;
         continue;
       } else {
-        if (!resyncing) yield damage(pos, 'gzip-corrupt', `corrupt gzip member (${(err as Error).message})`);
+        if (!resyncing) yield damage(pos, 'gzip-corrupt', `corrupt gzip member (${attempt.message})`);
         const next = await win.find(MAGIC, pos + 1, Number.MAX_SAFE_INTEGER);
         if (next < 0) return;
         pos = next;

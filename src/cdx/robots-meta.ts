@@ -7,7 +7,18 @@ const META_TAG = /<meta\b[^>]*>/gi;
 const NAME_ROBOTS = /\bname\s*=\s*["']?\s*robots\b/i;
 const CONTENT = /\bcontent\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]*))/i;
 
-export function robotFlags(html: Buffer): string {
+const HEAD_ENDS = ['</head', '</HEAD', '<body', '<BODY'].map((s) => Buffer.from(s));
+
+export function robotFlags(page: Buffer): string {
+  // Meta tags belong in the head: look no further than its end, where there is one.
+  let end = page.length;
+  for (const h of HEAD_ENDS) {
+    const i = page.subarray(0, end).indexOf(h);
+    if (i >= 0) end = i;
+  }
+  const html = page.subarray(0, end);
+  // Most pages have no robots meta tag: a native byte search says so without making a string.
+  if (html.indexOf('obots') < 0 && html.indexOf('OBOTS') < 0) return '-';
   const text = html.toString('latin1');
   if (!/robots/i.test(text)) return '-';
   let a = false;

@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+// npm run bench [-- cdx|dedup ...] [--runs N]: nwax against its peers and the physical limits,
+// medians, ratios printed. Needs the corpus: ../shared/corpus/make-bench-corpus.sh /tmp/nwax-bench
+import { writeFileSync } from 'node:fs';
+const args = process.argv.slice(2);
+const runsAt = args.indexOf('--runs');
+const runs = runsAt >= 0 ? Number(args[runsAt + 1]) : 5;
+const which = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--runs');
+const all = { cdx: './cdx.mjs', dedup: './dedup.mjs' };
+const chosen = which.length ? which : Object.keys(all);
+const reports = [];
+for (const name of chosen) {
+  const mod = await import(all[name]);
+  const fn = mod[`bench${name[0].toUpperCase()}${name.slice(1)}`];
+  const report = await fn({ runs });
+  console.log(report);
+  console.log();
+  reports.push(report);
+}
+if (process.env.NWAX_BENCH_OUT) writeFileSync(process.env.NWAX_BENCH_OUT, reports.join('\n\n') + '\n');
