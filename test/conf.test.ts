@@ -36,3 +36,11 @@ describe('configuration', () => {
     expect(() => parseByteSize('lots')).toThrow(/not a size/);
   });
 });
+
+describe('docs/configuration.md', () => {
+  it('lists every property with its default', () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8');
+    const defaults = JSON.parse(readFileSync(join(ROOT, 'conf', 'nwax-default.json'), 'utf8')) as Record<string, { value: unknown }>;
+    for (const [name, def] of Object.entries(defaults)) expect(doc).toContain(`| \`${name}\` | \`${String(def.value)}\` |`);
+  });
+});

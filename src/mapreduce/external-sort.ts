@@ -8,7 +8,7 @@ import { createWriteStream, mkdtempSync, rmSync, type WriteStream } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { sortByteOrder, compareBytes } from './byte-order.js';
+import { sortByteOrder, compareBytes, hasHighChars } from './byte-order.js';
 import { lineBatches } from './line-reader.js';
 
 export interface SortOptions {
@@ -21,7 +21,7 @@ export interface SortOptions {
 }
 
 /** Per-line overhead of a JS string in an array, counted against the budget. */
-const LINE_OVERHEAD = 48;
+const LINE_OVERHEAD = 112;
 
 export async function writeLines(out: WriteStream, lines: Iterable<string>): Promise<void> {
   let buf = '';
@@ -35,14 +35,14 @@ export async function writeLines(out: WriteStream, lines: Iterable<string>): Pro
   if (buf && !out.write(buf)) await once(out, 'drain');
 }
 
+/** Drops repeated lines of a sorted array, in place. */
 function dedupeSorted(lines: string[]): string[] {
-  const out: string[] = [];
-  let prev: string | undefined;
-  for (const l of lines) {
-    if (l !== prev) out.push(l);
-    prev = l;
+  let w = 0;
+  for (let i = 0; i < lines.length; i++) {
+    if (w === 0 || lines[i] !== lines[w - 1]) lines[w++] = lines[i];
   }
-  return out;
+  lines.length = w;
+  return lines;
 }
 
 /** Sorts the lines of `input` (batches of lines, as lineBatches gives them). */
@@ -94,10 +94,21 @@ class RunCursor {
   private batch: string[] = [];
   private i = 0;
   head: string | undefined;
+  /** The current batch has characters where UTF-16 and UTF-8 order differ. */
+  exact = false;
 
   constructor(private readonly it: AsyncIterator<string[]>) {}
 
-  async advance(): Promise<boolean> {
+  /** Next line: synchronous within a batch; a promise only when a new batch must be read. */
+  advance(): boolean | Promise<boolean> {
+    if (this.i < this.batch.length) {
+      this.head = this.batch[this.i++];
+      return true;
+    }
+    return this.refill();
+  }
+
+  private async refill(): Promise<boolean> {
     while (this.i >= this.batch.length) {
       const r = await this.it.next();
       if (r.done) {
@@ -106,6 +117,7 @@ class RunCursor {
       }
       this.batch = r.value;
       this.i = 0;
+      this.exact = this.batch.some(hasHighChars);
     }
     this.head = this.batch[this.i++];
     return true;
@@ -119,7 +131,8 @@ export async function* mergeBatches(sources: AsyncIterable<string[]>[], unique: 
     const c = new RunCursor(s[Symbol.asyncIterator]());
     if (await c.advance()) heap.push(c);
   }
-  const less = (a: RunCursor, b: RunCursor) => compareBytes(a.head!, b.head!) < 0;
+  const less = (a: RunCursor, b: RunCursor) =>
+    a.exact || b.exact ? compareBytes(a.head!, b.head!) < 0 : a.head! < b.head!;
   const down = (i: number) => {
     for (;;) {
       const l = 2 * i + 1;
@@ -128,7 +141,9 @@ export async function* mergeBatches(sources: AsyncIterable<string[]>[], unique: 
       if (l < heap.length && less(heap[l], heap[m])) m = l;
       if (r < heap.length && less(heap[r], heap[m])) m = r;
       if (m === i) return;
-      [heap[i], heap[m]] = [heap[m], heap[i]];
+      const t = heap[i];
+      heap[i] = heap[m];
+      heap[m] = t;
       i = m;
     }
   };
@@ -144,10 +159,11 @@ export async function* mergeBatches(sources: AsyncIterable<string[]>[], unique: 
       yield out;
       out = [];
     }
-    if (!(await top.advance())) {
+    let more = top.advance();
+    if (more !== true && more !== false) more = await more;
+    if (!more) {
       const last = heap.pop()!;
-      if (heap.length > 0 && last !== top) heap[0] = last;
-      else if (heap.length > 0) heap[0] = last;
+      if (heap.length > 0) heap[0] = last;
     }
     if (heap.length > 0) down(0);
   }

@@ -5,7 +5,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { StringDecoder } from 'node:string_decoder';
+import { isAscii } from 'node:buffer';
 import { createGunzip } from 'node:zlib';
 import { InputError } from '../util/errors.js';
 import { describeFsError } from '../archive/byte-source.js';
@@ -34,14 +34,36 @@ async function openStream(path: string): Promise<NodeJS.ReadableStream> {
   }
 }
 
+/** Where the last complete UTF-8 character of `b` ends (a sequence cut by the chunk end is left out). */
+function completeUtf8(b: Buffer): number {
+  const n = b.length;
+  for (let back = 1; back <= 3 && back <= n; back++) {
+    const c = b[n - back];
+    if ((c & 0xc0) === 0x80) continue; // continuation byte: look further back
+    const need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+    return need > back ? n - back : n;
+  }
+  return n;
+}
+
 /** Batches of lines (without their newline); a final line without newline is included. */
 export async function* lineBatches(path: string): AsyncGenerator<string[]> {
   const stream = await openStream(path);
-  const decoder = new StringDecoder('utf8');
   let carry = '';
+  let tail: Buffer | undefined;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      const text = carry + decoder.write(chunk);
+    for await (const raw of stream as AsyncIterable<Buffer>) {
+      const chunk = tail ? Buffer.concat([tail, raw]) : raw;
+      // ASCII (nearly all CDX) decodes fastest as Latin-1, into one-byte strings.
+      let text: string;
+      if (isAscii(chunk)) {
+        text = carry + chunk.toString('latin1');
+        tail = undefined;
+      } else {
+        const end = completeUtf8(chunk);
+        text = carry + chunk.toString('utf8', 0, end);
+        tail = end < chunk.length ? Buffer.from(chunk.subarray(end)) : undefined;
+      }
       const lines = text.split('\n');
       carry = lines.pop()!;
       if (lines.length > 0) yield lines;
@@ -51,7 +73,7 @@ export async function* lineBatches(path: string): AsyncGenerator<string[]> {
     if (e.code === 'Z_DATA_ERROR' || e.code === 'Z_BUF_ERROR') throw new InputError(`${path}: corrupt gzip data (${e.message})`);
     throw new InputError(describeFsError(path, e));
   }
-  const last = carry + decoder.end();
+  const last = carry + (tail ? tail.toString('utf8') : '');
   if (last !== '') yield [last];
 }
 

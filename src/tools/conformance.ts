@@ -159,6 +159,17 @@ export function renderTable(results: RefResult[]): string {
   return out.join('\n');
 }
 
+const START = '<!-- table:start -->';
+const END = '<!-- table:end -->';
+
+/** The document with the text between the table markers replaced. */
+export function replaceTable(doc: string, table: string): string {
+  const a = doc.indexOf(START);
+  const b = doc.indexOf(END);
+  if (a < 0 || b < a) throw new Error('docs/conformance.md: table markers missing');
+  return `${doc.slice(0, a + START.length)}\n${table}\n${doc.slice(b)}`;
+}
+
 async function main(): Promise<void> {
   const dir = conformanceDir();
   if (!existsSync(join(dir, 'manifest.tsv'))) {
@@ -183,6 +194,11 @@ async function main(): Promise<void> {
     }
   }
   if (args.includes('--print')) console.log(table);
+  if (args.includes('--update-docs')) {
+    const doc = join(process.cwd(), 'docs', 'conformance.md');
+    writeFileSync(doc, replaceTable(readFileSync(doc, 'utf8'), table));
+    console.log(`conformance: table written to ${doc}`);
+  }
   const files = new Set(results.map((r) => r.file)).size;
   console.log(`conformance: ${files} archives, ${results.length} reference indexes, ${total} differing fields, all explained but ${unexplained.length}`);
   const passed = results.filter((r) => r.differences.every((d) => d.reason)).length;
