@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 import { cdxEntries, type CdxOptions } from './indexer.js';
 import { formatEntry, headerLine, type CdxFormat } from './cdx-format.js';
 import type { ReadIssue, ReadStats } from '../archive/reader.js';
-import { LineOutput } from '../util/output.js';
+import { writeOutput } from '../util/output.js';
 import { Progress, formatBytes, formatCounts } from '../util/progress.js';
 import { parseByteSize } from '../conf/config.js';
 import { externalSort, writeLines } from '../mapreduce/external-sort.js';
@@ -86,7 +86,6 @@ export async function indexFileToPart(
 }
 
 export async function runCdx(files: string[], opts: CdxJobOptions): Promise<number> {
-  const out = new LineOutput(opts.output);
   const progress = new Progress('nwax cdx');
   const onIssue = (i: ReadIssue) => {
     if (!opts.quiet) opts.say(describeIssue(i));
@@ -95,19 +94,17 @@ export async function runCdx(files: string[], opts: CdxJobOptions): Promise<numb
   const jobs = opts.jobs === 0 ? availableParallelism() : opts.jobs;
   const dir = mkdtempSync(join(opts.tmpDir ?? tmpdir(), 'nwax-cdx-'));
   try {
-    const header = opts.header ? headerLine(opts.format) : undefined;
-    if (header) await out.write(header);
-    const input = jobs > 1 && files.length > 1 && !files.includes('-')
-      ? viaWorkers(files, opts, jobs, onIssue, results, dir, progress)
-      : inProcess(files, opts, onIssue, results, progress);
-    const batches = opts.sort
-      ? externalSort(input, { memory: parseByteSize(opts.memory, 'nwax.sort.memory'), tmpDir: opts.tmpDir })
-      : input;
-    for await (const b of batches) await out.writeAll(b);
-    await out.close();
-  } catch (err) {
-    out.abort();
-    throw err;
+    await writeOutput(opts.output, async (out) => {
+      const header = opts.header ? headerLine(opts.format) : undefined;
+      if (header) await out.write(header);
+      const input = jobs > 1 && files.length > 1 && !files.includes('-')
+        ? viaWorkers(files, opts, jobs, onIssue, results, dir, progress)
+        : inProcess(files, opts, onIssue, results, progress);
+      const batches = opts.sort
+        ? externalSort(input, { memory: parseByteSize(opts.memory, 'nwax.sort.memory'), tmpDir: opts.tmpDir })
+        : input;
+      for await (const b of batches) await out.writeAll(b);
+    });
   } finally {
     progress.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -3,17 +3,8 @@
  * default, CDX9, wget's, OpenWayback's) and CDXJ (`urlkey timestamp {json}`). Fields by their
  * CDX letters; split(' '), not a CSV parser: CDX has no quoting and URLs may hold `"`.
  */
-export interface CdxFields {
-  urlkey: string;
-  timestamp: string;
-  url: string;
-  mime: string;
-  status: string;
-  digest: string;
-  length: string;
-  offset: string;
-  filename: string;
-}
+/** The fields of a CDX line as written (strings), named as CdxEntry names them. */
+export type CdxFields = Record<'urlkey' | 'timestamp' | 'url' | 'mime' | 'status' | 'digest' | 'length' | 'offset' | 'filename', string>;
 
 const CDX11 = 'N b a m s k r M S V g'.split(' ');
 

@@ -2,7 +2,7 @@
 import { dedupCdx, revisits, newDedupStats } from './dedup.js';
 import { externalSort, mergeSortedFiles } from '../mapreduce/external-sort.js';
 import { lineBatches } from '../mapreduce/line-reader.js';
-import { LineOutput } from '../util/output.js';
+import { writeOutput } from '../util/output.js';
 import { Progress, formatCounts } from '../util/progress.js';
 import { parseByteSize } from '../conf/config.js';
 
@@ -29,35 +29,32 @@ async function* concat(paths: string[], legend: { line?: string }): AsyncGenerat
 
 export async function runDedupJob(job: 'dedup-cdx' | 'revisits' | 'sort-cdx', files: string[], opts: SortJobOptions): Promise<number> {
   const sortOpts = { memory: parseByteSize(opts.memory, 'nwax.sort.memory'), tmpDir: opts.tmpDir };
-  const out = new LineOutput(opts.output);
   const progress = new Progress(`nwax ${job}`);
   const stats = newDedupStats();
   let lines = 0;
   try {
-    if (job === 'sort-cdx') {
-      const legend: { line?: string } = {};
-      const input = opts.merge ? mergeSortedFiles(files, opts.unique) : externalSort(concat(files, legend), { ...sortOpts, unique: opts.unique });
-      let first = true;
-      for await (const b of input) {
-        if (first && legend.line) await out.write(legend.line);
-        first = false;
-        const data = opts.merge ? b.filter((l) => !l.startsWith(' CDX')) : b;
-        lines += data.length;
-        progress.lines = lines;
-        await out.writeAll(data);
+    await writeOutput(opts.output, async (out) => {
+      if (job === 'sort-cdx') {
+        const legend: { line?: string } = {};
+        const input = opts.merge ? mergeSortedFiles(files, opts.unique) : externalSort(concat(files, legend), { ...sortOpts, unique: opts.unique });
+        let first = true;
+        for await (const b of input) {
+          if (first && legend.line) await out.write(legend.line);
+          first = false;
+          const data = opts.merge ? b.filter((l) => !l.startsWith(' CDX')) : b;
+          lines += data.length;
+          progress.lines = lines;
+          await out.writeAll(data);
+        }
+      } else {
+        const gen = job === 'dedup-cdx' ? dedupCdx(files, sortOpts, stats) : revisits(files, sortOpts, stats);
+        for await (const b of gen) {
+          lines += b.length;
+          progress.lines = lines;
+          await out.writeAll(b);
+        }
       }
-    } else {
-      const gen = job === 'dedup-cdx' ? dedupCdx(files, sortOpts, stats) : revisits(files, sortOpts, stats);
-      for await (const b of gen) {
-        lines += b.length;
-        progress.lines = lines;
-        await out.writeAll(b);
-      }
-    }
-    await out.close();
-  } catch (err) {
-    out.abort();
-    throw err;
+    });
   } finally {
     progress.stop();
   }

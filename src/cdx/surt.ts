@@ -26,10 +26,13 @@ function pathAndQuery(u: UrlParts): string {
   return s;
 }
 
-/** The SURT key of `url`; URLs the canonicalizer cannot parse are returned as they are. */
-export function surt(url: string): string {
+/**
+ * Keys `url` with `format` over its canonical parts. `-` for no URL; `filedesc:` and `dns:`
+ * URLs stay raw (as in cdxj-indexer, pywb and CDX-Writer output), and so do URLs the
+ * canonicalizer cannot parse (as cdxj-indexer does).
+ */
+function keyWith(url: string, authority: (u: UrlParts) => string): string {
   if (!url) return '-';
-  // filedesc: and dns: keys stay raw, as in cdxj-indexer, pywb and CDX-Writer output.
   if (url.startsWith('filedesc') || url.startsWith('dns:')) return url;
   let u: UrlParts;
   try {
@@ -38,35 +41,20 @@ export function surt(url: string): string {
     if (err instanceof UrlParseError) return url;
     throw err;
   }
-  let s = '';
-  if (!u.host) s += `${u.scheme}:`;
-  else {
-    s += u.host.split('.').reverse().join(',');
-    if (u.port !== null) s += `:${u.port}`;
-    s += ')';
-  }
-  return fromByteString(s + pathAndQuery(u));
+  const head = u.host ? authority(u) : `${u.scheme}:`;
+  return fromByteString(head + pathAndQuery(u));
 }
 
-/** The classic Wayback ("massaged") key of `url`. */
+const port = (u: UrlParts) => (u.port !== null ? `:${u.port}` : '');
+
+/** The SURT key of `url`: `org,example)/a?b`. */
+export function surt(url: string): string {
+  return keyWith(url, (u) => `${u.host!.split('.').reverse().join(',')}${port(u)})`);
+}
+
+/** The classic Wayback ("massaged") key of `url`: `example.org/a?b`. */
 export function massagedUrl(url: string): string {
-  if (!url) return '-';
-  if (url.startsWith('filedesc') || url.startsWith('dns:')) return url;
-  let u: UrlParts;
-  try {
-    u = canonicalParts(url);
-  } catch (err) {
-    if (err instanceof UrlParseError) return url;
-    throw err;
-  }
-  let s = '';
-  if (!u.host) s += `${u.scheme}:`;
-  else {
-    if (u.scheme !== 'http' && u.scheme !== 'https') s += `${u.scheme}://`;
-    s += u.host;
-    if (u.port !== null) s += `:${u.port}`;
-  }
-  return fromByteString(s + pathAndQuery(u));
+  return keyWith(url, (u) => `${u.scheme !== 'http' && u.scheme !== 'https' ? `${u.scheme}://` : ''}${u.host}${port(u)}`);
 }
 
 export function urlKey(url: string, canonicalizer: Canonicalizer = 'surt'): string {

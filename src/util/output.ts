@@ -72,3 +72,15 @@ export class LineOutput {
     }
   }
 }
+
+/** Runs `fill` on a new output and closes it; on failure a file being written is dropped. */
+export async function writeOutput(path: string | undefined, fill: (out: LineOutput) => Promise<void>): Promise<void> {
+  const out = new LineOutput(path);
+  try {
+    await fill(out);
+    await out.close();
+  } catch (err) {
+    out.abort();
+    throw err;
+  }
+}
