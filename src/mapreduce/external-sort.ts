@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { sortByteOrder, compareBytes, hasHighChars } from './byte-order.js';
 import { lineBatches } from './line-reader.js';
+import { dedupeSorted } from './run-utils.js';
+import { Worker } from 'node:worker_threads';
 
 export interface SortOptions {
   /** Bytes of lines held in memory before a run is spilled (default 256 MiB). */
@@ -18,6 +20,8 @@ export interface SortOptions {
   tmpDir?: string;
   /** Drop repeated lines (sort -u). */
   unique?: boolean;
+  /** Sort spilled runs on this thread instead of a worker (for callers that are workers themselves). */
+  inProcess?: boolean;
 }
 
 /** Per-line overhead of a JS string in an array, counted against the budget. */
@@ -35,43 +39,79 @@ export async function writeLines(out: WriteStream, lines: Iterable<string>): Pro
   if (buf && !out.write(buf)) await once(out, 'drain');
 }
 
-/** Drops repeated lines of a sorted array, in place. */
-function dedupeSorted(lines: string[]): string[] {
-  let w = 0;
-  for (let i = 0; i < lines.length; i++) {
-    if (w === 0 || lines[i] !== lines[w - 1]) lines[w++] = lines[i];
+/**
+ * Sorts and writes runs on a worker thread, one at a time, so that reading the next run and
+ * sorting the last one use both cores.
+ */
+class SpillWorker {
+  private worker: Worker | undefined;
+  private pending: Promise<void> | undefined;
+  private busy = false;
+
+  constructor(private readonly runBytes: number) {}
+
+  /**
+   * Hands `lines` to the worker (they are copied; the caller may drop them), or, when the
+   * worker is still busy with the previous run, sorts and writes them on this thread rather
+   * than wait: both cores stay at work.
+   */
+  async spill(lines: string[], path: string, unique: boolean): Promise<void> {
+    if (this.busy) return writeRun(lines, path, unique);
+    await this.pending;
+    this.busy = true;
+    // A heap limit makes the worker collect its garbage early instead of growing its heap:
+    // room for its copy of a run, the sort's scratch space and the strings it writes.
+    this.worker ??= new Worker(new URL('./sort-worker.js', import.meta.url), {
+      resourceLimits: { maxOldGenerationSizeMb: Math.max(256, Math.ceil((this.runBytes * 4) / 2 ** 20)) },
+    });
+    const w = this.worker;
+    this.pending = new Promise<void>((resolve, reject) => {
+      w.once('message', (m: { ok: boolean; message?: string }) => {
+        this.busy = false;
+        if (m.ok) resolve();
+        else reject(new Error(`sort run ${path}: ${m.message}`));
+      });
+      w.once('error', reject);
+    });
+    w.postMessage({ lines, path, unique });
   }
-  lines.length = w;
-  return lines;
+
+  async drain(): Promise<void> {
+    await this.pending;
+  }
+
+  close(): void {
+    void this.worker?.terminate();
+  }
 }
 
 /** Sorts the lines of `input` (batches of lines, as lineBatches gives them). */
 export async function* externalSort(input: AsyncIterable<string[]>, opts: SortOptions = {}): AsyncGenerator<string[]> {
   const budget = opts.memory ?? 256 << 20;
+  // Two runs live at once (one filling or sorting here, one being sorted by the worker): half each.
+  const runBudget = opts.inProcess ? budget : budget / 2;
   let buffer: string[] = [];
   let used = 0;
   const runs: string[] = [];
   let dir: string | undefined;
+  const worker = new SpillWorker(runBudget);
   try {
     for await (const batch of input) {
       for (const line of batch) {
         buffer.push(line);
         used += line.length + LINE_OVERHEAD;
       }
-      if (used >= budget) {
+      if (used >= runBudget) {
         dir ??= mkdtempSync(join(opts.tmpDir ?? tmpdir(), 'nwax-sort-'));
         const path = join(dir, `run-${runs.length}`);
-        let sorted = sortByteOrder(buffer);
-        if (opts.unique) sorted = dedupeSorted(sorted);
-        const out = createWriteStream(path);
-        await writeLines(out, sorted);
-        out.end();
-        await once(out, 'close');
+        if (opts.inProcess) await writeRun(buffer, path, opts.unique ?? false);
+        else await worker.spill(buffer, path, opts.unique ?? false);
         runs.push(path);
         buffer = [];
         used = 0;
       }
     }
+    await worker.drain();
     let last = sortByteOrder(buffer);
     if (opts.unique) last = dedupeSorted(last);
     buffer = [];
@@ -85,8 +125,19 @@ export async function* externalSort(input: AsyncIterable<string[]>, opts: SortOp
     })());
     yield* mergeBatches(sources, opts.unique ?? false);
   } finally {
+    worker.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Sorts and writes one run here, on the calling thread. */
+async function writeRun(lines: string[], path: string, unique: boolean): Promise<void> {
+  let sorted = sortByteOrder(lines);
+  if (unique) sorted = dedupeSorted(sorted);
+  const out = createWriteStream(path);
+  await writeLines(out, sorted);
+  out.end();
+  await once(out, 'close');
 }
 
 /** A cursor over one sorted source of line batches. */
