@@ -15,6 +15,7 @@ import { normalizeDigest } from './digest.js';
 import type { ArchiveFormat, ArchiveRecord, RecordEnd } from './record.js';
 import { FormatError } from '../util/errors.js';
 import { isUtf8 } from 'node:buffer';
+import { dechunk } from './dechunk.js';
 
 export interface ReadIssue {
   file: string;
@@ -213,10 +214,12 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
     if (url.startsWith('<') && url.endsWith('>')) url = url.slice(1, -1);
     const date = warcDateTo14(headers.get('WARC-Date') ?? '');
 
-    // A Content-Length that runs past the end of its gzip member: believe the member.
+    // A Content-Length that runs past the end of its gzip member into the next record or the
+    // end of the file: believe the member. (A record may also continue in the next member, written in several: then
+    // the next member does not start with `WARC/`, and Content-Length holds.)
     if (c.gzip && startedAtMember && contentLength <= (this.opts.inflateMaxBuffer ?? 32 << 20)) {
       const left = await c.bytesLeftInMember(contentLength + 4);
-      if (left < contentLength && !c.atDamage) {
+      if (left < contentLength && !c.atDamage && (await this.nextRecordAt(left))) {
         this.issue(offset, 'content-length-mismatch',
           `Content-Length ${contentLength} but the record's gzip member holds ${left} bytes`, false);
         contentLength = left;
@@ -231,6 +234,17 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
       payloadDigest: normalizeDigest(headers.get('WARC-Payload-Digest')),
       offset,
     });
+  }
+
+  /** Whether a WARC record, or the end of the data, comes `at` bytes ahead (after blank lines). */
+  private async nextRecordAt(at: number): Promise<boolean> {
+    const c = this.cursor;
+    const have = await c.ensure(at + 64);
+    const v = c.peek(have);
+    let i = at;
+    while (i < v.length && (v[i] === 13 || v[i] === 10)) i++;
+    if (i >= v.length && have < at + 64) return !c.atDamage;
+    return v.subarray(i, i + 5).equals(WARC_MAGIC);
   }
 
   private async readArcHead(offset: number): Promise<LiveRecord> {
@@ -357,7 +371,14 @@ class LiveRecord implements ArchiveRecord {
     this.left = f.contentLength - (f.http?.length ?? 0);
   }
 
-  async *payload(): AsyncGenerator<Buffer> {
+  payload(): AsyncIterable<Buffer> {
+    const te = this.http?.headers.get('Transfer-Encoding');
+    if (!te || !/chunked/i.test(te)) return this.rawPayload();
+    return dechunk(this.rawPayload(), () =>
+      this.reader._report(this.offset, 'bad-chunking', 'Transfer-Encoding chunked, but the payload is not; read as stored', false));
+  }
+
+  async *rawPayload(): AsyncGenerator<Buffer> {
     const c = this.reader._cursor;
     for await (const slice of c.take(this.left)) {
       this.left -= slice.length;

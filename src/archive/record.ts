@@ -32,8 +32,13 @@ export interface ArchiveRecord {
   readonly payloadDigest: string | undefined;
   /** Offset of the record in the file (gzip: of the member it starts in). */
   readonly offset: number;
-  /** Bytes of the payload (the block after the HTTP head), as stored, streamed. */
+  /**
+   * The payload (the block after the HTTP head), streamed: transfer-decoded (chunked), with
+   * any Content-Encoding (gzip, br) left as stored.
+   */
   payload(): AsyncIterable<Buffer>;
+  /** The payload exactly as stored (what WARC-Payload-Digest covers in practice), streamed. */
+  rawPayload(): AsyncIterable<Buffer>;
   /** Reads past whatever of the record was not read and tells where it ended. */
   finish(): Promise<RecordEnd>;
 }

@@ -84,7 +84,8 @@ export async function buildEntry(r: ArchiveRecord, filename: string, opts: Entry
     const hash = needDigest ? sha1Hasher() : undefined;
     const head: Buffer[] = [];
     let headLen = 0;
-    for await (const chunk of r.payload()) {
+    // The digest is of the payload as stored, as the reference indexers compute it.
+    for await (const chunk of r.rawPayload()) {
       hash?.update(chunk);
       if (scanRobots && headLen < opts.robotsScanBytes) {
         const part = chunk.subarray(0, opts.robotsScanBytes - headLen);

@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { cdxEntries, type CdxOptions } from './indexer.js';
 import { formatEntry, headerLine, type CdxFormat } from './cdx-format.js';
@@ -92,7 +92,9 @@ export async function runCdx(files: string[], opts: CdxJobOptions): Promise<numb
   };
   const results: FileResult[] = [];
   const jobs = opts.jobs === 0 ? availableParallelism() : opts.jobs;
-  const dir = mkdtempSync(join(opts.tmpDir ?? tmpdir(), 'nwax-cdx-'));
+  // Temporary files go next to the output (the disk that has room for it), else to the temp dir.
+  const tmpDir = opts.tmpDir ?? (opts.output ? dirname(resolve(opts.output)) : tmpdir());
+  const dir = mkdtempSync(join(tmpDir, '.nwax-cdx-'));
   try {
     await writeOutput(opts.output, async (out) => {
       const header = opts.header ? headerLine(opts.format) : undefined;
@@ -101,7 +103,7 @@ export async function runCdx(files: string[], opts: CdxJobOptions): Promise<numb
         ? viaWorkers(files, opts, jobs, onIssue, results, dir, progress)
         : inProcess(files, opts, onIssue, results, progress);
       const batches = opts.sort
-        ? externalSort(input, { memory: parseByteSize(opts.memory, 'nwax.sort.memory'), tmpDir: opts.tmpDir })
+        ? externalSort(input, { memory: parseByteSize(opts.memory, 'nwax.sort.memory'), tmpDir })
         : input;
       for await (const b of batches) await out.writeAll(b);
     });

@@ -5,6 +5,7 @@ import { lineBatches } from '../mapreduce/line-reader.js';
 import { writeOutput } from '../util/output.js';
 import { Progress, formatCounts } from '../util/progress.js';
 import { parseByteSize } from '../conf/config.js';
+import { dirname, resolve } from 'node:path';
 
 export interface SortJobOptions {
   memory: string;
@@ -28,7 +29,9 @@ async function* concat(paths: string[], legend: { line?: string }): AsyncGenerat
 }
 
 export async function runDedupJob(job: 'dedup-cdx' | 'revisits' | 'sort-cdx', files: string[], opts: SortJobOptions): Promise<number> {
-  const sortOpts = { memory: parseByteSize(opts.memory, 'nwax.sort.memory'), tmpDir: opts.tmpDir };
+  // Spilled runs go next to the output (the disk that has room for it), else to the temp dir.
+  const tmpDir = opts.tmpDir ?? (opts.output && opts.output !== '-' ? dirname(resolve(opts.output)) : undefined);
+  const sortOpts = { memory: parseByteSize(opts.memory, 'nwax.sort.memory'), tmpDir };
   const progress = new Progress(`nwax ${job}`);
   const stats = newDedupStats();
   let lines = 0;

@@ -102,7 +102,7 @@ export async function* externalSort(input: AsyncIterable<string[]>, opts: SortOp
         used += line.length + LINE_OVERHEAD;
       }
       if (used >= runBudget) {
-        dir ??= mkdtempSync(join(opts.tmpDir ?? tmpdir(), 'nwax-sort-'));
+        dir ??= mkdtempSync(join(opts.tmpDir ?? tmpdir(), '.nwax-sort-'));
         const path = join(dir, `run-${runs.length}`);
         if (opts.inProcess) await writeRun(buffer, path, opts.unique ?? false);
         else await worker.spill(buffer, path, opts.unique ?? false);
