@@ -7,6 +7,7 @@
  */
 import zlib from 'node:zlib';
 import { ByteWindow } from './byte-window.js';
+import { Inflater, type InflateResult } from './inflater.js';
 
 export interface Segment {
   kind: 'data';
@@ -43,31 +44,20 @@ const STREAM_PIECE = 64 * 1024;
 /** Below this many bytes buffered past a member's start, the window is topped up first. */
 const MIN_AHEAD = 256 * 1024;
 
-interface InflateAttempt {
-  out?: Buffer;
-  consumed: number;
-  code?: string;
-  message?: string;
-}
+type InflateAttempt = InflateResult;
 
-/** One synchronous inflate of a deflate stream at the start of `body`. */
-function inflateOnce(body: Buffer, maxBuffer: number): InflateAttempt {
-  // Size the output buffer from a hint: the next gzip magic bounds this member's compressed
-  // size, and records inflate to a few times that. A wrong hint only costs a concat.
-  const nextMagic = body.indexOf(MAGIC, 8);
-  const hint = nextMagic > 0 ? nextMagic * 4 + 512 : body.length * 4;
-  const chunkSize = Math.min(1 << 20, Math.max(1024, 2 ** Math.ceil(Math.log2(hint))));
-  try {
-    const r = zlib.inflateRawSync(body, { info: true, maxOutputLength: maxBuffer, chunkSize }) as unknown as {
-      buffer: Buffer;
-      engine: { bytesWritten: number };
-    };
-    return { out: r.buffer, consumed: r.engine.bytesWritten };
-  } catch (err) {
-    return { consumed: 0, code: (err as NodeJS.ErrnoException).code, message: (err as Error).message };
-  }
-}
 const MAGIC = Buffer.from([0x1f, 0x8b, 0x08]);
+
+/** One synchronous inflate of the deflate stream at the start of `body`. */
+function inflateOnce(inflater: Inflater, body: Buffer, maxBuffer: number): InflateAttempt {
+  // Size the output buffer from a hint: where the next gzip magic is, the 4 bytes before it
+  // are this member's ISIZE (its exact uncompressed size) if the magic is really the next
+  // member. A wrong hint only costs a concat or some slack, never a wrong result.
+  const nextMagic = body.indexOf(MAGIC, 8);
+  const isize = nextMagic >= 12 ? body.readUInt32LE(nextMagic - 4) : 0;
+  const hint = isize > 0 && isize <= maxBuffer ? isize : nextMagic > 0 ? nextMagic * 4 + 512 : Math.min(body.length * 4, 1 << 20);
+  return inflater.inflate(body, Math.min(1 << 20, Math.max(1024, hint)), maxBuffer);
+}
 
 export async function* plainSegments(source: AsyncIterator<Buffer>): AsyncGenerator<SegmentEvent> {
   let offset = 0;
@@ -109,6 +99,7 @@ async function gzipHeaderLength(win: ByteWindow, pos: number): Promise<number> {
 
 export async function* gzipSegments(win: ByteWindow, opts: GzipOptions): AsyncGenerator<SegmentEvent> {
   let pos = 0;
+  const inflater = new Inflater();
   // After damage, candidate members that fail are passed over quietly until one inflates.
   let resyncing = false;
   const damage = (offset: number, reason: DamageReason, detail: string): DamageEvent => {
@@ -137,10 +128,10 @@ export async function* gzipSegments(win: ByteWindow, opts: GzipOptions): AsyncGe
     let out: Buffer | undefined;
     let consumed = 0;
     let stream = false;
-    let attempt = inflateOnce(win.view(pos + hdr, avail - hdr), opts.maxBuffer);
+    let attempt = inflateOnce(inflater, win.view(pos + hdr, avail - hdr), opts.maxBuffer);
     if (attempt.code === 'Z_BUF_ERROR' && !win.eof && avail < hdr + opts.window) {
       avail = await win.fill(pos, hdr + opts.window);
-      attempt = inflateOnce(win.view(pos + hdr, avail - hdr), opts.maxBuffer);
+      attempt = inflateOnce(inflater, win.view(pos + hdr, avail - hdr), opts.maxBuffer);
     }
     if (attempt.out) {
       out = attempt.out;
