@@ -55,6 +55,17 @@ describe.skipIf(!HAVE_FIXTURES)('revisits', () => {
     expect(cdxj.stdout).toBe(cdx.stdout);
   });
 
+  it('names lines that are not CDX by file and line number, skips them and exits 3', () => {
+    const dir = tempDir();
+    const p = join(dir, 'mixed.cdx');
+    writeFileSync(p, ' CDX N b a m s k r M S V g\norg,x)/ 20070101000000 http://x.org/ text/html 200 AAAA - - 10 0 a.gz\nnot a cdx line\norg,x)/ 20080101000000 http://x.org/ text/html 200 AAAA - - 10 10 a.gz\n');
+    const r = nwax(['dedup-cdx', p]);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toBe('org,x)/ sha1:AAAA 20080101000000 a.gz\n');
+    expect(r.stderr).toMatch(/mixed\.cdx: line 3: .*not a cdx line.*\(skipped\)/);
+    expect(r.stderr).toMatch(/passed over: not CDX 1/);
+  });
+
   it('counts 2008 Wayback lines with file "-" as revisits', () => {
     const dir = tempDir();
     const p = join(dir, 'old.cdx');

@@ -34,6 +34,7 @@ export async function runDedupJob(job: 'dedup-cdx' | 'revisits' | 'sort-cdx', fi
   const sortOpts = { memory: parseByteSize(opts.memory, 'nwax.sort.memory'), tmpDir };
   const progress = new Progress(`nwax ${job}`);
   const stats = newDedupStats();
+  stats.onBadLine = (file, line, problem) => opts.say(`${file}: line ${line}: ${problem} (skipped)`);
   let lines = 0;
   try {
     await writeOutput(opts.output, async (out) => {
@@ -66,5 +67,6 @@ export async function runDedupJob(job: 'dedup-cdx' | 'revisits' | 'sort-cdx', fi
   if (stats.malformed) extra['not CDX'] = stats.malformed;
   const read = job === 'sort-cdx' ? '' : `${stats.lines} CDX lines read, `;
   opts.say(`${files.length} file${files.length === 1 ? '' : 's'}, ${read}${lines} lines written in ${progress.seconds.toFixed(1)} s${Object.keys(extra).length ? `; passed over: ${formatCounts(extra)}` : ''}`);
-  return 0;
+  // As for damaged records in `cdx`: 3 when input was passed over.
+  return stats.malformed > 0 ? 3 : 0;
 }

@@ -12,6 +12,8 @@ import { externalSort, type SortOptions } from '../mapreduce/external-sort.js';
 import { lineBatches } from '../mapreduce/line-reader.js';
 
 export interface DedupStats {
+  /** Told about lines that are not CDX: the file, the line number and what is wrong. */
+  onBadLine?: (file: string, line: number, problem: string) => void;
   lines: number;
   /** Capture lines without a digest, which cannot be deduplicated. */
   noDigest: number;
@@ -46,9 +48,12 @@ async function* captureKeys(
     const reader = new CdxLineReader();
     // Standard CDX11 (the legend or none): read the four fields by position; else the general reader.
     let standard = true;
+    let lineNo = 0;
+    let reported = 0;
     for await (const batch of lineBatches(path)) {
       const out: string[] = [];
       for (const line of batch) {
+        lineNo++;
         if (line === '' || line.startsWith(' CDX') || line[0] === '!') {
           if (line.startsWith(' CDX')) standard = line.trim() === STANDARD.trim();
           reader.parse(line);
@@ -64,6 +69,11 @@ async function* captureKeys(
         } else f = reader.parse(line);
         if (!f || f.urlkey === '-' || !/^\d{4,14}$/.test(f.timestamp)) {
           stats.malformed++;
+          // The first few per file are named; the rest are counted in the summary.
+          if (reported++ < 10) {
+            const what = !f ? 'not a CDX or CDXJ line' : f.urlkey === '-' ? 'no URL key' : `"${f.timestamp.slice(0, 20)}" is not a 14-digit date`;
+            stats.onBadLine?.(path, lineNo, `${what}: ${JSON.stringify(line.slice(0, 60))}`);
+          }
           continue;
         }
         const k = pick(f);
