@@ -1,0 +1,219 @@
+/**
+ * Sorted record files: the parts of every nwax dataset (DESIGN, "Data on disk"). Lines
+ * `key TAB value-json`, sorted by key in byte order, cut into blocks that are each one gzip
+ * member, with a sidecar index `<part>.idx` of `firstKey TAB offset TAB length` per block. The
+ * part streams like text (`zcat part-00000`), greps like text, feeds Hadoop Streaming as is,
+ * and gives random access by key: binary search in the sidecar, one block read. Like a Hadoop
+ * MapFile, and like the ZipNum clusters of large Wayback installations.
+ */
+import { closeSync, openSync, readFileSync, readSync, writeSync, fstatSync } from 'node:fs';
+import { gzipSync, gunzipSync } from 'node:zlib';
+import { compareBytes } from './byte-order.js';
+import { NwaxError } from '../util/errors.js';
+
+export interface RecordFileOptions {
+  /** Uncompressed bytes per block (one gzip member each); default 64 KiB. */
+  blockSize?: number;
+  /** gzip level, default 6. */
+  level?: number;
+}
+
+interface BlockEntry {
+  firstKey: string;
+  offset: number;
+  length: number;
+}
+
+export function indexPath(part: string): string {
+  return `${part}.idx`;
+}
+
+function checkKey(key: string, where: string): void {
+  if (key.includes('\t') || key.includes('\n')) {
+    throw new NwaxError('NWAX_KEY', `${where}: key ${JSON.stringify(key.slice(0, 80))} holds a tab or newline, which keys may not`);
+  }
+}
+
+/** Writes one part: append records in key order, then close. */
+export class RecordFileWriter {
+  private readonly fd: number;
+  private readonly blockSize: number;
+  private readonly level: number;
+  private lines: string[] = [];
+  private bytes = 0;
+  private firstKey: string | undefined;
+  private lastKey: string | undefined;
+  private offset = 0;
+  private readonly index: string[] = [];
+  private closed = false;
+  count = 0;
+
+  constructor(readonly path: string, opts: RecordFileOptions = {}) {
+    this.fd = openSync(path, 'w');
+    this.blockSize = opts.blockSize ?? 64 * 1024;
+    this.level = opts.level ?? 6;
+  }
+
+  /** Appends a record; keys must come in byte order (equal keys allowed). */
+  append(key: string, value: unknown): void {
+    checkKey(key, this.path);
+    if (this.lastKey !== undefined && compareBytes(key, this.lastKey) < 0) {
+      throw new NwaxError('NWAX_ORDER', `${this.path}: key ${JSON.stringify(key.slice(0, 80))} after ${JSON.stringify(this.lastKey.slice(0, 80))}: records must be appended in key order`);
+    }
+    this.appendLine(key, JSON.stringify(value) ?? 'null');
+  }
+
+  /** Appends a line whose value is JSON text already (as a reducer's output carries it). */
+  appendLine(key: string, valueJson: string): void {
+    if (this.lines.length === 0) this.firstKey = key;
+    const line = `${key}\t${valueJson}\n`;
+    this.lines.push(line);
+    this.bytes += line.length;
+    this.lastKey = key;
+    this.count++;
+    if (this.bytes >= this.blockSize) this.flushBlock();
+  }
+
+  private flushBlock(): void {
+    if (this.lines.length === 0) return;
+    const member = gzipSync(this.lines.join(''), { level: this.level });
+    writeSync(this.fd, member);
+    this.index.push(`${this.firstKey}\t${this.offset}\t${member.length}\n`);
+    this.offset += member.length;
+    this.lines = [];
+    this.bytes = 0;
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.flushBlock();
+    closeSync(this.fd);
+    const fd = openSync(indexPath(this.path), 'w');
+    writeSync(fd, this.index.join(''));
+    closeSync(fd);
+    this.closed = true;
+  }
+}
+
+export interface Record {
+  key: string;
+  /** The value, parsed from its JSON. */
+  value: unknown;
+}
+
+/** Reads one part: everything in order, by key, or a key range. */
+export class RecordFileReader {
+  private readonly blocks: BlockEntry[];
+
+  constructor(readonly path: string) {
+    let text: string;
+    try {
+      text = readFileSync(indexPath(path), 'utf8');
+    } catch {
+      throw new NwaxError('NWAX_INPUT', `${path}: no block index ${indexPath(path)} (not a sorted record file, or written by a job that did not finish)`);
+    }
+    this.blocks = text.split('\n').filter(Boolean).map((l, i) => {
+      const [firstKey, offset, length] = l.split('\t');
+      if (length === undefined || !/^\d+$/.test(offset) || !/^\d+$/.test(length)) {
+        throw new NwaxError('NWAX_FORMAT', `${indexPath(path)}: line ${i + 1}: not "key TAB offset TAB length"`);
+      }
+      return { firstKey, offset: Number(offset), length: Number(length) };
+    });
+  }
+
+  get blockCount(): number {
+    return this.blocks.length;
+  }
+
+  private readBlock(fd: number, b: BlockEntry): string[] {
+    const buf = Buffer.allocUnsafe(b.length);
+    const n = readSync(fd, buf, 0, b.length, b.offset);
+    if (n !== b.length) throw new NwaxError('NWAX_FORMAT', `${this.path}: offset ${b.offset}: block cut short (${n} of ${b.length} bytes)`);
+    let text: string;
+    try {
+      text = gunzipSync(buf).toString('utf8');
+    } catch (err) {
+      throw new NwaxError('NWAX_FORMAT', `${this.path}: offset ${b.offset}: corrupt block (${(err as Error).message})`);
+    }
+    const lines = text.split('\n');
+    lines.pop();
+    return lines;
+  }
+
+  private static parse(line: string, path: string): Record {
+    const tab = line.indexOf('\t');
+    try {
+      return { key: line.slice(0, tab), value: JSON.parse(line.slice(tab + 1)) };
+    } catch {
+      throw new NwaxError('NWAX_FORMAT', `${path}: a record whose value is not JSON: ${JSON.stringify(line.slice(0, 80))}`);
+    }
+  }
+
+  /** Index of the last block whose first key is <= key (the block that may hold it), or -1. */
+  private blockFor(key: string): number {
+    let lo = 0;
+    let hi = this.blocks.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (compareBytes(this.blocks[mid].firstKey, key) <= 0) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found;
+  }
+
+  /** Every record with a key in [from, to) (to undefined: to the end), in order. */
+  *range(from: string, to?: string): Generator<Record> {
+    if (this.blocks.length === 0) return;
+    const fd = openSync(this.path, 'r');
+    try {
+      // Equal keys may run over from earlier blocks: start at the first block that can hold `from`.
+      let i = Math.max(0, this.blockFor(from));
+      while (i > 0 && this.blocks[i].firstKey === from) i--;
+      for (; i < this.blocks.length; i++) {
+        if (to !== undefined && compareBytes(this.blocks[i].firstKey, to) >= 0) return;
+        for (const line of this.readBlock(fd, this.blocks[i])) {
+          const key = line.slice(0, line.indexOf('\t'));
+          if (compareBytes(key, from) < 0) continue;
+          if (to !== undefined && compareBytes(key, to) >= 0) return;
+          yield RecordFileReader.parse(line, this.path);
+        }
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The values stored under `key` (one block read, more only when the key spans blocks). */
+  get(key: string): unknown[] {
+    const out: unknown[] = [];
+    for (const r of this.range(key, `${key}\u0000`)) if (r.key === key) out.push(r.value);
+    return out;
+  }
+
+  /** Every record whose key starts with `prefix`. */
+  *prefix(prefix: string): Generator<Record> {
+    for (const r of this.range(prefix)) {
+      if (!r.key.startsWith(prefix)) return;
+      yield r;
+    }
+  }
+
+  /** Every record, in order. */
+  *entries(): Generator<Record> {
+    if (this.blocks.length === 0) return;
+    yield* this.range(this.blocks[0].firstKey);
+  }
+
+  /** Size of the part in bytes. */
+  size(): number {
+    const fd = openSync(this.path, 'r');
+    try {
+      return fstatSync(fd).size;
+    } finally {
+      closeSync(fd);
+    }
+  }
+}

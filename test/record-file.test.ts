@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { spawnSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RecordFileReader, RecordFileWriter } from '../src/mapreduce/record-file.js';
+import { lock, parts, partName, recover, writeDataset } from '../src/mapreduce/dataset.js';
+import { tempDir } from './helpers.js';
+
+const cSort = (keys: string[]) =>
+  spawnSync('sort', [], { input: keys.join('\n') + '\n', env: { ...process.env, LC_ALL: 'C' } }).stdout.toString().split('\n').filter(Boolean);
+
+describe('sorted record files', () => {
+  const dir = tempDir();
+  // Keys of real shape with non-ASCII ones, in LC_ALL=C order, some repeated across blocks.
+  const base = Array.from({ length: 5000 }, (_, i) => `org,example)/page/${i}?q=${'é✓𝄞'[i % 3]}`);
+  const keys = cSort([...base, ...Array.from({ length: 300 }, () => 'org,example)/dup')]);
+  const path = join(dir, 'part-00000');
+  const w = new RecordFileWriter(path, { blockSize: 2048 });
+  keys.forEach((k, i) => w.append(k, { n: i, k }));
+  w.close();
+  const r = new RecordFileReader(path);
+
+  it('is plain text after zcat, in key order', () => {
+    const text = spawnSync('zcat', [path]).stdout.toString('utf8');
+    const lines = text.split('\n').filter(Boolean);
+    expect(lines.map((l) => l.split('\t')[0])).toEqual(keys);
+    expect(JSON.parse(lines[0].split('\t')[1])).toEqual({ n: 0, k: keys[0] });
+    expect(r.blockCount).toBeGreaterThan(50);
+  });
+
+  it('finds values by key, including a key repeated across blocks', () => {
+    for (const i of [0, 17, 2500, keys.length - 1]) {
+      expect(r.get(keys[i])).toContainEqual({ n: i, k: keys[i] });
+    }
+    expect(r.get('org,example)/dup')).toHaveLength(300);
+    expect(r.get('org,example)/missing')).toEqual([]);
+    expect(r.get('a')).toEqual([]);
+    expect(r.get('zzz')).toEqual([]);
+  });
+
+  it('scans ranges and prefixes in order', () => {
+    const pre = [...r.prefix('org,example)/page/12')].map((x) => x.key);
+    expect(pre).toEqual(keys.filter((k) => k.startsWith('org,example)/page/12')));
+    const mid = [...r.range(keys[400], keys[900])].map((x) => x.key);
+    expect(mid).toEqual(keys.slice(400, 900));
+    expect([...r.range(keys[100], keys[100])]).toEqual([]);
+    expect([...r.entries()]).toHaveLength(keys.length);
+  });
+
+  it('rejects keys out of order and keys with tabs, naming the file', () => {
+    const w2 = new RecordFileWriter(join(dir, 'bad'));
+    w2.append('b', 1);
+    expect(() => w2.append('a', 2)).toThrow(/bad: key "a" after "b": records must be appended in key order/);
+    expect(() => w2.append('c\td', 3)).toThrow(/holds a tab or newline/);
+    w2.close();
+    expect(() => new RecordFileReader(join(dir, 'nope'))).toThrow(/no block index/);
+  });
+});
+
+describe('datasets', () => {
+  const writeParts = (n: number, tag: string) => async (tmp: string) => {
+    for (let p = 0; p < n; p++) {
+      const w = new RecordFileWriter(join(tmp, partName(p)));
+      w.append(`key-${p}`, tag);
+      w.close();
+    }
+  };
+
+  it('replaces a dataset only when the new version is complete', async () => {
+    const root = tempDir();
+    const ds = join(root, 'crawldb');
+    await writeDataset(ds, writeParts(2, 'v1'));
+    expect(parts(ds).map((p) => p.slice(-10))).toEqual(['part-00000', 'part-00001']);
+    await expect(writeDataset(ds, async (tmp) => {
+      await writeParts(3, 'v2')(tmp);
+      throw new Error('the job failed half way');
+    })).rejects.toThrow(/half way/);
+    expect(new RecordFileReader(parts(ds)[0]).get('key-0')).toEqual(['v1']);
+    expect(readdirSync(root).sort()).toEqual(['crawldb']);
+    await writeDataset(ds, writeParts(1, 'v3'));
+    expect(parts(ds)).toHaveLength(1);
+    expect(new RecordFileReader(parts(ds)[0]).get('key-0')).toEqual(['v3']);
+  });
+
+  it('keeps a second job off a locked dataset; --force takes over a stale lock', () => {
+    const root = tempDir();
+    const ds = join(root, 'linkdb');
+    const unlock = lock(ds);
+    expect(() => lock(ds)).toThrow(/linkdb is locked .*held by running process/);
+    unlock();
+    writeFileSync(`${ds}.locked`, '999999999\n');
+    expect(() => lock(ds)).toThrow(/which is gone\); use --force/);
+    lock(ds, true)();
+    expect(existsSync(`${ds}.locked`)).toBe(false);
+  });
+
+  it('leaves the old version readable when the writer is killed mid-write', async () => {
+    const root = tempDir();
+    const ds = join(root, 'segments');
+    await writeDataset(ds, writeParts(1, 'good'));
+    // A child that writes a new version slowly and is killed with SIGKILL half way.
+    const script = `
+      const { writeDataset, partName } = await import(${JSON.stringify(join(__dirname, '..', 'dist', 'mapreduce', 'dataset.js'))});
+      const { RecordFileWriter } = await import(${JSON.stringify(join(__dirname, '..', 'dist', 'mapreduce', 'record-file.js'))});
+      await writeDataset(${JSON.stringify(ds)}, async (tmp) => {
+        const w = new RecordFileWriter(tmp + '/' + partName(0));
+        w.append('key-0', 'new'); w.close();
+        console.log('writing'); await new Promise((r) => setTimeout(r, 60000));
+      }, { force: true });`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((res) => child.stdout.once('data', () => res()));
+    child.kill('SIGKILL');
+    await new Promise((res) => child.once('exit', res));
+    recover(ds);
+    expect(new RecordFileReader(parts(ds)[0]).get('key-0')).toEqual(['good']);
+    // The rerun takes over the dead writer's lock and succeeds.
+    await writeDataset(ds, writeParts(1, 'rerun'), { force: true });
+    expect(new RecordFileReader(parts(ds)[0]).get('key-0')).toEqual(['rerun']);
+    expect(readFileSync(join(ds, '_SUCCESS'), 'utf8')).toBe('');
+  });
+});
