@@ -2,6 +2,7 @@
 import Cdx from './cdx.js';
 import Conf from './conf.js';
 import DedupCdx from './dedup-cdx.js';
+import JobCommand from './job.js';
 import Revisits from './revisits.js';
 import SortCdx from './sort-cdx.js';
 
@@ -9,6 +10,7 @@ export const commands = {
   cdx: Cdx,
   conf: Conf,
   'dedup-cdx': DedupCdx,
+  job: JobCommand,
   revisits: Revisits,
   'sort-cdx': SortCdx,
 };

@@ -1,0 +1,14 @@
+/**
+ * The job registry: every job that the local runner and `nwax job NAME map|reduce` (Hadoop
+ * Streaming) can run, by name. The mapreduce module never imports a job; jobs register here.
+ */
+import type { Job } from '../mapreduce/job.js';
+import { cdxUrlCount } from './cdx-url-count.js';
+
+export const JOBS: Record<string, Job> = {
+  [cdxUrlCount.name]: cdxUrlCount,
+};
+
+export function findJob(name: string): Job | undefined {
+  return JOBS[name];
+}

@@ -1,0 +1,41 @@
+/**
+ * The Hadoop Streaming command line for a job: generic options (-D, -files) first, then the
+ * streaming options, as hadoop-streaming.jar requires. Mapper, combiner and reducer are the
+ * same entry points the local runner uses (`nwax job NAME map|combine|reduce`); the default
+ * partitioner (HashPartitioner on the Text key before the first tab) is the one the local
+ * runner reproduces.
+ */
+import type { Job } from './job.js';
+
+export interface HadoopOptions {
+  inputs: string[];
+  output: string;
+  numReduces: number;
+  /** The streaming jar; default $HADOOP_STREAMING_JAR or the one under $HADOOP_HOME. */
+  jar?: string;
+  /** Files shipped to the task nodes (-files), e.g. conf/nwax-site.json. */
+  files?: string[];
+  /** The nwax command on the task nodes. */
+  nwax?: string;
+}
+
+export function hadoopCommand(job: Job, opts: HadoopOptions): string[] {
+  const jar = opts.jar ?? process.env.HADOOP_STREAMING_JAR ?? '$HADOOP_HOME/share/hadoop/tools/lib/hadoop-streaming.jar';
+  const nwax = opts.nwax ?? 'nwax';
+  const args = ['hadoop', 'jar', jar,
+    '-D', `mapreduce.job.name=nwax-${job.name}`,
+    // Streaming's defaults (key = the text before the first tab) are what the local runner uses.
+    '-D', `mapreduce.job.reduces=${opts.numReduces}`,
+  ];
+  if (opts.files?.length) args.push('-files', opts.files.join(','));
+  for (const i of opts.inputs) args.push('-input', i);
+  args.push('-output', opts.output, '-mapper', `${nwax} job ${job.name} map`);
+  if (job.combine) args.push('-combiner', `${nwax} job ${job.name} combine`);
+  args.push('-reducer', `${nwax} job ${job.name} reduce`);
+  return args;
+}
+
+/** The command as a shell line. */
+export function shellLine(args: string[]): string {
+  return args.map((a) => (/^[\w@%+=:,./$-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`).replace(/\t/g, '\\t')}'`)).join(' ');
+}

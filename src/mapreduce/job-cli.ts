@@ -1,0 +1,57 @@
+/** What `nwax job NAME ACTION` does: the streaming tasks on stdin/stdout, or a whole run. */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Counters, Job } from './job.js';
+import { mapper, reducer, combiner } from './streaming.js';
+import { lineBatches } from './line-reader.js';
+import { runLocal } from './local-runner.js';
+import { hadoopCommand, shellLine } from './hadoop.js';
+import { LineOutput } from '../util/output.js';
+import { parseByteSize, defaultConfDir } from '../conf/config.js';
+import { formatCounts } from '../util/progress.js';
+import { UsageError } from '../util/errors.js';
+
+export interface JobActionOptions {
+  output?: string;
+  reduces: number;
+  memory: string;
+  engine: 'local' | 'hadoop';
+  runHadoop: boolean;
+  force: boolean;
+  say: (m: string) => void;
+}
+
+export async function runJobAction(job: Job, action: string, inputs: string[], opts: JobActionOptions): Promise<number> {
+  const counters: Counters = {};
+  if (action === 'map' || action === 'reduce' || action === 'combine') {
+    // A streaming task: stdin to stdout. Counters go to stderr as Hadoop Streaming reads them.
+    const out = new LineOutput(undefined);
+    const write = (l: string) => void out.write(l);
+    const task = action === 'map' ? { push: mapper(job, write, counters), flush: () => {} }
+      : action === 'reduce' ? reducer(job, write, counters) : combiner(job, write, counters);
+    for await (const batch of lineBatches(inputs[0] ?? '-')) {
+      for (const line of batch) task.push(line);
+      await out.flush();
+    }
+    task.flush();
+    await out.close();
+    for (const [k, v] of Object.entries(counters)) process.stderr.write(`reporter:counter:nwax,${k},${v}\n`);
+    return 0;
+  }
+  if (inputs.length === 0) throw new UsageError(`nwax job ${job.name} run: no input files`);
+  if (!opts.output) throw new UsageError(`nwax job ${job.name} run: -o OUTPUT (the output dataset) is needed`);
+  if (opts.engine === 'hadoop') {
+    const site = join(defaultConfDir(), 'nwax-site.json');
+    const cmd = hadoopCommand(job, { inputs, output: opts.output, numReduces: opts.reduces, files: existsSync(site) ? [site] : [] });
+    process.stdout.write(`${shellLine(cmd)}\n`);
+    if (!opts.runHadoop) return 0;
+    const r = spawnSync(cmd[0], cmd.slice(1), { stdio: 'inherit' });
+    if (r.error) throw new UsageError(`hadoop: ${(r.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not on the PATH' : r.error.message}`);
+    return r.status ?? 1;
+  }
+  const started = Date.now();
+  const r = await runLocal(job, { inputs, output: opts.output, numReduces: opts.reduces, sortMemory: parseByteSize(opts.memory, 'mapreduce.task.io.sort.mb'), force: opts.force });
+  opts.say(`${job.name}: ${r.parts} part${r.parts === 1 ? '' : 's'} in ${opts.output} in ${((Date.now() - started) / 1000).toFixed(1)} s; ${formatCounts(r.counters)}`);
+  return 0;
+}

@@ -1,0 +1,100 @@
+/**
+ * The job model: a job is a value over string keys and JSON values, run by the local runner
+ * or, unchanged, by Hadoop Streaming (`nwax job NAME map|reduce`). Values travel as JSON text
+ * between the phases, so both runners see the same bytes.
+ */
+export type Emit = (key: string, value: unknown) => void;
+
+export interface Counters {
+  [name: string]: number;
+}
+
+export interface TaskContext {
+  /** Adds to a named counter (summed over tasks, printed in the job summary). */
+  count(name: string, by?: number): void;
+}
+
+export interface Job {
+  name: string;
+  /** One line for `nwax job --list`. */
+  description: string;
+  /**
+   * How input lines reach map: `lines` gives each text line as the value (key ''), as Hadoop
+   * Streaming's TextInputFormat does; `records` splits `key TAB value-json` lines (datasets).
+   */
+  input: 'lines' | 'records';
+  map(key: string, value: unknown, emit: Emit, ctx: TaskContext): void;
+  /** Runs on a map task's sorted output before it is shuffled; must be associative. */
+  combine?(key: string, values: unknown[], emit: Emit, ctx: TaskContext): void;
+  reduce(key: string, values: unknown[], emit: Emit, ctx: TaskContext): void;
+  /** Default number of reduce partitions. */
+  numReduces?: number;
+  /** Partition of a key; default Hadoop's HashPartitioner. */
+  partition?(key: string, numReduces: number): number;
+}
+
+/**
+ * Hadoop's HashPartitioner over a Text key, so a key lands in the same partition locally and on
+ * a cluster: Text.hashCode() is WritableComparator.hashBytes (h = 1; h = 31*h + signed byte
+ * over the UTF-8 bytes), then (h & Integer.MAX_VALUE) % numReduces.
+ */
+export function hashPartition(key: string, numReduces: number): number {
+  const bytes = Buffer.from(key, 'utf8');
+  let h = 1;
+  for (let i = 0; i < bytes.length; i++) h = (Math.imul(31, h) + ((bytes[i] << 24) >> 24)) | 0;
+  return (h & 0x7fffffff) % numReduces;
+}
+
+/** A map input line as the job's map function takes it. */
+export function splitInput(job: Job, line: string): [string, unknown] {
+  if (job.input === 'lines') return ['', line];
+  const tab = line.indexOf('\t');
+  if (tab < 0) return [line, null];
+  return [line.slice(0, tab), JSON.parse(line.slice(tab + 1))];
+}
+
+/** Checks a key before it is shuffled: keys end at the first tab and lines at the newline. */
+export function checkedKey(job: Job, key: string): string {
+  if (key.includes('\t') || key.includes('\n')) {
+    throw new Error(`job ${job.name}: key ${JSON.stringify(key.slice(0, 80))} holds a tab or newline`);
+  }
+  return key;
+}
+
+export function newContext(counters: Counters): TaskContext {
+  return {
+    count(name, by = 1) {
+      counters[name] = (counters[name] ?? 0) + by;
+    },
+  };
+}
+
+/** Feeds sorted `key TAB value-json` lines to `reduce`, group by group. */
+export class Grouper {
+  private key: string | undefined;
+  private values: unknown[] = [];
+
+  constructor(
+    private readonly job: Job,
+    private readonly emit: Emit,
+    private readonly ctx: TaskContext,
+    private readonly counter = 'reduce input groups',
+  ) {}
+
+  push(line: string): void {
+    const tab = line.indexOf('\t');
+    const key = tab < 0 ? line : line.slice(0, tab);
+    const value = tab < 0 ? null : JSON.parse(line.slice(tab + 1));
+    if (key !== this.key) this.flush();
+    this.key = key;
+    this.values.push(value);
+  }
+
+  flush(): void {
+    if (this.key === undefined) return;
+    this.ctx.count(this.counter);
+    this.job.reduce(this.key, this.values, this.emit, this.ctx);
+    this.key = undefined;
+    this.values = [];
+  }
+}

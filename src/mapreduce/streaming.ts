@@ -1,0 +1,39 @@
+/**
+ * Hadoop Streaming entry points: `nwax job NAME map` and `nwax job NAME reduce` read lines on
+ * stdin and write `key TAB value-json` lines on stdout. The reducer groups consecutive equal
+ * keys, as streaming delivers them sorted. The local runner calls the same functions.
+ */
+import { checkedKey, Grouper, newContext, splitInput, type Counters, type Job } from './job.js';
+
+export type LineSink = (line: string) => void;
+
+/** A map task: feed it input lines; it writes `key TAB value-json` lines to `out`. */
+export function mapper(job: Job, out: LineSink, counters: Counters): (line: string) => void {
+  const ctx = newContext(counters);
+  const emit = (k: string, v: unknown) => {
+    ctx.count('map output records');
+    out(`${checkedKey(job, k)}\t${JSON.stringify(v) ?? 'null'}`);
+  };
+  return (line) => {
+    ctx.count('map input records');
+    const [k, v] = splitInput(job, line);
+    job.map(k, v, emit, ctx);
+  };
+}
+
+/** A reduce task: push sorted `key TAB value-json` lines, then flush() at the end. */
+export function reducer(job: Job, out: LineSink, counters: Counters): Grouper {
+  const ctx = newContext(counters);
+  const emit = (k: string, v: unknown) => {
+    ctx.count('reduce output records');
+    out(`${checkedKey(job, k)}\t${JSON.stringify(v) ?? 'null'}`);
+  };
+  return new Grouper(job, emit, ctx);
+}
+
+/** A combiner over one sorted run: the same grouping, the job's combine function. */
+export function combiner(job: Job, out: LineSink, counters: Counters): Grouper {
+  const ctx = newContext(counters);
+  const emit = (k: string, v: unknown) => out(`${checkedKey(job, k)}\t${JSON.stringify(v) ?? 'null'}`);
+  return new Grouper({ ...job, reduce: job.combine! }, emit, ctx, 'combine input groups');
+}
