@@ -67,3 +67,42 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     expect(bad.stderr).toMatch(/no job named no-such-job/);
   });
 });
+
+describe.skipIf(!HAVE_FIXTURES)('a job killed in the middle of its reduce', () => {
+  it('leaves the previous dataset untouched; the rerun gives the bytes of an uninterrupted run', async () => {
+    const { spawn } = await import('node:child_process');
+    const { existsSync, readdirSync } = await import('node:fs');
+    const dir = tempDir();
+    const small = join(dir, 'small.cdx');
+    writeFileSync(small, nwax(['cdx', '-q', fixture('pywb/iana.warc.gz')]).stdout);
+    // A larger input: the same lines under 400 made-up hosts, so the reduce takes a while.
+    const base = nwax(['cdx', '-q', '--no-header', fixture('wget/crawl1.warc.gz')]).stdout.split('\n').filter(Boolean);
+    const big = join(dir, 'big.cdx');
+    writeFileSync(big, Array.from({ length: 400 }, (_, h) => base.map((l) => `h${h},${l}`).join('\n')).join('\n') + '\n');
+    const out = join(dir, 'counts');
+    expect(nwax(['job', 'cdx-url-count', 'run', '-o', out, '--reduces', '3', small]).code).toBe(0);
+    const before = readdirSync(out).map((f) => [f, readFileSync(join(out, f)).toString('base64')]);
+
+    const bin = join(__dirname, '..', 'bin', 'run.js');
+    const child = spawn(process.execPath, [bin, 'job', 'cdx-url-count', 'run', '-o', out, '--reduces', '8', '--memory', '1M', big], { stdio: 'ignore' });
+    const exited = new Promise<string | null>((r) => child.once('exit', (_code, signal) => r(signal)));
+    const tmp = join(dir, `.counts.tmp-${child.pid}`);
+    // Kill it as soon as its reduce has started writing the new version (7 parts still to go).
+    for (let i = 0; i < 6000 && !existsSync(join(tmp, 'part-00000')); i++) await new Promise((r) => setTimeout(r, 2));
+    child.kill('SIGKILL');
+    expect(await exited, 'the job ended before it could be killed mid-reduce').toBe('SIGKILL');
+
+    expect(readdirSync(out).map((f) => [f, readFileSync(join(out, f)).toString('base64')])).toEqual(before);
+    const locked = nwax(['job', 'cdx-url-count', 'run', '-o', out, '--reduces', '8', big]);
+    expect(locked.code).not.toBe(0);
+    expect(locked.stderr).toMatch(/counts is locked .*which is gone/);
+    const rerun = nwax(['job', 'cdx-url-count', 'run', '--force', '-o', out, '--reduces', '8', '--memory', '1M', big]);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const fresh = join(dir, 'fresh');
+    expect(nwax(['job', 'cdx-url-count', 'run', '-o', fresh, '--reduces', '8', big]).code).toBe(0);
+    for (const f of readdirSync(fresh).filter((n) => /^part-\d+$/.test(n))) {
+      expect(spawnSync('zcat', [join(out, f)]).stdout.equals(spawnSync('zcat', [join(fresh, f)]).stdout)).toBe(true);
+    }
+    expect(readdirSync(dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
+  }, 120_000);
+});

@@ -69,6 +69,7 @@ export async function writeDataset(dir: string, fill: (tmp: string) => Promise<v
   const unlock = lock(target, opts.force);
   const tmp = join(dirname(target), `.${basename(target)}.tmp-${process.pid}`);
   try {
+    removeDeadWriters(target);
     rmSync(tmp, { recursive: true, force: true });
     mkdirSync(tmp, { recursive: true });
     await fill(tmp);
@@ -94,4 +95,20 @@ export function recover(dir: string): void {
   const target = resolve(dir);
   const old = `${target}.old`;
   if (!existsSync(target) && existsSync(join(old, SUCCESS))) renameSync(old, target);
+}
+
+/** Temporary versions left by writers that died (a crash, SIGKILL): removed before a new write. */
+function removeDeadWriters(target: string): void {
+  const prefix = `.${basename(target)}.tmp-`;
+  let names: string[] = [];
+  try {
+    names = readdirSync(dirname(target));
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    if (!n.startsWith(prefix)) continue;
+    const pid = Number(n.slice(prefix.length));
+    if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) rmSync(join(dirname(target), n), { recursive: true, force: true });
+  }
 }
