@@ -56,12 +56,20 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     }
     expect(total).toBeGreaterThan(300);
     expect(readFileSync(join(out, '_SUCCESS'), 'utf8')).toBe('');
+    // Many map tasks (64 KiB splits) on two worker threads: the same bytes.
+    const threaded = join(dir, `threaded-${name}`);
+    const t = nwax(['job', name, 'run', '-o', threaded, '--reduces', String(reduces), '--threads', '2', '-D', 'mapreduce.input.fileinputformat.split.minsize=64K', input]);
+    expect(t.code, t.stderr).toBe(0);
+    expect(Number(/(\d+) map tasks/.exec(t.stderr)?.[1])).toBeGreaterThan(4);
+    for (let p = 0; p < reduces; p++) {
+      expect(sh(`zcat ${join(threaded, `part-0000${p}`)}`)).toBe(sh(`zcat ${join(out, `part-0000${p}`)}`));
+    }
   });
 
   it('lists the jobs and prints a Hadoop Streaming command with generic options first', () => {
     expect(nwax(['job', '--list']).stdout).toContain('cdx-url-count');
     const cmd = nwax(['job', 'cdx-url-count', 'run', '--engine', 'hadoop', '--reduces', '4', '-o', '/out', '/in/a', '/in/b']).stdout.trim();
-    expect(cmd).toMatch(/^hadoop jar \S+hadoop-streaming\S*\.jar -D mapreduce\.job\.name=nwax-cdx-url-count -D mapreduce\.job\.reduces=4 (-files \S+ )?-input \/in\/a -input \/in\/b -output \/out -mapper 'nwax job cdx-url-count map' -combiner 'nwax job cdx-url-count combine' -reducer 'nwax job cdx-url-count reduce'$/);
+    expect(cmd).toMatch(/^hadoop jar \S+hadoop-streaming\S*\.jar -D mapreduce\.job\.name=nwax-cdx-url-count -D mapreduce\.job\.reduces=4 (-files \S+ -cmdenv NWAX_CONF_DIR=\. )?-input \/in\/a -input \/in\/b -output \/out -mapper 'nwax job cdx-url-count map' -combiner 'nwax job cdx-url-count combine' -reducer 'nwax job cdx-url-count reduce'$/);
     const bad = nwax(['job', 'no-such-job', 'run', '-o', '/x', '/y']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/no job named no-such-job/);

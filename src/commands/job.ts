@@ -29,6 +29,7 @@ delivers them). \`nwax job NAME run -o DIR INPUT...\` runs the job on this machi
     engine: Flags.string({ description: 'run: where to run.', options: ['local', 'hadoop'], default: 'local' }),
     run: Flags.boolean({ description: 'With --engine hadoop: run the command (hadoop must be on the PATH), not just print it.', default: false }),
     force: Flags.boolean({ description: 'run: take over a stale lock on the output dataset.', default: false }),
+    threads: Flags.integer({ description: 'run: map tasks at once on worker threads (default: property mapreduce.local.threads; 0 = one per core).', min: 0 }),
   };
 
   async run(): Promise<void> {
@@ -50,6 +51,10 @@ delivers them). \`nwax job NAME run -o DIR INPUT...\` runs the job on this machi
       engine: flags.engine as 'local' | 'hadoop',
       runHadoop: flags.run,
       force: flags.force,
+      threads: flags.threads ?? (conf.getNumber('mapreduce.local.threads') || (await import('node:os')).availableParallelism()),
+      mapWorker: new URL('../jobs/map-worker.js', import.meta.url),
+      splitMin: conf.getBytes('mapreduce.input.fileinputformat.split.minsize'),
+      splitMax: conf.getBytes('mapreduce.input.fileinputformat.split.maxsize'),
       say: (m) => this.sayLine(m),
     });
   }

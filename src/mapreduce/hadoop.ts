@@ -27,7 +27,8 @@ export function hadoopCommand(job: Job, opts: HadoopOptions): string[] {
     // Streaming's defaults (key = the text before the first tab) are what the local runner uses.
     '-D', `mapreduce.job.reduces=${opts.numReduces}`,
   ];
-  if (opts.files?.length) args.push('-files', opts.files.join(','));
+  // Shipped files land in each task's working directory, where nwax then looks for its conf.
+  if (opts.files?.length) args.push('-files', opts.files.join(','), '-cmdenv', 'NWAX_CONF_DIR=.');
   for (const i of opts.inputs) args.push('-input', i);
   args.push('-output', opts.output, '-mapper', `${nwax} job ${job.name} map`);
   if (job.combine) args.push('-combiner', `${nwax} job ${job.name} combine`);

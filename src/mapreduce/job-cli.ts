@@ -19,6 +19,10 @@ export interface JobActionOptions {
   engine: 'local' | 'hadoop';
   runHadoop: boolean;
   force: boolean;
+  threads: number;
+  splitMin?: number;
+  splitMax?: number;
+  mapWorker?: URL;
   say: (m: string) => void;
 }
 
@@ -51,7 +55,10 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
     return r.status ?? 1;
   }
   const started = Date.now();
-  const r = await runLocal(job, { inputs, output: opts.output, numReduces: opts.reduces, sortMemory: parseByteSize(opts.memory, 'mapreduce.task.io.sort.mb'), force: opts.force });
-  opts.say(`${job.name}: ${r.parts} part${r.parts === 1 ? '' : 's'} in ${opts.output} in ${((Date.now() - started) / 1000).toFixed(1)} s; ${formatCounts(r.counters)}`);
+  const r = await runLocal(job, {
+    inputs, output: opts.output, numReduces: opts.reduces, sortMemory: parseByteSize(opts.memory, 'mapreduce.task.io.sort.mb'),
+    force: opts.force, threads: opts.threads, mapWorker: opts.mapWorker, splitMin: opts.splitMin, splitMax: opts.splitMax,
+  });
+  opts.say(`${job.name}: ${r.mapTasks} map task${r.mapTasks === 1 ? '' : 's'}, ${r.parts} part${r.parts === 1 ? '' : 's'} in ${opts.output} in ${((Date.now() - started) / 1000).toFixed(1)} s; ${formatCounts(r.counters)}`);
   return 0;
 }

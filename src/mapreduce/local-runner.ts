@@ -7,10 +7,12 @@
  * the same part here and on a cluster; `nwax job NAME map | LC_ALL=C sort | nwax job NAME
  * reduce` gives the same bytes per partition (the equivalence test proves it).
  */
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashPartition, type Counters, type Job } from './job.js';
+import { makeSplits, splitLines, type Split } from './splits.js';
 import { mapper, reducer, combiner } from './streaming.js';
 import { lineBatches } from './line-reader.js';
 import { externalSort } from './external-sort.js';
@@ -26,57 +28,96 @@ export interface LocalRunOptions {
   sortMemory?: number;
   tmpDir?: string;
   force?: boolean;
-  /** Called now and then with the counters (progress). */
+  /** Map tasks run at once (default 1: on this thread). */
+  threads?: number;
+  /** Split sizes: the input divided by the threads, kept within [min, max] (default 1 MiB, 256 MiB). */
+  splitMin?: number;
+  splitMax?: number;
+  /** The worker script that runs a map task by job name (it lives with the job registry). */
+  mapWorker?: URL;
+  /** Called after each map task with the counters so far (progress). */
   onProgress?: (counters: Counters) => void;
 }
 
 export interface LocalRunResult {
   counters: Counters;
   parts: number;
+  mapTasks: number;
+}
+
+export interface MapTask {
+  split: Split;
+  /** Spill files are `${spillPrefix}-${partition}`. */
+  spillPrefix: string;
+  reduces: number;
+  budget: number;
+}
+
+/** One map task: its split through map, output sorted, combined and spilled per partition. */
+export async function runMapTask(job: Job, task: MapTask, counters: Counters): Promise<void> {
+  const partition = job.partition ?? hashPartition;
+  const spills = Array.from({ length: task.reduces }, (_, p) => `${task.spillPrefix}-${p}`);
+  let held: string[][] = spills.map(() => []);
+  let used = 0;
+  const spill = () => {
+    held.forEach((lines, p) => {
+      if (lines.length === 0) return;
+      let out = sortByteOrder(lines);
+      if (job.combine) {
+        const combined: string[] = [];
+        const c = combiner(job, (l) => combined.push(l), counters);
+        for (const l of out) c.push(l);
+        c.flush();
+        out = combined;
+      }
+      appendFileSync(spills[p], `${out.join('\n')}\n`);
+    });
+    held = spills.map(() => []);
+    used = 0;
+  };
+  const map = mapper(job, (line) => {
+    const key = line.slice(0, line.indexOf('\t'));
+    held[partition(key, task.reduces)].push(line);
+    used += line.length + 64;
+    if (used >= task.budget) spill();
+  }, counters);
+  const { split } = task;
+  const batches = split.start === 0 && split.end < 0 ? lineBatches(split.path) : splitLines(split);
+  for await (const batch of batches) for (const line of batch) map(line);
+  spill();
+}
+
+function addCounters(into: Counters, from: Counters): void {
+  for (const [k, v] of Object.entries(from)) into[k] = (into[k] ?? 0) + v;
 }
 
 export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRunResult> {
   const reduces = opts.numReduces ?? job.numReduces ?? 1;
   const budget = opts.sortMemory ?? 64 << 20;
-  const partition = job.partition ?? hashPartition;
+  const threads = Math.max(1, opts.threads ?? 1);
   const counters: Counters = {};
   const work = mkdtempSync(join(opts.tmpDir ?? tmpdir(), 'nwax-job-'));
   try {
-    // Map: every input line through map; output held per partition, spilled sorted and combined.
-    const spills = Array.from({ length: reduces }, (_, p) => join(work, `map-out-${p}`));
-    let held: string[][] = spills.map(() => []);
-    let used = 0;
-    const spill = () => {
-      held.forEach((lines, p) => {
-        if (lines.length === 0) return;
-        let out = sortByteOrder(lines);
-        if (job.combine) {
-          const combined: string[] = [];
-          const c = combiner(job, (l) => combined.push(l), counters);
-          for (const l of out) c.push(l);
-          c.flush();
-          out = combined;
-        }
-        appendFileSync(spills[p], `${out.join('\n')}\n`);
-      });
-      held = spills.map(() => []);
-      used = 0;
-    };
-    const map = mapper(job, (line) => {
-      const key = line.slice(0, line.indexOf('\t'));
-      held[partition(key, reduces)].push(line);
-      used += line.length + 64;
-      if (used >= budget) spill();
-    }, counters);
-    for (const input of opts.inputs) {
-      for await (const batch of lineBatches(input)) {
-        for (const line of batch) map(line);
+    // Map: splits of the inputs (enough for every thread), each a task.
+    const total = opts.inputs.reduce((n, f) => n + (f === '-' ? 0 : statSync(f).size), 0);
+    const splitSize = Math.min(opts.splitMax ?? 256 << 20, Math.max(opts.splitMin ?? 1 << 20, Math.ceil(total / threads)));
+    const splits = makeSplits(opts.inputs, splitSize);
+    const tasks: MapTask[] = splits.map((split, t) => ({ split, spillPrefix: join(work, `map-${t}`), reduces, budget: Math.floor(budget / threads) }));
+    let next = 0;
+    const useWorkers = threads > 1 && tasks.length > 1 && opts.mapWorker !== undefined;
+    const runner = async () => {
+      while (next < tasks.length) {
+        const task = tasks[next++];
+        const c: Counters = {};
+        if (useWorkers) addCounters(c, await inWorker(opts.mapWorker!, job.name, task));
+        else await runMapTask(job, task, c);
+        addCounters(counters, c);
         opts.onProgress?.(counters);
       }
-    }
-    spill();
+    };
+    await Promise.all(Array.from({ length: useWorkers ? Math.min(threads, tasks.length) : 1 }, runner));
 
-    // Shuffle and reduce: one sorted pass over each partition into its part.
+    // Shuffle and reduce: one sorted pass over each partition (all map tasks' spills) into its part.
     await writeDataset(opts.output, async (tmp) => {
       for (let p = 0; p < reduces; p++) {
         const writer = new RecordFileWriter(join(tmp, partName(p)));
@@ -84,7 +125,7 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
           const tab = line.indexOf('\t');
           writer.appendLine(line.slice(0, tab), line.slice(tab + 1));
         }, counters);
-        const input = existsOrEmpty(spills[p]);
+        const input = spillsOf(tasks.map((t) => `${t.spillPrefix}-${p}`));
         for await (const batch of externalSort(input, { memory: budget, tmpDir: work })) {
           for (const line of batch) reduce.push(line);
         }
@@ -92,17 +133,21 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
         writer.close();
       }
     }, { force: opts.force });
-    return { counters, parts: reduces };
+    return { counters, parts: reduces, mapTasks: tasks.length };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
-async function* existsOrEmpty(path: string): AsyncGenerator<string[]> {
-  try {
-    yield* lineBatches(path);
-  } catch (err) {
-    if ((err as Error).message.includes('no such file')) return;
-    throw err;
-  }
+/** Runs one map task on a worker thread; resolves with its counters. */
+function inWorker(script: URL, jobName: string, task: MapTask): Promise<Counters> {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(script, { workerData: { jobName, task } });
+    w.once('message', (m: { counters?: Counters; error?: string }) => (m.error ? reject(new Error(m.error)) : resolve(m.counters!)));
+    w.once('error', reject);
+  });
+}
+
+async function* spillsOf(paths: string[]): AsyncGenerator<string[]> {
+  for (const p of paths) if (existsSync(p)) yield* lineBatches(p);
 }
