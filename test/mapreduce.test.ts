@@ -56,9 +56,9 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     }
     expect(total).toBeGreaterThan(300);
     expect(readFileSync(join(out, '_SUCCESS'), 'utf8')).toBe('');
-    // Many map tasks (64 KiB splits) on two worker threads: the same bytes.
+    // Many map tasks (16 KiB splits at most) on two worker threads: the same bytes.
     const threaded = join(dir, `threaded-${name}`);
-    const t = nwax(['job', name, 'run', '-o', threaded, '--reduces', String(reduces), '--threads', '2', '-D', 'mapreduce.input.fileinputformat.split.minsize=64K', input]);
+    const t = nwax(['job', name, 'run', '-o', threaded, '--reduces', String(reduces), '--threads', '2', '-D', 'mapreduce.input.fileinputformat.split.maxsize=16K', input]);
     expect(t.code, t.stderr).toBe(0);
     expect(Number(/(\d+) map tasks/.exec(t.stderr)?.[1])).toBeGreaterThan(4);
     for (let p = 0; p < reduces; p++) {
