@@ -39,9 +39,18 @@ export interface Job {
  * over the UTF-8 bytes), then (h & Integer.MAX_VALUE) % numReduces.
  */
 export function hashPartition(key: string, numReduces: number): number {
-  const bytes = Buffer.from(key, 'utf8');
   let h = 1;
-  for (let i = 0; i < bytes.length; i++) h = (Math.imul(31, h) + ((bytes[i] << 24) >> 24)) | 0;
+  // ASCII keys (nearly all) are their own UTF-8 bytes: no Buffer per key.
+  let i = 0;
+  for (; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c > 127) break;
+    h = (Math.imul(31, h) + c) | 0;
+  }
+  if (i < key.length) {
+    const bytes = Buffer.from(key.slice(i), 'utf8');
+    for (let j = 0; j < bytes.length; j++) h = (Math.imul(31, h) + ((bytes[j] << 24) >> 24)) | 0;
+  }
   return (h & 0x7fffffff) % numReduces;
 }
 
