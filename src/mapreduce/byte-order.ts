@@ -28,17 +28,20 @@ export function compareBytes(a: string, b: string): number {
  * Sorts in byte order. CDX-like lines repeat their first field (the URL key of every capture
  * of a URL), so lines are bucketed by it, the distinct first fields sorted, then each bucket:
  * far fewer comparisons than one big sort (1.7x faster on CDX). This gives the order of whole
- * lines because a first field holds no space and, checked here, no character below U+0020:
- * where one key is a prefix of another, the shorter line has ' ' where the longer has a larger
- * character. Lines whose first fields rarely repeat are sorted whole.
+ * lines because a first field (up to the first space or tab) holds, checked here, no character
+ * below U+0020: where one field is a prefix of another, the shorter line has its space or tab
+ * where the longer has a larger character. Lines whose first fields rarely repeat are sorted whole.
  */
 export function sortByteOrder(lines: string[]): string[] {
   if (lines.some(hasHighChars)) return lines.sort(compareBytes);
   if (lines.length < 1024) return lines.sort();
   const buckets = new Map<string, string[]>();
   for (const l of lines) {
+    // The first field ends at a space (CDX) or a tab (`key TAB value` records).
     const sp = l.indexOf(' ');
-    const head = sp < 0 ? l : l.slice(0, sp);
+    const tab = l.indexOf('\t');
+    const end = sp < 0 ? tab : tab < 0 ? sp : Math.min(sp, tab);
+    const head = end < 0 ? l : l.slice(0, end);
     const b = buckets.get(head);
     if (b) b.push(l);
     else buckets.set(head, [l]);
