@@ -16,7 +16,7 @@ describe('byte-order sorting', () => {
   });
 
   it('compares as UTF-8 bytes across the surrogate range', () => {
-    // U+FF21 sorts before U+1F600 in UTF-16 code units, after it in UTF-8 bytes.
+    // U+FF21 (EF BC A1) sorts before U+1F600 (F0 9F 98 80) in UTF-8 bytes, after it in UTF-16 code units.
     expect(compareBytes('\uFF21', '\u{1F600}')).toBeLessThan(0);
     expect(compareBytes('\u{1F600}', '\uFF21')).toBeGreaterThan(0);
     expect(compareBytes('ab', 'abc')).toBeLessThan(0);
