@@ -114,3 +114,21 @@ describe.skipIf(!HAVE_FIXTURES)('a job killed in the middle of its reduce', () =
     expect(readdirSync(dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
   }, 120_000);
 });
+
+describe('nwax job on bad input', () => {
+  it('names a missing or directory input, and counts lines that are not CDX', () => {
+    const dir = tempDir();
+    const missing = nwax(['job', 'cdx-url-count', 'run', '-o', join(dir, 'o1'), join(dir, 'nope.cdx')]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/nope\.cdx: no such file/);
+    const isDir = nwax(['job', 'cdx-url-count', 'run', '-o', join(dir, 'o2'), dir]);
+    expect(isDir.code).toBe(1);
+    expect(isDir.stderr).toMatch(/is a directory/);
+    const garbage = join(dir, 'garbage.bin');
+    writeFileSync(garbage, Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256)));
+    const r = nwax(['job', 'cdx-url-count', 'run', '-o', join(dir, 'o3'), garbage]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/not CDX lines \d+/);
+    for (const s of [missing.stderr, isDir.stderr, r.stderr]) expect(s).not.toMatch(/internal error|\n\s+at /);
+  });
+});

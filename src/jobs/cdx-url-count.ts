@@ -18,7 +18,13 @@ export const cdxUrlCount: Job = {
       return;
     }
     const sp = line.indexOf(' ');
-    emit(sp < 0 ? line : line.slice(0, sp), 1);
+    const key = sp < 0 ? line : line.slice(0, sp);
+    // A URL key has no control characters: such a line is not CDX (binary input, say).
+    if (/[\x00-\x1f]/.test(key)) {
+      ctx.count('not CDX lines');
+      return;
+    }
+    emit(key, 1);
   },
   combine(key, values, emit) {
     emit(key, sum(values));

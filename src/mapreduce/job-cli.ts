@@ -1,6 +1,6 @@
 /** What `nwax job NAME ACTION` does: the streaming tasks on stdin/stdout, or a whole run. */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Counters, Job } from './job.js';
 import { mapper, reducer, combiner } from './streaming.js';
@@ -10,7 +10,8 @@ import { hadoopCommand, shellLine } from './hadoop.js';
 import { LineOutput } from '../util/output.js';
 import { parseByteSize, defaultConfDir } from '../conf/config.js';
 import { formatCounts } from '../util/progress.js';
-import { UsageError } from '../util/errors.js';
+import { InputError, UsageError } from '../util/errors.js';
+import { describeFsError } from '../archive/byte-source.js';
 
 export interface JobActionOptions {
   output?: string;
@@ -44,6 +45,16 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
     return 0;
   }
   if (inputs.length === 0) throw new UsageError(`nwax job ${job.name} run: no input files`);
+  for (const i of inputs) {
+    if (i === '-') continue;
+    let st;
+    try {
+      st = statSync(i);
+    } catch (err) {
+      throw new InputError(describeFsError(i, err as NodeJS.ErrnoException));
+    }
+    if (!st.isFile()) throw new InputError(`${i}: ${st.isDirectory() ? 'is a directory' : 'not a regular file'}; a job reads files`);
+  }
   if (!opts.output) throw new UsageError(`nwax job ${job.name} run: -o OUTPUT (the output dataset) is needed`);
   if (opts.engine === 'hadoop') {
     const site = join(defaultConfDir(), 'nwax-site.json');

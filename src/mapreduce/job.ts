@@ -3,6 +3,8 @@
  * or, unchanged, by Hadoop Streaming (`nwax job NAME map|reduce`). Values travel as JSON text
  * between the phases, so both runners see the same bytes.
  */
+import { NwaxError } from '../util/errors.js';
+
 export type Emit = (key: string, value: unknown) => void;
 
 export interface Counters {
@@ -65,7 +67,7 @@ export function splitInput(job: Job, line: string): [string, unknown] {
 /** Checks a key before it is shuffled: keys end at the first tab and lines at the newline. */
 export function checkedKey(job: Job, key: string): string {
   if (key.includes('\t') || key.includes('\n')) {
-    throw new Error(`job ${job.name}: key ${JSON.stringify(key.slice(0, 80))} holds a tab or newline`);
+    throw new NwaxError('NWAX_KEY', `job ${job.name}: key ${JSON.stringify(key.slice(0, 80))} holds a tab or newline, which keys may not`);
   }
   return key;
 }
