@@ -45,16 +45,6 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
     return 0;
   }
   if (inputs.length === 0) throw new UsageError(`nwax job ${job.name} run: no input files`);
-  for (const i of inputs) {
-    if (i === '-') continue;
-    let st;
-    try {
-      st = statSync(i);
-    } catch (err) {
-      throw new InputError(describeFsError(i, err as NodeJS.ErrnoException));
-    }
-    if (!st.isFile()) throw new InputError(`${i}: ${st.isDirectory() ? 'is a directory' : 'not a regular file'}; a job reads files`);
-  }
   if (!opts.output) throw new UsageError(`nwax job ${job.name} run: -o OUTPUT (the output dataset) is needed`);
   if (opts.engine === 'hadoop') {
     const site = join(defaultConfDir(), 'nwax-site.json');
@@ -64,6 +54,17 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
     const r = spawnSync(cmd[0], cmd.slice(1), { stdio: 'inherit' });
     if (r.error) throw new UsageError(`hadoop: ${(r.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not on the PATH' : r.error.message}`);
     return r.status ?? 1;
+  }
+  // Local inputs must be readable files (Hadoop inputs are the cluster's paths, not checked here).
+  for (const i of inputs) {
+    if (i === '-') continue;
+    let st;
+    try {
+      st = statSync(i);
+    } catch (err) {
+      throw new InputError(describeFsError(i, err as NodeJS.ErrnoException));
+    }
+    if (!st.isFile()) throw new InputError(`${i}: ${st.isDirectory() ? 'is a directory' : 'not a regular file'}; a job reads files`);
   }
   const started = Date.now();
   const r = await runLocal(job, {
