@@ -5,7 +5,7 @@
  */
 import { createReadStream, promises as fsp } from 'node:fs';
 import { basename } from 'node:path';
-import { InputError } from '../util/errors.js';
+import { InputError, describeFsError } from '../util/errors.js';
 
 export interface ByteSource {
   /** What error messages call the input: the path as given, or `stdin`. */
@@ -63,18 +63,4 @@ export async function openByteSource(path: string): Promise<ByteSource> {
       stream?.destroy();
     },
   };
-}
-
-export function describeFsError(path: string, err: NodeJS.ErrnoException): string {
-  switch (err.code) {
-    case 'ENOENT':
-      return `${path}: no such file`;
-    case 'EACCES':
-    case 'EPERM':
-      return `${path}: permission denied`;
-    case 'EISDIR':
-      return `${path}: is a directory, not a file`;
-    default:
-      return `${path}: cannot read (${err.code ?? err.message})`;
-  }
 }

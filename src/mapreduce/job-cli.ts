@@ -10,8 +10,7 @@ import { hadoopCommand, shellLine } from './hadoop.js';
 import { LineOutput } from '../util/output.js';
 import { parseByteSize, defaultConfDir } from '../conf/config.js';
 import { formatCounts } from '../util/progress.js';
-import { InputError, UsageError } from '../util/errors.js';
-import { describeFsError } from '../archive/byte-source.js';
+import { InputError, UsageError, describeFsError } from '../util/errors.js';
 
 export interface JobActionOptions {
   output?: string;

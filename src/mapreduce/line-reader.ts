@@ -7,8 +7,7 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { isAscii } from 'node:buffer';
 import { createGunzip } from 'node:zlib';
-import { InputError } from '../util/errors.js';
-import { describeFsError } from '../archive/byte-source.js';
+import { InputError, describeFsError } from '../util/errors.js';
 
 const CHUNK = 1 << 20;
 

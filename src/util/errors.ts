@@ -44,3 +44,18 @@ export class UsageError extends NwaxError {
     this.name = 'UsageError';
   }
 }
+
+/** A file system error as one line naming the path. */
+export function describeFsError(path: string, err: NodeJS.ErrnoException): string {
+  switch (err.code) {
+    case 'ENOENT':
+      return `${path}: no such file`;
+    case 'EACCES':
+    case 'EPERM':
+      return `${path}: permission denied`;
+    case 'EISDIR':
+      return `${path}: is a directory, not a file`;
+    default:
+      return `${path}: cannot read (${err.code ?? err.message})`;
+  }
+}
