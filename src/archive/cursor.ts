@@ -103,7 +103,8 @@ export class SegmentCursor {
   /** Offset in the file of the next byte: its member's offset (gzip) or its own (plain). */
   async offsetHere(): Promise<number> {
     await this.ensure(1);
-    if (this.segs.length === 0) return this.gzip ? this.lastEnd : this.lastEnd;
+    // Nothing buffered: the next byte is where the last consumed member (or byte) ended.
+    if (this.segs.length === 0) return this.lastEnd;
     const s = this.segs[0];
     return this.gzip ? s.offset : s.offset + this.pos;
   }

@@ -7,7 +7,7 @@
 import { ByteWindow } from './byte-window.js';
 import { openByteSource, type ByteSource } from './byte-source.js';
 import { SegmentCursor } from './cursor.js';
-import { gzipSegments, type SegmentEvent } from './segments.js';
+import { gzipSegments, plainSegments } from './segments.js';
 import { HeaderList, headerBlockEnd, parseHeaderLines, parseHttpHead, type HttpHead } from './headers.js';
 import { parseArcHeader, looksLikeArcHeader } from './arc-header.js';
 import { warcDateTo14 } from './dates.js';
@@ -85,7 +85,7 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
             maxBuffer: this.opts.inflateMaxBuffer ?? 32 << 20,
             verifyCrc: this.opts.verifyCrc ?? true,
           })
-        : windowSegments(win);
+        : plainSegments(win);
       this.cursor = new SegmentCursor(events, gzip);
       yield* this.records(gzip);
       this.stats.bytes = win.end;
@@ -445,19 +445,6 @@ class LiveRecord implements ArchiveRecord {
 function describeBytes(b: Buffer): string {
   const printable = b.toString('latin1').replace(/[^\x20-\x7e]/g, '.');
   return JSON.stringify(printable);
-}
-
-/** Plain files: the window's bytes as segments. */
-async function* windowSegments(win: ByteWindow): AsyncGenerator<SegmentEvent> {
-  let pos = 0;
-  for (;;) {
-    const have = await win.fill(pos, 1 << 20);
-    if (have === 0) return;
-    const data = win.view(pos, have);
-    yield { kind: 'data', data, offset: pos, memberEnd: pos + have, memberStart: false };
-    pos += have;
-    win.release(pos);
-  }
 }
 
 /** Opens `path` (or `-` for stdin) and iterates its records. */

@@ -59,15 +59,16 @@ function inflateOnce(inflater: Inflater, body: Buffer, maxBuffer: number): Infla
   return inflater.inflate(body, Math.min(1 << 20, Math.max(1024, hint)), maxBuffer);
 }
 
-export async function* plainSegments(source: AsyncIterator<Buffer>): AsyncGenerator<SegmentEvent> {
-  let offset = 0;
+/** A plain (uncompressed) file's bytes as segments, straight from the window. */
+export async function* plainSegments(win: ByteWindow): AsyncGenerator<SegmentEvent> {
+  let pos = 0;
   for (;;) {
-    const r = await source.next();
-    if (r.done) return;
-    const data = r.value;
-    if (data.length === 0) continue;
-    yield { kind: 'data', data, offset, memberEnd: offset + data.length, memberStart: false };
-    offset += data.length;
+    const have = await win.fill(pos, 1 << 20);
+    if (have === 0) return;
+    const data = win.view(pos, have);
+    yield { kind: 'data', data, offset: pos, memberEnd: pos + have, memberStart: false };
+    pos += have;
+    win.release(pos);
   }
 }
 
