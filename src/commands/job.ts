@@ -55,6 +55,8 @@ delivers them). \`nwax job NAME run -o DIR INPUT...\` runs the job on this machi
       mapWorker: new URL('../jobs/map-worker.js', import.meta.url),
       splitMin: conf.getBytes('mapreduce.input.fileinputformat.split.minsize'),
       splitMax: conf.getBytes('mapreduce.input.fileinputformat.split.maxsize'),
+      blockSize: conf.getBytes('nwax.recordfile.block.size'),
+      gzipLevel: conf.getNumber('nwax.recordfile.gzip.level'),
       say: (m) => this.sayLine(m),
     });
   }

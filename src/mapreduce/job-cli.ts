@@ -22,6 +22,8 @@ export interface JobActionOptions {
   threads: number;
   splitMin?: number;
   splitMax?: number;
+  blockSize?: number;
+  gzipLevel?: number;
   mapWorker?: URL;
   say: (m: string) => void;
 }
@@ -69,6 +71,7 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
   const r = await runLocal(job, {
     inputs, output: opts.output, numReduces: opts.reduces, sortMemory: parseByteSize(opts.memory, 'mapreduce.task.io.sort.mb'),
     force: opts.force, threads: opts.threads, mapWorker: opts.mapWorker, splitMin: opts.splitMin, splitMax: opts.splitMax,
+    recordFile: { blockSize: opts.blockSize, level: opts.gzipLevel },
   });
   opts.say(`${job.name}: ${r.mapTasks} map task${r.mapTasks === 1 ? '' : 's'}, ${r.parts} part${r.parts === 1 ? '' : 's'} in ${opts.output} in ${((Date.now() - started) / 1000).toFixed(1)} s; ${formatCounts(r.counters)}`);
   return 0;

@@ -17,7 +17,7 @@ import { mapper, reducer, combiner } from './streaming.js';
 import { lineBatches } from './line-reader.js';
 import { externalSort } from './external-sort.js';
 import { sortByteOrder } from './byte-order.js';
-import { RecordFileWriter } from './record-file.js';
+import { RecordFileWriter, type RecordFileOptions } from './record-file.js';
 import { partName, writeDataset } from './dataset.js';
 
 export interface LocalRunOptions {
@@ -35,6 +35,8 @@ export interface LocalRunOptions {
   splitMax?: number;
   /** The worker script that runs a map task by job name (it lives with the job registry). */
   mapWorker?: URL;
+  /** Blocks of the output parts. */
+  recordFile?: RecordFileOptions;
   /** Called after each map task with the counters so far (progress). */
   onProgress?: (counters: Counters) => void;
 }
@@ -120,7 +122,7 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
     // Shuffle and reduce: one sorted pass over each partition (all map tasks' spills) into its part.
     await writeDataset(opts.output, async (tmp) => {
       for (let p = 0; p < reduces; p++) {
-        const writer = new RecordFileWriter(join(tmp, partName(p)));
+        const writer = new RecordFileWriter(join(tmp, partName(p)), opts.recordFile);
         const reduce = reducer(job, (line) => {
           const tab = line.indexOf('\t');
           writer.appendLine(line.slice(0, tab), line.slice(tab + 1));

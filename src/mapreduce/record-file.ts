@@ -14,7 +14,7 @@ import { NwaxError } from '../util/errors.js';
 export interface RecordFileOptions {
   /** Uncompressed bytes per block (one gzip member each); default 64 KiB. */
   blockSize?: number;
-  /** gzip level, default 6. */
+  /** gzip level, default 3. */
   level?: number;
 }
 
@@ -51,7 +51,7 @@ export class RecordFileWriter {
   constructor(readonly path: string, opts: RecordFileOptions = {}) {
     this.fd = openSync(path, 'w');
     this.blockSize = opts.blockSize ?? 64 * 1024;
-    this.level = opts.level ?? 6;
+    this.level = opts.level ?? 3;
   }
 
   /** Appends a record; keys must come in byte order (equal keys allowed). */
