@@ -37,7 +37,7 @@ export function compareBytes(a: string, b: string): number {
 export function sortByteOrder(lines: string[]): string[] {
   if (lines.length < 1024) return lines.some(hasHighChars) ? lines.sort(compareBytes) : lines.sort();
   // First fields that rarely repeat (a job's distinct keys): radix sort the whole lines.
-  if (distinctHeadShare(lines) > 0.6) return radixOrSort(lines);
+  if (distinctHeadShare(lines) > 0.9) return radixOrSort(lines);
   if (lines.some(hasHighChars)) return lines.sort(compareBytes);
   const buckets = new Map<string, string[]>();
   for (const l of lines) {
