@@ -134,6 +134,8 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
         continue;
       }
       this.stats.records++;
+      // Where reading has got to, for progress; the file size once the end is reached.
+      this.stats.bytes = offset;
       yield record;
       const end = await record.finish();
       if (end.damaged) continue;

@@ -59,6 +59,7 @@ export async function* fileBatches(
         if (progress) {
           progress.lines += batch.length;
           progress.records = run.stats.records;
+          progress.current = run.stats.bytes;
         }
         yield batch;
         batch = [];
@@ -70,7 +71,10 @@ export async function* fileBatches(
     if ((err as NwaxError).code !== 'NWAX_INPUT') throw err;
     result.error = (err as Error).message;
   }
-  if (progress) progress.bytes += result.stats.bytes;
+  if (progress) {
+    progress.bytes += result.stats.bytes;
+    progress.current = 0;
+  }
 }
 
 /** Worker side: index one file into its part file. */

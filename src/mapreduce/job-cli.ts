@@ -9,7 +9,7 @@ import { runLocal } from './local-runner.js';
 import { hadoopCommand, shellLine } from './hadoop.js';
 import { LineOutput } from '../util/output.js';
 import { parseByteSize, defaultConfDir } from '../conf/config.js';
-import { formatCounts } from '../util/progress.js';
+import { Progress, formatCounts } from '../util/progress.js';
 import { InputError, UsageError, describeFsError } from '../util/errors.js';
 
 export interface JobActionOptions {
@@ -68,11 +68,17 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
     if (!st.isFile()) throw new InputError(`${i}: ${st.isDirectory() ? 'is a directory' : 'not a regular file'}; a job reads files`);
   }
   const started = Date.now();
+  const progress = new Progress(`nwax job ${job.name}`);
   const r = await runLocal(job, {
+    onProgress: (c) => {
+      progress.records = c['map input records'] ?? 0;
+      progress.lines = c['map output records'] ?? 0;
+    },
     inputs, output: opts.output, numReduces: opts.reduces, sortMemory: parseByteSize(opts.memory, 'mapreduce.task.io.sort.mb'),
     force: opts.force, threads: opts.threads, mapWorker: opts.mapWorker, splitMin: opts.splitMin, splitMax: opts.splitMax,
     recordFile: { blockSize: opts.blockSize, level: opts.gzipLevel },
   });
+  progress.stop();
   opts.say(`${job.name}: ${r.mapTasks} map task${r.mapTasks === 1 ? '' : 's'}, ${r.parts} part${r.parts === 1 ? '' : 's'} in ${opts.output} in ${((Date.now() - started) / 1000).toFixed(1)} s; ${formatCounts(r.counters)}`);
   return 0;
 }

@@ -6,7 +6,9 @@ export class Progress {
   private timer: NodeJS.Timeout | undefined;
   private readonly start = Date.now();
   records = 0;
+  /** Bytes of the inputs finished; `current` is how far into the one being read. */
   bytes = 0;
+  current = 0;
   lines = 0;
 
   constructor(private readonly label: string, enabled = process.stderr.isTTY === true) {
@@ -18,7 +20,8 @@ export class Progress {
 
   private draw(): void {
     const s = (Date.now() - this.start) / 1000;
-    process.stderr.write(`\r${this.label}: ${this.records} records, ${formatBytes(this.bytes)}, ${formatBytes(this.bytes / Math.max(s, 0.001))}/s, ${this.lines} lines   `);
+    const bytes = this.bytes + this.current;
+    process.stderr.write(`\r${this.label}: ${this.records} records, ${formatBytes(bytes)}, ${formatBytes(bytes / Math.max(s, 0.001))}/s, ${this.lines} lines   `);
   }
 
   get seconds(): number {
