@@ -35,7 +35,7 @@ export async function benchMapreduce({ runs = 5 } = {}) {
   const out = join(CORPUS_DIR, 'count-out');
   const m = measure({
     'LC_ALL=C sort -S 256M | uniq -c': `LC_ALL=C sort -S 256M ${q(keysFile)} | uniq -c > /dev/null`,
-    'nwax job cdx-url-count (local, 2 threads)': `node ${q(NWAX)} job cdx-url-count run --force --threads 2 --memory 256M -o ${q(out)} ${q(keysFile)} 2>/dev/null`,
+    'nwax job cdx-url-count (local, 2 threads)': `node ${q(NWAX)} job cdx-url-count run --force --threads 2 --reduces 2 --memory 256M -o ${q(out)} ${q(keysFile)} 2>/dev/null`,
   }, runs);
   const s = m['LC_ALL=C sort -S 256M | uniq -c'];
   const n = m['nwax job cdx-url-count (local, 2 threads)'];

@@ -53,6 +53,7 @@ delivers them). \`nwax job NAME run -o DIR INPUT...\` runs the job on this machi
       force: flags.force,
       threads: flags.threads ?? (conf.getNumber('mapreduce.local.threads') || (await import('node:os')).availableParallelism()),
       mapWorker: new URL('../jobs/map-worker.js', import.meta.url),
+      reduceWorker: new URL('../jobs/reduce-worker.js', import.meta.url),
       splitMin: conf.getBytes('mapreduce.input.fileinputformat.split.minsize'),
       splitMax: conf.getBytes('mapreduce.input.fileinputformat.split.maxsize'),
       blockSize: conf.getBytes('nwax.recordfile.block.size'),

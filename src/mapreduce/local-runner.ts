@@ -33,8 +33,9 @@ export interface LocalRunOptions {
   /** Split sizes: the input divided by the threads, kept within [min, max] (default 1 MiB, 256 MiB). */
   splitMin?: number;
   splitMax?: number;
-  /** The worker script that runs a map task by job name (it lives with the job registry). */
+  /** The worker scripts that run a map or reduce task by job name (they live with the job registry). */
   mapWorker?: URL;
+  reduceWorker?: URL;
   /** Blocks of the output parts. */
   recordFile?: RecordFileOptions;
   /** Called after each map task with the counters so far (progress). */
@@ -119,21 +120,28 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
     };
     await Promise.all(Array.from({ length: useWorkers ? Math.min(threads, tasks.length) : 1 }, runner));
 
-    // Shuffle and reduce: one sorted pass over each partition (all map tasks' spills) into its part.
+    // Shuffle and reduce: one sorted pass over each partition (all map tasks' spills) into its
+    // part; partitions are independent, so several run at once on worker threads.
     await writeDataset(opts.output, async (tmp) => {
-      for (let p = 0; p < reduces; p++) {
-        const writer = new RecordFileWriter(join(tmp, partName(p)), opts.recordFile);
-        const reduce = reducer(job, (line) => {
-          const tab = line.indexOf('\t');
-          writer.appendLine(line.slice(0, tab), line.slice(tab + 1));
-        }, counters);
-        const input = spillsOf(tasks.map((t) => `${t.spillPrefix}-${p}`));
-        for await (const batch of externalSort(input, { memory: budget, tmpDir: work })) {
-          for (const line of batch) reduce.push(line);
+      const parallel = threads > 1 && reduces > 1 && opts.reduceWorker !== undefined;
+      const reduceTasks: ReduceTask[] = Array.from({ length: reduces }, (_, p) => ({
+        partition: p,
+        spills: tasks.map((t) => `${t.spillPrefix}-${p}`),
+        output: join(tmp, partName(p)),
+        budget: parallel ? Math.floor(budget / threads) : budget,
+        tmpDir: work,
+        recordFile: opts.recordFile,
+        inProcessSort: parallel,
+      }));
+      let nextReduce = 0;
+      const reduceRunner = async () => {
+        while (nextReduce < reduceTasks.length) {
+          const task = reduceTasks[nextReduce++];
+          if (parallel) addCounters(counters, await inWorker(opts.reduceWorker!, job.name, task));
+          else await runReduceTask(job, task, counters);
         }
-        reduce.flush();
-        writer.close();
-      }
+      };
+      await Promise.all(Array.from({ length: parallel ? Math.min(threads, reduces) : 1 }, reduceRunner));
     }, { force: opts.force });
     return { counters, parts: reduces, mapTasks: tasks.length };
   } finally {
@@ -141,8 +149,34 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
   }
 }
 
-/** Runs one map task on a worker thread; resolves with its counters. */
-function inWorker(script: URL, jobName: string, task: MapTask): Promise<Counters> {
+export interface ReduceTask {
+  partition: number;
+  /** The map tasks' spill files of this partition (some may not exist). */
+  spills: string[];
+  /** The part file to write. */
+  output: string;
+  budget: number;
+  tmpDir: string;
+  recordFile?: RecordFileOptions;
+  /** Sort spilled runs on the calling thread (a worker does not start another). */
+  inProcessSort: boolean;
+}
+
+/** One reduce task: its partition sorted (the shuffle), grouped and reduced into its part. */
+export async function runReduceTask(job: Job, task: ReduceTask, counters: Counters): Promise<void> {
+  const writer = new RecordFileWriter(task.output, task.recordFile);
+  const reduce = reducer(job, (line) => {
+    const tab = line.indexOf('\t');
+    writer.appendLine(line.slice(0, tab), line.slice(tab + 1));
+  }, counters);
+  const sorted = externalSort(spillsOf(task.spills), { memory: task.budget, tmpDir: task.tmpDir, inProcess: task.inProcessSort });
+  for await (const batch of sorted) for (const line of batch) reduce.push(line);
+  reduce.flush();
+  writer.close();
+}
+
+/** Runs one map or reduce task on a worker thread; resolves with its counters. */
+function inWorker(script: URL, jobName: string, task: MapTask | ReduceTask): Promise<Counters> {
   return new Promise((resolve, reject) => {
     const w = new Worker(script, { workerData: { jobName, task } });
     w.once('message', (m: { counters?: Counters; error?: string }) => (m.error ? reject(new Error(m.error)) : resolve(m.counters!)));
