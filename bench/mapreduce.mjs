@@ -12,14 +12,16 @@ import { CORPUS_DIR, NWAX, measure, table, q } from './lib.mjs';
 
 const N = 10_000_000;
 
-async function makeKeys(path) {
+async function makeKeys(path, distinct = false) {
   const corpus = join(CORPUS_DIR, 'nwax-bench.warc.gz');
   const keys = [...new Set(execFileSync('node', [NWAX, 'cdx', '-q', '--no-header', corpus], { maxBuffer: 1 << 30 })
     .toString().trim().split('\n').map((l) => l.slice(0, l.indexOf(' '))))];
   const out = createWriteStream(path);
   let buf = '';
   for (let i = 0; i < N; i++) {
-    buf += `h${Math.floor(i / keys.length) % 300},${keys[i % keys.length]}\n`;
+    // 300 host prefixes: about 5.5 million distinct keys; `distinct`: every key once.
+    const host = distinct ? Math.floor(i / keys.length) : Math.floor(i / keys.length) % 300;
+    buf += `h${host},${keys[i % keys.length]}\n`;
     if (buf.length > 1 << 20) {
       if (!out.write(buf)) await once(out, 'drain');
       buf = '';
@@ -49,10 +51,12 @@ export async function benchMapreduce({ runs = 5 } = {}) {
     ]),
     `  nwax / sort time: ${(n.seconds / s.seconds).toFixed(2)} (below 1 is faster); peak RSS ${n.rssMB.toFixed(0)} MB against a budget of 256 MB + 200 MB`,
   ];
-  // The sorted record file: the job's output holds every distinct key; one part of them all.
-  const rf = join(CORPUS_DIR, 'records-10m');
+  // The sorted record file: 10 million distinct keys, one part (the job's output).
+  const distinctFile = join(CORPUS_DIR, 'keys-10m-distinct.txt');
+  if (!existsSync(distinctFile)) await makeKeys(distinctFile, true);
+  const rf = join(CORPUS_DIR, 'records-10m-distinct');
   if (!existsSync(join(rf, '_SUCCESS'))) {
-    execFileSync('node', [NWAX, 'job', 'cdx-url-count', 'run', '--force', '--reduces', '1', '--memory', '256M', '-o', rf, keysFile], { stdio: 'ignore' });
+    execFileSync('node', [NWAX, 'job', 'cdx-url-count', 'run', '--force', '--threads', '2', '--reduces', '1', '--memory', '256M', '-o', rf, distinctFile], { stdio: 'ignore' });
   }
   const part = join(rf, 'part-00000');
   const probe = execFileSync('node', ['-e', `
