@@ -62,10 +62,6 @@ export class SegmentCursor {
     return this.damage !== undefined && this.buffered() === 0;
   }
 
-  async atEnd(): Promise<boolean> {
-    return (await this.ensure(1)) === 0 && !this.damage;
-  }
-
   /** Up to `n` bytes from the read position; a view when they lie in one segment, else a copy. */
   peek(n: number): Buffer {
     if (this.segs.length === 0) return Buffer.alloc(0);

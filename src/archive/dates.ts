@@ -21,8 +21,3 @@ export function arcDateTo14(field: string): string | undefined {
 function padDate(d: string): string {
   return (d + '00000000000000').slice(0, 14);
 }
-
-/** 14 digits to ISO 8601 (for WARC-Date). */
-export function date14ToIso(d: string): string {
-  return `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}T${d.slice(8, 10)}:${d.slice(10, 12)}:${d.slice(12, 14)}Z`;
-}

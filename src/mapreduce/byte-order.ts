@@ -84,8 +84,3 @@ function radixOrSort(lines: string[]): string[] {
   for (let i = 0; i < sorted.length; i++) lines[i] = sorted[i];
   return lines;
 }
-
-/** a < b in byte order. */
-export function lessThan(a: string, b: string, exact: boolean): boolean {
-  return exact ? compareBytes(a, b) < 0 : a < b;
-}

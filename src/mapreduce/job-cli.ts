@@ -24,8 +24,7 @@ export interface JobActionOptions {
   splitMax?: number;
   blockSize?: number;
   gzipLevel?: number;
-  mapWorker?: URL;
-  reduceWorker?: URL;
+  taskWorker?: URL;
   say: (m: string) => void;
 }
 
@@ -76,7 +75,7 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
       progress.lines = c['map output records'] ?? 0;
     },
     inputs, output: opts.output, numReduces: opts.reduces, sortMemory: parseByteSize(opts.memory, 'mapreduce.task.io.sort.mb'),
-    force: opts.force, threads: opts.threads, mapWorker: opts.mapWorker, reduceWorker: opts.reduceWorker, splitMin: opts.splitMin, splitMax: opts.splitMax,
+    force: opts.force, threads: opts.threads, taskWorker: opts.taskWorker, splitMin: opts.splitMin, splitMax: opts.splitMax,
     recordFile: { blockSize: opts.blockSize, level: opts.gzipLevel },
   });
   progress.stop();

@@ -33,9 +33,8 @@ export interface LocalRunOptions {
   /** Split sizes: the input divided by the threads, kept within [min, max] (default 1 MiB, 256 MiB). */
   splitMin?: number;
   splitMax?: number;
-  /** The worker scripts that run a map or reduce task by job name (they live with the job registry). */
-  mapWorker?: URL;
-  reduceWorker?: URL;
+  /** The worker script that runs a map or reduce task by job name (it lives with the job registry). */
+  taskWorker?: URL;
   /** Blocks of the output parts. */
   recordFile?: RecordFileOptions;
   /** Called after each map task with the counters so far (progress). */
@@ -107,12 +106,12 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
     const splits = makeSplits(opts.inputs, splitSize);
     const tasks: MapTask[] = splits.map((split, t) => ({ split, spillPrefix: join(work, `map-${t}`), reduces, budget: Math.floor(budget / threads) }));
     let next = 0;
-    const useWorkers = threads > 1 && tasks.length > 1 && opts.mapWorker !== undefined;
+    const useWorkers = threads > 1 && tasks.length > 1 && opts.taskWorker !== undefined;
     const runner = async () => {
       while (next < tasks.length) {
         const task = tasks[next++];
         const c: Counters = {};
-        if (useWorkers) addCounters(c, await inWorker(opts.mapWorker!, job.name, task));
+        if (useWorkers) addCounters(c, await inWorker(opts.taskWorker!, job.name, task));
         else await runMapTask(job, task, c);
         addCounters(counters, c);
         opts.onProgress?.(counters);
@@ -123,7 +122,7 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
     // Shuffle and reduce: one sorted pass over each partition (all map tasks' spills) into its
     // part; partitions are independent, so several run at once on worker threads.
     await writeDataset(opts.output, async (tmp) => {
-      const parallel = threads > 1 && reduces > 1 && opts.reduceWorker !== undefined;
+      const parallel = threads > 1 && reduces > 1 && opts.taskWorker !== undefined;
       const reduceTasks: ReduceTask[] = Array.from({ length: reduces }, (_, p) => ({
         partition: p,
         spills: tasks.map((t) => `${t.spillPrefix}-${p}`),
@@ -137,7 +136,7 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
       const reduceRunner = async () => {
         while (nextReduce < reduceTasks.length) {
           const task = reduceTasks[nextReduce++];
-          if (parallel) addCounters(counters, await inWorker(opts.reduceWorker!, job.name, task));
+          if (parallel) addCounters(counters, await inWorker(opts.taskWorker!, job.name, task));
           else await runReduceTask(job, task, counters);
         }
       };

@@ -1,15 +1,16 @@
-/** Worker thread of the local runner: runs one reduce task (one partition) of a registered job. */
+/** Worker thread of the local runner: runs one map or reduce task of a registered job. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { runReduceTask, type ReduceTask } from '../mapreduce/local-runner.js';
+import { runMapTask, runReduceTask, type MapTask, type ReduceTask } from '../mapreduce/local-runner.js';
 import type { Counters } from '../mapreduce/job.js';
 import { findJob } from './index.js';
 
-const { jobName, task } = workerData as { jobName: string; task: ReduceTask };
+const { jobName, task } = workerData as { jobName: string; task: MapTask | ReduceTask };
 try {
   const job = findJob(jobName);
   if (!job) throw new Error(`no job named ${jobName}`);
   const counters: Counters = {};
-  await runReduceTask(job, task, counters);
+  if ('split' in task) await runMapTask(job, task, counters);
+  else await runReduceTask(job, task, counters);
   parentPort!.postMessage({ counters });
 } catch (err) {
   parentPort!.postMessage({ error: (err as Error).message });
