@@ -131,4 +131,20 @@ describe('nwax job on bad input', () => {
     expect(r.stderr).toMatch(/not CDX lines \d+/);
     for (const s of [missing.stderr, isDir.stderr, r.stderr]) expect(s).not.toMatch(/internal error|\n\s+at /);
   });
+
+  it('names the line of reduce input that is not key TAB json, and where a gzip input is cut', () => {
+    const bad = nwax(['job', 'cdx-url-count', 'reduce'], { input: 'a\t1\nb\tnot json\n' });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/reduce input, line 2: not "key TAB value-json"/);
+    const dir = tempDir();
+    const cut = join(dir, 'cut.cdx.gz');
+    const lines = Array.from({ length: 20000 }, (_, i) => `org,example)/${i} 20070101000000 http://example.org/${i} text/html 200 AAAA - - 10 ${i} a.gz`).join('\n');
+    writeFileSync(cut, spawnSync('gzip', ['-c'], { input: lines }).stdout.subarray(0, 20000));
+    for (const cmd of [['job', 'cdx-url-count', 'map', cut], ['sort-cdx', cut]]) {
+      const r = nwax(cmd);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/cut\.cdx\.gz: after line \d+: corrupt or cut-short gzip data/);
+      expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+    }
+  });
 });

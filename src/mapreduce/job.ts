@@ -56,12 +56,21 @@ export function hashPartition(key: string, numReduces: number): number {
   return (h & 0x7fffffff) % numReduces;
 }
 
+/** A value's JSON text, parsed; a clear error naming `where` when it is not JSON. */
+function parseValue(text: string, where: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new NwaxError('NWAX_FORMAT', `${where}: not "key TAB value-json" (${JSON.stringify(text.slice(0, 60))})`);
+  }
+}
+
 /** A map input line as the job's map function takes it. */
 export function splitInput(job: Job, line: string): [string, unknown] {
   if (job.input === 'lines') return ['', line];
   const tab = line.indexOf('\t');
   if (tab < 0) return [line, null];
-  return [line.slice(0, tab), JSON.parse(line.slice(tab + 1))];
+  return [line.slice(0, tab), parseValue(line.slice(tab + 1), `job ${job.name} map input`)];
 }
 
 /** Checks a key before it is shuffled: keys end at the first tab and lines at the newline. */
@@ -92,10 +101,13 @@ export class Grouper {
     private readonly counter = 'reduce input groups',
   ) {}
 
+  private lineNo = 0;
+
   push(line: string): void {
+    this.lineNo++;
     const tab = line.indexOf('\t');
     const key = tab < 0 ? line : line.slice(0, tab);
-    const value = tab < 0 ? null : JSON.parse(line.slice(tab + 1));
+    const value = tab < 0 ? null : parseValue(line.slice(tab + 1), `job ${this.job.name} ${this.counter === 'reduce input groups' ? 'reduce' : 'combine'} input, line ${this.lineNo}`);
     if (key !== this.key) this.flush();
     this.key = key;
     this.values.push(value);

@@ -50,6 +50,7 @@ export async function* lineBatches(path: string): AsyncGenerator<string[]> {
   const stream = await openStream(path);
   let carry = '';
   let tail: Buffer | undefined;
+  let lineNo = 0;
   try {
     for await (const raw of stream as AsyncIterable<Buffer>) {
       const chunk = tail ? Buffer.concat([tail, raw]) : raw;
@@ -65,11 +66,12 @@ export async function* lineBatches(path: string): AsyncGenerator<string[]> {
       }
       const lines = text.split('\n');
       carry = lines.pop()!;
+      lineNo += lines.length;
       if (lines.length > 0) yield lines;
     }
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'Z_DATA_ERROR' || e.code === 'Z_BUF_ERROR') throw new InputError(`${path}: corrupt gzip data (${e.message})`);
+    if (e.code === 'Z_DATA_ERROR' || e.code === 'Z_BUF_ERROR') throw new InputError(`${path}: after line ${lineNo}: corrupt or cut-short gzip data (${e.message})`);
     throw new InputError(describeFsError(path, e));
   }
   const last = carry + (tail ? tail.toString('utf8') : '');
