@@ -180,3 +180,24 @@ async function rawOf(file: string, offset: number): Promise<AsyncIterable<Buffer
   }
   throw new Error(`no record at ${offset}`);
 }
+
+describe('an HTTP head that runs past its record block', () => {
+  it('ends at the block, and the next record is still read', async () => {
+    const dir = tempDir();
+    const head = 'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Long: ' + 'x'.repeat(200) + '\r\n';
+    // Content-Length stops inside the header block: no blank line before the block ends.
+    const rec1 = `WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: http://a.example/\r\nWARC-Date: 2020-01-01T00:00:00Z\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: 60\r\n\r\n${head.slice(0, 60)}\r\n\r\n`;
+    const rec2 = `WARC/1.0\r\nWARC-Type: resource\r\nWARC-Target-URI: http://b.example/\r\nWARC-Date: 2020-01-01T00:00:01Z\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello\r\n\r\n`;
+    const path = join(dir, 'short-head.warc');
+    (await import('node:fs')).writeFileSync(path, rec1 + rec2);
+    const seen: Array<[string, string | undefined]> = [];
+    const issues: string[] = [];
+    for await (const r of await readArchive(path, { onIssue: (i) => issues.push(`${i.offset} ${i.reason}`) })) {
+      seen.push([r.url, r.http?.status]);
+      await r.finish();
+    }
+    expect(seen).toEqual([['http://a.example/', '200'], ['http://b.example/', undefined]]);
+    // Read in step: nothing taken for damage.
+    expect(issues).toEqual([]);
+  });
+});

@@ -310,9 +310,11 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
       const view = c.peek(have);
       if (headerBlockEnd(view) >= 0 || have < size || size >= max) {
         const head = parseHttpHead(view, kind);
-        if (!head || head.length > blockLength) return head && { ...head, length: Math.min(head.length, blockLength) };
-        c.advance(head.length);
-        return head;
+        if (!head) return undefined;
+        // A head that claims more than its block (no blank line before the block ends) ends with it.
+        const length = Math.min(head.length, blockLength);
+        c.advance(length);
+        return length === head.length ? head : { ...head, length };
       }
       size = Math.min(max, size * 4);
     }
