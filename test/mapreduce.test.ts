@@ -64,6 +64,14 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     for (let p = 0; p < reduces; p++) {
       expect(sh(`zcat ${join(threaded, `part-0000${p}`)}`)).toBe(sh(`zcat ${join(out, `part-0000${p}`)}`));
     }
+    // A small buffer (many spills) merged two runs at a time (merge passes before the reduce).
+    const passes = join(dir, `passes-${name}`);
+    const m = nwax(['job', name, 'run', '-o', passes, '--reduces', String(reduces), '--memory', '16K', '-D', 'mapreduce.task.io.sort.factor=2', input]);
+    expect(m.code, m.stderr).toBe(0);
+    expect(Number(/runs merged in passes (\d+)/.exec(m.stderr)?.[1])).toBeGreaterThan(0);
+    for (let p = 0; p < reduces; p++) {
+      expect(sh(`zcat ${join(passes, `part-0000${p}`)}`)).toBe(sh(`zcat ${join(out, `part-0000${p}`)}`));
+    }
   });
 
   it('lists the jobs and prints a Hadoop Streaming command with generic options first', () => {

@@ -54,6 +54,7 @@ delivers them). \`nwax job NAME run -o DIR INPUT...\` runs the job on this machi
       threads: flags.threads ?? (conf.getNumber('mapreduce.local.threads') || (await import('node:os')).availableParallelism()),
       taskWorker: new URL('../jobs/task-worker.js', import.meta.url),
       splitMin: conf.getBytes('mapreduce.input.fileinputformat.split.minsize'),
+      mergeFactor: conf.getNumber('mapreduce.task.io.sort.factor'),
       splitMax: conf.getBytes('mapreduce.input.fileinputformat.split.maxsize'),
       blockSize: conf.getBytes('nwax.recordfile.block.size'),
       gzipLevel: conf.getNumber('nwax.recordfile.gzip.level'),

@@ -21,6 +21,7 @@ export interface JobActionOptions {
   force: boolean;
   threads: number;
   splitMin?: number;
+  mergeFactor?: number;
   splitMax?: number;
   blockSize?: number;
   gzipLevel?: number;
@@ -35,7 +36,7 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
     const out = new LineOutput(undefined);
     const write = (l: string) => void out.write(l);
     const task = action === 'map' ? { push: mapper(job, write, counters), flush: () => {} }
-      : action === 'reduce' ? reducer(job, write, counters) : combiner(job, write, counters);
+      : action === 'reduce' ? reducer(job, write, counters) : combiner(job, write, counters).grouper;
     for await (const batch of lineBatches(inputs[0] ?? '-')) {
       for (const line of batch) task.push(line);
       await out.flush();
@@ -75,7 +76,7 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
       progress.lines = c['map output records'] ?? 0;
     },
     inputs, output: opts.output, numReduces: opts.reduces, sortMemory: parseByteSize(opts.memory, 'mapreduce.task.io.sort.mb'),
-    force: opts.force, threads: opts.threads, taskWorker: opts.taskWorker, splitMin: opts.splitMin, splitMax: opts.splitMax,
+    force: opts.force, threads: opts.threads, taskWorker: opts.taskWorker, splitMin: opts.splitMin, splitMax: opts.splitMax, mergeFactor: opts.mergeFactor,
     recordFile: { blockSize: opts.blockSize, level: opts.gzipLevel },
   });
   progress.stop();

@@ -1,13 +1,14 @@
 /**
  * The local runner: a job over input files on this machine, in bounded memory. Map output is
  * buffered per partition up to the budget (`mapreduce.task.io.sort.mb`), sorted, combined and
- * appended to the partition's spill file; each partition is then sorted with the external sort
- * (the shuffle is a sort), grouped and reduced into `part-NNNNN` of the output dataset, which
- * is written aside and put in place at the end. The partitioner is Hadoop's, so a key lands in
+ * written as a sorted run (a spill); each partition's runs, from all map tasks, are then merged
+ * k-way (the shuffle, as Hadoop's merge: nothing is sorted twice), grouped and reduced into
+ * `part-NNNNN` of the output dataset, which is written aside and put in place at the end. The partitioner is Hadoop's, so a key lands in
  * the same part here and on a cluster; `nwax job NAME map | LC_ALL=C sort | nwax job NAME
  * reduce` gives the same bytes per partition (the equivalence test proves it).
  */
-import { appendFileSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { closeSync, createWriteStream, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
+import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ import { hashPartition, type Counters, type Job } from './job.js';
 import { makeSplits, splitLines, type Split } from './splits.js';
 import { mapper, reducer, combiner } from './streaming.js';
 import { lineBatches } from './line-reader.js';
-import { externalSort } from './external-sort.js';
+import { mergeSortedFiles, writeLines } from './external-sort.js';
 import { sortByteOrder } from './byte-order.js';
 import { RecordFileWriter, type RecordFileOptions } from './record-file.js';
 import { partName, writeDataset } from './dataset.js';
@@ -28,6 +29,8 @@ export interface LocalRunOptions {
   sortMemory?: number;
   tmpDir?: string;
   force?: boolean;
+  /** Sorted runs a reduce merges at once (default 32; `mapreduce.task.io.sort.factor`). */
+  mergeFactor?: number;
   /** Map tasks run at once (default 1: on this thread). */
   threads?: number;
   /** Split sizes: the input divided by the threads, kept within [min, max] (default 1 MiB, 256 MiB). */
@@ -49,7 +52,7 @@ export interface LocalRunResult {
 
 export interface MapTask {
   split: Split;
-  /** Spill files are `${spillPrefix}-${partition}`. */
+  /** Spill files are `${spillPrefix}-${partition}-${n}`, each one sorted run. */
   spillPrefix: string;
   reduces: number;
   budget: number;
@@ -58,9 +61,9 @@ export interface MapTask {
 /** One map task: its split through map, output sorted, combined and spilled per partition. */
 export async function runMapTask(job: Job, task: MapTask, counters: Counters): Promise<void> {
   const partition = job.partition ?? hashPartition;
-  const spills = Array.from({ length: task.reduces }, (_, p) => `${task.spillPrefix}-${p}`);
-  let held: string[][] = spills.map(() => []);
+  let held: string[][] = Array.from({ length: task.reduces }, () => []);
   let used = 0;
+  let spills = 0;
   const spill = () => {
     held.forEach((lines, p) => {
       if (lines.length === 0) return;
@@ -68,13 +71,14 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
       if (job.combine) {
         const combined: string[] = [];
         const c = combiner(job, (l) => combined.push(l), counters);
-        for (const l of out) c.push(l);
-        c.flush();
-        out = combined;
+        for (const l of out) c.grouper.push(l);
+        c.grouper.flush();
+        out = c.inOrder() ? combined : sortByteOrder(combined);
       }
-      appendFileSync(spills[p], `${out.join('\n')}\n`);
+      writeRunSync(`${task.spillPrefix}-${p}-${spills}`, out);
     });
-    held = spills.map(() => []);
+    spills++;
+    held = held.map(() => []);
     used = 0;
   };
   const map = mapper(job, (line) => {
@@ -87,6 +91,16 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
   const batches = split.start === 0 && split.end < 0 ? lineBatches(split.path) : splitLines(split);
   for await (const batch of batches) for (const line of batch) map(line);
   spill();
+}
+
+/** Writes lines as a run file, a few thousand at a time (one huge joined string costs more). */
+function writeRunSync(path: string, lines: string[]): void {
+  const fd = openSync(path, 'w');
+  try {
+    for (let i = 0; i < lines.length; i += 4096) writeSync(fd, `${lines.slice(i, i + 4096).join('\n')}\n`);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function addCounters(into: Counters, from: Counters): void {
@@ -102,7 +116,10 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
   try {
     // Map: splits of the inputs (enough for every thread), each a task.
     const total = opts.inputs.reduce((n, f) => n + (f === '-' ? 0 : statSync(f).size), 0);
-    const splitSize = Math.min(opts.splitMax ?? 256 << 20, Math.max(opts.splitMin ?? 1 << 20, Math.ceil(total / threads)));
+    // As many splits as threads, or a multiple of them when max caps the size: no thread idles
+    // through a last round that only one split needs.
+    const perRound = Math.ceil(total / (opts.splitMax ?? 256 << 20) / threads) * threads;
+    const splitSize = Math.min(opts.splitMax ?? 256 << 20, Math.max(opts.splitMin ?? 1 << 20, Math.ceil(total / Math.max(threads, perRound))));
     const splits = makeSplits(opts.inputs, splitSize);
     const tasks: MapTask[] = splits.map((split, t) => ({ split, spillPrefix: join(work, `map-${t}`), reduces, budget: Math.floor(budget / threads) }));
     let next = 0;
@@ -125,12 +142,11 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
       const parallel = threads > 1 && reduces > 1 && opts.taskWorker !== undefined;
       const reduceTasks: ReduceTask[] = Array.from({ length: reduces }, (_, p) => ({
         partition: p,
-        spills: tasks.map((t) => `${t.spillPrefix}-${p}`),
+        spills: runsOf(work, p),
         output: join(tmp, partName(p)),
-        budget: parallel ? Math.floor(budget / threads) : budget,
         tmpDir: work,
+        mergeFactor: Math.max(2, opts.mergeFactor ?? 32),
         recordFile: opts.recordFile,
-        inProcessSort: parallel,
       }));
       let nextReduce = 0;
       const reduceRunner = async () => {
@@ -150,39 +166,71 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
 
 export interface ReduceTask {
   partition: number;
-  /** The map tasks' spill files of this partition (some may not exist). */
+  /** The map tasks' sorted runs of this partition. */
   spills: string[];
   /** The part file to write. */
   output: string;
-  budget: number;
+  /** Where intermediate merges are written. */
   tmpDir: string;
+  /** Runs merged at once; more are merged in passes first (open files and read buffers). */
+  mergeFactor: number;
   recordFile?: RecordFileOptions;
-  /** Sort spilled runs on the calling thread (a worker does not start another). */
-  inProcessSort: boolean;
 }
 
-/** One reduce task: its partition sorted (the shuffle), grouped and reduced into its part. */
+/** One reduce task: its partition's runs merged (the shuffle), grouped and reduced into its part. */
 export async function runReduceTask(job: Job, task: ReduceTask, counters: Counters): Promise<void> {
+  const runs = await mergeDown(task.spills, task.mergeFactor, join(task.tmpDir, `reduce-${task.partition}-merge`));
+  counters['shuffled runs'] = (counters['shuffled runs'] ?? 0) + task.spills.length;
+  if (runs.length < task.spills.length) counters['runs merged in passes'] = (counters['runs merged in passes'] ?? 0) + task.spills.length - runs.length;
   const writer = new RecordFileWriter(task.output, task.recordFile);
   const reduce = reducer(job, (line) => {
     const tab = line.indexOf('\t');
     writer.appendLine(line.slice(0, tab), line.slice(tab + 1));
   }, counters);
-  const sorted = externalSort(spillsOf(task.spills), { memory: task.budget, tmpDir: task.tmpDir, inProcess: task.inProcessSort });
-  for await (const batch of sorted) for (const line of batch) reduce.push(line);
+  for await (const batch of mergeSortedFiles(runs)) for (const line of batch) reduce.push(line);
   reduce.flush();
   writer.close();
 }
 
+/**
+ * Merges runs in passes of `factor` (smallest first, as Hadoop's merger does) until at most
+ * `factor` remain, so a reduce holds a bounded number of files open whatever the input size.
+ */
+async function mergeDown(runs: string[], factor: number, prefix: string): Promise<string[]> {
+  const left = runs.map((path) => ({ path, size: statSync(path).size }));
+  let n = 0;
+  while (left.length > factor) {
+    left.sort((a, b) => a.size - b.size);
+    const group = left.splice(0, Math.min(factor, left.length - factor + 1));
+    const path = `${prefix}-${n++}`;
+    const out = createWriteStream(path);
+    for await (const batch of mergeSortedFiles(group.map((g) => g.path))) await writeLines(out, batch);
+    out.end();
+    await once(out, 'close');
+    for (const g of group) rmSync(g.path);
+    left.push({ path, size: statSync(path).size });
+  }
+  return left.map((r) => r.path);
+}
+
+/** Heap per byte of a map task's buffer (measured: 2 made the job 7% slower for 3% less RSS). */
+const HEAP_PER_BUFFERED_BYTE = 3;
+
 /** Runs one map or reduce task on a worker thread; resolves with its counters. */
 function inWorker(script: URL, jobName: string, task: MapTask | ReduceTask): Promise<Counters> {
+  // A map task's heap is capped near what its buffer needs (the lines, their sort's scratch
+  // space and the garbage of making them), so V8 collects early instead of growing the heap
+  // far past the budget; a reduce streams and needs little.
+  const heapMb = 'split' in task ? Math.ceil((task.budget * HEAP_PER_BUFFERED_BYTE) / 2 ** 20) + 96 : 256;
   return new Promise((resolve, reject) => {
-    const w = new Worker(script, { workerData: { jobName, task } });
+    const w = new Worker(script, { workerData: { jobName, task }, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
     w.once('message', (m: { counters?: Counters; error?: string }) => (m.error ? reject(new Error(m.error)) : resolve(m.counters!)));
     w.once('error', reject);
   });
 }
 
-async function* spillsOf(paths: string[]): AsyncGenerator<string[]> {
-  for (const p of paths) if (existsSync(p)) yield* lineBatches(p);
+/** The sorted runs that the map tasks spilled for partition `p`. */
+function runsOf(work: string, p: number): string[] {
+  const name = new RegExp(`^map-\\d+-${p}-\\d+$`);
+  return readdirSync(work).filter((f) => name.test(f)).map((f) => join(work, f));
 }

@@ -31,9 +31,22 @@ export function reducer(job: Job, out: LineSink, counters: Counters): Grouper {
   return new Grouper(job, emit, ctx);
 }
 
-/** A combiner over one sorted run: the same grouping, the job's combine function. */
-export function combiner(job: Job, out: LineSink, counters: Counters): Grouper {
+/**
+ * A combiner over one sorted run: the same grouping, the job's combine function. `inOrder`
+ * stays true while every group gave one value under its own key: the output is then as sorted
+ * as the input was, and need not be sorted again.
+ */
+export function combiner(job: Job, out: LineSink, counters: Counters): { grouper: Grouper; inOrder: () => boolean } {
   const ctx = newContext(counters);
+  let inOrder = true;
   const emit = (k: string, v: unknown) => out(`${checkedKey(job, k)}\t${JSON.stringify(v) ?? 'null'}`);
-  return new Grouper({ ...job, reduce: job.combine! }, emit, ctx, 'combine input groups');
+  const combine = job.combine!;
+  const reduce: Job['reduce'] = (key, values, _emit, c) => {
+    let n = 0;
+    combine(key, values, (k, v) => {
+      if (k !== key || ++n > 1) inOrder = false;
+      emit(k, v);
+    }, c);
+  };
+  return { grouper: new Grouper({ ...job, reduce }, emit, ctx, 'combine input groups'), inOrder: () => inOrder };
 }
