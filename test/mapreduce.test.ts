@@ -29,50 +29,69 @@ describe('the partitioner', () => {
 
 describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same bytes', () => {
   const dir = tempDir();
-  const input = join(dir, 'input.cdx');
-  const cdx = ['pywb/iana.warc.gz', 'wget/crawl1.warc.gz', 'wget/crawl2.warc.gz', 'warcio/example.warc'].map(fixture);
-  writeFileSync(input, nwax(['cdx', '-q', ...cdx]).stdout);
+  const archives = ['pywb/iana.warc.gz', 'wget/crawl1.warc.gz', 'wget/crawl2.warc.gz', 'warcio/example.warc'].map(fixture);
+  // Each job's real input: CDX lines for the CDX jobs, a manifest of archives for import.
+  const cdxInput = join(dir, 'input.cdx');
+  writeFileSync(cdxInput, nwax(['cdx', '-q', ...archives]).stdout);
+  const manifest = join(dir, 'manifest.txt');
+  writeFileSync(manifest, `# four archives\n${archives.map((a, i) => `${a} coll${i % 2}`).join('\n')}\n`);
+  const inputs: Record<string, { path: string; minMapped: number; minOut: number }> = {
+    'cdx-url-count': { path: cdxInput, minMapped: 500, minOut: 300 },
+    import: { path: manifest, minMapped: 100, minOut: 90 },
+  };
   const sh = (script: string, stdin?: string) => {
     const r = spawnSync('bash', ['-c', script], { input: stdin, env: { ...process.env, LC_ALL: 'C' }, maxBuffer: 1 << 28 });
     if (r.status !== 0) throw new Error(`${script}: ${r.stderr}`);
     return r.stdout.toString();
   };
   const bin = join(__dirname, '..', 'bin', 'run.js');
+  /** A part as `key TAB value` text: the part itself, or one named output of streaming reduce lines. */
+  const partText = (out: string, p: number, output?: string) => sh(`zcat ${join(out, ...(output ? [output] : []), `part-0000${p}`)}`);
+  const fieldOf = (lines: string, output: string) => lines.split('\n').filter(Boolean).flatMap((l) => {
+    const tab = l.indexOf('\t');
+    const v = JSON.parse(l.slice(tab + 1))[output];
+    return v === undefined ? [] : [`${l.slice(0, tab)}\t${JSON.stringify(v)}\n`];
+  }).join('');
 
   it.each(Object.keys(JOBS))('%s: every part equals map | LC_ALL=C sort | reduce of its partition', (name) => {
+    const job = JOBS[name];
+    const input = inputs[name];
+    expect(input, `the test has no input for job ${name}`).toBeDefined();
     const reduces = 3;
     const out = join(dir, `out-${name}`);
-    const run = nwax(['job', name, 'run', '-o', out, '--reduces', String(reduces), '--memory', '8K', input]);
+    const run = nwax(['job', name, 'run', '-o', out, '--reduces', String(reduces), '--memory', '8K', input.path]);
     expect(run.code, run.stderr).toBe(0);
-    const mapped = sh(`node ${bin} job ${name} map < ${input}`).split('\n').filter(Boolean);
-    expect(mapped.length).toBeGreaterThan(500);
+    const mapped = sh(`node ${bin} job ${name} map < ${input.path}`).split('\n').filter(Boolean);
+    expect(mapped.length).toBeGreaterThan(input.minMapped);
     let total = 0;
     for (let p = 0; p < reduces; p++) {
       const mine = mapped.filter((l) => hashPartition(l.slice(0, l.indexOf('\t')), reduces) === p);
       const streamed = sh(`sort | node ${bin} job ${name} reduce`, mine.length ? `${mine.join('\n')}\n` : '');
-      const local = sh(`zcat ${join(out, `part-0000${p}`)}`);
-      expect(local).toBe(streamed);
-      total += local.split('\n').filter(Boolean).length;
+      if (job.outputs) {
+        for (const o of job.outputs) expect(partText(out, p, o), `${o}/part-0000${p}`).toBe(fieldOf(streamed, o));
+        total += partText(out, p, job.outputs[0]).split('\n').filter(Boolean).length;
+      } else {
+        const local = partText(out, p);
+        expect(local).toBe(streamed);
+        total += local.split('\n').filter(Boolean).length;
+      }
     }
-    expect(total).toBeGreaterThan(300);
+    expect(total).toBeGreaterThan(input.minOut);
     expect(readFileSync(join(out, '_SUCCESS'), 'utf8')).toBe('');
+    const outs = job.outputs ?? [undefined];
     // Many map tasks (16 KiB splits at most) on two worker threads: the same bytes.
     const threaded = join(dir, `threaded-${name}`);
-    const t = nwax(['job', name, 'run', '-o', threaded, '--reduces', String(reduces), '--threads', '2', '-D', 'mapreduce.input.fileinputformat.split.maxsize=16K', input]);
+    const t = nwax(['job', name, 'run', '-o', threaded, '--reduces', String(reduces), '--threads', '2', '-D', 'mapreduce.input.fileinputformat.split.maxsize=16K', input.path]);
     expect(t.code, t.stderr).toBe(0);
-    expect(Number(/(\d+) map tasks/.exec(t.stderr)?.[1])).toBeGreaterThan(4);
-    for (let p = 0; p < reduces; p++) {
-      expect(sh(`zcat ${join(threaded, `part-0000${p}`)}`)).toBe(sh(`zcat ${join(out, `part-0000${p}`)}`));
-    }
+    expect(Number(/(\d+) map tasks/.exec(t.stderr)?.[1])).toBeGreaterThanOrEqual(4);
+    for (let p = 0; p < reduces; p++) for (const o of outs) expect(partText(threaded, p, o)).toBe(partText(out, p, o));
     // A small buffer (many spills) merged two runs at a time (merge passes before the reduce).
     const passes = join(dir, `passes-${name}`);
-    const m = nwax(['job', name, 'run', '-o', passes, '--reduces', String(reduces), '--memory', '16K', '-D', 'mapreduce.task.io.sort.factor=2', input]);
+    const m = nwax(['job', name, 'run', '-o', passes, '--reduces', String(reduces), '--memory', '16K', '-D', 'mapreduce.task.io.sort.factor=2', input.path]);
     expect(m.code, m.stderr).toBe(0);
     expect(Number(/runs merged in passes (\d+)/.exec(m.stderr)?.[1])).toBeGreaterThan(0);
-    for (let p = 0; p < reduces; p++) {
-      expect(sh(`zcat ${join(passes, `part-0000${p}`)}`)).toBe(sh(`zcat ${join(out, `part-0000${p}`)}`));
-    }
-  });
+    for (let p = 0; p < reduces; p++) for (const o of outs) expect(partText(passes, p, o)).toBe(partText(out, p, o));
+  }, 60_000);
 
   it('lists the jobs and prints a Hadoop Streaming command with generic options first', () => {
     expect(nwax(['job', '--list']).stdout).toContain('cdx-url-count');

@@ -1,11 +1,25 @@
 /**
- * Opens an archive input as a stream of byte chunks: a local path, or `-` for stdin.
- * (http(s) sources join here with the import issue.) Errors name the input and say what is
- * wrong, without a stack.
+ * Opens an archive input as a stream of byte chunks: a local path, an http(s) URL (streamed,
+ * resumed after a lost connection: remote-source.ts), or `-` for stdin. Errors name the input
+ * and say what is wrong, without a stack.
  */
 import { createReadStream, promises as fsp } from 'node:fs';
 import { basename } from 'node:path';
 import { InputError, describeFsError } from '../util/errors.js';
+
+/** How remote archives are read (see remote-source.ts). */
+export interface RemoteOptions {
+  /** Milliseconds without response headers or without body data before a read counts as lost (http.timeout). */
+  timeout: number;
+  /** Reconnections after a lost connection (nwax.http.retries). */
+  retries: number;
+  /** Sent as User-Agent. */
+  userAgent?: string;
+}
+
+export function isRemote(path: string): boolean {
+  return /^https?:\/\//i.test(path);
+}
 
 export interface ByteSource {
   /** What error messages call the input: the path as given, or `stdin`. */
@@ -20,7 +34,12 @@ export interface ByteSource {
 
 const CHUNK = 1 << 20;
 
-export async function openByteSource(path: string): Promise<ByteSource> {
+export async function openByteSource(path: string, remote: RemoteOptions = { timeout: 10_000, retries: 3 }): Promise<ByteSource> {
+  if (isRemote(path)) {
+    // undici loads only when an archive is remote.
+    const { openRemoteSource } = await import('./remote-source.js');
+    return openRemoteSource(path, remote);
+  }
   if (path === '-') {
     return {
       name: 'stdin',

@@ -5,7 +5,7 @@
  * member, or the next `WARC/` or ARC header line).
  */
 import { ByteWindow } from './byte-window.js';
-import { openByteSource, type ByteSource } from './byte-source.js';
+import { openByteSource, type ByteSource, type RemoteOptions } from './byte-source.js';
 import { SegmentCursor } from './cursor.js';
 import { gzipSegments, plainSegments } from './segments.js';
 import { HeaderList, headerBlockEnd, parseHeaderLines, parseHttpHead, type HttpHead } from './headers.js';
@@ -35,6 +35,8 @@ export interface ReadOptions {
   inflateMaxBuffer?: number;
   httpHeaderMax?: number;
   verifyCrc?: boolean;
+  /** How http(s) archives are read. */
+  remote?: RemoteOptions;
 }
 
 export interface ReadStats {
@@ -375,10 +377,11 @@ class LiveRecord implements ArchiveRecord {
     this.left = f.contentLength - (f.http?.length ?? 0);
   }
 
-  payload(): AsyncIterable<Buffer> {
+  payload(onRaw?: (stored: Buffer) => void): AsyncIterable<Buffer> {
     const te = this.http?.headers.get('Transfer-Encoding');
-    if (!te || !/chunked/i.test(te)) return this.rawPayload();
-    return dechunk(this.rawPayload(), () =>
+    const raw = onRaw ? tap(this.rawPayload(), onRaw) : this.rawPayload();
+    if (!te || !/chunked/i.test(te)) return raw;
+    return dechunk(raw, () =>
       this.reader._report(this.offset, 'bad-chunking', 'Transfer-Encoding chunked, but the payload is not; read as stored', false));
   }
 
@@ -451,7 +454,15 @@ function describeBytes(b: Buffer): string {
   return JSON.stringify(printable);
 }
 
+/** The chunks of `it`, each shown to `see` on the way (a digest of the stored bytes, say). */
+async function* tap(it: AsyncIterable<Buffer>, see: (chunk: Buffer) => void): AsyncGenerator<Buffer> {
+  for await (const c of it) {
+    see(c);
+    yield c;
+  }
+}
+
 /** Opens `path` (or `-` for stdin) and iterates its records. */
 export async function readArchive(path: string, opts: ReadOptions = {}): Promise<ArchiveReader> {
-  return new ArchiveReader(await openByteSource(path), opts);
+  return new ArchiveReader(await openByteSource(path, opts.remote), opts);
 }

@@ -34,9 +34,10 @@ export interface ArchiveRecord {
   readonly offset: number;
   /**
    * The payload (the block after the HTTP head), streamed: transfer-decoded (chunked), with
-   * any Content-Encoding (gzip, br) left as stored.
+   * any Content-Encoding (gzip, br) left as stored. `onRaw` sees every stored chunk before it
+   * is decoded (to digest the payload as stored while reading it decoded).
    */
-  payload(): AsyncIterable<Buffer>;
+  payload(onRaw?: (stored: Buffer) => void): AsyncIterable<Buffer>;
   /** The payload exactly as stored (what WARC-Payload-Digest covers in practice), streamed. */
   rawPayload(): AsyncIterable<Buffer>;
   /** Reads past whatever of the record was not read and tells where it ended. */

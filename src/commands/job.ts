@@ -1,5 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { NwaxCommand } from './base.js';
+import { jobActionOptions, jobFlags } from './job-options.js';
 
 export default class JobCommand extends NwaxCommand {
   static override summary = 'Run a MapReduce job locally, as a Hadoop Streaming task, or on Hadoop.';
@@ -24,12 +25,7 @@ delivers them). \`nwax job NAME run -o DIR INPUT...\` runs the job on this machi
   static override flags = {
     list: Flags.boolean({ description: 'List the jobs.', default: false }),
     output: Flags.string({ char: 'o', description: 'run: the output dataset (a directory of part-NNNNN files).' }),
-    reduces: Flags.integer({ description: 'run: number of reduce partitions (default: the job\'s, or 1).', min: 1 }),
-    memory: Flags.string({ description: 'run: map output buffered before a spill (default: property mapreduce.task.io.sort.mb).' }),
-    engine: Flags.string({ description: 'run: where to run.', options: ['local', 'hadoop'], default: 'local' }),
-    run: Flags.boolean({ description: 'With --engine hadoop: run the command (hadoop must be on the PATH), not just print it.', default: false }),
-    force: Flags.boolean({ description: 'run: take over a stale lock on the output dataset.', default: false }),
-    threads: Flags.integer({ description: 'run: map tasks at once on worker threads (default: property mapreduce.local.threads; 0 = one per core).', min: 0 }),
+    ...jobFlags,
   };
 
   async run(): Promise<void> {
@@ -45,20 +41,8 @@ delivers them). \`nwax job NAME run -o DIR INPUT...\` runs the job on this machi
     const inputs = (argv as string[]).slice(2);
     const { runJobAction } = await import('../mapreduce/job-cli.js');
     process.exitCode = await runJobAction(job, args.action ?? 'run', inputs, {
+      ...(await jobActionOptions(conf, flags, job.numReduces, (m) => this.sayLine(m))),
       output: flags.output,
-      reduces: flags.reduces ?? job.numReduces ?? conf.getNumber('mapreduce.job.reduces'),
-      memory: flags.memory ?? conf.getString('mapreduce.task.io.sort.mb'),
-      engine: flags.engine as 'local' | 'hadoop',
-      runHadoop: flags.run,
-      force: flags.force,
-      threads: flags.threads ?? (conf.getNumber('mapreduce.local.threads') || (await import('node:os')).availableParallelism()),
-      taskWorker: new URL('../jobs/task-worker.js', import.meta.url),
-      splitMin: conf.getBytes('mapreduce.input.fileinputformat.split.minsize'),
-      mergeFactor: conf.getNumber('mapreduce.task.io.sort.factor'),
-      splitMax: conf.getBytes('mapreduce.input.fileinputformat.split.maxsize'),
-      blockSize: conf.getBytes('nwax.recordfile.block.size'),
-      gzipLevel: conf.getNumber('nwax.recordfile.gzip.level'),
-      say: (m) => this.sayLine(m),
     });
   }
 }

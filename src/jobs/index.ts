@@ -4,9 +4,11 @@
  */
 import type { Job } from '../mapreduce/job.js';
 import { cdxUrlCount } from './cdx-url-count.js';
+import { importJob } from '../segment/import-job.js';
 
 export const JOBS: Record<string, Job> = {
   [cdxUrlCount.name]: cdxUrlCount,
+  [importJob.name]: importJob,
 };
 
 export function findJob(name: string): Job | undefined {

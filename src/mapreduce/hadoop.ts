@@ -17,6 +17,8 @@ export interface HadoopOptions {
   files?: string[];
   /** The nwax command on the task nodes. */
   nwax?: string;
+  /** -D overrides the tasks run with (passed on their command lines). */
+  properties?: readonly string[];
 }
 
 export function hadoopCommand(job: Job, opts: HadoopOptions): string[] {
@@ -29,10 +31,16 @@ export function hadoopCommand(job: Job, opts: HadoopOptions): string[] {
   ];
   // Shipped files land in each task's working directory, where nwax then looks for its conf.
   if (opts.files?.length) args.push('-files', opts.files.join(','), '-cmdenv', 'NWAX_CONF_DIR=.');
+  if (job.linesPerSplit) {
+    // One map per N manifest lines (NLineInputFormat); the mapper gets the line without its offset key.
+    args.splice(3, 0, '-D', `mapreduce.input.lineinputformat.linespermap=${job.linesPerSplit}`, '-D', 'stream.map.input.ignoreKey=true');
+  }
   for (const i of opts.inputs) args.push('-input', i);
-  args.push('-output', opts.output, '-mapper', `${nwax} job ${job.name} map`);
-  if (job.combine) args.push('-combiner', `${nwax} job ${job.name} combine`);
-  args.push('-reducer', `${nwax} job ${job.name} reduce`);
+  if (job.linesPerSplit) args.push('-inputformat', 'org.apache.hadoop.mapred.lib.NLineInputFormat');
+  const task = (action: string) => shellLine([nwax, 'job', job.name, action, ...(opts.properties ?? []).flatMap((p) => ['-D', p])]);
+  args.push('-output', opts.output, '-mapper', task('map'));
+  if (job.combine) args.push('-combiner', task('combine'));
+  args.push('-reducer', task('reduce'));
   return args;
 }
 

@@ -26,6 +26,10 @@ export interface JobActionOptions {
   blockSize?: number;
   gzipLevel?: number;
   taskWorker?: URL;
+  /** The -D overrides of the command line: tasks load the same configuration. */
+  properties?: string[];
+  /** The exit status from the counters (a job that skipped damaged input exits 3, say); default 0. */
+  exitCode?: (counters: Counters) => number;
   say: (m: string) => void;
 }
 
@@ -35,10 +39,14 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
     // A streaming task: stdin to stdout. Counters go to stderr as Hadoop Streaming reads them.
     const out = new LineOutput(undefined);
     const write = (l: string) => void out.write(l);
-    const task = action === 'map' ? { push: mapper(job, write, counters), flush: () => {} }
-      : action === 'reduce' ? reducer(job, write, counters) : combiner(job, write, counters).grouper;
+    const props = opts.properties ?? [];
+    const task = action === 'map' ? { push: mapper(job, write, counters, props), flush: () => {} }
+      : action === 'reduce' ? reducer(job, write, counters, props) : combiner(job, write, counters, props).grouper;
     for await (const batch of lineBatches(inputs[0] ?? '-')) {
-      for (const line of batch) task.push(line);
+      for (const line of batch) {
+        const pending = task.push(line);
+        if (pending) await pending;
+      }
       await out.flush();
     }
     task.flush();
@@ -50,7 +58,7 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
   if (!opts.output) throw new UsageError(`nwax job ${job.name} run: -o OUTPUT (the output dataset) is needed`);
   if (opts.engine === 'hadoop') {
     const site = join(defaultConfDir(), 'nwax-site.json');
-    const cmd = hadoopCommand(job, { inputs, output: opts.output, numReduces: opts.reduces, files: existsSync(site) ? [site] : [] });
+    const cmd = hadoopCommand(job, { inputs, output: opts.output, numReduces: opts.reduces, files: existsSync(site) ? [site] : [], properties: opts.properties });
     process.stdout.write(`${shellLine(cmd)}\n`);
     if (!opts.runHadoop) return 0;
     const r = spawnSync(cmd[0], cmd.slice(1), { stdio: 'inherit' });
@@ -77,9 +85,9 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
     },
     inputs, output: opts.output, numReduces: opts.reduces, sortMemory: parseByteSize(opts.memory, 'mapreduce.task.io.sort.mb'),
     force: opts.force, threads: opts.threads, taskWorker: opts.taskWorker, splitMin: opts.splitMin, splitMax: opts.splitMax, mergeFactor: opts.mergeFactor,
-    recordFile: { blockSize: opts.blockSize, level: opts.gzipLevel },
+    recordFile: { blockSize: opts.blockSize, level: opts.gzipLevel }, properties: opts.properties,
   });
   progress.stop();
   opts.say(`${job.name}: ${r.mapTasks} map task${r.mapTasks === 1 ? '' : 's'}, ${r.parts} part${r.parts === 1 ? '' : 's'} in ${opts.output} in ${((Date.now() - started) / 1000).toFixed(1)} s; ${formatCounts(r.counters)}`);
-  return 0;
+  return opts.exitCode?.(r.counters) ?? 0;
 }

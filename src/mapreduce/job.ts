@@ -4,6 +4,7 @@
  * between the phases, so both runners see the same bytes.
  */
 import { NwaxError } from '../util/errors.js';
+import { Configuration } from '../conf/config.js';
 
 export type Emit = (key: string, value: unknown) => void;
 
@@ -14,6 +15,10 @@ export interface Counters {
 export interface TaskContext {
   /** Adds to a named counter (summed over tasks, printed in the job summary). */
   count(name: string, by?: number): void;
+  /** The configuration the job was started with (defaults, site file, its -D overrides). */
+  readonly conf: Configuration;
+  /** A one-line report on stderr (a damaged record, a bad line): the task goes on. */
+  warn(message: string): void;
 }
 
 export interface Job {
@@ -25,7 +30,18 @@ export interface Job {
    * Streaming's TextInputFormat does; `records` splits `key TAB value-json` lines (datasets).
    */
   input: 'lines' | 'records';
-  map(key: string, value: unknown, emit: Emit, ctx: TaskContext): void;
+  /**
+   * Input lines per map task, as Hadoop's NLineInputFormat: 1 for a manifest whose every line
+   * is a whole archive's work. Unset: splits by size.
+   */
+  linesPerSplit?: number;
+  /**
+   * Named outputs: reduce emits an object with some of these fields, and each field is written
+   * to its own dataset `OUTPUT/NAME/part-NNNNN` (a segment's content, parse_data, ...).
+   */
+  outputs?: readonly string[];
+  /** May return a promise (a map that reads an archive); the task awaits it. */
+  map(key: string, value: unknown, emit: Emit, ctx: TaskContext): void | Promise<void>;
   /** Runs on a map task's sorted output before it is shuffled; must be associative. */
   combine?(key: string, values: unknown[], emit: Emit, ctx: TaskContext): void;
   reduce(key: string, values: unknown[], emit: Emit, ctx: TaskContext): void;
@@ -81,10 +97,18 @@ export function checkedKey(job: Job, key: string): string {
   return key;
 }
 
-export function newContext(counters: Counters): TaskContext {
+/** A task's context; `properties` are the job's -D overrides (the configuration loads on first use). */
+export function newContext(counters: Counters, properties: readonly string[] = []): TaskContext {
+  let conf: Configuration | undefined;
   return {
     count(name, by = 1) {
       counters[name] = (counters[name] ?? 0) + by;
+    },
+    get conf() {
+      return (conf ??= Configuration.load(properties));
+    },
+    warn(message) {
+      process.stderr.write(`${message}\n`);
     },
   };
 }

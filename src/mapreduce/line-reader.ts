@@ -7,6 +7,7 @@ import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { isAscii } from 'node:buffer';
 import { createGunzip } from 'node:zlib';
+import { completeUtf8 } from '../util/utf8.js';
 import { InputError, describeFsError } from '../util/errors.js';
 
 const CHUNK = 1 << 20;
@@ -33,17 +34,6 @@ async function openStream(path: string): Promise<NodeJS.ReadableStream> {
   }
 }
 
-/** Where the last complete UTF-8 character of `b` ends (a sequence cut by the chunk end is left out). */
-function completeUtf8(b: Buffer): number {
-  const n = b.length;
-  for (let back = 1; back <= 3 && back <= n; back++) {
-    const c = b[n - back];
-    if ((c & 0xc0) === 0x80) continue; // continuation byte: look further back
-    const need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-    return need > back ? n - back : n;
-  }
-  return n;
-}
 
 /** Batches of lines (without their newline); a final line without newline is included. */
 export async function* lineBatches(path: string): AsyncGenerator<string[]> {

@@ -7,19 +7,19 @@
  * the same part here and on a cluster; `nwax job NAME map | LC_ALL=C sort | nwax job NAME
  * reduce` gives the same bytes per partition (the equivalence test proves it).
  */
-import { closeSync, createWriteStream, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, createWriteStream, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashPartition, type Counters, type Job } from './job.js';
-import { makeSplits, splitLines, type Split } from './splits.js';
+import { checkedKey, Grouper, hashPartition, newContext, type Counters, type Job } from './job.js';
+import { lineSplits, makeSplits, splitLines, type Split } from './splits.js';
 import { mapper, reducer, combiner } from './streaming.js';
 import { lineBatches } from './line-reader.js';
 import { mergeSortedFiles, writeLines } from './external-sort.js';
 import { sortByteOrder } from './byte-order.js';
 import { RecordFileWriter, type RecordFileOptions } from './record-file.js';
-import { partName, writeDataset } from './dataset.js';
+import { partName, SUCCESS, writeDataset } from './dataset.js';
 
 export interface LocalRunOptions {
   inputs: string[];
@@ -42,6 +42,8 @@ export interface LocalRunOptions {
   recordFile?: RecordFileOptions;
   /** Called after each map task with the counters so far (progress). */
   onProgress?: (counters: Counters) => void;
+  /** -D overrides: every task loads the configuration with them. */
+  properties?: string[];
 }
 
 export interface LocalRunResult {
@@ -56,6 +58,7 @@ export interface MapTask {
   spillPrefix: string;
   reduces: number;
   budget: number;
+  properties: string[];
 }
 
 /** One map task: its split through map, output sorted, combined and spilled per partition. */
@@ -70,7 +73,7 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
       let out = sortByteOrder(lines);
       if (job.combine) {
         const combined: string[] = [];
-        const c = combiner(job, (l) => combined.push(l), counters);
+        const c = combiner(job, (l) => combined.push(l), counters, task.properties);
         for (const l of out) c.grouper.push(l);
         c.grouper.flush();
         out = c.inOrder() ? combined : sortByteOrder(combined);
@@ -86,10 +89,15 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
     held[partition(key, task.reduces)].push(line);
     used += line.length + 64;
     if (used >= task.budget) spill();
-  }, counters);
+  }, counters, task.properties);
   const { split } = task;
   const batches = split.start === 0 && split.end < 0 ? lineBatches(split.path) : splitLines(split);
-  for await (const batch of batches) for (const line of batch) map(line);
+  for await (const batch of batches) {
+    for (const line of batch) {
+      const pending = map(line);
+      if (pending) await pending;
+    }
+  }
   spill();
 }
 
@@ -120,8 +128,9 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
     // through a last round that only one split needs.
     const perRound = Math.ceil(total / (opts.splitMax ?? 256 << 20) / threads) * threads;
     const splitSize = Math.min(opts.splitMax ?? 256 << 20, Math.max(opts.splitMin ?? 1 << 20, Math.ceil(total / Math.max(threads, perRound))));
-    const splits = makeSplits(opts.inputs, splitSize);
-    const tasks: MapTask[] = splits.map((split, t) => ({ split, spillPrefix: join(work, `map-${t}`), reduces, budget: Math.floor(budget / threads) }));
+    const splits = job.linesPerSplit ? lineSplits(opts.inputs, job.linesPerSplit) : makeSplits(opts.inputs, splitSize);
+    const properties = opts.properties ?? [];
+    const tasks: MapTask[] = splits.map((split, t) => ({ split, spillPrefix: join(work, `map-${t}`), reduces, budget: Math.floor(budget / threads), properties }));
     let next = 0;
     const useWorkers = threads > 1 && tasks.length > 1 && opts.taskWorker !== undefined;
     const runner = async () => {
@@ -143,7 +152,8 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
       const reduceTasks: ReduceTask[] = Array.from({ length: reduces }, (_, p) => ({
         partition: p,
         spills: runsOf(work, p),
-        output: join(tmp, partName(p)),
+        dir: tmp,
+        properties,
         tmpDir: work,
         mergeFactor: Math.max(2, opts.mergeFactor ?? 32),
         recordFile: opts.recordFile,
@@ -157,6 +167,7 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
         }
       };
       await Promise.all(Array.from({ length: parallel ? Math.min(threads, reduces) : 1 }, reduceRunner));
+      for (const name of job.outputs ?? []) writeFileSync(join(tmp, name, SUCCESS), '');
     }, { force: opts.force });
     return { counters, parts: reduces, mapTasks: tasks.length };
   } finally {
@@ -168,8 +179,9 @@ export interface ReduceTask {
   partition: number;
   /** The map tasks' sorted runs of this partition. */
   spills: string[];
-  /** The part file to write. */
-  output: string;
+  /** The output dataset being written: the part goes in it, or in each named output's folder. */
+  dir: string;
+  properties: string[];
   /** Where intermediate merges are written. */
   tmpDir: string;
   /** Runs merged at once; more are merged in passes first (open files and read buffers). */
@@ -182,14 +194,35 @@ export async function runReduceTask(job: Job, task: ReduceTask, counters: Counte
   const runs = await mergeDown(task.spills, task.mergeFactor, join(task.tmpDir, `reduce-${task.partition}-merge`));
   counters['shuffled runs'] = (counters['shuffled runs'] ?? 0) + task.spills.length;
   if (runs.length < task.spills.length) counters['runs merged in passes'] = (counters['runs merged in passes'] ?? 0) + task.spills.length - runs.length;
-  const writer = new RecordFileWriter(task.output, task.recordFile);
-  const reduce = reducer(job, (line) => {
-    const tab = line.indexOf('\t');
-    writer.appendLine(line.slice(0, tab), line.slice(tab + 1));
-  }, counters);
+  const part = partName(task.partition);
+  let reduce: Grouper;
+  let writers: RecordFileWriter[];
+  if (job.outputs) {
+    // Named outputs: each field of the reduced value goes to its own dataset.
+    const names = job.outputs;
+    writers = names.map((name) => {
+      mkdirSync(join(task.dir, name), { recursive: true });
+      return new RecordFileWriter(join(task.dir, name, part), task.recordFile);
+    });
+    const ctx = newContext(counters, task.properties);
+    reduce = new Grouper(job, (key, value) => {
+      ctx.count('reduce output records');
+      const fields = value as Record<string, unknown>;
+      names.forEach((name, i) => {
+        if (fields[name] !== undefined) writers[i].appendLine(checkedKey(job, key), JSON.stringify(fields[name]));
+      });
+    }, ctx);
+  } else {
+    const writer = new RecordFileWriter(join(task.dir, part), task.recordFile);
+    writers = [writer];
+    reduce = reducer(job, (line) => {
+      const tab = line.indexOf('\t');
+      writer.appendLine(line.slice(0, tab), line.slice(tab + 1));
+    }, counters, task.properties);
+  }
   for await (const batch of mergeSortedFiles(runs)) for (const line of batch) reduce.push(line);
   reduce.flush();
-  writer.close();
+  for (const w of writers) w.close();
 }
 
 /**

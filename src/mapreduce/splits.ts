@@ -4,7 +4,7 @@
  * before; its last line is read to its end even past the split). Gzipped files are not
  * splittable and make one split each.
  */
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { isAscii } from 'node:buffer';
 
 export interface Split {
@@ -37,6 +37,23 @@ export function makeSplits(paths: string[], size: number): Split[] {
     for (let i = 0; i < n; i++) {
       const start = Math.floor((total * i) / n);
       out.push({ path, start, end: i === n - 1 ? -1 : Math.floor((total * (i + 1)) / n) });
+    }
+  }
+  return out;
+}
+
+/**
+ * Splits of `n` lines each (Hadoop's NLineInputFormat): a manifest of archives gives one map
+ * task per archive. Inputs are small text files (lists), read whole here.
+ */
+export function lineSplits(paths: string[], n: number): Split[] {
+  const out: Split[] = [];
+  for (const path of paths) {
+    const data = readFileSync(path);
+    const starts = [0];
+    for (let i = data.indexOf(10); i >= 0 && i + 1 < data.length; i = data.indexOf(10, i + 1)) starts.push(i + 1);
+    for (let i = 0; i < starts.length; i += n) {
+      out.push({ path, start: starts[i], end: i + n < starts.length ? starts[i + n] : -1 });
     }
   }
   return out;

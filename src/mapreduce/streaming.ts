@@ -7,9 +7,12 @@ import { checkedKey, Grouper, newContext, splitInput, type Counters, type Job } 
 
 export type LineSink = (line: string) => void;
 
-/** A map task: feed it input lines; it writes `key TAB value-json` lines to `out`. */
-export function mapper(job: Job, out: LineSink, counters: Counters): (line: string) => void {
-  const ctx = newContext(counters);
+/**
+ * A map task: feed it input lines; it writes `key TAB value-json` lines to `out`. The result of
+ * a call is the map's promise where the job's map is asynchronous: await it before the next.
+ */
+export function mapper(job: Job, out: LineSink, counters: Counters, properties: readonly string[] = []): (line: string) => void | Promise<void> {
+  const ctx = newContext(counters, properties);
   const emit = (k: string, v: unknown) => {
     ctx.count('map output records');
     out(`${checkedKey(job, k)}\t${JSON.stringify(v) ?? 'null'}`);
@@ -17,13 +20,13 @@ export function mapper(job: Job, out: LineSink, counters: Counters): (line: stri
   return (line) => {
     ctx.count('map input records');
     const [k, v] = splitInput(job, line);
-    job.map(k, v, emit, ctx);
+    return job.map(k, v, emit, ctx);
   };
 }
 
 /** A reduce task: push sorted `key TAB value-json` lines, then flush() at the end. */
-export function reducer(job: Job, out: LineSink, counters: Counters): Grouper {
-  const ctx = newContext(counters);
+export function reducer(job: Job, out: LineSink, counters: Counters, properties: readonly string[] = []): Grouper {
+  const ctx = newContext(counters, properties);
   const emit = (k: string, v: unknown) => {
     ctx.count('reduce output records');
     out(`${checkedKey(job, k)}\t${JSON.stringify(v) ?? 'null'}`);
@@ -36,8 +39,8 @@ export function reducer(job: Job, out: LineSink, counters: Counters): Grouper {
  * stays true while every group gave one value under its own key: the output is then as sorted
  * as the input was, and need not be sorted again.
  */
-export function combiner(job: Job, out: LineSink, counters: Counters): { grouper: Grouper; inOrder: () => boolean } {
-  const ctx = newContext(counters);
+export function combiner(job: Job, out: LineSink, counters: Counters, properties: readonly string[] = []): { grouper: Grouper; inOrder: () => boolean } {
+  const ctx = newContext(counters, properties);
   let inOrder = true;
   const emit = (k: string, v: unknown) => out(`${checkedKey(job, k)}\t${JSON.stringify(v) ?? 'null'}`);
   const combine = job.combine!;

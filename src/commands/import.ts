@@ -1,0 +1,86 @@
+import { Args, Flags } from '@oclif/core';
+import { NwaxCommand } from './base.js';
+import { jobActionOptions, jobFlags } from './job-options.js';
+
+export default class Import extends NwaxCommand {
+  static override summary = 'Import the archives a manifest lists into a segment, one document per version (URL + digest).';
+  static override description = `MANIFEST lists one archive per line: a path or an http(s) URL, then optionally a collection \
+name; blank lines and # comments are skipped. Each archive is one map task (both cores at work); remote archives are \
+streamed, and resumed after a lost connection. WARC response and resource records and ARC records are imported when \
+their HTTP status passes nwax.filter.http.status (default 200-299); revisit, request, metadata and warcinfo records are \
+counted, not imported. With -e, the captures the list names (dedup-cdx or revisits lines: URLKEY sha1:DIGEST DATE) are \
+skipped, so that each version is imported once. The segment (default crawl/segments/<yyyyMMddHHmmss>) holds content \
+(pointers into the archives), parse_data, parse_text, crawl_fetch and crawl_parse, keyed by "URL sha1:DIGEST". \
+Damaged records and unreadable archives are reported with file and offset and skipped (exit status 3); --strict stops instead.`;
+
+  static override examples = [
+    '<%= config.bin %> import -e all.dup manifest.txt',
+    '<%= config.bin %> import manifest.txt crawl/segments/my-batch',
+    '<%= config.bin %> import -D nwax.filter.http.status=200-299,unknown manifest.txt',
+    '<%= config.bin %> import --engine hadoop /user/me/manifest.txt /user/me/segments/20071001000000',
+  ];
+
+  static override args = {
+    manifest: Args.string({ description: 'The manifest: one archive (path or URL) and an optional collection per line', required: true }),
+    segment: Args.string({ description: 'The segment to write (default DIR/segments/<timestamp>)' }),
+  };
+
+  static override flags = {
+    exclude: Flags.string({ char: 'e', description: 'Exclusion list: captures to skip (dedup-cdx / revisits output). Property nwax.import.exclusions.', helpValue: 'FILE' }),
+    dir: Flags.string({ description: 'The crawl directory the default segment goes in.', default: 'crawl' }),
+    strict: Flags.boolean({ description: 'Stop at the first unreadable archive or damaged record.', default: false }),
+    ...jobFlags,
+  };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(Import);
+    const { existsSync, rmSync, statSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { InputError } = await import('../util/errors.js');
+    const { describeFsError } = await import('../util/errors.js');
+    try {
+      if (!statSync(args.manifest).isFile()) throw new InputError(`${args.manifest}: not a file; the manifest lists archives, one per line`);
+    } catch (err) {
+      if (err instanceof InputError) throw err;
+      throw new InputError(describeFsError(args.manifest, err as NodeJS.ErrnoException));
+    }
+    const defines = [...(flags.define ?? [])];
+    if (flags.strict) defines.push('nwax.import.strict=true');
+    const conf = await this.configurationFor(defines);
+    const { segmentName } = await import('../segment/segment.js');
+    const segment = args.segment ?? join(flags.dir, 'segments', segmentName());
+    let sorted: string | undefined;
+    const exclusions = flags.exclude ?? conf.getString('nwax.import.exclusions');
+    if (exclusions && flags.engine === 'local') {
+      if (!existsSync(exclusions)) throw new InputError(`${exclusions}: no such exclusion list`);
+      // Read once here: bad lines are reported once, the canonicalizer detected once, and a list
+      // larger than memory sorted into a record file that the map tasks look keys up in.
+      const { prepareExclusions } = await import('../segment/exclusions.js');
+      sorted = `${segment}.exclusions-${process.pid}`;
+      const prep = await prepareExclusions(exclusions, {
+        canonicalizer: conf.getString('nwax.import.canonicalizer'),
+        memory: conf.getBytes('nwax.import.exclusions.memory'),
+        sortedPath: sorted,
+        sortMemory: conf.getBytes('nwax.sort.memory'),
+        tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
+        warn: (m) => this.sayLine(m),
+      });
+      this.sayLine(`${exclusions}: ${prep.lines} captures to exclude (${prep.canonicalizer} keys${prep.path === sorted ? ', sorted into a record file' : ''})`);
+      defines.push(`nwax.import.exclusions=${prep.path}`, `nwax.import.canonicalizer=${prep.canonicalizer}`);
+    } else if (exclusions) {
+      defines.push(`nwax.import.exclusions=${exclusions}`);
+    }
+    const { findJob } = await import('../jobs/index.js');
+    const { runJobAction } = await import('../mapreduce/job-cli.js');
+    const job = findJob('import')!;
+    try {
+      process.exitCode = await runJobAction(job, 'run', [args.manifest], {
+        ...(await jobActionOptions(conf, { ...flags, define: defines }, job.numReduces, (m) => this.sayLine(m))),
+        output: segment,
+        exitCode: (c) => ((c['read-error'] ?? 0) + (c['archives failed'] ?? 0) > 0 ? 3 : 0),
+      });
+    } finally {
+      if (sorted) for (const f of [sorted, `${sorted}.idx`]) rmSync(f, { force: true });
+    }
+  }
+}

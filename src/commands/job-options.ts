@@ -1,0 +1,42 @@
+/** The flags and properties every command that runs a MapReduce job shares (job, import, ...). */
+import { Flags } from '@oclif/core';
+import type { Configuration } from '../conf/config.js';
+import type { JobActionOptions } from '../mapreduce/job-cli.js';
+
+export const jobFlags = {
+  reduces: Flags.integer({ description: 'Number of reduce partitions (default: the job\'s, or property mapreduce.job.reduces).', min: 1 }),
+  memory: Flags.string({ description: 'Map output buffered before a spill (default: property mapreduce.task.io.sort.mb).' }),
+  engine: Flags.string({ description: 'Where to run: this machine, or print the Hadoop Streaming command.', options: ['local', 'hadoop'], default: 'local' }),
+  run: Flags.boolean({ description: 'With --engine hadoop: run the command (hadoop must be on the PATH), not just print it.', default: false }),
+  force: Flags.boolean({ description: 'Take over a stale lock on the output dataset.', default: false }),
+  threads: Flags.integer({ description: 'Map tasks at once on worker threads (default: property mapreduce.local.threads; 0 = one per core).', min: 0 }),
+};
+
+export interface JobFlagValues {
+  reduces?: number;
+  memory?: string;
+  engine: string;
+  run: boolean;
+  force: boolean;
+  threads?: number;
+  define?: string[];
+}
+
+export async function jobActionOptions(conf: Configuration, flags: JobFlagValues, jobReduces: number | undefined, say: (m: string) => void): Promise<JobActionOptions> {
+  return {
+    reduces: flags.reduces ?? jobReduces ?? conf.getNumber('mapreduce.job.reduces'),
+    memory: flags.memory ?? conf.getString('mapreduce.task.io.sort.mb'),
+    engine: flags.engine as 'local' | 'hadoop',
+    runHadoop: flags.run,
+    force: flags.force,
+    threads: flags.threads || conf.getNumber('mapreduce.local.threads') || (await import('node:os')).availableParallelism(),
+    taskWorker: new URL('../jobs/task-worker.js', import.meta.url),
+    splitMin: conf.getBytes('mapreduce.input.fileinputformat.split.minsize'),
+    splitMax: conf.getBytes('mapreduce.input.fileinputformat.split.maxsize'),
+    mergeFactor: conf.getNumber('mapreduce.task.io.sort.factor'),
+    blockSize: conf.getBytes('nwax.recordfile.block.size'),
+    gzipLevel: conf.getNumber('nwax.recordfile.gzip.level'),
+    properties: flags.define ?? [],
+    say,
+  };
+}

@@ -1,0 +1,183 @@
+/**
+ * HTML to what the index needs, streaming (htmlparser2, fed chunk by chunk): title, visible
+ * text (no script, style, template or noscript content), meta description and robots, and the
+ * outlinks with their anchor text, resolved against `<base href>` as a browser resolves them.
+ * Text past the limit is dropped, but links and meta are still read to the end of the input.
+ */
+import { Parser } from 'htmlparser2';
+
+export interface Outlink {
+  url: string;
+  anchor: string;
+}
+
+export interface HtmlParse {
+  title: string;
+  text: string;
+  description: string;
+  outlinks: Outlink[];
+  noindex: boolean;
+  nofollow: boolean;
+  /** The text was cut at the limit. */
+  truncated: boolean;
+}
+
+export interface HtmlOptions {
+  /** The document's URL: relative links resolve against it (or its `<base href>`). */
+  url: string;
+  /** Characters of text kept. */
+  textLimit: number;
+  /** Outlinks kept (Nutch's db.max.outlinks.per.page; negative: all). */
+  maxOutlinks: number;
+}
+
+const HIDDEN = new Set(['script', 'style', 'template', 'noscript', 'svg', 'math']);
+/** Elements that end a run of words: text on either side must not run together. */
+const BLOCK = new Set(['p', 'div', 'br', 'li', 'ul', 'ol', 'tr', 'td', 'th', 'table', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
+  'section', 'article', 'header', 'footer', 'nav', 'aside', 'blockquote', 'pre', 'hr', 'dd', 'dt', 'dl', 'form', 'option', 'title', 'body', 'main', 'figure', 'figcaption', 'address', 'center']);
+/** Link-bearing elements and attributes (as Nutch's DOMContentUtils, without images and scripts). */
+const LINKS: Record<string, string> = { a: 'href', area: 'href', frame: 'src', iframe: 'src' };
+
+function squash(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
+}
+
+/** Collects the parse of one HTML document; `write` decoded text, then `end`. */
+export class HtmlExtractor {
+  private readonly parser: Parser;
+  private base: string;
+  private hidden = 0;
+  private inTitle = false;
+  private title = '';
+  private text: string[] = [];
+  private textLength = 0;
+  private truncated = false;
+  private description = '';
+  private noindex = false;
+  private nofollow = false;
+  private readonly links: Outlink[] = [];
+  private readonly seen = new Set<string>();
+  /** The open `<a>` (or area/frame) whose anchor text is being collected. */
+  private anchor: { url: string; text: string } | undefined;
+
+  constructor(private readonly opts: HtmlOptions) {
+    this.base = opts.url;
+    this.parser = new Parser({
+      onopentag: (name, attrs) => this.open(name, attrs),
+      onclosetag: (name) => this.close(name),
+      ontext: (t) => this.onText(t),
+    }, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+  }
+
+  write(chunk: string): void {
+    this.parser.write(chunk);
+  }
+
+  end(): HtmlParse {
+    this.parser.end();
+    this.closeAnchor();
+    return {
+      title: squash(this.title).slice(0, 1024),
+      text: squash(this.text.join('')),
+      description: squash(this.description).slice(0, 4096),
+      outlinks: this.links,
+      noindex: this.noindex,
+      nofollow: this.nofollow,
+      truncated: this.truncated,
+    };
+  }
+
+  private open(name: string, attrs: Record<string, string>): void {
+    if (name === 'title' && !this.title) this.inTitle = true;
+    if (HIDDEN.has(name)) this.hidden++;
+    if (name === 'base' && attrs.href) {
+      const b = this.resolve(attrs.href);
+      if (b) this.base = b;
+    } else if (name === 'meta') {
+      this.meta(attrs);
+    }
+    if (BLOCK.has(name)) this.addText(' ');
+    const attr = LINKS[name];
+    if (attr && attrs[attr] !== undefined) {
+      const url = this.resolve(attrs[attr]);
+      if (url) {
+        if (name === 'a') {
+          this.closeAnchor();
+          this.anchor = { url, text: '' };
+        } else this.addLink(url, attrs.alt ?? attrs.title ?? '');
+      }
+    }
+  }
+
+  private close(name: string): void {
+    if (name === 'title') this.inTitle = false;
+    if (HIDDEN.has(name) && this.hidden > 0) this.hidden--;
+    if (name === 'a') this.closeAnchor();
+    if (BLOCK.has(name)) this.addText(' ');
+  }
+
+  private onText(t: string): void {
+    if (this.inTitle) {
+      if (this.title.length < 4096) this.title += t;
+      return;
+    }
+    if (this.hidden > 0) return;
+    if (this.anchor && this.anchor.text.length < 1024) this.anchor.text += t;
+    this.addText(t);
+  }
+
+  private addText(t: string): void {
+    if (this.truncated) return;
+    const room = this.opts.textLimit - this.textLength;
+    if (t.length > room) {
+      this.text.push(t.slice(0, room));
+      this.textLength += room;
+      this.truncated = true;
+      return;
+    }
+    this.text.push(t);
+    this.textLength += t.length;
+  }
+
+  private meta(attrs: Record<string, string>): void {
+    const name = (attrs.name ?? '').toLowerCase();
+    const content = attrs.content ?? '';
+    if (name === 'robots') {
+      const words = content.toLowerCase().split(/[\s,]+/);
+      if (words.includes('noindex') || words.includes('none')) this.noindex = true;
+      if (words.includes('nofollow') || words.includes('none')) this.nofollow = true;
+    } else if (name === 'description' && !this.description) {
+      this.description = content;
+    }
+  }
+
+  private closeAnchor(): void {
+    if (!this.anchor) return;
+    this.addLink(this.anchor.url, this.anchor.text);
+    this.anchor = undefined;
+  }
+
+  private addLink(url: string, anchor: string): void {
+    const max = this.opts.maxOutlinks;
+    if (max >= 0 && this.links.length >= max) return;
+    const text = squash(anchor);
+    const id = `${url} ${text}`;
+    if (this.seen.has(id)) return;
+    this.seen.add(id);
+    this.links.push({ url, anchor: text });
+  }
+
+  /** An absolute http(s) URL without its fragment, or undefined. */
+  private resolve(href: string): string | undefined {
+    const h = href.trim();
+    if (!h || h.startsWith('#') || /^(javascript|mailto|data|tel):/i.test(h)) return undefined;
+    try {
+      const u = new URL(h, this.base);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
+      u.hash = '';
+      return u.href;
+    } catch {
+      return undefined;
+    }
+  }
+}

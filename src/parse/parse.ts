@@ -1,0 +1,161 @@
+/**
+ * A payload to its parse, pushed chunk by chunk as the archive is read (so a 1 GB record never
+ * sits in memory): HTML and plain text are decoded (charset sniffed as a browser would) and
+ * extracted; any other type gets a metadata-only parse (findable by URL, site, type and date).
+ * A Content-Encoding (gzip, deflate, br) is undone first, up to the byte limit.
+ */
+import { brotliDecompressSync, constants, gunzipSync, inflateRawSync, inflateSync } from 'node:zlib';
+import { TextDecoder } from 'node:util';
+import { sniffCharset, type Charset } from './charset.js';
+import { HtmlExtractor, type HtmlParse } from './html.js';
+
+/** An HtmlParse (empty fields for types without text), with how it went and the charset used. */
+export interface Parse extends HtmlParse {
+  /** success: text extracted; metadata: a type nwax does not read; failed: see `error`. */
+  status: 'success' | 'metadata' | 'failed';
+  charset?: string;
+  charsetSource?: Charset['source'];
+  error?: string;
+}
+
+export interface ParseOptions {
+  url: string;
+  /** The MIME type (no parameters), lower case. */
+  mime: string;
+  /** The HTTP Content-Type header, for its charset. */
+  contentType?: string;
+  contentEncoding?: string;
+  /** Characters of text kept (nwax.import.content.limit). */
+  textLimit: number;
+  /** Payload bytes read by the parser (nwax.import.parse.bytes); the rest is not parsed. */
+  byteLimit: number;
+  maxOutlinks: number;
+}
+
+const HEAD = 8192;
+
+export function kindOf(mime: string): 'html' | 'text' | undefined {
+  if (mime === 'text/html' || mime === 'application/xhtml+xml') return 'html';
+  if (mime === 'text/plain') return 'text';
+  return undefined;
+}
+
+export class ContentParser {
+  private readonly kind: 'html' | 'text' | undefined;
+  private readonly encoded: string | undefined;
+  private head: Buffer[] = [];
+  private headLength = 0;
+  private decoder: TextDecoder | undefined;
+  private charset: Charset | undefined;
+  private html: HtmlExtractor | undefined;
+  private plain: string[] = [];
+  private plainLength = 0;
+  private bytes = 0;
+  private cut = false;
+  private error: string | undefined;
+
+  constructor(private readonly opts: ParseOptions) {
+    this.kind = kindOf(opts.mime);
+    const ce = (opts.contentEncoding ?? '').trim().toLowerCase();
+    this.encoded = ce && ce !== 'identity' ? ce : undefined;
+  }
+
+  /** Whether more bytes are of use (false past the byte limit or for metadata-only types). */
+  get wants(): boolean {
+    return this.kind !== undefined && !this.cut && this.error === undefined;
+  }
+
+  write(chunk: Buffer): void {
+    if (!this.wants) return;
+    if (this.bytes + chunk.length > this.opts.byteLimit) {
+      chunk = chunk.subarray(0, this.opts.byteLimit - this.bytes);
+      this.cut = true;
+    }
+    this.bytes += chunk.length;
+    if (this.encoded || !this.decoder) {
+      // Held until the encoding is known (the head) or the content decoded (Content-Encoding).
+      this.head.push(chunk);
+      this.headLength += chunk.length;
+      if (!this.encoded && this.headLength >= HEAD) this.start(Buffer.concat(this.head));
+      return;
+    }
+    this.feed(chunk);
+  }
+
+  end(): Parse {
+    try {
+      if (this.kind && !this.error) {
+        if (this.encoded) this.start(this.decodeContent(Buffer.concat(this.head)));
+        else if (!this.decoder) this.start(Buffer.concat(this.head));
+        if (!this.error) this.feedText(this.decoder!.decode());
+      }
+    } catch (err) {
+      this.error ??= (err as Error).message;
+    }
+    const base = { outlinks: [], noindex: false, nofollow: false, description: '', title: '', text: '', truncated: this.cut };
+    if (this.error) return { ...base, status: 'failed', error: this.error };
+    if (!this.kind) return { ...base, status: 'metadata' };
+    const cs = { charset: this.charset?.encoding, charsetSource: this.charset?.source };
+    if (this.html) {
+      const h = this.html.end();
+      return { ...h, ...cs, status: 'success', truncated: h.truncated || this.cut };
+    }
+    return { ...base, ...cs, status: 'success', text: this.plain.join('').replace(/\s+/g, ' ').trim(), truncated: this.cut || this.plainLength >= this.opts.textLimit };
+  }
+
+  private start(head: Buffer): void {
+    this.head = [];
+    this.charset = sniffCharset(head, this.opts.contentType, this.kind === 'html');
+    try {
+      this.decoder = new TextDecoder(this.charset.encoding);
+    } catch {
+      this.decoder = new TextDecoder('windows-1252');
+    }
+    if (this.kind === 'html') this.html = new HtmlExtractor({ url: this.opts.url, textLimit: this.opts.textLimit, maxOutlinks: this.opts.maxOutlinks });
+    this.feed(head.subarray(this.charset.bomLength));
+  }
+
+  private feed(bytes: Buffer): void {
+    this.feedText(this.decoder!.decode(bytes, { stream: true }));
+  }
+
+  private feedText(text: string): void {
+    if (!text) return;
+    if (this.html) {
+      this.html.write(text);
+      return;
+    }
+    const room = this.opts.textLimit - this.plainLength;
+    if (room <= 0) return;
+    const t = text.length > room ? text.slice(0, room) : text;
+    this.plain.push(t);
+    this.plainLength += t.length;
+  }
+
+  /** The payload with its Content-Encoding undone; a cut-short stream gives what it holds. */
+  private decodeContent(body: Buffer): Buffer {
+    const opts = { maxOutputLength: this.opts.byteLimit, finishFlush: constants.Z_SYNC_FLUSH };
+    try {
+      switch (this.encoded) {
+        case 'gzip':
+        case 'x-gzip':
+          return gunzipSync(body, opts);
+        case 'deflate':
+          // Servers send zlib-wrapped or raw deflate under this name.
+          try {
+            return inflateSync(body, opts);
+          } catch {
+            return inflateRawSync(body, opts);
+          }
+        case 'br':
+          return brotliDecompressSync(body, { maxOutputLength: this.opts.byteLimit });
+        default:
+          throw new Error(`Content-Encoding ${this.encoded} is not supported`);
+      }
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      if (e.code === 'ERR_BUFFER_TOO_LARGE') throw new Error(`Content-Encoding ${this.encoded}: decodes to more than ${this.opts.byteLimit} bytes (nwax.import.parse.bytes)`);
+      throw new Error(`Content-Encoding ${this.encoded}: ${e.message}`);
+    }
+  }
+}

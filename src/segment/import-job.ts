@@ -1,0 +1,72 @@
+/**
+ * The import job (NutchWAX's Importer): map over manifest lines, one archive per map task
+ * (NLineInputFormat on Hadoop), emitting each capture under its document key `URL
+ * sha1:DIGEST`; reduce keeps, per key, the first capture by date and records every date of
+ * the version, writing the segment's datasets (content, parse_data, parse_text, crawl_fetch,
+ * crawl_parse). Runs under the local runner and Hadoop Streaming alike.
+ */
+import type { Job, TaskContext } from '../mapreduce/job.js';
+import { parseByteSize } from '../conf/config.js';
+import { asCanonicalizer, loadExclusions, type Exclusions } from './exclusions.js';
+import { importArchive, type ImportOptions } from './importer.js';
+import { parseManifestLine } from './manifest.js';
+import { parseStatusFilter } from './status-filter.js';
+import { SEGMENT_PARTS, type Capture } from './segment.js';
+
+let options: Promise<ImportOptions> | undefined;
+
+/** The task's options from its configuration, loaded once per task (the exclusions above all). */
+function importOptions(ctx: TaskContext): Promise<ImportOptions> {
+  return (options ??= (async () => {
+    const conf = ctx.conf;
+    const excl = conf.getString('nwax.import.exclusions');
+    let exclusions: Exclusions | undefined;
+    if (excl) {
+      const canon = conf.getString('nwax.import.canonicalizer');
+      // The import command resolves `auto` before the tasks start; a streaming task reads the keys itself.
+      const { prepareExclusions } = await import('./exclusions.js');
+      const c = canon === 'auto'
+        ? (await prepareExclusions(excl, { canonicalizer: 'auto', memory: Infinity, sortedPath: '', sortMemory: 0, warn: () => {} })).canonicalizer
+        : asCanonicalizer(canon);
+      exclusions = await loadExclusions(excl, c);
+    }
+    return {
+      statusFilter: parseStatusFilter(conf.getString('nwax.filter.http.status')),
+      exclusions,
+      textLimit: parseByteSize(conf.getString('nwax.import.content.limit'), 'nwax.import.content.limit'),
+      byteLimit: parseByteSize(conf.getString('nwax.import.parse.bytes'), 'nwax.import.parse.bytes'),
+      maxOutlinks: conf.getNumber('db.max.outlinks.per.page'),
+      strict: conf.getBoolean('nwax.import.strict'),
+      remote: { timeout: conf.getNumber('http.timeout'), retries: conf.getNumber('nwax.http.retries'), userAgent: conf.getString('http.agent.name') },
+    };
+  })());
+}
+
+export const importJob: Job = {
+  name: 'import',
+  description: 'Archives listed in a manifest (path or URL, collection) into a segment keyed by "URL sha1:DIGEST".',
+  input: 'lines',
+  linesPerSplit: 1,
+  outputs: SEGMENT_PARTS,
+  async map(_key, value, emit, ctx) {
+    const entry = parseManifestLine(value as string);
+    if (!entry) return;
+    ctx.count('archives');
+    await importArchive(entry, await importOptions(ctx), emit, ctx);
+  },
+  reduce(key, values, emit, ctx) {
+    // Values arrive in date order (their JSON starts with the date): the first is the version's capture.
+    const captures = values as Capture[];
+    const first = captures[0];
+    if (captures.length > 1) ctx.count('repeat captures merged', captures.length - 1);
+    const dates = [...new Set(captures.map((c) => c.date))].sort();
+    ctx.count('documents');
+    emit(key, {
+      content: first.content,
+      parse_data: first.parse_data,
+      parse_text: first.parse_text,
+      crawl_fetch: { ...first.crawl_fetch, dates },
+      crawl_parse: first.crawl_parse,
+    });
+  },
+};

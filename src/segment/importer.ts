@@ -1,0 +1,142 @@
+/**
+ * One archive into segment captures: every response and resource record of a WARC and every
+ * ARC record (not the filedesc), filtered by HTTP status and the exclusion list, its payload
+ * read once as a stream: digested where the archive declares no digest (as stored, as CDX
+ * indexers compute it), and parsed (parse/) up to the byte limit. The content is a pointer into
+ * the archive, not a copy. Outcomes are counted; damaged records are reported and skipped by
+ * the reader, which goes on with the rest of the archive.
+ */
+import { readArchive } from '../archive/reader.js';
+import type { ArchiveRecord } from '../archive/record.js';
+import { base32, sha1Hasher } from '../archive/digest.js';
+import { ContentParser } from '../parse/parse.js';
+import type { TaskContext } from '../mapreduce/job.js';
+import type { Exclusions } from './exclusions.js';
+import type { StatusFilter } from './status-filter.js';
+import type { ManifestEntry } from './manifest.js';
+import { digestWithAlgorithm, documentKey, normalizeUrl, type Capture } from './segment.js';
+import { InputError } from '../util/errors.js';
+
+export interface ImportOptions {
+  statusFilter: StatusFilter;
+  exclusions?: Exclusions;
+  textLimit: number;
+  byteLimit: number;
+  maxOutlinks: number;
+  strict: boolean;
+  remote: { timeout: number; retries: number; userAgent?: string };
+}
+
+/** WARC record types that are captures of a URL. */
+const CAPTURE_TYPES = new Set(['response', 'resource']);
+
+function mimeOf(r: ArchiveRecord): string {
+  const raw = r.format === 'warc' && r.type === 'response' ? r.http?.headers.get('Content-Type') : r.contentType;
+  return (raw ?? '').split(';')[0].trim().toLowerCase() || 'application/octet-stream';
+}
+
+/** Reads one archive of the manifest and emits its captures under their document keys. */
+export async function importArchive(entry: ManifestEntry, opts: ImportOptions, emit: (key: string, c: Capture) => void, ctx: TaskContext): Promise<void> {
+  let reader;
+  try {
+    reader = await readArchive(entry.location, {
+      strict: opts.strict,
+      remote: opts.remote,
+      onIssue: (i) => {
+        // Damage that costs a record is reported; a quirk read past (a chunked header over a
+        // payload that is not) is only counted.
+        if (!i.skipped) return ctx.count(`warning ${i.reason}`);
+        ctx.count('read-error');
+        ctx.warn(`${i.file}: offset ${i.offset}: ${i.reason}: ${i.detail}; record skipped`);
+      },
+    });
+  } catch (err) {
+    if (opts.strict || !(err instanceof InputError)) throw err;
+    ctx.count('archives failed');
+    ctx.warn(`${(err as Error).message}; archive skipped`);
+    return;
+  }
+  const file = reader.source.fileName;
+  try {
+    for await (const r of reader) {
+      ctx.count('records read');
+      if (r.format === 'arc' ? r.type === 'filedesc' : !CAPTURE_TYPES.has(r.type)) {
+        ctx.count('not-a-capture');
+        continue;
+      }
+      const status = r.http?.status ? Number(r.http.status) : undefined;
+      if (!opts.statusFilter(status)) {
+        ctx.count('status-filtered');
+        continue;
+      }
+      const capture = await readCapture(r, file, entry, opts);
+      if (!capture) continue; // damaged: the reader has reported and counted it
+      const { content, parse_data: pd } = capture;
+      if (opts.exclusions?.has(r.url, pd.meta.digest, content.date, file)) {
+        ctx.count('excluded');
+        continue;
+      }
+      if (pd.parse === 'failed') {
+        ctx.count('parse-failed');
+        ctx.warn(`${entry.location}: offset ${r.offset}: ${r.url}: parse failed (${pd.parseError}); imported without text`);
+      }
+      ctx.count('imported');
+      emit(documentKey(r.url, pd.meta.digest), capture);
+    }
+  } catch (err) {
+    if (opts.strict || !(err instanceof InputError)) throw err;
+    // The archive could not be read on (a lost connection past its retries, say).
+    ctx.count('archives failed');
+    ctx.warn(`${(err as Error).message}; rest of the archive skipped`);
+  } finally {
+    reader.source.close();
+  }
+}
+
+async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry, opts: ImportOptions): Promise<Capture | undefined> {
+  const mime = mimeOf(r);
+  const url = normalizeUrl(r.url);
+  const parser = new ContentParser({
+    url,
+    mime,
+    contentType: r.format === 'warc' && r.type === 'response' ? r.http?.headers.get('Content-Type') : r.contentType,
+    contentEncoding: r.http?.headers.get('Content-Encoding'),
+    textLimit: opts.textLimit,
+    byteLimit: opts.byteLimit,
+    maxOutlinks: opts.maxOutlinks,
+  });
+  const hash = r.payloadDigest ? undefined : sha1Hasher();
+  let stored = 0;
+  for await (const chunk of r.payload((raw) => {
+    hash?.update(raw);
+    stored += raw.length;
+  })) {
+    if (!parser.wants && !hash) break;
+    parser.write(chunk);
+  }
+  const end = await r.finish();
+  if (end.damaged) return undefined;
+  const digest = digestWithAlgorithm(r.payloadDigest ?? base32(hash!.digest()));
+  const p = parser.end();
+  const date = r.date ?? '';
+  const status = r.http?.status ? Number(r.http.status) : null;
+  const outlinks = p.nofollow ? [] : p.outlinks;
+  // `date` first: the reduce sees a key's captures in date order (values sort as JSON text).
+  return {
+    date,
+    content: { url, file, location: entry.location, offset: r.offset, length: end.length, collection: entry.collection, date, mime, status, recordType: r.format === 'arc' ? 'arc' : r.type },
+    parse_data: {
+      title: p.title,
+      description: p.description,
+      outlinks: p.outlinks,
+      noindex: p.noindex,
+      nofollow: p.nofollow,
+      parse: p.status,
+      ...(p.error ? { parseError: p.error } : {}),
+      meta: { url, digest, date, mime, status, length: r.payloadDigest ? r.contentLength - (r.http?.length ?? 0) : stored, collection: entry.collection, file, offset: r.offset, ...(p.charset ? { charset: p.charset } : {}), ...(p.truncated ? { truncated: true } : {}) },
+    },
+    parse_text: p.text,
+    crawl_fetch: { status: 'fetch_success', date, dates: [date] },
+    crawl_parse: { outlinks },
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * A segment: one import (or one fetch of a live crawl), a directory of datasets keyed by
+ * document key `URL sha1:DIGEST` (the URL as captured, normalized; the payload digest), each
+ * a set of sorted record files:
+ *
+ *   content/      where the capture is: archive file, location, offset, compressed length
+ *   parse_data/   title, description, outlinks with anchors, robots flags, metadata
+ *   parse_text/   the extracted text
+ *   crawl_fetch/  fetch_success with the capture date(s)
+ *   crawl_parse/  the outlinks, for updatedb
+ */
+import { basename } from 'node:path';
+
+export const SEGMENT_PARTS = ['content', 'parse_data', 'parse_text', 'crawl_fetch', 'crawl_parse'] as const;
+export type SegmentPart = (typeof SEGMENT_PARTS)[number];
+
+/** A URL as a document key holds it: WHATWG-normalized where it parses, never a tab or newline. */
+export function normalizeUrl(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url.replace(/[\t\n\r]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+  }
+}
+
+/** `sha1:BASE32` (digests of other algorithms keep their own prefix). */
+export function digestWithAlgorithm(digest: string): string {
+  return digest.includes(':') ? digest : `sha1:${digest}`;
+}
+
+export function documentKey(url: string, digest: string): string {
+  return `${normalizeUrl(url)} ${digestWithAlgorithm(digest)}`;
+}
+
+/** Splits a document key at its last space (a normalized URL has none). */
+export function splitDocumentKey(key: string): { url: string; digest: string } {
+  const sp = key.lastIndexOf(' ');
+  return { url: key.slice(0, sp), digest: key.slice(sp + 1) };
+}
+
+/** A segment's name: a 14-digit timestamp, as Nutch names them. */
+export function segmentName(date = new Date()): string {
+  return date.toISOString().replace(/[-:T]/g, '').slice(0, 14);
+}
+
+export function isSegmentName(dir: string): boolean {
+  return /^\d{14}$/.test(basename(dir));
+}
+
+export interface ContentPointer {
+  url: string;
+  /** The archive's file name (as in CDX). */
+  file: string;
+  /** Where it was read from: the path or URL of the manifest. */
+  location: string;
+  offset: number;
+  /** Compressed length of the record in the archive. */
+  length: number;
+  collection: string;
+  date: string;
+  mime: string;
+  status: number | null;
+  recordType: string;
+}
+
+export interface ParseData {
+  title: string;
+  description: string;
+  outlinks: { url: string; anchor: string }[];
+  noindex: boolean;
+  nofollow: boolean;
+  parse: 'success' | 'metadata' | 'failed';
+  parseError?: string;
+  meta: {
+    url: string;
+    digest: string;
+    date: string;
+    mime: string;
+    status: number | null;
+    /** Payload length in bytes (as stored). */
+    length: number;
+    collection: string;
+    file: string;
+    offset: number;
+    charset?: string;
+    truncated?: boolean;
+  };
+}
+
+export interface CrawlFetch {
+  status: 'fetch_success';
+  date: string;
+  /** Every date this version was captured in this segment. */
+  dates: string[];
+}
+
+/** What the import map emits per capture; the reduce keeps the first by date. */
+export interface Capture {
+  date: string;
+  content: ContentPointer;
+  parse_data: ParseData;
+  parse_text: string;
+  crawl_fetch: CrawlFetch;
+  crawl_parse: { outlinks: { url: string; anchor: string }[] };
+}
