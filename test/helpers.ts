@@ -1,6 +1,7 @@
 /** Shared by the tests: run the real `nwax` CLI, find the shared fixtures, make temp dirs. */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll } from 'vitest';
@@ -45,4 +46,35 @@ export function tempDir(): string {
 
 export function dataLines(text: string): string[] {
   return text.split('\n').filter((l) => l !== '' && !l.startsWith(' CDX'));
+}
+
+/** `nwax` as a child process that does not block this one (for tests that serve it over HTTP). */
+export function nwaxAsync(args: string[], opts: { cwd?: string } = {}): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? ROOT });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }));
+  });
+}
+
+/** The records of a sorted record file part (its blocks are gzip members), as [key, value] pairs. */
+export function partRecords(part: string): [string, unknown][] {
+  const bytes = readFileSync(part);
+  const text = bytes.length ? gunzipSync(bytes).toString('utf8') : '';
+  return text.split('\n').filter(Boolean).map((l) => {
+    const tab = l.indexOf('\t');
+    return [l.slice(0, tab), JSON.parse(l.slice(tab + 1))];
+  });
+}
+
+/** Every record of one dataset of a segment (all its parts). */
+export function segmentRecords(segment: string, name: string): Map<string, unknown> {
+  const dir = join(segment, name);
+  const out = new Map<string, unknown>();
+  for (const f of readdirSync(dir).filter((n) => /^part-\d{5}$/.test(n)).sort()) for (const [k, v] of partRecords(join(dir, f))) out.set(k, v);
+  return out;
 }

@@ -38,7 +38,8 @@ Damaged records and unreadable archives are reported with file and offset and sk
     const { join } = await import('node:path');
     const { InputError } = await import('../util/errors.js');
     const { describeFsError } = await import('../util/errors.js');
-    try {
+    // (On Hadoop the manifest is a path in HDFS.)
+    if (flags.engine === 'local') try {
       if (!statSync(args.manifest).isFile()) throw new InputError(`${args.manifest}: not a file; the manifest lists archives, one per line`);
     } catch (err) {
       if (err instanceof InputError) throw err;

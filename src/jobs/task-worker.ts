@@ -13,5 +13,7 @@ try {
   else await runReduceTask(job, task, counters);
   parentPort!.postMessage({ counters });
 } catch (err) {
-  parentPort!.postMessage({ error: (err as Error).message });
+  // The error's code and exit status cross the thread too: a bad input stays a bad input.
+  const e = err as { message: string; code?: unknown; exitCode?: unknown };
+  parentPort!.postMessage({ error: e.message, code: typeof e.code === 'string' ? e.code : undefined, exitCode: typeof e.exitCode === 'number' ? e.exitCode : undefined });
 }

@@ -20,6 +20,7 @@ import { mergeSortedFiles, writeLines } from './external-sort.js';
 import { sortByteOrder } from './byte-order.js';
 import { RecordFileWriter, type RecordFileOptions } from './record-file.js';
 import { partName, SUCCESS, writeDataset } from './dataset.js';
+import { NwaxError } from '../util/errors.js';
 
 export interface LocalRunOptions {
   inputs: string[];
@@ -257,7 +258,10 @@ function inWorker(script: URL, jobName: string, task: MapTask | ReduceTask): Pro
   const heapMb = 'split' in task ? Math.ceil((task.budget * HEAP_PER_BUFFERED_BYTE) / 2 ** 20) + 96 : 256;
   return new Promise((resolve, reject) => {
     const w = new Worker(script, { workerData: { jobName, task }, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
-    w.once('message', (m: { counters?: Counters; error?: string }) => (m.error ? reject(new Error(m.error)) : resolve(m.counters!)));
+    w.once('message', (m: { counters?: Counters; error?: string; code?: string; exitCode?: number }) => {
+      if (m.error === undefined) resolve(m.counters!);
+      else reject(m.code?.startsWith('NWAX_') ? new NwaxError(m.code, m.error, m.exitCode) : new Error(m.error));
+    });
     w.once('error', reject);
   });
 }

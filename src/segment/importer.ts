@@ -60,7 +60,8 @@ export async function importArchive(entry: ManifestEntry, opts: ImportOptions, e
   try {
     for await (const r of reader) {
       ctx.count('records read');
-      if (r.format === 'arc' ? r.type === 'filedesc' : !CAPTURE_TYPES.has(r.type)) {
+      // A record without a target URL is not the capture of a page (nothing could find it).
+      if ((r.format === 'arc' ? r.type === 'filedesc' : !CAPTURE_TYPES.has(r.type)) || r.url.trim() === '') {
         ctx.count('not-a-capture');
         continue;
       }

@@ -1,0 +1,304 @@
+import { describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync, readdirSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { HAVE_FIXTURES, SPEC, fixture, nwax, segmentRecords, tempDir, FIXTURES } from './helpers.js';
+// @ts-expect-error: a plain JavaScript module of the project's own scripts
+import { writeWarc, dedupExampleRecords, page } from '../scripts/make-fixtures.mjs';
+import { parseStatusFilter } from '../src/segment/status-filter.js';
+
+interface Content { date: string; offset: number; file: string; location: string; collection: string; status: number | null }
+interface ParseData { title: string; outlinks: { url: string; anchor: string }[]; noindex: boolean; nofollow: boolean; parse: string; meta: { charset?: string; digest: string } }
+
+describe('the worked dedup example', () => {
+  it('cdx + dedup-cdx + import -e: exactly the five versions, each from its first capture', async () => {
+    const dir = tempDir();
+    const warc = join(dir, 'example.warc.gz');
+    await writeWarc(warc, dedupExampleRecords());
+    const cdx = nwax(['cdx', '-o', join(dir, 'example.cdx'), warc]);
+    expect(cdx.code, cdx.stderr).toBe(0);
+    const dup = nwax(['dedup-cdx', join(dir, 'example.cdx')]);
+    expect(dup.code, dup.stderr).toBe(0);
+    // The list has the shape of the spec's expected.dup (real digests in place of the labels).
+    const expected = readFileSync(join(SPEC, 'dedup-example', 'expected.dup'), 'utf8').trim().split('\n');
+    expect(dup.stdout.trim().split('\n')).toHaveLength(expected.length);
+    writeFileSync(join(dir, 'all.dup'), dup.stdout);
+    writeFileSync(join(dir, 'manifest'), `${warc} october\n`);
+    const seg = join(dir, 'segments', '20071011000000');
+    const r = nwax(['import', '-e', join(dir, 'all.dup'), join(dir, 'manifest'), seg]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/imported 5\b/);
+    expect(r.stderr).toMatch(/excluded 5\b/);
+    const content = segmentRecords(seg, 'content') as Map<string, Content>;
+    expect([...content.values()].map((c) => c.date).sort()).toEqual(['20071001120000', '20071003120000', '20071007120000', '20071008120000', '20071010120000']);
+    for (const [key, c] of content) {
+      expect(key).toMatch(/^http:\/\/example\.org\/index\.html sha1:[A-Z2-7]{32}$/);
+      expect(c.collection).toBe('october');
+      expect(c.location).toBe(warc);
+    }
+    const text = segmentRecords(seg, 'parse_text');
+    expect([...text.values()].sort()).toEqual([
+      'My homepage Hello, welcome to my page.', 'My homepage Hey, I finally updated this.', 'My homepage My homepage is great!',
+      "My homepage Sorry I haven't updated this in a while.", 'My homepage Under construction.',
+    ]);
+    // Without the list, the same five versions, each with every date it was captured.
+    const all = join(dir, 'segments', 'all');
+    expect(nwax(['import', join(dir, 'manifest'), all]).code).toBe(0);
+    const fetch = segmentRecords(all, 'crawl_fetch') as Map<string, { dates: string[] }>;
+    const versions = readFileSync(join(SPEC, 'dedup-example', 'expected-dates.txt'), 'utf8').trim().split('\n').map((l) => l.split(' ').slice(2).join(' '));
+    expect([...fetch.values()].map((f) => f.dates.join(' ')).sort()).toEqual(versions.sort());
+    // readseg lists the segment and dumps one document by key.
+    const list = nwax(['readseg', '-list', seg, all]);
+    expect(list.stdout).toMatch(/^NAME +GENERATED +FETCHER START +FETCHER END +FETCHED +PARSED\n20071011000000 +\? +2007-10-01T12:00:00 +2007-10-10T12:00:00 +5 +5\nall /);
+    const key = [...content.keys()][0];
+    const dump = nwax(['readseg', '-dump', seg, key]);
+    expect(dump.code, dump.stderr).toBe(0);
+    expect(dump.stdout).toContain(`URL:: ${key}`);
+    expect(dump.stdout).toMatch(/Content::[\s\S]*ParseData::[\s\S]*ParseText::[\s\S]*CrawlFetch::[\s\S]*CrawlParse::/);
+    const missing = nwax(['readseg', '-dump', seg, 'http://example.org/ sha1:NOPE']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/no document with key/);
+  });
+});
+
+describe.skipIf(!HAVE_FIXTURES)('importing every fixture', () => {
+  it('gives one document per 2xx capture not excluded, and reports the damaged ones', () => {
+    const dir = tempDir();
+    const archives = readFileSync(join(FIXTURES, 'manifest.tsv'), 'utf8').split('\n')
+      .map((l) => l.split('\t')[0]).filter((p) => /\.(w?arc)(\.gz)?$/.test(p ?? '')).map(fixture).filter((p) => existsSync(p));
+    expect(archives.length).toBeGreaterThan(80);
+    writeFileSync(join(dir, 'manifest'), `${archives.join('\n')}\n`);
+    const cdx = nwax(['cdx', '-q', '--no-header', '-o', join(dir, 'all.cdx'), ...archives]);
+    expect([0, 3]).toContain(cdx.code);
+    // (Exit 3: the damaged fixtures' lines are reported, the rest listed.)
+    expect([0, 3]).toContain(nwax(['dedup-cdx', '-o', join(dir, 'all.dup'), join(dir, 'all.cdx')]).code);
+    const seg = join(dir, 'seg');
+    const r = nwax(['import', '-e', join(dir, 'all.dup'), join(dir, 'manifest'), seg]);
+    // Some fixtures are damaged on purpose: exit 3, each damaged record named with its offset.
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/example-space-in-url\.arc: offset \d+: truncated: .*record skipped/);
+    expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+    // Expected, from the CDX alone: the 2xx captures (not revisits) that the list does not exclude,
+    // one document per URL + digest (a capture stored twice in one file is one document).
+    const dups = new Set(readFileSync(join(dir, 'all.dup'), 'utf8').trim().split('\n'));
+    const docs = new Set<string>();
+    let captures = 0;
+    let excluded = 0;
+    for (const line of readFileSync(join(dir, 'all.cdx'), 'utf8').trim().split('\n')) {
+      const f = line.split(' ');
+      // (A record without a URL, `-` in CDX, is not a capture of a page.)
+      if (!/^2\d\d$/.test(f[4]) || f[3] === 'warc/revisit' || f[2] === '-') continue;
+      captures++;
+      if (dups.has(`${f[0]} sha1:${f[5]} ${f[1]} ${f[10]}`)) {
+        excluded++;
+        continue;
+      }
+      let url = f[2];
+      try {
+        url = new URL(f[2]).href;
+      } catch { /* kept as captured */ }
+      docs.add(`${url} ${f[5]}`);
+    }
+    expect(Number(/\bimported (\d+)/.exec(r.stderr)?.[1])).toBe(captures - excluded);
+    expect(Number(/\bexcluded (\d+)/.exec(r.stderr)?.[1])).toBe(excluded);
+    const content = segmentRecords(seg, 'content');
+    expect(content.size).toBe(docs.size);
+    expect(new Set([...content.keys()].map((k) => k.replace(' sha1:', ' ')))).toEqual(docs);
+  }, 120_000);
+});
+
+/** An encoder for a legacy charset, built from the decoder (so from the platform's own tables). */
+function encoder(label: string): (text: string) => Buffer {
+  // A fresh decoder per sequence, in streaming mode (Node 20's one-shot windows-1252 decode is
+  // Latin-1: 0x80 would come out as U+0080, not the euro sign).
+  const decode = (bytes: Uint8Array) => new TextDecoder(label).decode(bytes, { stream: true });
+  const map = new Map<string, number[]>();
+  for (let a = 0x80; a <= 0xff; a++) {
+    const s = decode(Uint8Array.of(a));
+    if (s.length === 1 && s !== '\ufffd' && !map.has(s)) map.set(s, [a]);
+  }
+  for (let a = 0x81; a <= 0xfe; a++) {
+    for (let b = 0x40; b <= 0xfe; b++) {
+      const s = decode(Uint8Array.of(a, b));
+      if (s.length === 1 && s !== '\ufffd' && !map.has(s)) map.set(s, [a, b]);
+    }
+  }
+  return (text) => Buffer.from([...text].flatMap((c) => {
+    if (c.charCodeAt(0) < 0x80) return [c.charCodeAt(0)];
+    const bytes = map.get(c);
+    if (!bytes) throw new Error(`${label} cannot encode ${c}`);
+    return bytes;
+  }));
+}
+
+const JA = '日本語のウェブページです。東京の天気は晴れです。桜の季節がやってきました。私たちのサイトへようこそ。';
+const ZH = '这是一个中文网页。北京的天气很好。我们欢迎您访问本网站，了解更多信息。';
+const RU = 'Это русская страница. Погода в Москве сегодня хорошая. Добро пожаловать на наш сайт.';
+const FR = 'Café crème brûlée, naïve façade: 20 € « entre guillemets »';
+
+describe('parsing during import', () => {
+  it('decodes legacy charsets (header, meta, BOM, detected) and extracts title, text, links and robots', async () => {
+    const dir = tempDir();
+    const html = (head: string, body: string) => `<html><head>${head}</head><body>${body}</body></html>`;
+    let n = 0;
+    const rec = (url: string, body: Buffer | string, contentType: string, extra: Record<string, string> = {}) => ({
+      type: 'response', url, date: '20200101000000', body, id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
+      headers: { 'Content-Type': contentType, 'Content-Length': String(Buffer.byteLength(body)), ...extra },
+    });
+    const sjis = encoder('shift_jis');
+    const records = [
+      rec('http://ja.example/header', sjis(html('<title>日本語</title>', `<p>${JA}</p>`)), 'text/html; charset=Shift_JIS'),
+      rec('http://ja.example/detected', sjis(html('', `<p>${JA}</p><p>${JA}</p>`)), 'text/html'),
+      rec('http://zh.example/meta', encoder('gbk')(html('<meta http-equiv="Content-Type" content="text/html; charset=gb2312"><title>中文</title>', `<p>${ZH}</p>`)), 'text/html'),
+      rec('http://ru.example/detected', encoder('koi8-r')(html('', `<p>${RU}</p><p>${RU}</p>`)), 'text/html'),
+      rec('http://fr.example/latin1', encoder('windows-1252')(html('<meta charset="iso-8859-1">', `<p>${FR}</p>`)), 'text/html'),
+      rec('http://fr.example/bom', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(html('', `<p>${FR}</p>`))]), 'text/html'),
+      rec('http://gz.example/page', gzipSync(page('Gzipped', 'This page was sent with Content-Encoding gzip.')), 'text/html; charset=utf-8', { 'Content-Encoding': 'gzip' }),
+      rec('http://links.example/dir/page.html', html('<base href="http://links.example/base/"><title>Links</title><script>var hidden = "script text";</script><style>p{}</style>',
+        '<p>Visible <b>words</b></p><a href="rel.html">Relative <i>anchor</i></a> <a href="/abs">Root</a> <a href="mailto:x@y">mail</a> <a href="#top">top</a>'),
+      'text/html; charset=utf-8'),
+      rec('http://robots.example/', html('<meta name="robots" content="noindex, nofollow"><title>Hidden</title>', '<a href="http://elsewhere.example/">x</a>'), 'text/html'),
+      rec('http://plain.example/readme.txt', 'Plain text file.\nSecond line.', 'text/plain'),
+      rec('http://bin.example/image.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]), 'image/png'),
+    ];
+    const warc = join(dir, 'charsets.warc.gz');
+    await writeWarc(warc, records);
+    writeFileSync(join(dir, 'manifest'), `${warc}\n`);
+    const seg = join(dir, 'seg');
+    const r = nwax(['import', join(dir, 'manifest'), seg]);
+    expect(r.code, r.stderr).toBe(0);
+    const text = segmentRecords(seg, 'parse_text') as Map<string, string>;
+    const data = segmentRecords(seg, 'parse_data') as Map<string, ParseData>;
+    const parse = segmentRecords(seg, 'crawl_parse') as Map<string, { outlinks: unknown[] }>;
+    const byUrl = (url: string) => {
+      const key = [...text.keys()].find((k) => k.startsWith(`${url} sha1:`));
+      expect(key, url).toBeDefined();
+      return { text: text.get(key!)!, data: data.get(key!)!, crawl: parse.get(key!)! };
+    };
+    expect(byUrl('http://ja.example/header').text).toBe(JA);
+    expect(byUrl('http://ja.example/header').data.title).toBe('日本語');
+    expect(byUrl('http://ja.example/header').data.meta.charset).toBe('shift_jis');
+    expect(byUrl('http://ja.example/detected').text).toBe(`${JA} ${JA}`);
+    expect(byUrl('http://zh.example/meta').data.title).toBe('中文');
+    expect(byUrl('http://zh.example/meta').text).toContain(ZH);
+    expect(byUrl('http://ru.example/detected').text).toBe(`${RU} ${RU}`);
+    expect(byUrl('http://ru.example/detected').data.meta.charset).toBe('koi8-r');
+    expect(byUrl('http://fr.example/latin1').text).toBe(FR);
+    expect(byUrl('http://fr.example/latin1').data.meta.charset).toBe('windows-1252');
+    expect(byUrl('http://fr.example/bom').text).toBe(FR);
+    expect(byUrl('http://gz.example/page').data.title).toBe('Gzipped');
+    expect(byUrl('http://gz.example/page').text).toContain('sent with Content-Encoding gzip');
+    const links = byUrl('http://links.example/dir/page.html');
+    expect(links.data.title).toBe('Links');
+    expect(links.text).toBe('Visible words Relative anchor Root mail top');
+    expect(links.data.outlinks).toEqual([
+      { url: 'http://links.example/base/rel.html', anchor: 'Relative anchor' },
+      { url: 'http://links.example/abs', anchor: 'Root' },
+    ]);
+    expect(links.crawl.outlinks).toHaveLength(2);
+    const robots = byUrl('http://robots.example/');
+    expect(robots.data.noindex).toBe(true);
+    expect(robots.data.outlinks).toHaveLength(1);
+    expect(robots.crawl.outlinks).toEqual([]);
+    expect(byUrl('http://plain.example/readme.txt').text).toBe('Plain text file. Second line.');
+    // Another type: a metadata-only document (no text), findable by URL, type and date.
+    const png = byUrl('http://bin.example/image.png');
+    expect(png.text).toBe('');
+    expect(png.data.parse).toBe('metadata');
+  });
+});
+
+describe('the HTTP status filter', () => {
+  it('honours every code, range and unknown in the list', () => {
+    const f = parseStatusFilter('200-299, 304,404-404,unknown');
+    expect([200, 250, 299, 304, 404, undefined].map(f)).toEqual([true, true, true, true, true, true]);
+    expect([199, 300, 301, 403, 405, 500].map(f)).toEqual([false, false, false, false, false, false]);
+    expect(parseStatusFilter('200-299')(undefined)).toBe(false);
+    expect(() => parseStatusFilter('200-2x9')).toThrow(/"200-2x9" is not a status, a range N-M or "unknown"/);
+  });
+
+  it.skipIf(!HAVE_FIXTURES)('imports redirects and resource records when asked', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'manifest'), `${fixture('wget/crawl1.warc.gz')}\n${fixture('pywb/iana.warc.gz')}\n${fixture('warcio/example-resource.warc.gz')}\n`);
+    const count = (filter: string) => {
+      const r = nwax(['import', '-D', `nwax.filter.http.status=${filter}`, join(dir, 'manifest'), join(dir, `seg-${filter}`)]);
+      expect(r.code, r.stderr).toBe(0);
+      return [...(segmentRecords(join(dir, `seg-${filter}`), 'content') as Map<string, Content>).values()];
+    };
+    const ok = count('200-299');
+    expect(ok.every((c) => c.status !== null && c.status >= 200 && c.status < 300)).toBe(true);
+    const redirects = count('300-399,404');
+    expect(redirects.length).toBeGreaterThan(0);
+    expect(redirects.filter((c) => c.status === 302)).toHaveLength(4);
+    expect(redirects.filter((c) => c.status === 404)).toHaveLength(1);
+    expect(redirects).toHaveLength(5);
+    const both = count('200-299,300-399,404,unknown');
+    expect(both.length).toBeGreaterThan(ok.length + redirects.length);
+    expect(both.some((c) => c.status === null)).toBe(true);
+  });
+});
+
+describe('exclusion lists', () => {
+  it('reports bad lines by number, and gives the same segment whether held in memory or sorted to disk', async () => {
+    const dir = tempDir();
+    const warc = join(dir, 'example.warc.gz');
+    await writeWarc(warc, dedupExampleRecords());
+    nwax(['cdx', '-o', join(dir, 'example.cdx'), warc]);
+    const dup = nwax(['dedup-cdx', join(dir, 'example.cdx')]).stdout.trim().split('\n');
+    writeFileSync(join(dir, 'bad.dup'), [dup[0], 'not a line', dup[1], 'org,example)/ sha1:AAAA 2007', ...dup.slice(2)].join('\n'));
+    writeFileSync(join(dir, 'manifest'), `${warc}\n`);
+    const mem = nwax(['import', '-e', join(dir, 'bad.dup'), join(dir, 'manifest'), join(dir, 'mem')]);
+    expect(mem.code, mem.stderr).toBe(0);
+    expect(mem.stderr).toMatch(/bad\.dup: line 2: "a" is not a digest \(sha1:BASE32\); line skipped/);
+    expect(mem.stderr).toMatch(/bad\.dup: line 4: "2007" is not a 14-digit date; line skipped/);
+    expect(mem.stderr).toMatch(/excluded 5\b/);
+    const disk = nwax(['import', '-D', 'nwax.import.exclusions.memory=1', '-e', join(dir, 'bad.dup'), join(dir, 'manifest'), join(dir, 'disk')]);
+    expect(disk.code, disk.stderr).toBe(0);
+    expect(disk.stderr).toMatch(/sorted into a record file/);
+    for (const part of ['content', 'parse_data', 'parse_text', 'crawl_fetch', 'crawl_parse']) {
+      expect(segmentRecords(join(dir, 'disk'), part)).toEqual(segmentRecords(join(dir, 'mem'), part));
+    }
+    expect(readdirSync(dir).filter((f) => f.includes('.exclusions-'))).toEqual([]);
+  });
+});
+
+describe('bad input', () => {
+  it('reports a missing archive and a truncated one, imports the rest; --strict stops', async () => {
+    const dir = tempDir();
+    const good = join(dir, 'good.warc.gz');
+    await writeWarc(good, dedupExampleRecords());
+    // The cut archive holds other pages (their own documents), cut short in its sixth record.
+    const other = join(dir, 'other.warc.gz');
+    await writeWarc(other, dedupExampleRecords().map((r: { url: string }) => ({ ...r, url: r.url.replace('index', 'other') })));
+    const bytes = readFileSync(other);
+    const cut = join(dir, 'cut.warc.gz');
+    writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length * 0.55)));
+    writeFileSync(join(dir, 'manifest'), `# a missing archive, a cut one, a good one\n${join(dir, 'nope.warc.gz')}\n\n${cut} c1\n${good} c2\n`);
+    const r = nwax(['import', join(dir, 'manifest'), join(dir, 'seg')]);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/nope\.warc\.gz: no such file.*archive skipped/);
+    expect(r.stderr).toMatch(/cut\.warc\.gz: offset \d+: .*record skipped/);
+    expect(r.stderr).toMatch(/archives failed 1\b/);
+    expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+    const content = [...(segmentRecords(join(dir, 'seg'), 'content') as Map<string, Content>).values()];
+    // The good archive's five versions, and the versions read from the cut one before the cut.
+    expect(content.filter((c) => c.collection === 'c2')).toHaveLength(5);
+    expect(content.filter((c) => c.collection === 'c1').length).toBeGreaterThan(0);
+    const strict = nwax(['import', '--strict', join(dir, 'manifest'), join(dir, 'strict')]);
+    expect(strict.code).not.toBe(0);
+    expect(strict.code).not.toBe(70);
+    expect(strict.stderr).toMatch(/nope\.warc\.gz: no such file/);
+    expect(existsSync(join(dir, 'strict'))).toBe(false);
+    const noManifest = nwax(['import', join(dir, 'missing-manifest'), join(dir, 'x')]);
+    expect(noManifest.code).toBe(1);
+    expect(noManifest.stderr).toMatch(/missing-manifest: no such file/);
+  });
+});
+
+describe('import on Hadoop', () => {
+  it('prints a streaming command with one manifest line per map task', () => {
+    const r = nwax(['import', '--engine', 'hadoop', '-D', 'nwax.filter.http.status=200-399', '/user/me/manifest', '/user/me/segments/20200101000000']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^hadoop jar \S+ -D mapreduce\.input\.lineinputformat\.linespermap=1 -D stream\.map\.input\.ignoreKey=true -D mapreduce\.job\.name=nwax-import .*-input \/user\/me\/manifest -inputformat org\.apache\.hadoop\.mapred\.lib\.NLineInputFormat -output \/user\/me\/segments\/20200101000000 -mapper 'nwax job import map -D nwax\.filter\.http\.status=200-399' -reducer 'nwax job import reduce -D nwax\.filter\.http\.status=200-399'$/);
+  });
+});
