@@ -102,11 +102,23 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
   spill();
 }
 
-/** Writes lines as a run file, a few thousand at a time (one huge joined string costs more). */
+/**
+ * Writes lines as a run file, about a megabyte of text at a time: one huge joined string costs
+ * more, and lines can be large (a page's text).
+ */
 function writeRunSync(path: string, lines: string[]): void {
   const fd = openSync(path, 'w');
   try {
-    for (let i = 0; i < lines.length; i += 4096) writeSync(fd, `${lines.slice(i, i + 4096).join('\n')}\n`);
+    let from = 0;
+    let chars = 0;
+    for (let i = 0; i < lines.length; i++) {
+      chars += lines[i].length + 1;
+      if (chars >= 1 << 20 || i === lines.length - 1) {
+        writeSync(fd, `${lines.slice(from, i + 1).join('\n')}\n`);
+        from = i + 1;
+        chars = 0;
+      }
+    }
   } finally {
     closeSync(fd);
   }
@@ -253,9 +265,9 @@ const HEAP_PER_BUFFERED_BYTE = 3;
 /** Runs one map or reduce task on a worker thread; resolves with its counters. */
 function inWorker(script: URL, jobName: string, task: MapTask | ReduceTask): Promise<Counters> {
   // A map task's heap is capped near what its buffer needs (the lines, their sort's scratch
-  // space and the garbage of making them), so V8 collects early instead of growing the heap
-  // far past the budget; a reduce streams and needs little.
-  const heapMb = 'split' in task ? Math.ceil((task.budget * HEAP_PER_BUFFERED_BYTE) / 2 ** 20) + 96 : 256;
+  // space and the garbage of making them) plus room for what the map itself holds (a page being
+  // parsed), so V8 collects early instead of growing the heap far past the budget; a reduce streams.
+  const heapMb = 'split' in task ? Math.ceil((task.budget * HEAP_PER_BUFFERED_BYTE) / 2 ** 20) + 256 : 512;
   return new Promise((resolve, reject) => {
     const w = new Worker(script, { workerData: { jobName, task }, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
     w.once('message', (m: { counters?: Counters; error?: string; code?: string; exitCode?: number }) => {
