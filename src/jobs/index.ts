@@ -5,10 +5,14 @@
 import type { Job } from '../mapreduce/job.js';
 import { cdxUrlCount } from './cdx-url-count.js';
 import { importJob } from '../segment/import-job.js';
+import { updatedbJob } from '../crawl/updatedb-job.js';
+import { invertlinksJob } from '../crawl/linkdb-job.js';
 
 export const JOBS: Record<string, Job> = {
   [cdxUrlCount.name]: cdxUrlCount,
   [importJob.name]: importJob,
+  [updatedbJob.name]: updatedbJob,
+  [invertlinksJob.name]: invertlinksJob,
 };
 
 export function findJob(name: string): Job | undefined {

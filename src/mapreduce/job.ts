@@ -8,6 +8,12 @@ import { Configuration } from '../conf/config.js';
 
 export type Emit = (key: string, value: unknown) => void;
 
+/** Where a reduce task's records go. */
+export interface RecordSink {
+  write(key: string, value: unknown): void;
+  close(): void;
+}
+
 export interface Counters {
   [name: string]: number;
 }
@@ -19,6 +25,11 @@ export interface TaskContext {
   readonly conf: Configuration;
   /** A one-line report on stderr (a damaged record, a bad line): the task goes on. */
   warn(message: string): void;
+  /**
+   * The file this map task reads (a job that reads several datasets tells them apart by it);
+   * under Hadoop Streaming, `mapreduce_map_input_file` from the environment. Empty in reduce.
+   */
+  readonly inputFile: string;
 }
 
 export interface Job {
@@ -35,6 +46,11 @@ export interface Job {
    * is a whole archive's work. Unset: splits by size.
    */
   linesPerSplit?: number;
+  /**
+   * Where reduce output goes, in place of a sorted record file per partition (Hadoop's
+   * OutputFormat): the index job writes a full-text index. Records arrive in key order.
+   */
+  outputFormat?: (partPath: string, ctx: TaskContext) => RecordSink;
   /**
    * Named outputs: reduce emits an object with some of these fields, and each field is written
    * to its own dataset `OUTPUT/NAME/part-NNNNN` (a segment's content, parse_data, ...).
@@ -98,9 +114,10 @@ export function checkedKey(job: Job, key: string): string {
 }
 
 /** A task's context; `properties` are the job's -D overrides (the configuration loads on first use). */
-export function newContext(counters: Counters, properties: readonly string[] = []): TaskContext {
+export function newContext(counters: Counters, properties: readonly string[] = [], inputFile = ''): TaskContext {
   let conf: Configuration | undefined;
   return {
+    inputFile,
     count(name, by = 1) {
       counters[name] = (counters[name] ?? 0) + by;
     },

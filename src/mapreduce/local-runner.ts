@@ -90,7 +90,7 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
     held[partition(key, task.reduces)].push(line);
     used += line.length + 64;
     if (used >= task.budget) spill();
-  }, counters, task.properties);
+  }, counters, task.properties, task.split.path);
   const { split } = task;
   const batches = split.start === 0 && split.end < 0 ? lineBatches(split.path) : splitLines(split);
   for await (const batch of batches) {
@@ -209,21 +209,30 @@ export async function runReduceTask(job: Job, task: ReduceTask, counters: Counte
   if (runs.length < task.spills.length) counters['runs merged in passes'] = (counters['runs merged in passes'] ?? 0) + task.spills.length - runs.length;
   const part = partName(task.partition);
   let reduce: Grouper;
-  let writers: RecordFileWriter[];
+  let writers: { close(): void }[];
   if (job.outputs) {
     // Named outputs: each field of the reduced value goes to its own dataset.
     const names = job.outputs;
-    writers = names.map((name) => {
+    const named = names.map((name) => {
       mkdirSync(join(task.dir, name), { recursive: true });
       return new RecordFileWriter(join(task.dir, name, part), task.recordFile);
     });
+    writers = named;
     const ctx = newContext(counters, task.properties);
     reduce = new Grouper(job, (key, value) => {
       ctx.count('reduce output records');
       const fields = value as Record<string, unknown>;
       names.forEach((name, i) => {
-        if (fields[name] !== undefined) writers[i].appendLine(checkedKey(job, key), JSON.stringify(fields[name]));
+        if (fields[name] !== undefined) named[i].appendLine(checkedKey(job, key), JSON.stringify(fields[name]));
       });
+    }, ctx);
+  } else if (job.outputFormat) {
+    const ctx = newContext(counters, task.properties);
+    const sink = job.outputFormat(join(task.dir, part), ctx);
+    writers = [sink];
+    reduce = new Grouper(job, (key, value) => {
+      ctx.count('reduce output records');
+      sink.write(checkedKey(job, key), value);
     }, ctx);
   } else {
     const writer = new RecordFileWriter(join(task.dir, part), task.recordFile);

@@ -11,8 +11,9 @@ export type LineSink = (line: string) => void;
  * A map task: feed it input lines; it writes `key TAB value-json` lines to `out`. The result of
  * a call is the map's promise where the job's map is asynchronous: await it before the next.
  */
-export function mapper(job: Job, out: LineSink, counters: Counters, properties: readonly string[] = []): (line: string) => void | Promise<void> {
-  const ctx = newContext(counters, properties);
+export function mapper(job: Job, out: LineSink, counters: Counters, properties: readonly string[] = [], inputFile?: string): (line: string) => void | Promise<void> {
+  // Hadoop Streaming names the task's input file in the environment.
+  const ctx = newContext(counters, properties, inputFile ?? process.env.mapreduce_map_input_file ?? process.env.map_input_file ?? '');
   const emit = (k: string, v: unknown) => {
     ctx.count('map output records');
     out(`${checkedKey(job, k)}\t${JSON.stringify(v) ?? 'null'}`);

@@ -1,0 +1,73 @@
+/**
+ * updatedb (Nutch's CrawlDb update): the CrawlDb and segments' crawl_fetch and crawl_parse in,
+ * a new CrawlDb out. Merge rules as Nutch's CrawlDbReducer: a fetch status wins over a link,
+ * which wins over the entry already in the db; the newest fetch counts; a retry past
+ * `db.fetch.retry.max` makes the URL gone; a fetched URL is next due after
+ * `db.fetch.interval.default`. Outlinks add new URLs (`db.update.additions.allowed`) in a live
+ * crawl, whose keys are URLs; an import's keys are versions (`URL sha1:DIGEST`), and links
+ * point to URLs, so an import's outlinks go to the LinkDb (invertlinks), not here.
+ */
+import type { Job } from '../mapreduce/job.js';
+import { addSeconds, datasetOf, STATUS_AFTER_FETCH, type CrawlDatum, type FetchStatus } from './crawl-datum.js';
+
+interface FetchValue {
+  status: FetchStatus;
+  date: string;
+  dates?: string[];
+  digest?: string;
+}
+
+type Tagged = { db: CrawlDatum } | { fetch: FetchValue } | { link: { score: number } };
+
+export const updatedbJob: Job = {
+  name: 'updatedb',
+  description: 'CrawlDb + segments (crawl_fetch, crawl_parse) -> the updated CrawlDb (Nutch merge rules).',
+  input: 'records',
+  map(key, value, emit, ctx) {
+    const from = datasetOf(ctx.inputFile);
+    if (from === 'crawl_fetch') {
+      const f = value as FetchValue;
+      const digest = key.includes(' ') ? key.slice(key.lastIndexOf(' ') + 1) : f.digest;
+      emit(key, { fetch: { status: f.status, date: f.date, ...(digest ? { digest } : {}) } });
+    } else if (from === 'crawl_parse') {
+      if (key.includes(' ') || !ctx.conf.getBoolean('db.update.additions.allowed')) return;
+      for (const l of (value as { outlinks?: { url: string }[] }).outlinks ?? []) emit(l.url, { link: { score: 0 } });
+    } else {
+      emit(key, { db: value as CrawlDatum });
+    }
+  },
+  reduce(key, values, emit, ctx) {
+    const interval = ctx.conf.getNumber('db.fetch.interval.default');
+    let old: CrawlDatum | undefined;
+    let fetch: FetchValue | undefined;
+    let linked = false;
+    for (const v of values as Tagged[]) {
+      if ('db' in v) old = v.db;
+      else if ('fetch' in v) {
+        if (!fetch || v.fetch.date > fetch.date) fetch = v.fetch;
+      } else linked = true;
+    }
+    let datum: CrawlDatum;
+    if (fetch) {
+      const status = STATUS_AFTER_FETCH[fetch.status] ?? 'db_unfetched';
+      const retries = fetch.status === 'fetch_retry' ? (old?.retries ?? 0) + 1 : 0;
+      const gone = retries > ctx.conf.getNumber('db.fetch.retry.max');
+      datum = {
+        status: gone ? 'db_gone' : status,
+        fetchTime: addSeconds(fetch.date, fetch.status === 'fetch_retry' && !gone ? 24 * 3600 : interval),
+        interval,
+        score: old?.score ?? 1,
+        ...(fetch.digest && status === 'db_fetched' ? { digest: fetch.digest } : old?.digest ? { digest: old.digest } : {}),
+        retries,
+        fetched: fetch.date,
+      };
+      ctx.count(`status ${datum.status}`);
+    } else if (old) {
+      datum = old;
+    } else if (linked) {
+      datum = { status: 'db_unfetched', fetchTime: '00000000000000', interval, score: 0, retries: 0 };
+      ctx.count('new URLs from links');
+    } else return;
+    emit(key, datum);
+  },
+};
