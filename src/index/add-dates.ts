@@ -1,0 +1,105 @@
+/**
+ * add-dates: a parallel `dates` index for a key index, built without touching it. For every
+ * document number of the key index (in order, a row for each, so numbers stay aligned): the
+ * union of that document's dates in the source indexes (a main index's own dates, or an
+ * earlier dates index) and every date the dates file gives (dedup-cdx or revisits lines,
+ * `URLKEY sha1:DIGEST DATE [FILE]`) for canonical(url) + digest. Building a second dates index
+ * from the first plus a new file, then swapping it in, is the incremental path.
+ */
+import { renameSync, rmSync } from 'node:fs';
+import { dirname, join, basename } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { createIndex, finishIndex, openIndex } from './schema.js';
+import { detectCanonicalizer, urlKey, type Canonicalizer } from '../cdx/surt.js';
+import { lineBatches } from '../mapreduce/line-reader.js';
+import { NwaxError } from '../util/errors.js';
+
+export interface AddDatesOptions {
+  canonicalizer: string;
+  warn: (message: string) => void;
+}
+
+export interface AddDatesResult {
+  documents: number;
+  datesAdded: number;
+  linesRead: number;
+  badLines: number;
+  unmatched: number;
+}
+
+/** The canonicalizer of a dates file: `auto` looks at its first keys. */
+async function canonicalizerOf(file: string, name: string): Promise<Canonicalizer> {
+  if (name === 'surt' || name === 'massaged') return name;
+  if (name !== 'auto') throw new NwaxError('NWAX_CONF', `canonicalizer "${name}" is not auto, surt or massaged`);
+  const keys: string[] = [];
+  for await (const batch of lineBatches(file)) {
+    for (const l of batch) if (l.trim()) keys.push(l.slice(0, l.indexOf(' ')));
+    if (keys.length >= 1000) break;
+  }
+  return detectCanonicalizer(keys);
+}
+
+export async function addDates(keyIndex: string, sources: string[], dest: string, datesFile: string | undefined, opts: AddDatesOptions): Promise<AddDatesResult> {
+  const key = openIndex(keyIndex, 'main');
+  const n = key.info.docCount;
+  const dates: Set<string>[] = Array.from({ length: n + 1 }, () => new Set());
+  // The sources: each must hold the key index's documents, number for number.
+  for (const src of sources) {
+    const s = src === keyIndex ? key : openIndex(src);
+    if (s.info.docCount !== n) {
+      throw new NwaxError('NWAX_FORMAT', `${src} holds ${s.info.docCount} documents, ${keyIndex} ${n}: not parallel indexes of one another`);
+    }
+    const rows = s.info.kind === 'main' ? s.db.prepare('SELECT id, dates FROM docs').iterate() : s.db.prepare('SELECT id, dates FROM dates').iterate();
+    for (const r of rows as Iterable<{ id: number; dates: string }>) for (const d of r.dates.split(' ')) if (d) dates[r.id].add(d);
+    if (s !== key) s.db.close();
+  }
+  const result: AddDatesResult = { documents: n, datesAdded: 0, linesRead: 0, badLines: 0, unmatched: 0 };
+  if (datesFile) {
+    const canon = await canonicalizerOf(datesFile, opts.canonicalizer);
+    const byKey = new Map<string, number>();
+    for (const r of key.db.prepare('SELECT id, url, digest FROM docs').iterate() as Iterable<{ id: number; url: string; digest: string }>) {
+      byKey.set(`${urlKey(r.url, canon)} ${r.digest}`, r.id);
+    }
+    let lineNo = 0;
+    for await (const batch of lineBatches(datesFile)) {
+      for (const line of batch) {
+        lineNo++;
+        if (line.trim() === '') continue;
+        result.linesRead++;
+        const f = line.split(' ');
+        if (f.length < 3 || f.length > 4 || !/^[a-z0-9]+:\S+$/i.test(f[1]) || !/^\d{14}$/.test(f[2])) {
+          result.badLines++;
+          if (result.badLines <= 20) opts.warn(`${datesFile === '-' ? 'stdin' : datesFile}: line ${lineNo}: not "URLKEY sha1:DIGEST DATE [FILE]"; line skipped`);
+          continue;
+        }
+        const id = byKey.get(`${f[0]} ${f[1]}`);
+        if (id === undefined) {
+          result.unmatched++;
+          continue;
+        }
+        if (!dates[id].has(f[2])) {
+          dates[id].add(f[2]);
+          result.datesAdded++;
+        }
+      }
+    }
+  }
+  key.db.close();
+  // Written aside, then renamed: a good dates index is never replaced by a half-written one.
+  mkdirSync(dirname(dest), { recursive: true });
+  const tmp = join(dirname(dest), `.${basename(dest)}.tmp-${process.pid}`);
+  rmSync(tmp, { force: true });
+  try {
+    const db = createIndex(tmp, 'dates');
+    const insert = db.prepare('INSERT INTO dates(id, dates) VALUES (?, ?)');
+    db.transaction(() => {
+      for (let id = 1; id <= n; id++) insert.run(id, [...dates[id]].sort().join(' '));
+    })();
+    finishIndex(db, n);
+    renameSync(tmp, dest);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  return result;
+}

@@ -1,0 +1,98 @@
+/**
+ * The index job (Nutch's Indexer): joins, per URL, every version's parse_data, parse_text,
+ * content pointer and capture dates from the segments, its CrawlDb entry, and the LinkDb
+ * inlinks of the URL (links point to URLs, so all versions share them), and writes one
+ * full-text index per partition (`indexes/part-NNNNN`). Keyed by URL so that every version of
+ * a URL lands in one partition, in digest order. Documents flagged noindex are left out and
+ * counted. Boost: ln(e + inlinks) x the CrawlDb score, as Nutch did.
+ */
+import type { Job } from '../mapreduce/job.js';
+import { datasetOf, segmentOf, type CrawlDatum } from '../crawl/crawl-datum.js';
+import type { Inlinks } from '../crawl/linkdb-job.js';
+import { splitDocumentKey, type ContentPointer, type CrawlFetch, type ParseData } from '../segment/segment.js';
+import { IndexWriter, type IndexDocument } from './index-writer.js';
+
+/** One piece of a version, tagged by where it came from. */
+type Piece =
+  | { d: string; pd: ParseData; seg: string }
+  | { d: string; text: string }
+  | { d: string; content: ContentPointer }
+  | { d: string; fetch: CrawlFetch }
+  | { d: string; db: CrawlDatum }
+  | { inlinks: Inlinks['inlinks'] };
+
+export const indexJob: Job = {
+  name: 'index',
+  description: 'Segments + CrawlDb + LinkDb -> one full-text index (SQLite FTS5) per partition, a document per version.',
+  input: 'records',
+  map(key, value, emit, ctx) {
+    const from = datasetOf(ctx.inputFile);
+    if (from === 'linkdb' || (!key.includes(' ') && (value as Inlinks)?.inlinks)) {
+      emit(key, { inlinks: (value as Inlinks).inlinks });
+      return;
+    }
+    if (!key.includes(' ')) return; // a live crawl's URL-keyed CrawlDb entry: versions come from segments
+    const { url, digest: d } = splitDocumentKey(key);
+    switch (from) {
+      case 'parse_data':
+        emit(url, { d, pd: value, seg: segmentOf(ctx.inputFile) });
+        break;
+      case 'parse_text':
+        emit(url, { d, text: value });
+        break;
+      case 'content':
+        emit(url, { d, content: value });
+        break;
+      case 'crawl_fetch':
+        emit(url, { d, fetch: value });
+        break;
+      default:
+        emit(url, { d, db: value });
+    }
+  },
+  reduce(url, values, emit, ctx) {
+    let inlinks: Inlinks['inlinks'] = [];
+    const versions = new Map<string, { pd?: ParseData; seg?: string; text?: string; content?: ContentPointer; dates: Set<string>; db?: CrawlDatum }>();
+    for (const v of values as Piece[]) {
+      if ('inlinks' in v) {
+        inlinks = inlinks.concat(v.inlinks);
+        continue;
+      }
+      let ver = versions.get(v.d);
+      if (!ver) versions.set(v.d, (ver = { dates: new Set() }));
+      if ('pd' in v) {
+        ver.pd = v.pd;
+        ver.seg = v.seg;
+      } else if ('text' in v) ver.text = v.text;
+      else if ('content' in v) ver.content = v.content;
+      else if ('fetch' in v) for (const date of v.fetch.dates ?? [v.fetch.date]) ver.dates.add(date);
+      else if ('db' in v) ver.db = v.db;
+    }
+    const anchors = [...new Set(inlinks.map((l) => l.anchor).filter(Boolean))];
+    for (const digest of [...versions.keys()].sort()) {
+      const ver = versions.get(digest)!;
+      if (!ver.pd || !ver.content) {
+        ctx.count('versions without parse_data or content');
+        continue;
+      }
+      if (ver.pd.noindex) {
+        ctx.count('noindex documents left out');
+        continue;
+      }
+      const c = ver.content;
+      const dates = [...new Set([...ver.dates, c.date])].sort();
+      const doc: IndexDocument = {
+        url, digest, date: dates[0], dates, mime: c.mime, status: c.status, length: ver.pd.meta.length,
+        collection: c.collection, segment: ver.seg ?? '', file: c.file, location: c.location, offset: c.offset, clen: c.length,
+        title: ver.pd.title, text: ver.text ?? '', anchors, inlinks: inlinks.length,
+        boost: Math.log(Math.E + inlinks.length) * (ver.db?.score ?? 1),
+      };
+      ctx.count('documents indexed');
+      emit(`${url} ${digest}`, doc);
+    }
+  },
+  outputFormat(partPath) {
+    const w = new IndexWriter(partPath);
+    return { write: (_key, value) => w.add(value as IndexDocument), close: () => void w.close() };
+  },
+};

@@ -1,0 +1,89 @@
+/**
+ * Writes documents into a main index, in batches inside transactions. Stored fields are what
+ * a hit shows and what filters read; the text is kept for snippets (a window around the first
+ * matches, not a re-tokenized page).
+ */
+import { createIndex, finishIndex, type Db } from './schema.js';
+import type Database from 'better-sqlite3';
+
+export interface IndexDocument {
+  url: string;
+  digest: string;
+  /** The first capture date; `dates` holds all of them known at index time. */
+  date: string;
+  dates: string[];
+  mime: string;
+  status: number | null;
+  length: number;
+  collection: string;
+  segment: string;
+  file: string;
+  location: string;
+  offset: number;
+  clen: number;
+  title: string;
+  text: string;
+  anchors: string[];
+  inlinks: number;
+  boost: number;
+}
+
+/** Host for site: (lower case, without `www.`). */
+export function siteHost(url: string): string {
+  try {
+    return new URL(url).hostname.toLowerCase().replace(/^www\d*\./, '');
+  } catch {
+    return '';
+  }
+}
+
+/** The words of a URL (host parts, path segments), so a query for them finds the page. */
+export function urlWords(url: string): string {
+  return url.replace(/^[a-z]+:\/\//i, '').split(/[^\p{L}\p{N}]+/u).filter(Boolean).join(' ');
+}
+
+const BATCH = 1000;
+
+export class IndexWriter {
+  private readonly db: Db;
+  private readonly insertDoc: Database.Statement;
+  private readonly insertFts: Database.Statement;
+  private pending: IndexDocument[] = [];
+  private count = 0;
+
+  constructor(readonly path: string) {
+    this.db = createIndex(path, 'main');
+    this.insertDoc = this.db.prepare(`INSERT INTO docs(id, url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, host, inlinks, boost, text)
+      VALUES (@id, @url, @digest, @date, @dates, @mime, @status, @length, @collection, @segment, @file, @location, @offset, @clen, @title, @host, @inlinks, @boost, @text)`);
+    this.insertFts = this.db.prepare('INSERT INTO fts(rowid, title, content, anchors, urlwords, host) VALUES (?, ?, ?, ?, ?, ?)');
+  }
+
+  add(doc: IndexDocument): void {
+    this.pending.push(doc);
+    if (this.pending.length >= BATCH) this.flush();
+  }
+
+  private flush(): void {
+    const docs = this.pending;
+    this.pending = [];
+    this.db.transaction(() => {
+      for (const d of docs) {
+        const id = ++this.count;
+        const host = siteHost(d.url);
+        this.insertDoc.run({
+          id, url: d.url, digest: d.digest, date: d.date, dates: d.dates.join(' '), mime: d.mime, status: d.status, length: d.length,
+          collection: d.collection, segment: d.segment, file: d.file, location: d.location, offset: d.offset, clen: d.clen,
+          title: d.title, host, inlinks: d.inlinks, boost: d.boost, text: d.text,
+        });
+        this.insertFts.run(id, d.title, d.text, d.anchors.join(' \n '), urlWords(d.url), host);
+      }
+    })();
+  }
+
+  close(): number {
+    this.flush();
+    this.db.exec("INSERT INTO fts(fts) VALUES('optimize')");
+    finishIndex(this.db, this.count);
+    return this.count;
+  }
+}

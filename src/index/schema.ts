@@ -1,0 +1,91 @@
+/**
+ * The on-disk index: one SQLite database per partition (better-sqlite3, FTS5), as DESIGN says
+ * why: no load time, memory independent of size, BM25, phrases. `main` holds one row per
+ * document (rowid = document number) with the stored fields and a contentless FTS5 table over
+ * title, content, anchors, URL words and host; a parallel `dates` index holds, per document
+ * number, every capture date. Each database records its kind, document count and schema
+ * version; opening one of another version is a clear error.
+ */
+import Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import { NwaxError } from '../util/errors.js';
+
+export const SCHEMA_VERSION = 1;
+export type IndexKind = 'main' | 'dates';
+export type Db = Database.Database;
+
+export const MAIN_SCHEMA = `
+CREATE TABLE info(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE docs(
+  id INTEGER PRIMARY KEY, url TEXT NOT NULL, digest TEXT NOT NULL, date TEXT NOT NULL, dates TEXT NOT NULL,
+  mime TEXT, status INTEGER, length INTEGER, collection TEXT, segment TEXT, file TEXT, location TEXT,
+  offset INTEGER, clen INTEGER, title TEXT, host TEXT, inlinks INTEGER, boost REAL NOT NULL, text TEXT);
+CREATE INDEX docs_url ON docs(url);
+CREATE INDEX docs_host ON docs(host);
+CREATE VIRTUAL TABLE fts USING fts5(title, content, anchors, urlwords, host, content='', tokenize='unicode61 remove_diacritics 2');
+`;
+
+export const DATES_SCHEMA = `
+CREATE TABLE info(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE dates(id INTEGER PRIMARY KEY, dates TEXT NOT NULL);
+`;
+
+export interface IndexInfo {
+  kind: IndexKind;
+  docCount: number;
+  version: number;
+}
+
+export function readInfo(db: Db, path: string): IndexInfo {
+  let rows: { key: string; value: string }[];
+  try {
+    rows = db.prepare('SELECT key, value FROM info').all() as { key: string; value: string }[];
+  } catch {
+    throw new NwaxError('NWAX_FORMAT', `${path}: not an nwax index (no info table)`);
+  }
+  const m = new Map(rows.map((r) => [r.key, r.value]));
+  const version = Number(m.get('schema_version'));
+  if (version !== SCHEMA_VERSION) {
+    throw new NwaxError('NWAX_FORMAT', `${path}: index schema version ${m.get('schema_version') ?? '?'}, this nwax reads version ${SCHEMA_VERSION}; rebuild it with this version (nwax index)`);
+  }
+  return { kind: m.get('kind') as IndexKind, docCount: Number(m.get('doc_count')), version };
+}
+
+/** Opens an index read-only and checks its version (and kind, when given). */
+export function openIndex(path: string, kind?: IndexKind): { db: Db; info: IndexInfo } {
+  if (!existsSync(path)) throw new NwaxError('NWAX_INPUT', `${path}: no such index`);
+  let db: Db;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+    db.pragma('query_only = ON');
+  } catch (err) {
+    throw new NwaxError('NWAX_FORMAT', `${path}: not an index (${(err as Error).message})`);
+  }
+  let info: IndexInfo;
+  try {
+    info = readInfo(db, path);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  if (kind && info.kind !== kind) {
+    db.close();
+    throw new NwaxError('NWAX_FORMAT', `${path}: a ${info.kind} index, where a ${kind} index is needed`);
+  }
+  return { db, info };
+}
+
+/** A new index database for writing (build settings: no journal, no fsync until the end). */
+export function createIndex(path: string, kind: IndexKind): Db {
+  const db = new Database(path);
+  db.pragma('journal_mode = OFF');
+  db.pragma('synchronous = OFF');
+  db.exec(kind === 'main' ? MAIN_SCHEMA : DATES_SCHEMA);
+  db.prepare('INSERT INTO info(key, value) VALUES (?, ?), (?, ?)').run('schema_version', String(SCHEMA_VERSION), 'kind', kind);
+  return db;
+}
+
+export function finishIndex(db: Db, docCount: number): void {
+  db.prepare('INSERT OR REPLACE INTO info(key, value) VALUES (?, ?)').run('doc_count', String(docCount));
+  db.close();
+}

@@ -1,0 +1,145 @@
+/**
+ * The query language: words (all required), "phrases", -exclusions (of words or phrases), and
+ * fields: site: (host, with or without www., subdomains included), type: (a MIME type, its
+ * major part, or its subtype: type:pdf), collection:, url: (one URL: all its versions),
+ * title: (a word of the title), date:YYYY[MM[DD[hh[mm[ss]]]]] and date:A-B (the upper bound
+ * padded to the end of its period: date:2007-2008 runs to the last second of 2008). A comma
+ * list means any of them (collection:a,b). Errors point at the bad token.
+ */
+import { NwaxError } from '../util/errors.js';
+
+export interface DateRange {
+  from: string;
+  to: string;
+}
+
+export interface Query {
+  /** Words and phrases that must all match (each phrase as its words in order). */
+  must: string[][];
+  /** Words and phrases that must not match. */
+  not: string[][];
+  /** title: words. */
+  title: string[][];
+  site: string[];
+  type: string[];
+  collection: string[];
+  url: string[];
+  date: DateRange[];
+  /** The words to mark in snippets. */
+  highlight: string[];
+}
+
+const FIELDS = new Set(['site', 'type', 'collection', 'url', 'title', 'date']);
+
+export class QuerySyntaxError extends NwaxError {
+  constructor(query: string, at: number, what: string) {
+    super('NWAX_QUERY', `query syntax: ${what} at column ${at + 1}: ${query}\n${' '.repeat(`query syntax: ${what} at column ${at + 1}: `.length + at)}^`, 2);
+    this.name = 'QuerySyntaxError';
+  }
+}
+
+/** The words of a text as the index tokenizes them (letters and digits; lower case). */
+export function words(text: string): string[] {
+  return text.toLowerCase().normalize('NFKD').replace(/\p{M}/gu, '').split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+}
+
+function pad(date: string, digit: string): string {
+  return date + digit.repeat(14 - date.length);
+}
+
+function dateRange(value: string, query: string, at: number): DateRange {
+  const m = /^(\d{4,14})(?:-(\d{4,14}))?$/.exec(value);
+  if (!m) throw new QuerySyntaxError(query, at, `date:${value} is not YYYY[MMDDhhmmss] or a range A-B`);
+  // The lower bound padded with zeros, the upper to the end of its period (as a string, every
+  // date with the prefix sorts below the prefix followed by nines).
+  const from = pad(m[1], '0');
+  const to = pad(m[2] ?? m[1], '9');
+  if (to < from) throw new QuerySyntaxError(query, at, `date:${value} ends before it starts`);
+  return { from, to };
+}
+
+export function parseQuery(query: string): Query {
+  const q: Query = { must: [], not: [], title: [], site: [], type: [], collection: [], url: [], date: [], highlight: [] };
+  let i = 0;
+  while (i < query.length) {
+    if (/\s/.test(query[i])) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let negate = false;
+    if (query[i] === '-' && i + 1 < query.length && !/\s/.test(query[i + 1])) {
+      negate = true;
+      i++;
+    }
+    if (query[i] === '"') {
+      const end = query.indexOf('"', i + 1);
+      if (end < 0) throw new QuerySyntaxError(query, i, 'unterminated phrase (no closing ")');
+      const phrase = words(query.slice(i + 1, end));
+      i = end + 1;
+      if (phrase.length === 0) continue;
+      (negate ? q.not : q.must).push(phrase);
+      if (!negate) q.highlight.push(...phrase);
+      continue;
+    }
+    let end = i;
+    while (end < query.length && !/\s/.test(query[end])) end++;
+    const token = query.slice(i, end);
+    i = end;
+    const colon = token.indexOf(':');
+    const field = colon > 0 ? token.slice(0, colon).toLowerCase() : '';
+    if (FIELDS.has(field)) {
+      const value = token.slice(colon + 1);
+      if (value === '') throw new QuerySyntaxError(query, start, `${field}: needs a value`);
+      if (negate) throw new QuerySyntaxError(query, start, `-${field}: is not supported (exclude words, not fields)`);
+      const list = value.split(',').filter(Boolean);
+      switch (field) {
+        case 'date':
+          q.date.push(...list.map((v) => dateRange(v, query, start)));
+          break;
+        case 'title': {
+          const w = words(value);
+          if (w.length) q.title.push(w);
+          q.highlight.push(...w);
+          break;
+        }
+        case 'site':
+          q.site.push(...list.map((s) => s.toLowerCase().replace(/^www\d*\./, '')));
+          break;
+        case 'type':
+          q.type.push(...list.map((s) => s.toLowerCase()));
+          break;
+        case 'url':
+          q.url.push(...list);
+          break;
+        default:
+          q.collection.push(...list);
+      }
+      continue;
+    }
+    const w = words(token);
+    if (w.length === 0) continue;
+    // A token that tokenizes to several words (e.g. "e-mail") is a phrase of them.
+    (negate ? q.not : q.must).push(w);
+    if (!negate) q.highlight.push(...w);
+  }
+  const filters = q.site.length + q.type.length + q.collection.length + q.url.length + q.date.length;
+  if (q.must.length + q.title.length + filters === 0) {
+    throw new QuerySyntaxError(query, 0, q.not.length ? 'a query needs a word or a field besides -exclusions' : 'empty query');
+  }
+  return q;
+}
+
+/** FTS5 MATCH text for the query's word parts, or undefined when it has none. */
+export function ftsMatch(q: Query): string | undefined {
+  const phrase = (ws: string[]) => `"${ws.join(' ')}"`;
+  const pos = [...q.must.map(phrase), ...q.title.map((t) => `title : ${phrase(t)}`)];
+  if (pos.length === 0) return undefined;
+  const not = q.not.map(phrase);
+  return not.length ? `(${pos.join(' AND ')}) NOT (${not.join(' OR ')})` : pos.join(' AND ');
+}
+
+/** FTS5 MATCH text for the exclusions alone (a query of fields and -words). */
+export function ftsExclusions(q: Query): string | undefined {
+  return q.not.length ? q.not.map((ws) => `"${ws.join(' ')}"`).join(' OR ') : undefined;
+}

@@ -1,0 +1,198 @@
+/**
+ * The searcher: a query over every index set under its directory. Each set's main index is
+ * opened read-only with its dates index attached and joined by document number; the sets are
+ * queried one after another for their best candidates (BM25 x boost), the candidates merged by
+ * score, and hits per site collapsed *after* the merge, so that a site never shows more than N
+ * hits however many partitions hold it. A date filter matches a version when any of its
+ * capture dates is in range. Totals are summed over the sets.
+ */
+import Database from 'better-sqlite3';
+import { openIndex, type Db } from '../index/schema.js';
+import { findIndexSets, type IndexSet } from './index-sets.js';
+import { ftsExclusions, ftsMatch, parseQuery, type Query } from './query.js';
+import { snippetOf, type Snippet } from './snippet.js';
+import { NwaxError } from '../util/errors.js';
+
+export interface Hit {
+  url: string;
+  digest: string;
+  title: string;
+  /** Every capture date of this version, ascending. */
+  dates: string[];
+  mime: string;
+  status: number | null;
+  length: number;
+  collection: string;
+  segment: string;
+  file: string;
+  location: string;
+  offset: number;
+  clen: number;
+  host: string;
+  score: number;
+  snippet: Snippet;
+  /** Index set and document number. */
+  set: string;
+  doc: number;
+  /** Hits of this site left out by hits-per-site. */
+  moreFromSite: number;
+}
+
+export interface SearchOptions {
+  start?: number;
+  hits?: number;
+  /** At most this many hits per host; 0 = no limit. */
+  hitsPerSite?: number;
+}
+
+export interface SearchResult {
+  query: string;
+  total: number;
+  start: number;
+  hits: Hit[];
+  elapsedMs: number;
+}
+
+interface Row {
+  id: number; url: string; digest: string; title: string; dates: string; mime: string; status: number | null; length: number;
+  collection: string; segment: string; file: string; location: string; offset: number; clen: number; host: string; text: string; rank: number;
+}
+
+class OpenSet {
+  readonly db: Db;
+  constructor(readonly set: IndexSet) {
+    const main = openIndex(set.main, 'main');
+    this.db = main.db;
+    if (set.dates) {
+      const dates = openIndex(set.dates, 'dates');
+      dates.db.close();
+      if (dates.info.docCount !== main.info.docCount) {
+        this.db.close();
+        throw new NwaxError('NWAX_FORMAT', `index set ${set.name}: ${set.main} holds ${main.info.docCount} documents but ${set.dates} ${dates.info.docCount}; parallel indexes must agree (rebuild the dates with add-dates)`);
+      }
+      this.db.prepare('ATTACH DATABASE ? AS d').run(set.dates);
+    }
+    this.db.function('nwax_dates_in', { deterministic: true }, (dates: unknown, from: unknown, to: unknown) => {
+      for (const d of String(dates).split(' ')) if (d >= (from as string) && d <= (to as string)) return 1;
+      return 0;
+    });
+  }
+
+  private datesExpr(): string {
+    return this.set.dates ? "docs.dates || ' ' || coalesce(dd.dates, '')" : 'docs.dates';
+  }
+
+  /** WHERE clauses and parameters for the query's fields. */
+  private filters(q: Query): { where: string[]; params: unknown[] } {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    const anyOf = (items: string[], one: (v: string) => string, values: (v: string) => unknown[]) => {
+      if (items.length === 0) return;
+      where.push(`(${items.map(one).join(' OR ')})`);
+      for (const v of items) params.push(...values(v));
+    };
+    anyOf(q.site, () => '(docs.host = ? OR docs.host LIKE ?)', (s) => [s, `%.${s}`]);
+    anyOf(q.type, (t) => (t.includes('/') ? 'docs.mime = ?' : '(docs.mime LIKE ? OR docs.mime LIKE ?)'), (t) => (t.includes('/') ? [t] : [`${t}/%`, `%/${t}`]));
+    anyOf(q.collection, () => 'docs.collection = ?', (c) => [c]);
+    anyOf(q.url, () => 'docs.url = ?', (u) => {
+      try {
+        return [new URL(u).href];
+      } catch {
+        return [u];
+      }
+    });
+    anyOf(q.date.map((r) => `${r.from}-${r.to}`), () => `nwax_dates_in(${this.datesExpr()}, ?, ?)`, (r) => r.split('-'));
+    return { where, params };
+  }
+
+  search(q: Query, limit: number): { total: number; rows: Row[] } {
+    const match = ftsMatch(q);
+    const { where, params } = this.filters(q);
+    const join = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
+    const cols = `docs.id, docs.url, docs.digest, docs.title, ${this.datesExpr()} AS dates, docs.mime, docs.status, docs.length, docs.collection,
+      docs.segment, docs.file, docs.location, docs.offset, docs.clen, docs.host, docs.text`;
+    let from: string;
+    let rank: string;
+    const all: unknown[] = [];
+    if (match) {
+      // bm25 is negative, lower is better; the boost (ln(e + inlinks) x score) scales it.
+      from = `fts JOIN docs ON docs.id = fts.rowid ${join}`;
+      where.unshift('fts MATCH ?');
+      all.push(match);
+      rank = 'bm25(fts, 4.0, 1.0, 2.0, 1.0, 0.5) * docs.boost';
+    } else {
+      from = `docs ${join}`;
+      const excl = ftsExclusions(q);
+      if (excl) {
+        where.push('docs.id NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)');
+        params.push(excl);
+      }
+      rank = '-docs.boost';
+    }
+    all.push(...params);
+    const cond = where.length ? `WHERE ${where.join(' AND ')}` : '';
+    const total = (this.db.prepare(`SELECT count(*) AS n FROM ${from} ${cond}`).get(...all) as { n: number }).n;
+    const rows = this.db.prepare(`SELECT ${cols}, ${rank} AS rank FROM ${from} ${cond} ORDER BY rank, docs.url, docs.date LIMIT ?`).all(...all, limit) as Row[];
+    return { total, rows };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+export class Searcher {
+  private readonly sets: OpenSet[];
+
+  constructor(readonly dir: string) {
+    this.sets = findIndexSets(dir).map((s) => new OpenSet(s));
+  }
+
+  search(query: string, opts: SearchOptions = {}): SearchResult {
+    const t0 = performance.now();
+    const q = parseQuery(query);
+    const start = Math.max(0, opts.start ?? 0);
+    const want = Math.max(1, opts.hits ?? 10);
+    const perSite = Math.max(0, opts.hitsPerSite ?? 0);
+    // Enough candidates from each set for this page after collapsing.
+    const limit = Math.min(5000, (start + want) * (perSite ? 10 : 1));
+    let total = 0;
+    const candidates: (Row & { set: string })[] = [];
+    for (const s of this.sets) {
+      const r = s.search(q, limit);
+      total += r.total;
+      for (const row of r.rows) candidates.push({ ...row, set: s.set.name });
+    }
+    candidates.sort((a, b) => a.rank - b.rank || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0) || (a.dates < b.dates ? -1 : 1));
+    const shown: (Row & { set: string })[] = [];
+    const perHost = new Map<string, number>();
+    const hidden = new Map<string, number>();
+    for (const c of candidates) {
+      const n = perHost.get(c.host) ?? 0;
+      if (perSite && n >= perSite) {
+        hidden.set(c.host, (hidden.get(c.host) ?? 0) + 1);
+        continue;
+      }
+      perHost.set(c.host, n + 1);
+      shown.push(c);
+    }
+    const page = shown.slice(start, start + want);
+    const hits: Hit[] = page.map((r) => ({
+      url: r.url, digest: r.digest, title: r.title, dates: [...new Set(r.dates.split(' ').filter(Boolean))].sort(), mime: r.mime, status: r.status,
+      length: r.length, collection: r.collection, segment: r.segment, file: r.file, location: r.location, offset: r.offset, clen: r.clen,
+      host: r.host, score: -r.rank, snippet: snippetOf(r.text ?? '', q.highlight), set: r.set, doc: r.id, moreFromSite: 0,
+    }));
+    // "More from this site" goes on the last shown hit of each collapsed site.
+    for (const [host, n] of hidden) {
+      const last = [...hits].reverse().find((h) => h.host === host);
+      if (last) last.moreFromSite = n;
+    }
+    return { query, total, start, hits, elapsedMs: performance.now() - t0 };
+  }
+
+  close(): void {
+    for (const s of this.sets) s.close();
+  }
+}
+
+export type { Database };
