@@ -1,24 +1,32 @@
 /** The command table (oclif "explicit" strategy): each command imports its modules lazily in run(). */
+import AddDates from './add-dates.js';
 import Cdx from './cdx.js';
 import Conf from './conf.js';
 import DedupCdx from './dedup-cdx.js';
+import Dumpindex from './dumpindex.js';
 import Import from './import.js';
+import IndexCommand from './index-command.js';
 import Invertlinks from './invertlinks.js';
 import JobCommand from './job.js';
 import Readseg from './readseg.js';
 import Revisits from './revisits.js';
+import Search from './search.js';
 import SortCdx from './sort-cdx.js';
 import Updatedb from './updatedb.js';
 
 export const commands = {
+  'add-dates': AddDates,
   cdx: Cdx,
   conf: Conf,
   'dedup-cdx': DedupCdx,
+  dumpindex: Dumpindex,
   import: Import,
+  index: IndexCommand,
   invertlinks: Invertlinks,
   job: JobCommand,
   readseg: Readseg,
   revisits: Revisits,
+  search: Search,
   'sort-cdx': SortCdx,
   updatedb: Updatedb,
 };

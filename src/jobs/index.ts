@@ -7,12 +7,14 @@ import { cdxUrlCount } from './cdx-url-count.js';
 import { importJob } from '../segment/import-job.js';
 import { updatedbJob } from '../crawl/updatedb-job.js';
 import { invertlinksJob } from '../crawl/linkdb-job.js';
+import { indexJob } from '../index/index-job.js';
 
 export const JOBS: Record<string, Job> = {
   [cdxUrlCount.name]: cdxUrlCount,
   [importJob.name]: importJob,
   [updatedbJob.name]: updatedbJob,
   [invertlinksJob.name]: invertlinksJob,
+  [indexJob.name]: indexJob,
 };
 
 export function findJob(name: string): Job | undefined {

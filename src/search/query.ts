@@ -33,7 +33,7 @@ const FIELDS = new Set(['site', 'type', 'collection', 'url', 'title', 'date']);
 
 export class QuerySyntaxError extends NwaxError {
   constructor(query: string, at: number, what: string) {
-    super('NWAX_QUERY', `query syntax: ${what} at column ${at + 1}: ${query}\n${' '.repeat(`query syntax: ${what} at column ${at + 1}: `.length + at)}^`, 2);
+    super('NWAX_QUERY', `query syntax: ${what} at column ${at + 1}:\n  ${query}\n  ${' '.repeat(at)}^`, 2);
     this.name = 'QuerySyntaxError';
   }
 }

@@ -1,0 +1,39 @@
+import { Args } from '@oclif/core';
+import { NwaxCommand } from './base.js';
+import { jobActionOptions, jobFlags } from './job-options.js';
+
+export default class IndexCommand extends NwaxCommand {
+  static override summary = 'Index segments: one full-text index (SQLite FTS5) per partition, a document per version (URL + digest).';
+  static override description = `Joins, per URL, every version's parse_data, parse_text, content and capture dates from the \
+segments with its CrawlDb entry and the LinkDb inlinks of the URL (anchors are indexed; boost ln(e + inlinks) x score), \
+and writes INDEXES/part-NNNNN (written aside, renamed into place at the end). Documents flagged noindex are left out \
+and counted. CRAWLDB and LINKDB may be missing (no scores, no anchors).`;
+  static override examples = ['<%= config.bin %> index crawl/indexes crawl/crawldb crawl/linkdb crawl/segments/*'];
+  static override strict = false;
+  static override args = {
+    indexes: Args.string({ description: 'The indexes directory to write', required: true }),
+    crawldb: Args.string({ description: 'The CrawlDb', required: true }),
+    linkdb: Args.string({ description: 'The LinkDb', required: true }),
+    segments: Args.string({ description: 'Segment directories', required: true }),
+  };
+  static override flags = { ...jobFlags };
+
+  async run(): Promise<void> {
+    const { args, argv, flags } = await this.parse(IndexCommand);
+    const conf = await this.configurationFor(flags.define);
+    const { datasetInputs } = await import('./dataset-inputs.js');
+    const segments = (argv as string[]).slice(3);
+    const inputs = [
+      ...(await datasetInputs(args.crawldb, [], [])),
+      ...(await datasetInputs(args.linkdb, [], [])),
+      ...(await datasetInputs(undefined, segments, ['parse_data', 'parse_text', 'content', 'crawl_fetch'])),
+    ];
+    const { findJob } = await import('../jobs/index.js');
+    const { runJobAction } = await import('../mapreduce/job-cli.js');
+    const job = findJob('index')!;
+    process.exitCode = await runJobAction(job, 'run', inputs, {
+      ...(await jobActionOptions(conf, flags, job.numReduces, (m) => this.sayLine(m))),
+      output: args.indexes,
+    });
+  }
+}

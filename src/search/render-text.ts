@@ -1,0 +1,36 @@
+/** Search results as text for the terminal (`nwax search`) and as JSON (`--json`). */
+import type { Hit, SearchResult } from './searcher.js';
+import { markSnippet } from './snippet.js';
+
+/** A replay link from the `nwax.wayback.prefix` template ({collection}, {date}, {url}). */
+export function replayUrl(template: string, hit: Pick<Hit, 'collection' | 'url'>, date: string): string {
+  return template.replace('{collection}', encodeURIComponent(hit.collection || 'web')).replace('{date}', date).replace('{url}', hit.url);
+}
+
+function showDate(d: string): string {
+  return `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)} ${d.slice(8, 10)}:${d.slice(10, 12)}:${d.slice(12, 14)}`;
+}
+
+export function renderText(r: SearchResult, template: string, bold: boolean): string {
+  const out: string[] = [];
+  const last = r.start + r.hits.length;
+  out.push(r.hits.length ? `Hits ${r.start + 1}-${last} (of ${r.total}) for ${JSON.stringify(r.query)} in ${r.elapsedMs.toFixed(0)} ms` : `No hits (of ${r.total}) for ${JSON.stringify(r.query)}`);
+  r.hits.forEach((h, i) => {
+    out.push('');
+    out.push(`${r.start + i + 1}. ${h.title || h.url}`);
+    out.push(`   ${h.url}  ${h.digest}`);
+    out.push(`   ${h.mime}, ${h.length} bytes${h.collection ? `, collection ${h.collection}` : ''}; captured ${h.dates.length === 1 ? '' : `${h.dates.length} times: `}${h.dates.map(showDate).join(', ')}`);
+    const snip = markSnippet(h.snippet, bold ? '\x1b[1m' : '[', bold ? '\x1b[0m' : ']');
+    if (snip) out.push(`   ${snip}`);
+    out.push(`   replay: ${replayUrl(template, h, h.dates[0])}`);
+    if (h.moreFromSite) out.push(`   (${h.moreFromSite} more from ${h.host})`);
+  });
+  return `${out.join('\n')}\n`;
+}
+
+export function renderJson(r: SearchResult, template: string): string {
+  return `${JSON.stringify({
+    query: r.query, total: r.total, start: r.start, elapsedMs: Math.round(r.elapsedMs * 10) / 10,
+    hits: r.hits.map((h) => ({ ...h, replay: h.dates.map((d) => ({ date: d, url: replayUrl(template, h, d) })) })),
+  }, null, 2)}\n`;
+}
