@@ -1,29 +1,39 @@
 #!/usr/bin/env bash
-# The main job on the bundled example data: the CDX session of an archivist, on
+# The main job on the bundled example data: an archivist's whole session on
 # fixtures/example/dedup-example.warc.gz (one page captured on ten days of October 2007, five
-# distinct versions; written by warcio.js, see scripts/make-fixtures.mjs).
-# Import, the index jobs and search join this session as their issues land.
+# distinct versions; written by warcio.js, see scripts/make-fixtures.mjs): CDX and the
+# duplicate list, import into a segment without the duplicates, updatedb, invertlinks, index,
+# add-dates (every capture date back in, without touching the index), and searches.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 nwax() { node bin/run.js "$@"; }
 out=${NWAX_EXAMPLE_OUT:-$(mktemp -d)}
 archive=fixtures/example/dedup-example.warc.gz
+crawl=$out/crawl
 
 echo "== nwax cdx $archive"
 nwax cdx -o "$out/example.cdx" "$archive"
 cat "$out/example.cdx"
 
-echo; echo "== nwax cdx --format cdxj (first line)"
-nwax cdx --format cdxj "$archive" 2>/dev/null | head -1
-
 echo; echo "== nwax dedup-cdx: every capture of a URL+digest after the first (these are not imported)"
-nwax dedup-cdx "$out/example.cdx" | tee "$out/example.dup"
+nwax dedup-cdx "$out/example.cdx" | tee "$out/all.dup"
+nwax revisits "$out/example.cdx" >> "$out/all.dup"   # WARC revisit captures (none in this archive)
 
-echo; echo "== nwax revisits: WARC revisit captures (none in this archive)"
-nwax revisits "$out/example.cdx" | tee -a "$out/example.dup"
+echo; echo "== nwax import -e all.dup: one document per version"
+echo "$PWD/$archive october" > "$out/manifest"
+nwax import -e "$out/all.dup" "$out/manifest" "$crawl/segments/20071011000000"
+nwax readseg -list "$crawl"/segments/*
 
-echo; echo "== nwax sort-cdx: byte order, as LC_ALL=C sort"
-nwax sort-cdx "$out/example.cdx" | head -4
+echo; echo "== updatedb, invertlinks, index, add-dates"
+nwax updatedb "$crawl/crawldb" "$crawl"/segments/*
+nwax invertlinks "$crawl/linkdb" "$crawl"/segments/*
+nwax index "$crawl/indexes" "$crawl/crawldb" "$crawl/linkdb" "$crawl"/segments/*
+nwax add-dates "$crawl/indexes/part-00000" "$crawl/indexes/part-00000" "$crawl/pindexes/part-00000/dates" "$out/all.dup"
+nwax dumpindex -c "$crawl/indexes/part-00000" "$crawl/pindexes/part-00000/dates"
 
-versions=$(awk 'NR > 1 { print $6 }' "$out/example.cdx" | sort -u | wc -l)
-echo; echo "== $(($(wc -l < "$out/example.cdx") - 1)) captures, $versions versions, $(wc -l < "$out/example.dup") duplicates; files in $out"
+echo; echo "== nwax search 'url:http://example.org/index.html': the five versions, each with every date it was captured"
+nwax search -dir "$crawl" 'url:http://example.org/index.html'
+
+echo; echo "== nwax search 'welcome date:20071005': the version that was online on 5 October"
+nwax search -dir "$crawl" 'welcome date:20071005'
+echo; echo "files in $out"

@@ -1,10 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { hashPartition } from '../src/mapreduce/job.js';
 import { JOBS } from '../src/jobs/index.js';
-import { HAVE_FIXTURES, fixture, nwax, tempDir } from './helpers.js';
+import { HAVE_FIXTURES, fixture, nwax, nwaxAsync, tempDir } from './helpers.js';
 
 /** Hadoop's Text.hashCode (WritableComparator.hashBytes) written out with BigInt, independently. */
 function javaTextHash(key: string): bigint {
@@ -35,10 +36,41 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
   writeFileSync(cdxInput, nwax(['cdx', '-q', ...archives]).stdout);
   const manifest = join(dir, 'manifest.txt');
   writeFileSync(manifest, `# four archives\n${archives.map((a, i) => `${a} coll${i % 2}`).join('\n')}\n`);
-  const inputs: Record<string, { path: string; minMapped: number; minOut: number }> = {
-    'cdx-url-count': { path: cdxInput, minMapped: 500, minOut: 300 },
-    import: { path: manifest, minMapped: 100, minOut: 90 },
+  // The datasets jobs read, made by the jobs themselves on those archives.
+  const seg = join(dir, 'crawl', 'segments', '20200101000000');
+  const crawldb = join(dir, 'crawl', 'crawldb');
+  const linkdb = join(dir, 'crawl', 'linkdb');
+  const partsOf = (d: string) => readdirSync(d).filter((f) => /^part-\d{5}$/.test(f)).sort().map((f) => join(d, f));
+  const segParts = (...names: string[]) => names.flatMap((n) => partsOf(join(seg, n)));
+  const inputs: Record<string, { paths: string[]; minMapped: number; minOut: number }> = {
+    'cdx-url-count': { paths: [cdxInput], minMapped: 500, minOut: 300 },
+    import: { paths: [manifest], minMapped: 100, minOut: 90 },
   };
+  // (Child processes that do not block this one: a long synchronous wait starves vitest's RPC.)
+  beforeAll(async () => {
+    expect([0, 3]).toContain((await nwaxAsync(['import', manifest, seg])).code);
+    expect((await nwaxAsync(['updatedb', crawldb, seg])).code).toBe(0);
+    expect((await nwaxAsync(['invertlinks', linkdb, seg])).code).toBe(0);
+    inputs.updatedb = { paths: [...partsOf(crawldb), ...segParts('crawl_fetch', 'crawl_parse')], minMapped: 100, minOut: 90 };
+    inputs.invertlinks = { paths: segParts('crawl_parse'), minMapped: 1000, minOut: 300 };
+    inputs.index = { paths: [...partsOf(crawldb), ...partsOf(linkdb), ...segParts('parse_data', 'parse_text', 'content', 'crawl_fetch')], minMapped: 400, minOut: 90 };
+  }, 60_000);
+  /** What each map task of a streaming job reads: the file on stdin, its name in the environment. */
+  const streamedMap = (name: string, paths: string[]) => paths.map((p) =>
+    sh(`${p.endsWith('.txt') || p.endsWith('.cdx') ? 'cat' : 'zcat'} ${p} | mapreduce_map_input_file=${p} node ${bin} job ${name} map`)).join('');
+  /** An index part (SQLite) as the `key TAB doc` lines its streaming reduce printed. */
+  const indexText = (part: string) => {
+    const db = new Database(part, { readonly: true });
+    const rows = db.prepare('SELECT url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, inlinks, boost, text FROM docs ORDER BY id').all() as Record<string, unknown>[];
+    db.close();
+    return rows.map((r) => `${r.url} ${r.digest}\t${JSON.stringify({ ...r, dates: String(r.dates).split(' ') })}\n`).join('');
+  };
+  const streamedIndexText = (lines: string) => lines.split('\n').filter(Boolean).map((l) => {
+    const tab = l.indexOf('\t');
+    const d = JSON.parse(l.slice(tab + 1));
+    const { url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, inlinks, boost, text } = d;
+    return `${l.slice(0, tab)}\t${JSON.stringify({ url, digest, date, dates: dates.join(' ').split(' '), mime, status, length, collection, segment, file, location, offset, clen, title, inlinks, boost, text })}\n`;
+  }).join('');
   const sh = (script: string, stdin?: string) => {
     const r = spawnSync('bash', ['-c', script], { input: stdin, env: { ...process.env, LC_ALL: 'C' }, maxBuffer: 1 << 28 });
     if (r.status !== 0) throw new Error(`${script}: ${r.stderr}`);
@@ -59,15 +91,20 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     expect(input, `the test has no input for job ${name}`).toBeDefined();
     const reduces = 3;
     const out = join(dir, `out-${name}`);
-    const run = nwax(['job', name, 'run', '-o', out, '--reduces', String(reduces), '--memory', '8K', input.path]);
+    const run = nwax(['job', name, 'run', '-o', out, '--reduces', String(reduces), '--memory', '8K', ...input.paths]);
     expect(run.code, run.stderr).toBe(0);
-    const mapped = sh(`node ${bin} job ${name} map < ${input.path}`).split('\n').filter(Boolean);
+    const mapped = streamedMap(name, input.paths).split('\n').filter(Boolean);
     expect(mapped.length).toBeGreaterThan(input.minMapped);
     let total = 0;
     for (let p = 0; p < reduces; p++) {
       const mine = mapped.filter((l) => hashPartition(l.slice(0, l.indexOf('\t')), reduces) === p);
       const streamed = sh(`sort | node ${bin} job ${name} reduce`, mine.length ? `${mine.join('\n')}\n` : '');
-      if (job.outputs) {
+      if (job.outputFormat) {
+        // The index: the part's documents, in order, are the streaming reduce's records.
+        const local = indexText(join(out, `part-0000${p}`));
+        expect(local).toBe(streamedIndexText(streamed));
+        total += local.split('\n').filter(Boolean).length;
+      } else if (job.outputs) {
         for (const o of job.outputs) expect(partText(out, p, o), `${o}/part-0000${p}`).toBe(fieldOf(streamed, o));
         total += partText(out, p, job.outputs[0]).split('\n').filter(Boolean).length;
       } else {
@@ -79,18 +116,22 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     expect(total).toBeGreaterThan(input.minOut);
     expect(readFileSync(join(out, '_SUCCESS'), 'utf8')).toBe('');
     const outs = job.outputs ?? [undefined];
+    const same = (a: string, b: string, p: number, o?: string) => (job.outputFormat
+      ? expect(indexText(join(a, `part-0000${p}`))).toBe(indexText(join(b, `part-0000${p}`)))
+      : expect(partText(a, p, o)).toBe(partText(b, p, o)));
     // Many map tasks (16 KiB splits at most) on two worker threads: the same bytes.
     const threaded = join(dir, `threaded-${name}`);
-    const t = nwax(['job', name, 'run', '-o', threaded, '--reduces', String(reduces), '--threads', '2', '-D', 'mapreduce.input.fileinputformat.split.maxsize=16K', input.path]);
+    const t = nwax(['job', name, 'run', '-o', threaded, '--reduces', String(reduces), '--threads', '2', '-D', 'mapreduce.input.fileinputformat.split.maxsize=16K', ...input.paths]);
     expect(t.code, t.stderr).toBe(0);
-    expect(Number(/(\d+) map tasks/.exec(t.stderr)?.[1])).toBeGreaterThanOrEqual(4);
-    for (let p = 0; p < reduces; p++) for (const o of outs) expect(partText(threaded, p, o)).toBe(partText(out, p, o));
+    // (Gzipped parts are one split each; plain inputs are cut into 16 KiB splits.)
+    expect(Number(/(\d+) map tasks?/.exec(t.stderr)?.[1])).toBeGreaterThanOrEqual(Math.min(4, input.paths.length));
+    for (let p = 0; p < reduces; p++) for (const o of outs) same(threaded, out, p, o);
     // A small buffer (many spills) merged two runs at a time (merge passes before the reduce).
     const passes = join(dir, `passes-${name}`);
-    const m = nwax(['job', name, 'run', '-o', passes, '--reduces', String(reduces), '--memory', '16K', '-D', 'mapreduce.task.io.sort.factor=2', input.path]);
+    const m = nwax(['job', name, 'run', '-o', passes, '--reduces', String(reduces), '--memory', '16K', '-D', 'mapreduce.task.io.sort.factor=2', ...input.paths]);
     expect(m.code, m.stderr).toBe(0);
     expect(Number(/runs merged in passes (\d+)/.exec(m.stderr)?.[1])).toBeGreaterThan(0);
-    for (let p = 0; p < reduces; p++) for (const o of outs) expect(partText(passes, p, o)).toBe(partText(out, p, o));
+    for (let p = 0; p < reduces; p++) for (const o of outs) same(passes, out, p, o);
   }, 60_000);
 
   it('lists the jobs and prints a Hadoop Streaming command with generic options first', () => {

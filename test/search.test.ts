@@ -1,0 +1,260 @@
+import { describe, expect, it } from 'vitest';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { HAVE_FIXTURES, SPEC, fixture, nwax, tempDir } from './helpers.js';
+// @ts-expect-error: a plain JavaScript module of the project's own scripts
+import { writeWarc, dedupExampleRecords } from '../scripts/make-fixtures.mjs';
+import { parseQuery } from '../src/search/query.js';
+import { snippetOf, markSnippet } from '../src/search/snippet.js';
+import { surt } from '../src/cdx/surt.js';
+
+interface JsonHit { url: string; digest: string; title: string; dates: string[]; mime: string; host: string; collection: string; moreFromSite: number; snippet: { text: string; marks: [number, number][] } }
+interface JsonResult { total: number; hits: JsonHit[] }
+
+/** import, updatedb, invertlinks, index (and add-dates with `dates`) over `manifest` into `crawl`. */
+function pipeline(crawl: string, manifest: string, opts: { exclusions?: string; dates?: string; reduces?: number } = {}): void {
+  const seg = join(crawl, 'segments', '20200101000000');
+  const steps = [
+    ['import', ...(opts.exclusions ? ['-e', opts.exclusions] : []), manifest, seg],
+    ['updatedb', join(crawl, 'crawldb'), seg],
+    ['invertlinks', join(crawl, 'linkdb'), seg],
+    ['index', '--reduces', String(opts.reduces ?? 1), join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg],
+  ];
+  for (const s of steps) {
+    const r = nwax(s);
+    expect([0, 3], `${s.join(' ')}: ${r.stderr}`).toContain(r.code);
+  }
+  if (opts.dates) {
+    for (let p = 0; p < (opts.reduces ?? 1); p++) {
+      const part = join(crawl, 'indexes', `part-0000${p}`);
+      const r = nwax(['add-dates', part, part, join(crawl, 'pindexes', `part-0000${p}`, 'dates'), opts.dates]);
+      expect(r.code, r.stderr).toBe(0);
+    }
+  }
+}
+
+function search(crawl: string, query: string, ...flags: string[]): JsonResult {
+  const r = nwax(['search', '--json', '-dir', crawl, ...flags, query]);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as JsonResult;
+}
+
+describe('the worked dedup example, end to end', () => {
+  it('finds the five versions with every capture date, and date:20071005 finds the first', async () => {
+    const dir = tempDir();
+    const warc = join(dir, 'example.warc.gz');
+    await writeWarc(warc, dedupExampleRecords());
+    nwax(['cdx', '-o', join(dir, 'example.cdx'), warc]);
+    writeFileSync(join(dir, 'all.dup'), nwax(['dedup-cdx', join(dir, 'example.cdx')]).stdout);
+    writeFileSync(join(dir, 'manifest'), `${warc} october\n`);
+    const crawl = join(dir, 'crawl');
+    pipeline(crawl, join(dir, 'manifest'), { exclusions: join(dir, 'all.dup'), dates: join(dir, 'all.dup') });
+    const r = search(crawl, 'url:http://example.org/index.html');
+    expect(r.total).toBe(5);
+    // The spec's expected dates, version by version (labels stand for digests there: compare the date sets).
+    const expected = readFileSync(join(SPEC, 'dedup-example', 'expected-dates.txt'), 'utf8').trim().split('\n').map((l) => l.split(' ').slice(2).join(' ')).sort();
+    expect(r.hits.map((h) => h.dates.join(' ')).sort()).toEqual(expected);
+    const fifth = search(crawl, 'date:20071005');
+    expect(fifth.hits.map((h) => h.dates)).toEqual([['20071001120000', '20071002120000', '20071005120000', '20071006120000']]);
+    expect(search(crawl, 'welcome date:2007-2008').total).toBe(1);
+    expect(search(crawl, 'welcome date:2008-2009').total).toBe(0);
+    // Text output: one block per hit with its dates and a replay link per the template.
+    const text = nwax(['search', '-dir', crawl, '-D', 'nwax.wayback.prefix=https://wayback.example/{collection}/{date}/{url}', 'welcome']);
+    expect(text.stdout).toMatch(/^Hits 1-1 \(of 1\) for "welcome"/);
+    expect(text.stdout).toContain('Hello, [welcome] to my page.');
+    expect(text.stdout).toContain('replay: https://wayback.example/october/20071001120000/http://example.org/index.html');
+    // dumpindex over the parallel set.
+    const main = join(crawl, 'indexes', 'part-00000');
+    const dates = join(crawl, 'pindexes', 'part-00000', 'dates');
+    expect(nwax(['dumpindex', '-c', main, dates]).stdout).toBe('5\n');
+    expect(nwax(['dumpindex', '-f', 'dates.1', main, dates]).stdout.trim().split('\n').map((l) => l.split('\t')[1]).sort()).toEqual(expected);
+    expect(nwax(['dumpindex', '-l', dates]).stdout).toBe('dates\n');
+  });
+});
+
+describe('the query language', () => {
+  it('parses words, phrases, exclusions and fields, and points at a bad token', () => {
+    const q = parseQuery('Alligator -crocodile "freshwater  environments" site:www.Example.org type:pdf collection:a,b date:2007-200802 title:Swamp');
+    expect(q.must).toEqual([['alligator'], ['freshwater', 'environments']]);
+    expect(q.not).toEqual([['crocodile']]);
+    expect(q.site).toEqual(['example.org']);
+    expect(q.type).toEqual(['pdf']);
+    expect(q.collection).toEqual(['a', 'b']);
+    expect(q.title).toEqual([['swamp']]);
+    // As strings, every date of the period lies between the bounds padded with zeros and nines.
+    expect(q.date).toEqual([{ from: '20070000000000', to: '20080299999999' }]);
+    expect(parseQuery('date:20071005').date).toEqual([{ from: '20071005000000', to: '20071005999999' }]);
+    expect(() => parseQuery('alligator "freshwater')).toThrow(/unterminated phrase \(no closing "\) at column 11:\n {2}alligator "freshwater\n {12}\^/);
+    expect(() => parseQuery('x date:2007-2006')).toThrow(/date:2007-2006 ends before it starts at column 3/);
+    expect(() => parseQuery('x date:07')).toThrow(/date:07 is not YYYY/);
+    expect(() => parseQuery('-crocodile')).toThrow(/needs a word or a field besides -exclusions/);
+    expect(() => parseQuery('   ')).toThrow(/empty query/);
+  });
+
+  it('makes snippets from a window around the first match, words marked', () => {
+    const text = `${'filler words here. '.repeat(30)}The American alligator lives in freshwater environments. ${'more text. '.repeat(40)}`;
+    const s = snippetOf(text, ['alligator', 'freshwater']);
+    expect(s.text.startsWith('… ')).toBe(true);
+    expect(s.text.length).toBeLessThan(260);
+    expect(markSnippet(s, '<b>', '</b>')).toContain('The American <b>alligator</b> lives in <b>freshwater</b> environments.');
+    expect(markSnippet({ text: 'a<b', marks: [[0, 1]] }, '<b>', '</b>', (t) => t.replace(/</g, '&lt;'))).toBe('<b>a</b>&lt;b');
+  });
+});
+
+describe('searching a collection of several sites, types and collections', () => {
+  const page = (title: string, body: string, head = '') => `<html><head><title>${title}</title>${head}</head><body>${body}</body></html>`;
+  let n = 0;
+  const rec = (url: string, body: string, mime = 'text/html', date = '20070601000000') => ({
+    type: 'response', url, date, body, id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
+    headers: { 'Content-Type': mime, 'Content-Length': String(Buffer.byteLength(body)) },
+  });
+
+  it('filters by site, type, collection, title, phrase and exclusion, collapses hits per site after merging partitions', async () => {
+    const dir = tempDir();
+    const a = join(dir, 'a.warc.gz');
+    const b = join(dir, 'b.warc.gz');
+    await writeWarc(a, [
+      rec('http://www.example.org/gators.html', page('Alligators', '<p>The American alligator lives in freshwater environments such as swamps.</p><a href="http://zoo.example.net/">a zebra and an alligator</a>')),
+      rec('http://example.org/crocs.html', page('Crocodiles', '<p>The crocodile and the alligator are related.</p>')),
+      rec('http://sub.example.org/swamp.html', page('Swamp life', '<p>An alligator in the swamp, in freshwater.</p>')),
+      rec('http://example.org/a2.html', page('More alligators', '<p>Another alligator page.</p>')),
+      rec('http://notexample.org/gator.html', page('Not the site', '<p>An alligator elsewhere.</p>')),
+      rec('http://example.org/secret.html', page('Secret', '<p>alligator secret</p>', '<meta name="robots" content="noindex">')),
+    ]);
+    await writeWarc(b, [
+      rec('http://zoo.example.net/', page('The zoo', '<p>Animals of every kind.</p>'), 'text/html', '20080301000000'),
+      rec('http://zoo.example.net/notes.txt', 'Alligator feeding notes, in plain text.', 'text/plain', '20080301000000'),
+      rec('http://zoo.example.net/report.pdf', '%PDF-1.4 binary', 'application/pdf', '20080301000000'),
+    ]);
+    writeFileSync(join(dir, 'manifest'), `${a} reptiles\n${b} zoo\n`);
+    const crawl = join(dir, 'crawl');
+    pipeline(crawl, join(dir, 'manifest'), { reduces: 2 });
+    const indexLog = nwax(['index', '--reduces', '2', join(crawl, 'indexes2'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), join(crawl, 'segments', '20200101000000')]);
+    expect(indexLog.stderr).toMatch(/noindex documents left out 1\b/);
+    const urls = (r: JsonResult) => r.hits.map((h) => h.url).sort();
+
+    // (The zoo's home page too: the anchor text of the link to it says alligator.)
+    expect(urls(search(crawl, 'alligator'))).toEqual([
+      'http://example.org/a2.html', 'http://example.org/crocs.html', 'http://notexample.org/gator.html',
+      'http://sub.example.org/swamp.html', 'http://www.example.org/gators.html', 'http://zoo.example.net/', 'http://zoo.example.net/notes.txt',
+    ]);
+    expect(urls(search(crawl, 'alligator -crocodile'))).not.toContain('http://example.org/crocs.html');
+    expect(urls(search(crawl, '"freshwater environments"'))).toEqual(['http://www.example.org/gators.html']);
+    expect(urls(search(crawl, 'alligator site:example.org'))).toEqual([
+      'http://example.org/a2.html', 'http://example.org/crocs.html', 'http://sub.example.org/swamp.html', 'http://www.example.org/gators.html',
+    ]);
+    expect(urls(search(crawl, 'alligator site:www.example.org'))).toHaveLength(4);
+    expect(urls(search(crawl, 'type:text/plain'))).toEqual(['http://zoo.example.net/notes.txt']);
+    expect(urls(search(crawl, 'type:text'))).toHaveLength(7);
+    expect(urls(search(crawl, 'type:pdf'))).toEqual(['http://zoo.example.net/report.pdf']);
+    expect(urls(search(crawl, 'collection:zoo'))).toHaveLength(3);
+    expect(urls(search(crawl, 'collection:zoo,reptiles'))).toHaveLength(8);
+    expect(urls(search(crawl, 'title:swamp'))).toEqual(['http://sub.example.org/swamp.html']);
+    expect(urls(search(crawl, 'alligator date:2008'))).toEqual(['http://zoo.example.net/', 'http://zoo.example.net/notes.txt']);
+    // Anchor text: the zoo's home page is found by the words of the link that points to it.
+    expect(urls(search(crawl, 'zebra'))).toContain('http://zoo.example.net/');
+    // Hits per site after the merge of both partitions: one per host, with the rest counted.
+    const collapsed = search(crawl, 'alligator', '--hits-per-site', '1');
+    const hosts = collapsed.hits.map((h) => h.host);
+    expect(new Set(hosts).size).toBe(hosts.length);
+    expect(hosts.sort()).toEqual(['example.org', 'notexample.org', 'sub.example.org', 'zoo.example.net']);
+    expect(collapsed.hits.find((h) => h.host === 'example.org')!.moreFromSite).toBe(2);
+    const hit = search(crawl, 'freshwater').hits.find((h) => h.url.endsWith('gators.html'))!;
+    expect(hit.snippet.marks.map(([s, e]) => hit.snippet.text.slice(s, e).toLowerCase())).toContain('freshwater');
+    // Paging.
+    const page2 = search(crawl, 'alligator', '--hits', '2', '--start', '2');
+    expect(page2.hits).toHaveLength(2);
+    expect(page2.total).toBe(7);
+    const bad = nwax(['search', '-dir', crawl, 'alligator "unclosed']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/query syntax: unterminated phrase/);
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('add-dates and parallel index sets', () => {
+  it('adds dates incrementally, warns about bad lines, refuses sets that disagree and indexes of another version', async () => {
+    const dir = tempDir();
+    const warc = join(dir, 'example.warc.gz');
+    await writeWarc(warc, dedupExampleRecords());
+    nwax(['cdx', '-o', join(dir, 'example.cdx'), warc]);
+    const dup = nwax(['dedup-cdx', join(dir, 'example.cdx')]).stdout.trim().split('\n');
+    writeFileSync(join(dir, 'first.dup'), `${dup.slice(0, 2).join('\n')}\nnot a dates line\n`);
+    writeFileSync(join(dir, 'rest.dup'), `${dup.slice(2).join('\n')}\n`);
+    writeFileSync(join(dir, 'all.dup'), `${dup.join('\n')}\n`);
+    writeFileSync(join(dir, 'manifest'), `${warc}\n`);
+    const crawl = join(dir, 'crawl');
+    pipeline(crawl, join(dir, 'manifest'), { exclusions: join(dir, 'all.dup') });
+    const main = join(crawl, 'indexes', 'part-00000');
+    const p = join(crawl, 'pindexes', 'part-00000');
+    const first = nwax(['add-dates', main, main, join(p, 'dates'), join(dir, 'first.dup')]);
+    expect(first.code).toBe(3);
+    expect(first.stderr).toMatch(/first\.dup: line 3: not "URLKEY sha1:DIGEST DATE \[FILE\]"; line skipped/);
+    // The incremental path: the next dates index from the first plus a new file, swapped in.
+    const second = nwax(['add-dates', main, join(p, 'dates'), join(p, 'dates.new'), join(dir, 'rest.dup')]);
+    expect(second.code, second.stderr).toBe(0);
+    copyFileSync(join(p, 'dates.new'), join(p, 'dates'));
+    const full = join(dir, 'full-dates');
+    expect(nwax(['add-dates', main, main, full, join(dir, 'all.dup')]).code).toBe(0);
+    expect(nwax(['dumpindex', '-f', 'dates', join(p, 'dates')]).stdout).toBe(nwax(['dumpindex', '-f', 'dates', full]).stdout);
+    expect(search(crawl, 'url:http://example.org/index.html').hits.flatMap((h) => h.dates)).toHaveLength(10);
+
+    // A dates index of another index (another document count) next to this main: refused.
+    const other = join(dir, 'other');
+    writeFileSync(join(dir, 'one'), `${warc}\n`);
+    const otherSeg = join(other, 'segments', '20200101000000');
+    nwax(['import', '-D', 'nwax.filter.http.status=404', join(dir, 'one'), otherSeg]);
+    const w2 = join(dir, 'two.warc.gz');
+    await writeWarc(w2, dedupExampleRecords().slice(0, 1));
+    writeFileSync(join(dir, 'two'), `${w2}\n`);
+    pipeline(join(dir, 'small'), join(dir, 'two'));
+    const smallMain = join(dir, 'small', 'indexes', 'part-00000');
+    expect(nwax(['add-dates', smallMain, smallMain, join(p, 'dates'), '-'], { input: '' }).code).toBe(0);
+    const refused = nwax(['search', '-dir', crawl, 'welcome']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/index set part-00000: .*part-00000 holds 5 documents but .*dates 1; parallel indexes must agree/);
+
+    // An index of another schema version: a clear error, not a crash.
+    const old = join(dir, 'old-index');
+    copyFileSync(main, old);
+    const db = new Database(old);
+    db.prepare("UPDATE info SET value = '0' WHERE key = 'schema_version'").run();
+    db.close();
+    const v = nwax(['dumpindex', '-c', old]);
+    expect(v.code).toBe(1);
+    expect(v.stderr).toMatch(/old-index: index schema version 0, this nwax reads version 1; rebuild it/);
+  });
+});
+
+describe.skipIf(!HAVE_FIXTURES)('indexing real archives', () => {
+  it('finds the words of wget pages, with the dates of the revisits of a later crawl', () => {
+    const dir = tempDir();
+    const crawl1 = fixture('wget/crawl1.warc.gz');
+    const crawl2 = fixture('wget/crawl2.warc.gz');
+    writeFileSync(join(dir, 'manifest'), `${crawl1} wget\n${crawl2} wget\n`);
+    expect(nwax(['cdx', '-o', join(dir, 'all.cdx'), crawl1, crawl2]).code).toBe(0);
+    writeFileSync(join(dir, 'revisits'), nwax(['revisits', join(dir, 'all.cdx')]).stdout);
+    const revisits = readFileSync(join(dir, 'revisits'), 'utf8').trim().split('\n');
+    expect(revisits.length).toBeGreaterThan(300);
+    const crawl = join(dir, 'crawl');
+    pipeline(crawl, join(dir, 'manifest'), { dates: join(dir, 'revisits') });
+    const r = search(crawl, 'debian reference', '--hits', '50');
+    expect(r.total).toBeGreaterThan(10);
+    // A version that crawl2 revisited has the date of its crawl1 capture and the revisit's date.
+    const revisitDates = new Map<string, string[]>();
+    for (const l of revisits) {
+      const [key, digest, date] = l.split(' ');
+      revisitDates.set(`${key} ${digest}`, [...(revisitDates.get(`${key} ${digest}`) ?? []), date]);
+    }
+    const revisited = r.hits.filter((h) => revisitDates.has(`${surt(h.url)} ${h.digest}`));
+    expect(revisited.length).toBeGreaterThan(10);
+    for (const h of revisited) {
+      const dates = revisitDates.get(`${surt(h.url)} ${h.digest}`)!;
+      expect(h.dates.length).toBe(dates.length + 1);
+      for (const d of dates) expect(h.dates).toContain(d);
+      expect(h.dates[0] < dates[0]).toBe(true);
+    }
+    expect(r.hits[0].snippet.marks.length).toBeGreaterThan(0);
+  }, 120_000);
+});
