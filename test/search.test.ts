@@ -227,6 +227,45 @@ describe('add-dates and parallel index sets', () => {
   });
 });
 
+describe('merge and dedup', () => {
+  it('dedup keeps one copy of a version indexed twice, with all its dates; merge -p flattens a parallel set', async () => {
+    const dir = tempDir();
+    const all = dedupExampleRecords();
+    const early = join(dir, 'early.warc.gz');
+    const late = join(dir, 'late.warc.gz');
+    await writeWarc(early, all.slice(0, 5));
+    await writeWarc(late, all.slice(4));
+    writeFileSync(join(dir, 'm1'), `${early}\n`);
+    writeFileSync(join(dir, 'm2'), `${late}\n`);
+    pipeline(join(dir, 'c1'), join(dir, 'm1'));
+    pipeline(join(dir, 'c2'), join(dir, 'm2'));
+    const i1 = join(dir, 'c1', 'indexes', 'part-00000');
+    const i2 = join(dir, 'c2', 'indexes', 'part-00000');
+    // Capture 5 (abc123 again, on 10-05) is in both archives; abc123 is a version of both imports.
+    const d = nwax(['dedup', i1, i2]);
+    expect(d.code, d.stderr).toBe(0);
+    expect(d.stderr).toMatch(/1 versions indexed more than once; 1 copies marked deleted/);
+    const merged = join(dir, 'merged');
+    const m = nwax(['merge', merged, i1, i2]);
+    expect(m.code, m.stderr).toBe(0);
+    expect(m.stderr).toMatch(/5 documents \(1 deleted by dedup left out\)/);
+    const lines = nwax(['dumpindex', '-f', 'dates', merged]).stdout.trim().split('\n').map((l) => l.split('\t')[1]).sort();
+    expect(lines).toEqual(readFileSync(join(SPEC, 'dedup-example', 'expected-dates.txt'), 'utf8').trim().split('\n').map((l) => l.split(' ').slice(2).join(' ')).sort());
+    expect(nwax(['dedup', i1, i2]).stderr).toMatch(/0 versions indexed more than once/);
+    // A parallel set flattened: the dates index's dates are in the one index.
+    const w = join(dir, 'x.warc.gz');
+    await writeWarc(w, all);
+    nwax(['cdx', '-o', join(dir, 'x.cdx'), w]);
+    writeFileSync(join(dir, 'x.dup'), nwax(['dedup-cdx', join(dir, 'x.cdx')]).stdout);
+    writeFileSync(join(dir, 'm3'), `${w}\n`);
+    pipeline(join(dir, 'c3'), join(dir, 'm3'), { exclusions: join(dir, 'x.dup'), dates: join(dir, 'x.dup') });
+    const flat = join(dir, 'flat');
+    const p = nwax(['merge', '-p', flat, join(dir, 'c3', 'indexes', 'part-00000'), join(dir, 'c3', 'pindexes', 'part-00000', 'dates')]);
+    expect(p.code, p.stderr).toBe(0);
+    expect(nwax(['dumpindex', '-f', 'dates', flat]).stdout.trim().split('\n').map((l) => l.split('\t')[1]).sort()).toEqual(lines);
+  });
+});
+
 describe.skipIf(!HAVE_FIXTURES)('indexing real archives', () => {
   it('finds the words of wget pages, with the dates of the revisits of a later crawl', () => {
     const dir = tempDir();

@@ -2,12 +2,14 @@
 import AddDates from './add-dates.js';
 import Cdx from './cdx.js';
 import Conf from './conf.js';
+import Dedup from './dedup.js';
 import DedupCdx from './dedup-cdx.js';
 import Dumpindex from './dumpindex.js';
 import Import from './import.js';
 import IndexCommand from './index-command.js';
 import Invertlinks from './invertlinks.js';
 import JobCommand from './job.js';
+import Merge from './merge.js';
 import Readseg from './readseg.js';
 import Revisits from './revisits.js';
 import Search from './search.js';
@@ -18,12 +20,14 @@ export const commands = {
   'add-dates': AddDates,
   cdx: Cdx,
   conf: Conf,
+  dedup: Dedup,
   'dedup-cdx': DedupCdx,
   dumpindex: Dumpindex,
   import: Import,
   index: IndexCommand,
   invertlinks: Invertlinks,
   job: JobCommand,
+  merge: Merge,
   readseg: Readseg,
   revisits: Revisits,
   search: Search,

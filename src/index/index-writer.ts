@@ -53,8 +53,8 @@ export class IndexWriter {
 
   constructor(readonly path: string) {
     this.db = createIndex(path, 'main');
-    this.insertDoc = this.db.prepare(`INSERT INTO docs(id, url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, host, inlinks, boost, text)
-      VALUES (@id, @url, @digest, @date, @dates, @mime, @status, @length, @collection, @segment, @file, @location, @offset, @clen, @title, @host, @inlinks, @boost, @text)`);
+    this.insertDoc = this.db.prepare(`INSERT INTO docs(id, url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, host, inlinks, boost, text, anchors)
+      VALUES (@id, @url, @digest, @date, @dates, @mime, @status, @length, @collection, @segment, @file, @location, @offset, @clen, @title, @host, @inlinks, @boost, @text, @anchors)`);
     this.insertFts = this.db.prepare('INSERT INTO fts(rowid, title, content, anchors, urlwords, host) VALUES (?, ?, ?, ?, ?, ?)');
   }
 
@@ -73,9 +73,9 @@ export class IndexWriter {
         this.insertDoc.run({
           id, url: d.url, digest: d.digest, date: d.date, dates: d.dates.join(' '), mime: d.mime, status: d.status, length: d.length,
           collection: d.collection, segment: d.segment, file: d.file, location: d.location, offset: d.offset, clen: d.clen,
-          title: d.title, host, inlinks: d.inlinks, boost: d.boost, text: d.text,
+          title: d.title, host, inlinks: d.inlinks, boost: d.boost, text: d.text, anchors: d.anchors.join('\n'),
         });
-        this.insertFts.run(id, d.title, d.text, d.anchors.join(' \n '), urlWords(d.url), host);
+        this.insertFts.run(id, d.title, d.text, d.anchors.join('\n'), urlWords(d.url), host);
       }
     })();
   }

@@ -4,7 +4,8 @@
  * document (rowid = document number) with the stored fields and a contentless FTS5 table over
  * title, content, anchors, URL words and host; a parallel `dates` index holds, per document
  * number, every capture date. Each database records its kind, document count and schema
- * version; opening one of another version is a clear error.
+ * version; opening one of another version is a clear error. Rows are never removed (numbers
+ * stay aligned with the parallel indexes): dedup marks a duplicate `deleted`.
  */
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
@@ -19,7 +20,8 @@ CREATE TABLE info(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE docs(
   id INTEGER PRIMARY KEY, url TEXT NOT NULL, digest TEXT NOT NULL, date TEXT NOT NULL, dates TEXT NOT NULL,
   mime TEXT, status INTEGER, length INTEGER, collection TEXT, segment TEXT, file TEXT, location TEXT,
-  offset INTEGER, clen INTEGER, title TEXT, host TEXT, inlinks INTEGER, boost REAL NOT NULL, text TEXT);
+  offset INTEGER, clen INTEGER, title TEXT, host TEXT, inlinks INTEGER, boost REAL NOT NULL, text TEXT, anchors TEXT,
+  deleted INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX docs_url ON docs(url);
 CREATE INDEX docs_host ON docs(host);
 CREATE VIRTUAL TABLE fts USING fts5(title, content, anchors, urlwords, host, content='', tokenize='unicode61 remove_diacritics 2');

@@ -84,7 +84,7 @@ class OpenSet {
 
   /** WHERE clauses and parameters for the query's fields. */
   private filters(q: Query): { where: string[]; params: unknown[] } {
-    const where: string[] = [];
+    const where: string[] = ['docs.deleted = 0'];
     const params: unknown[] = [];
     const anyOf = (items: string[], one: (v: string) => string, values: (v: string) => unknown[]) => {
       if (items.length === 0) return;

@@ -1,0 +1,76 @@
+/**
+ * merge: several main indexes into one (documents in the order of the inputs, renumbered;
+ * documents marked deleted by dedup left out), or with `parallel` one parallel set (a main
+ * index and its dates index, joined by document number) flattened into one main index with
+ * every date inside. Written aside and renamed into place.
+ */
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { openIndex } from './schema.js';
+import { IndexWriter, type IndexDocument } from './index-writer.js';
+import { NwaxError } from '../util/errors.js';
+
+interface DocRow {
+  id: number; url: string; digest: string; date: string; dates: string; mime: string; status: number | null; length: number;
+  collection: string; segment: string; file: string; location: string; offset: number; clen: number; title: string;
+  inlinks: number; boost: number; text: string; anchors: string | null; deleted: number;
+}
+
+export interface MergeResult {
+  documents: number;
+  leftOut: number;
+}
+
+export function mergeIndexes(out: string, inputs: string[], parallel: boolean): MergeResult {
+  if (inputs.length === 0) throw new NwaxError('NWAX_USAGE', 'merge: no input indexes', 2);
+  mkdirSync(dirname(out), { recursive: true });
+  const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}`);
+  rmSync(tmp, { force: true });
+  const result: MergeResult = { documents: 0, leftOut: 0 };
+  const opened = inputs.map((p) => ({ path: p, ...openIndex(p) }));
+  try {
+    const mains = parallel ? [opened[0]] : opened;
+    if (parallel) {
+      if (opened[0].info.kind !== 'main') throw new NwaxError('NWAX_USAGE', `merge -p: ${inputs[0]} must be the set's main index`, 2);
+      for (const o of opened.slice(1)) {
+        if (o.info.docCount !== opened[0].info.docCount) {
+          throw new NwaxError('NWAX_FORMAT', `${o.path} holds ${o.info.docCount} documents, ${opened[0].path} ${opened[0].info.docCount}: not a parallel set`);
+        }
+      }
+    } else {
+      for (const o of opened) if (o.info.kind !== 'main') throw new NwaxError('NWAX_USAGE', `merge: ${o.path} is a ${o.info.kind} index; give main indexes (or -p for a parallel set)`, 2);
+    }
+    // The dates of the parallel parts, by document number.
+    const extra = new Map<number, string[]>();
+    for (const o of parallel ? opened.slice(1) : []) {
+      for (const r of o.db.prepare('SELECT id, dates FROM dates').iterate() as Iterable<{ id: number; dates: string }>) {
+        extra.set(r.id, [...(extra.get(r.id) ?? []), ...r.dates.split(' ').filter(Boolean)]);
+      }
+    }
+    const w = new IndexWriter(tmp);
+    for (const m of mains) {
+      for (const r of m.db.prepare('SELECT * FROM docs ORDER BY id').iterate() as Iterable<DocRow>) {
+        if (r.deleted) {
+          result.leftOut++;
+          continue;
+        }
+        const dates = [...new Set([...r.dates.split(' '), ...(extra.get(r.id) ?? [])].filter(Boolean))].sort();
+        const doc: IndexDocument = {
+          url: r.url, digest: r.digest, date: r.date, dates, mime: r.mime, status: r.status, length: r.length, collection: r.collection,
+          segment: r.segment, file: r.file, location: r.location, offset: r.offset, clen: r.clen, title: r.title, text: r.text ?? '',
+          anchors: r.anchors ? r.anchors.split('\n') : [], inlinks: r.inlinks, boost: r.boost,
+        };
+        w.add(doc);
+        result.documents++;
+      }
+    }
+    w.close();
+    renameSync(tmp, out);
+    return result;
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  } finally {
+    for (const o of opened) o.db.close();
+  }
+}
