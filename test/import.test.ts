@@ -132,6 +132,29 @@ function encoder(label: string): (text: string) => Buffer {
   }));
 }
 
+/** A one-page PDF written by hand (objects, cross-reference table with real offsets, trailer). */
+function makePdf(title: string, lines: string[]): Buffer {
+  const content = `BT /F1 18 Tf 72 720 Td ${lines.map((l, i) => `${i ? '0 -24 Td ' : ''}(${l}) Tj`).join(' ')} ET`;
+  const objs = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    `<< /Title (${title}) >>`,
+  ];
+  let out = '%PDF-1.4\n';
+  const offsets: number[] = [];
+  objs.forEach((o, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('')}`;
+  out += `trailer\n<< /Size ${objs.length + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, 'latin1');
+}
+
 const JA = '日本語のウェブページです。東京の天気は晴れです。桜の季節がやってきました。私たちのサイトへようこそ。';
 const ZH = '这是一个中文网页。北京的天气很好。我们欢迎您访问本网站，了解更多信息。';
 const RU = 'Это русская страница. Погода в Москве сегодня хорошая. Добро пожаловать на наш сайт.';
@@ -160,6 +183,8 @@ describe('parsing during import', () => {
       'text/html; charset=utf-8'),
       rec('http://robots.example/', html('<meta name="robots" content="noindex, nofollow"><title>Hidden</title>', '<a href="http://elsewhere.example/">x</a>'), 'text/html'),
       rec('http://plain.example/readme.txt', 'Plain text file.\nSecond line.', 'text/plain'),
+      rec('http://pdf.example/report.pdf', makePdf('Gator report', ['The alligator report', 'Freshwater habitats of the south']), 'application/pdf'),
+      rec('http://pdf.example/broken.pdf', Buffer.from('%PDF-1.4 this is not really a PDF'), 'application/pdf'),
       rec('http://bin.example/image.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]), 'image/png'),
     ];
     const warc = join(dir, 'charsets.warc.gz');
@@ -168,6 +193,8 @@ describe('parsing during import', () => {
     const seg = join(dir, 'seg');
     const r = nwax(['import', join(dir, 'manifest'), seg]);
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/broken\.pdf: parse failed \(PDF: .*\); imported without text/);
+    expect(r.stderr).toMatch(/parse-failed 1\b/);
     const text = segmentRecords(seg, 'parse_text') as Map<string, string>;
     const data = segmentRecords(seg, 'parse_data') as Map<string, ParseData>;
     const parse = segmentRecords(seg, 'crawl_parse') as Map<string, { outlinks: unknown[] }>;
@@ -202,6 +229,13 @@ describe('parsing during import', () => {
     expect(robots.data.outlinks).toHaveLength(1);
     expect(robots.crawl.outlinks).toEqual([]);
     expect(byUrl('http://plain.example/readme.txt').text).toBe('Plain text file. Second line.');
+    const pdf = byUrl('http://pdf.example/report.pdf');
+    expect(pdf.text).toBe('The alligator report Freshwater habitats of the south');
+    expect(pdf.data.title).toBe('Gator report');
+    expect(byUrl('http://pdf.example/broken.pdf').data.parse).toBe('failed');
+    // Over the byte limit, a PDF (which must be read whole) is not parsed; it is still imported.
+    const small = nwax(['import', '-D', 'nwax.import.parse.bytes=300', join(dir, 'manifest'), join(dir, 'small')]);
+    expect(small.stderr).toMatch(/report\.pdf: parse failed \(PDF larger than 300 bytes \(nwax\.import\.parse\.bytes\): not read\)/);
     // Another type: a metadata-only document (no text), findable by URL, type and date.
     const png = byUrl('http://bin.example/image.png');
     expect(png.text).toBe('');

@@ -34,14 +34,17 @@ export interface ParseOptions {
 
 const HEAD = 8192;
 
-export function kindOf(mime: string): 'html' | 'text' | undefined {
+export type ContentKind = 'html' | 'text' | 'pdf';
+
+export function kindOf(mime: string): ContentKind | undefined {
   if (mime === 'text/html' || mime === 'application/xhtml+xml') return 'html';
   if (mime === 'text/plain') return 'text';
+  if (mime === 'application/pdf' || mime === 'application/x-pdf') return 'pdf';
   return undefined;
 }
 
 export class ContentParser {
-  private readonly kind: 'html' | 'text' | undefined;
+  private readonly kind: ContentKind | undefined;
   private readonly encoded: string | undefined;
   private head: Buffer[] = [];
   private headLength = 0;
@@ -72,17 +75,35 @@ export class ContentParser {
       this.cut = true;
     }
     this.bytes += chunk.length;
-    if (this.encoded || !this.decoder) {
+    if (this.encoded || !this.decoder || this.kind === 'pdf') {
       // Held until the encoding is known (the head) or the content decoded (Content-Encoding).
       this.head.push(chunk);
       this.headLength += chunk.length;
-      if (!this.encoded && this.headLength >= HEAD) this.start(Buffer.concat(this.head));
+      if (!this.encoded && this.kind !== 'pdf' && this.headLength >= HEAD) this.start(Buffer.concat(this.head));
       return;
     }
     this.feed(chunk);
   }
 
-  end(): Parse {
+  /** The parse, once the payload has been written (PDF text is read asynchronously). */
+  async finish(): Promise<Parse> {
+    if (this.kind !== 'pdf') return this.parseText();
+    const base = { outlinks: [], noindex: false, nofollow: false, description: '', title: '', text: '' };
+    if (this.cut) {
+      return { ...base, status: 'failed', truncated: true, error: `PDF larger than ${this.opts.byteLimit} bytes (nwax.import.parse.bytes): not read` };
+    }
+    try {
+      const body = Buffer.concat(this.head);
+      this.head = [];
+      const { pdfText } = await import('./pdf.js');
+      const pdf = await pdfText(new Uint8Array(body.buffer, body.byteOffset, body.length), this.opts.textLimit);
+      return { ...base, status: 'success', title: pdf.title, text: pdf.text, truncated: pdf.truncated };
+    } catch (err) {
+      return { ...base, status: 'failed', truncated: false, error: `PDF: ${(err as Error).message}` };
+    }
+  }
+
+  private parseText(): Parse {
     try {
       if (this.kind && !this.error) {
         if (this.encoded) this.start(this.decodeContent(Buffer.concat(this.head)));

@@ -118,7 +118,7 @@ async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry,
   const end = await r.finish();
   if (end.damaged) return undefined;
   const digest = digestWithAlgorithm(r.payloadDigest ?? base32(hash!.digest()));
-  const p = parser.end();
+  const p = await parser.finish();
   const date = r.date ?? '';
   const status = r.http?.status ? Number(r.http.status) : null;
   const outlinks = p.nofollow ? [] : p.outlinks;
