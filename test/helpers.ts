@@ -78,3 +78,12 @@ export function segmentRecords(segment: string, name: string): Map<string, unkno
   for (const f of readdirSync(dir).filter((n) => /^part-\d{5}$/.test(n)).sort()) for (const [k, v] of partRecords(join(dir, f))) out.set(k, v);
   return out;
 }
+
+/**
+ * Lets the test worker's event loop run (vitest's RPC to the main process answers within 60 s,
+ * and a test that runs the CLI synchronously for longer than that starves it). Tests that run
+ * many synchronous steps await this between them.
+ */
+export function breathe(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}

@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { hashPartition } from '../src/mapreduce/job.js';
 import { JOBS } from '../src/jobs/index.js';
-import { HAVE_FIXTURES, fixture, nwax, nwaxAsync, tempDir } from './helpers.js';
+import { HAVE_FIXTURES, breathe, fixture, nwax, nwaxAsync, tempDir } from './helpers.js';
 
 /** Hadoop's Text.hashCode (WritableComparator.hashBytes) written out with BigInt, independently. */
 function javaTextHash(key: string): bigint {
@@ -85,7 +85,7 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     return v === undefined ? [] : [`${l.slice(0, tab)}\t${JSON.stringify(v)}\n`];
   }).join('');
 
-  it.each(Object.keys(JOBS))('%s: every part equals map | LC_ALL=C sort | reduce of its partition', (name) => {
+  it.each(Object.keys(JOBS))('%s: every part equals map | LC_ALL=C sort | reduce of its partition', async (name) => {
     const job = JOBS[name];
     const input = inputs[name];
     expect(input, `the test has no input for job ${name}`).toBeDefined();
@@ -93,12 +93,15 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     const out = join(dir, `out-${name}`);
     const run = nwax(['job', name, 'run', '-o', out, '--reduces', String(reduces), '--memory', '8K', ...input.paths]);
     expect(run.code, run.stderr).toBe(0);
+    await breathe();
     const mapped = streamedMap(name, input.paths).split('\n').filter(Boolean);
+    await breathe();
     expect(mapped.length).toBeGreaterThan(input.minMapped);
     let total = 0;
     for (let p = 0; p < reduces; p++) {
       const mine = mapped.filter((l) => hashPartition(l.slice(0, l.indexOf('\t')), reduces) === p);
       const streamed = sh(`sort | node ${bin} job ${name} reduce`, mine.length ? `${mine.join('\n')}\n` : '');
+      await breathe();
       if (job.outputFormat) {
         // The index: the part's documents, in order, are the streaming reduce's records.
         const local = indexText(join(out, `part-0000${p}`));
@@ -120,6 +123,7 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
       ? expect(indexText(join(a, `part-0000${p}`))).toBe(indexText(join(b, `part-0000${p}`)))
       : expect(partText(a, p, o)).toBe(partText(b, p, o)));
     // Many map tasks (16 KiB splits at most) on two worker threads: the same bytes.
+    await breathe();
     const threaded = join(dir, `threaded-${name}`);
     const t = nwax(['job', name, 'run', '-o', threaded, '--reduces', String(reduces), '--threads', '2', '-D', 'mapreduce.input.fileinputformat.split.maxsize=16K', ...input.paths]);
     expect(t.code, t.stderr).toBe(0);
@@ -127,6 +131,7 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     expect(Number(/(\d+) map tasks?/.exec(t.stderr)?.[1])).toBeGreaterThanOrEqual(Math.min(4, input.paths.length));
     for (let p = 0; p < reduces; p++) for (const o of outs) same(threaded, out, p, o);
     // A small buffer (many spills) merged two runs at a time (merge passes before the reduce).
+    await breathe();
     const passes = join(dir, `passes-${name}`);
     const m = nwax(['job', name, 'run', '-o', passes, '--reduces', String(reduces), '--memory', '16K', '-D', 'mapreduce.task.io.sort.factor=2', ...input.paths]);
     expect(m.code, m.stderr).toBe(0);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { HAVE_FIXTURES, SPEC, fixture, nwax, tempDir } from './helpers.js';
+import { HAVE_FIXTURES, SPEC, fixture, nwax, nwaxAsync, tempDir } from './helpers.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc, dedupExampleRecords } from '../scripts/make-fixtures.mjs';
 import { parseQuery } from '../src/search/query.js';
@@ -13,7 +13,7 @@ interface JsonHit { url: string; digest: string; title: string; dates: string[];
 interface JsonResult { total: number; hits: JsonHit[] }
 
 /** import, updatedb, invertlinks, index (and add-dates with `dates`) over `manifest` into `crawl`. */
-function pipeline(crawl: string, manifest: string, opts: { exclusions?: string; dates?: string; reduces?: number } = {}): void {
+async function pipeline(crawl: string, manifest: string, opts: { exclusions?: string; dates?: string; reduces?: number } = {}): Promise<void> {
   const seg = join(crawl, 'segments', '20200101000000');
   const steps = [
     ['import', ...(opts.exclusions ? ['-e', opts.exclusions] : []), manifest, seg],
@@ -22,13 +22,13 @@ function pipeline(crawl: string, manifest: string, opts: { exclusions?: string; 
     ['index', '--reduces', String(opts.reduces ?? 1), join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg],
   ];
   for (const s of steps) {
-    const r = nwax(s);
+    const r = await nwaxAsync(s);
     expect([0, 3], `${s.join(' ')}: ${r.stderr}`).toContain(r.code);
   }
   if (opts.dates) {
     for (let p = 0; p < (opts.reduces ?? 1); p++) {
       const part = join(crawl, 'indexes', `part-0000${p}`);
-      const r = nwax(['add-dates', part, part, join(crawl, 'pindexes', `part-0000${p}`, 'dates'), opts.dates]);
+      const r = await nwaxAsync(['add-dates', part, part, join(crawl, 'pindexes', `part-0000${p}`, 'dates'), opts.dates]);
       expect(r.code, r.stderr).toBe(0);
     }
   }
@@ -49,7 +49,7 @@ describe('the worked dedup example, end to end', () => {
     writeFileSync(join(dir, 'all.dup'), nwax(['dedup-cdx', join(dir, 'example.cdx')]).stdout);
     writeFileSync(join(dir, 'manifest'), `${warc} october\n`);
     const crawl = join(dir, 'crawl');
-    pipeline(crawl, join(dir, 'manifest'), { exclusions: join(dir, 'all.dup'), dates: join(dir, 'all.dup') });
+    await pipeline(crawl, join(dir, 'manifest'), { exclusions: join(dir, 'all.dup'), dates: join(dir, 'all.dup') });
     const r = search(crawl, 'url:http://example.org/index.html');
     expect(r.total).toBe(5);
     // The spec's expected dates, version by version (labels stand for digests there: compare the date sets).
@@ -129,7 +129,7 @@ describe('searching a collection of several sites, types and collections', () =>
     ]);
     writeFileSync(join(dir, 'manifest'), `${a} reptiles\n${b} zoo\n`);
     const crawl = join(dir, 'crawl');
-    pipeline(crawl, join(dir, 'manifest'), { reduces: 2 });
+    await pipeline(crawl, join(dir, 'manifest'), { reduces: 2 });
     const indexLog = nwax(['index', '--reduces', '2', join(crawl, 'indexes2'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), join(crawl, 'segments', '20200101000000')]);
     expect(indexLog.stderr).toMatch(/noindex documents left out 1\b/);
     const urls = (r: JsonResult) => r.hits.map((h) => h.url).sort();
@@ -185,7 +185,7 @@ describe('add-dates and parallel index sets', () => {
     writeFileSync(join(dir, 'all.dup'), `${dup.join('\n')}\n`);
     writeFileSync(join(dir, 'manifest'), `${warc}\n`);
     const crawl = join(dir, 'crawl');
-    pipeline(crawl, join(dir, 'manifest'), { exclusions: join(dir, 'all.dup') });
+    await pipeline(crawl, join(dir, 'manifest'), { exclusions: join(dir, 'all.dup') });
     const main = join(crawl, 'indexes', 'part-00000');
     const p = join(crawl, 'pindexes', 'part-00000');
     const first = nwax(['add-dates', main, main, join(p, 'dates'), join(dir, 'first.dup')]);
@@ -208,7 +208,7 @@ describe('add-dates and parallel index sets', () => {
     const w2 = join(dir, 'two.warc.gz');
     await writeWarc(w2, dedupExampleRecords().slice(0, 1));
     writeFileSync(join(dir, 'two'), `${w2}\n`);
-    pipeline(join(dir, 'small'), join(dir, 'two'));
+    await pipeline(join(dir, 'small'), join(dir, 'two'));
     const smallMain = join(dir, 'small', 'indexes', 'part-00000');
     expect(nwax(['add-dates', smallMain, smallMain, join(p, 'dates'), '-'], { input: '' }).code).toBe(0);
     const refused = nwax(['search', '-dir', crawl, 'welcome']);
@@ -237,8 +237,8 @@ describe('merge and dedup', () => {
     await writeWarc(late, all.slice(4));
     writeFileSync(join(dir, 'm1'), `${early}\n`);
     writeFileSync(join(dir, 'm2'), `${late}\n`);
-    pipeline(join(dir, 'c1'), join(dir, 'm1'));
-    pipeline(join(dir, 'c2'), join(dir, 'm2'));
+    await pipeline(join(dir, 'c1'), join(dir, 'm1'));
+    await pipeline(join(dir, 'c2'), join(dir, 'm2'));
     const i1 = join(dir, 'c1', 'indexes', 'part-00000');
     const i2 = join(dir, 'c2', 'indexes', 'part-00000');
     // Capture 5 (abc123 again, on 10-05) is in both archives; abc123 is a version of both imports.
@@ -258,7 +258,7 @@ describe('merge and dedup', () => {
     nwax(['cdx', '-o', join(dir, 'x.cdx'), w]);
     writeFileSync(join(dir, 'x.dup'), nwax(['dedup-cdx', join(dir, 'x.cdx')]).stdout);
     writeFileSync(join(dir, 'm3'), `${w}\n`);
-    pipeline(join(dir, 'c3'), join(dir, 'm3'), { exclusions: join(dir, 'x.dup'), dates: join(dir, 'x.dup') });
+    await pipeline(join(dir, 'c3'), join(dir, 'm3'), { exclusions: join(dir, 'x.dup'), dates: join(dir, 'x.dup') });
     const flat = join(dir, 'flat');
     const p = nwax(['merge', '-p', flat, join(dir, 'c3', 'indexes', 'part-00000'), join(dir, 'c3', 'pindexes', 'part-00000', 'dates')]);
     expect(p.code, p.stderr).toBe(0);
@@ -267,7 +267,7 @@ describe('merge and dedup', () => {
 });
 
 describe.skipIf(!HAVE_FIXTURES)('indexing real archives', () => {
-  it('finds the words of wget pages, with the dates of the revisits of a later crawl', () => {
+  it('finds the words of wget pages, with the dates of the revisits of a later crawl', async () => {
     const dir = tempDir();
     const crawl1 = fixture('wget/crawl1.warc.gz');
     const crawl2 = fixture('wget/crawl2.warc.gz');
@@ -277,7 +277,7 @@ describe.skipIf(!HAVE_FIXTURES)('indexing real archives', () => {
     const revisits = readFileSync(join(dir, 'revisits'), 'utf8').trim().split('\n');
     expect(revisits.length).toBeGreaterThan(300);
     const crawl = join(dir, 'crawl');
-    pipeline(crawl, join(dir, 'manifest'), { dates: join(dir, 'revisits') });
+    await pipeline(crawl, join(dir, 'manifest'), { dates: join(dir, 'revisits') });
     const r = search(crawl, 'debian reference', '--hits', '50');
     expect(r.total).toBeGreaterThan(10);
     // A version that crawl2 revisited has the date of its crawl1 capture and the revisit's date.

@@ -43,6 +43,8 @@ export interface SearchOptions {
   hits?: number;
   /** At most this many hits per host; 0 = no limit. */
   hitsPerSite?: number;
+  /** Make snippets (default true); without, hits carry an empty one. */
+  snippets?: boolean;
 }
 
 export interface SearchResult {
@@ -180,7 +182,7 @@ export class Searcher {
     const hits: Hit[] = page.map((r) => ({
       url: r.url, digest: r.digest, title: r.title, dates: [...new Set(r.dates.split(' ').filter(Boolean))].sort(), mime: r.mime, status: r.status,
       length: r.length, collection: r.collection, segment: r.segment, file: r.file, location: r.location, offset: r.offset, clen: r.clen,
-      host: r.host, score: -r.rank, snippet: snippetOf(r.text ?? '', q.highlight), set: r.set, doc: r.id, moreFromSite: 0,
+      host: r.host, score: -r.rank, snippet: opts.snippets === false ? { text: '', marks: [] } : snippetOf(r.text ?? '', q.highlight), set: r.set, doc: r.id, moreFromSite: 0,
     }));
     // "More from this site" goes on the last shown hit of each collapsed site.
     for (const [host, n] of hidden) {

@@ -1,0 +1,120 @@
+// The index and the searcher against their engine's limit, same run, medians:
+// - index build: `nwax index` over the bench corpus's import (documents/s with both cores,
+//   bytes on disk per document);
+// - search latency p50/p95/p99 over 500 queries (1-3 words from the titles' vocabulary, a third
+//   with site:, a third with date:), first pass and warm, with and without snippets, against the
+//   same queries on one bare FTS5 table holding the same rows (title, content, host, dates),
+//   the engine's own limit.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { CORPUS_DIR, NWAX, ROOT, measure, table, q } from './lib.mjs';
+
+const require = createRequire(import.meta.url);
+
+function pct(xs, p) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * p))];
+}
+
+/** 500 queries drawn (deterministically) from the titles' words, hosts and years. */
+function makeQueries(db) {
+  const rows = db.prepare('SELECT title, host, date FROM docs WHERE title != \'\'').all();
+  const words = [...new Set(rows.flatMap((r) => r.title.toLowerCase().split(/[^\p{L}\p{N}]+/u)).filter((w) => w.length > 3))].sort();
+  let seed = 42;
+  const rnd = (n) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const out = [];
+  for (let i = 0; i < 500; i++) {
+    const n = 1 + rnd(3);
+    const ws = Array.from({ length: n }, () => words[rnd(words.length)]);
+    const r = rows[rnd(rows.length)];
+    const filter = i % 3 === 1 ? { site: r.host } : i % 3 === 2 ? { year: r.date.slice(0, 4) } : {};
+    out.push({ words: ws, ...filter });
+  }
+  return out;
+}
+
+export async function benchIndex({ runs = 5 } = {}) {
+  const file = join(CORPUS_DIR, 'nwax-bench.warc.gz');
+  if (!existsSync(file)) throw new Error(`no corpus at ${file}: run ../shared/corpus/make-bench-corpus.sh ${CORPUS_DIR}`);
+  const crawl = join(CORPUS_DIR, 'index-crawl');
+  const seg = join(crawl, 'segments', '20200101000000');
+  if (!existsSync(join(seg, '_SUCCESS'))) {
+    mkdirSync(crawl, { recursive: true });
+    writeFileSync(join(crawl, 'manifest'), `${file} bench\n`);
+    for (const args of [['import', '--force', join(crawl, 'manifest'), seg], ['updatedb', '--force', join(crawl, 'crawldb'), seg], ['invertlinks', '--force', join(crawl, 'linkdb'), seg]]) {
+      execFileSync('node', [NWAX, ...args], { stdio: 'ignore' });
+    }
+  }
+  const m = measure({
+    'nwax index (2 partitions, 2 threads)': `node ${q(NWAX)} index --force --reduces 2 --threads 2 ${q(join(crawl, 'indexes'))} ${q(join(crawl, 'crawldb'))} ${q(join(crawl, 'linkdb'))} ${q(seg)} 2>/dev/null`,
+  }, runs);
+  const Database = require(join(ROOT, 'node_modules', 'better-sqlite3'));
+  const parts = [0, 1].map((p) => join(crawl, 'indexes', `part-0000${p}`));
+  const docs = parts.reduce((n, p) => n + new Database(p, { readonly: true }).prepare('SELECT count(*) n FROM docs').get().n, 0);
+  const bytes = parts.reduce((n, p) => n + statSync(p).size, 0);
+  const idx = m['nwax index (2 partitions, 2 threads)'];
+
+  // The bare FTS5 table: the same rows in one table, filters on stored columns.
+  const bare = join(CORPUS_DIR, 'bare-fts5.db');
+  rmSync(bare, { force: true });
+  const b = new Database(bare);
+  b.pragma('journal_mode = OFF');
+  b.exec("CREATE VIRTUAL TABLE t USING fts5(title, content, host UNINDEXED, dates UNINDEXED, tokenize='unicode61 remove_diacritics 2')");
+  const t0 = Date.now();
+  for (const p of parts) {
+    b.prepare('ATTACH DATABASE ? AS src').run(p);
+    b.exec('INSERT INTO t(title, content, host, dates) SELECT title, text, host, dates FROM src.docs');
+    b.exec('DETACH DATABASE src');
+  }
+  const bareBuild = (Date.now() - t0) / 1000;
+  const queries = makeQueries(new Database(parts[0], { readonly: true }));
+  const bareStmt = {
+    plain: b.prepare('SELECT rowid, title, host, dates FROM t WHERE t MATCH ? ORDER BY rank LIMIT 10'),
+    site: b.prepare("SELECT rowid, title, host, dates FROM t WHERE t MATCH ? AND (host = ? OR host LIKE '%.' || ?) ORDER BY rank LIMIT 10"),
+    year: b.prepare("SELECT rowid, title, host, dates FROM t WHERE t MATCH ? AND instr(' ' || dates, ' ' || ?) > 0 ORDER BY rank LIMIT 10"),
+  };
+  const bareRun = (qq) => {
+    const match = qq.words.map((w) => `"${w}"`).join(' ');
+    return qq.site ? bareStmt.site.all(match, qq.site, qq.site) : qq.year ? bareStmt.year.all(match, qq.year) : bareStmt.plain.all(match);
+  };
+  const { Searcher } = await import(join(ROOT, 'dist', 'search', 'searcher.js'));
+  const searcher = new Searcher(crawl);
+  const nwaxQuery = (qq) => `${qq.words.join(' ')}${qq.site ? ` site:${qq.site}` : ''}${qq.year ? ` date:${qq.year}` : ''}`;
+  const time = (fn) => queries.map((qq) => {
+    const s = process.hrtime.bigint();
+    fn(qq);
+    return Number(process.hrtime.bigint() - s) / 1e6;
+  });
+  const rows = [];
+  const lat = (name, xs) => rows.push([name, pct(xs, 0.5).toFixed(2), pct(xs, 0.95).toFixed(2), pct(xs, 0.99).toFixed(2)]);
+  lat('nwax search, first pass (snippets)', time((qq) => searcher.search(nwaxQuery(qq), { hits: 10 })));
+  lat('bare FTS5, first pass', time(bareRun));
+  const warm = { nwax: [], snip: [], bare: [] };
+  for (let r = 0; r < 3; r++) {
+    warm.nwax.push(...time((qq) => searcher.search(nwaxQuery(qq), { hits: 10, snippets: false })));
+    warm.snip.push(...time((qq) => searcher.search(nwaxQuery(qq), { hits: 10 })));
+    warm.bare.push(...time(bareRun));
+  }
+  lat('nwax search, warm, no snippets', warm.nwax);
+  lat('nwax search, warm, snippets', warm.snip);
+  lat('bare FTS5, warm', warm.bare);
+  searcher.close();
+  b.close();
+  const bareBytes = statSync(bare).size;
+  rmSync(bare, { force: true });
+  return [
+    `nwax index benchmark: the bench corpus's import (${docs} documents); medians of ${runs}`,
+    table([
+      ['build', 'seconds', 'documents/s', 'bytes/document', 'peak RSS MB'],
+      ['nwax index (2 partitions, 2 threads)', idx.seconds.toFixed(2), Math.round(docs / idx.seconds), Math.round(bytes / docs), idx.rssMB.toFixed(0)],
+      ['bare FTS5 insert of the same rows (1 thread)', bareBuild.toFixed(2), Math.round(docs / bareBuild), Math.round(bareBytes / docs), '-'],
+    ]),
+    `  search latency over 500 queries (1-3 title words; a third with site:, a third with date:), ms:`,
+    table([['run', 'p50', 'p95', 'p99'], ...rows]),
+  ].join('\n');
+}
