@@ -36,6 +36,9 @@ export function compareBytes(a: string, b: string): number {
  */
 export function sortByteOrder(lines: string[]): string[] {
   if (lines.length < 1024) return lines.some(hasHighChars) ? lines.sort(compareBytes) : lines.sort();
+  // Long lines (records that carry a page's text) differ in their keys: packing them all for a
+  // radix sort costs more than comparing their first bytes.
+  if (lines.length < 65536 && averageLength(lines) > 512) return lines.some(hasHighChars) ? lines.sort(compareBytes) : lines.sort();
   // First fields that rarely repeat (a job's distinct keys): radix sort the whole lines.
   if (distinctHeadShare(lines) > 0.9) return radixOrSort(lines);
   if (lines.some(hasHighChars)) return lines.sort(compareBytes);
@@ -59,6 +62,14 @@ export function sortByteOrder(lines: string[]): string[] {
     for (const l of b) lines[i++] = l;
   }
   return lines;
+}
+
+function averageLength(lines: string[]): number {
+  const step = Math.max(1, lines.length >> 8);
+  let sum = 0;
+  let n = 0;
+  for (let i = 0; i < lines.length; i += step, n++) sum += lines[i].length;
+  return sum / n;
 }
 
 function headOf(l: string): string {

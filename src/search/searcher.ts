@@ -57,11 +57,16 @@ export interface SearchResult {
 
 interface Row {
   id: number; url: string; digest: string; title: string; dates: string; mime: string; status: number | null; length: number;
-  collection: string; segment: string; file: string; location: string; offset: number; clen: number; host: string; text: string; rank: number;
+  collection: string; segment: string; file: string; location: string; offset: number; clen: number; host: string; rank: number;
 }
+
+/** BM25 with weights for title, content, anchors, URL words, host. */
+const RANK = 'bm25(4.0, 1.0, 2.0, 1.0, 0.5)';
 
 class OpenSet {
   readonly db: Db;
+  /** Whether dedup marked documents deleted (queries then go through the documents table). */
+  private readonly hasDeleted: boolean;
   constructor(readonly set: IndexSet) {
     const main = openIndex(set.main, 'main');
     this.db = main.db;
@@ -74,6 +79,7 @@ class OpenSet {
       }
       this.db.prepare('ATTACH DATABASE ? AS d').run(set.dates);
     }
+    this.hasDeleted = (this.db.prepare('SELECT EXISTS(SELECT 1 FROM docs WHERE deleted = 1) AS x').get() as { x: number }).x === 1;
     this.db.function('nwax_dates_in', { deterministic: true }, (dates: unknown, from: unknown, to: unknown) => {
       for (const d of String(dates).split(' ')) if (d >= (from as string) && d <= (to as string)) return 1;
       return 0;
@@ -107,35 +113,58 @@ class OpenSet {
     return { where, params };
   }
 
+  private readonly statements = new Map<string, Database.Statement>();
+
+  private stmt(sql: string): Database.Statement {
+    let st = this.statements.get(sql);
+    if (!st) this.statements.set(sql, (st = this.db.prepare(sql)));
+    return st;
+  }
+
   search(q: Query, limit: number): { total: number; rows: Row[] } {
     const match = ftsMatch(q);
     const { where, params } = this.filters(q);
     const join = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
     const cols = `docs.id, docs.url, docs.digest, docs.title, ${this.datesExpr()} AS dates, docs.mime, docs.status, docs.length, docs.collection,
-      docs.segment, docs.file, docs.location, docs.offset, docs.clen, docs.host, docs.text`;
-    let from: string;
-    let rank: string;
-    const all: unknown[] = [];
-    if (match) {
-      // bm25 is negative, lower is better; the boost (ln(e + inlinks) x score) scales it.
-      from = `fts JOIN docs ON docs.id = fts.rowid ${join}`;
-      where.unshift('fts MATCH ?');
-      all.push(match);
-      rank = 'bm25(fts, 4.0, 1.0, 2.0, 1.0, 0.5) * docs.boost';
-    } else {
-      from = `docs ${join}`;
+      docs.segment, docs.file, docs.location, docs.offset, docs.clen, docs.host, docs.boost`;
+    if (!match) {
+      // Fields only: every document that passes, best boost first.
       const excl = ftsExclusions(q);
       if (excl) {
         where.push('docs.id NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)');
         params.push(excl);
       }
-      rank = '-docs.boost';
+      const cond = `WHERE ${where.join(' AND ')}`;
+      const total = (this.stmt(`SELECT count(*) AS n FROM docs ${join} ${cond}`).get(...params) as { n: number }).n;
+      const rows = this.stmt(`SELECT ${cols}, -docs.boost AS rank FROM docs ${join} ${cond} ORDER BY rank, docs.url, docs.date LIMIT ?`).all(...params, limit) as Row[];
+      return { total, rows };
     }
-    all.push(...params);
-    const cond = where.length ? `WHERE ${where.join(' AND ')}` : '';
-    const total = (this.db.prepare(`SELECT count(*) AS n FROM ${from} ${cond}`).get(...all) as { n: number }).n;
-    const rows = this.db.prepare(`SELECT ${cols}, ${rank} AS rank FROM ${from} ${cond} ORDER BY rank, docs.url, docs.date LIMIT ?`).all(...all, limit) as Row[];
-    return { total, rows };
+    // Words: FTS5 ranks (BM25 with the field weights, through its own ORDER BY rank path) and
+    // gives the best candidates, which the boost (ln(e + inlinks) x score) then re-ranks. The
+    // filters and the deleted mark need the documents table; without them FTS5 answers alone.
+    const candidates = limit * 3;
+    const plain = where.length === 1 && !this.hasDeleted;
+    let total: number;
+    let ids: { id: number; r: number }[];
+    if (plain) {
+      total = (this.stmt('SELECT count(*) AS n FROM fts WHERE fts MATCH ?').get(match) as { n: number }).n;
+      ids = this.stmt(`SELECT rowid AS id, rank AS r FROM fts WHERE fts MATCH ? AND rank MATCH '${RANK}' ORDER BY rank LIMIT ?`).all(match, candidates) as { id: number; r: number }[];
+    } else {
+      const from = `fts JOIN docs ON docs.id = fts.rowid ${join} WHERE fts MATCH ? AND ${where.join(' AND ')}`;
+      total = (this.stmt(`SELECT count(*) AS n FROM ${from}`).get(match, ...params) as { n: number }).n;
+      ids = this.stmt(`SELECT docs.id AS id, fts.rank AS r FROM ${from} AND fts.rank MATCH '${RANK}' ORDER BY fts.rank LIMIT ?`).all(match, ...params, candidates) as { id: number; r: number }[];
+    }
+    if (ids.length === 0) return { total, rows: [] };
+    const byId = new Map(ids.map((x) => [x.id, x.r]));
+    const docs = this.stmt(`SELECT ${cols} FROM docs ${join} WHERE docs.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids.map((x) => x.id))) as (Row & { boost: number })[];
+    for (const d of docs) d.rank = byId.get(d.id)! * d.boost;
+    docs.sort((a, b) => a.rank - b.rank || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
+    return { total, rows: docs.slice(0, limit) };
+  }
+
+  /** The stored text of a document (for its snippet: only the hits shown need it). */
+  text(id: number): string {
+    return (this.stmt('SELECT text FROM docs WHERE id = ?').get(id) as { text: string | null } | undefined)?.text ?? '';
   }
 
   close(): void {
@@ -159,14 +188,14 @@ export class Searcher {
     // Enough candidates from each set for this page after collapsing.
     const limit = Math.min(5000, (start + want) * (perSite ? 10 : 1));
     let total = 0;
-    const candidates: (Row & { set: string })[] = [];
+    const candidates: (Row & { set: OpenSet })[] = [];
     for (const s of this.sets) {
       const r = s.search(q, limit);
       total += r.total;
-      for (const row of r.rows) candidates.push({ ...row, set: s.set.name });
+      for (const row of r.rows) candidates.push({ ...row, set: s });
     }
     candidates.sort((a, b) => a.rank - b.rank || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0) || (a.dates < b.dates ? -1 : 1));
-    const shown: (Row & { set: string })[] = [];
+    const shown: (Row & { set: OpenSet })[] = [];
     const perHost = new Map<string, number>();
     const hidden = new Map<string, number>();
     for (const c of candidates) {
@@ -182,7 +211,7 @@ export class Searcher {
     const hits: Hit[] = page.map((r) => ({
       url: r.url, digest: r.digest, title: r.title, dates: [...new Set(r.dates.split(' ').filter(Boolean))].sort(), mime: r.mime, status: r.status,
       length: r.length, collection: r.collection, segment: r.segment, file: r.file, location: r.location, offset: r.offset, clen: r.clen,
-      host: r.host, score: -r.rank, snippet: opts.snippets === false ? { text: '', marks: [] } : snippetOf(r.text ?? '', q.highlight), set: r.set, doc: r.id, moreFromSite: 0,
+      host: r.host, score: -r.rank, snippet: opts.snippets === false ? { text: '', marks: [] } : snippetOf(r.set.text(r.id), q.highlight), set: r.set.set.name, doc: r.id, moreFromSite: 0,
     }));
     // "More from this site" goes on the last shown hit of each collapsed site.
     for (const [host, n] of hidden) {
