@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { hashPartition } from '../src/mapreduce/job.js';
@@ -98,9 +98,13 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     await breathe();
     expect(mapped.length).toBeGreaterThan(input.minMapped);
     let total = 0;
+    const streamedDir = join(dir, `streamed-${name}`);
+    mkdirSync(streamedDir, { recursive: true });
     for (let p = 0; p < reduces; p++) {
       const mine = mapped.filter((l) => hashPartition(l.slice(0, l.indexOf('\t')), reduces) === p);
       const streamed = sh(`sort | node ${bin} job ${name} reduce`, mine.length ? `${mine.join('\n')}\n` : '');
+      // As Hadoop would leave it: one part of reduced lines per partition.
+      writeFileSync(join(streamedDir, `part-0000${p}`), streamed);
       await breathe();
       if (job.outputFormat) {
         // The index: the part's documents, in order, are the streaming reduce's records.
@@ -122,6 +126,12 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     const same = (a: string, b: string, p: number, o?: string) => (job.outputFormat
       ? expect(indexText(join(a, `part-0000${p}`))).toBe(indexText(join(b, `part-0000${p}`)))
       : expect(partText(a, p, o)).toBe(partText(b, p, o)));
+    // The streaming job's output, brought into the job's layout here, is the local run's output.
+    const written = join(dir, `written-${name}`);
+    const w = nwax(['job', name, 'write', '-o', written, ...[0, 1, 2].map((p) => join(streamedDir, `part-0000${p}`))]);
+    expect(w.code, w.stderr).toBe(0);
+    for (let p = 0; p < reduces; p++) for (const o of outs) same(written, out, p, o);
+    for (const o of outs) expect(readFileSync(join(written, ...(o ? [o] : []), '_SUCCESS'), 'utf8')).toBe('');
     // Many map tasks (16 KiB splits at most) on two worker threads: the same bytes.
     await breathe();
     const threaded = join(dir, `threaded-${name}`);

@@ -7,7 +7,9 @@ export default class JobCommand extends NwaxCommand {
   static override description = `\`nwax job --list\` names the jobs. \`nwax job NAME map\`, \`combine\` and \`reduce\` are the Hadoop \
 Streaming entry points: lines on stdin, \`key TAB value-json\` lines on stdout (reduce reads them sorted, as streaming \
 delivers them). \`nwax job NAME run -o DIR INPUT...\` runs the job on this machine into a dataset; with \
-\`--engine hadoop\` it prints the \`hadoop jar hadoop-streaming.jar\` command instead (and runs it with --run).`;
+\`--engine hadoop\` it prints the \`hadoop jar hadoop-streaming.jar\` command instead (and runs it with --run). \
+\`nwax job NAME write -o DIR part-*\` turns what such a job wrote (reduced lines, copied from HDFS) into the layout the \
+local runner writes: a segment's datasets for import, SQLite indexes for index.`;
 
   static override examples = [
     '<%= config.bin %> job --list',
@@ -19,7 +21,7 @@ delivers them). \`nwax job NAME run -o DIR INPUT...\` runs the job on this machi
   static override strict = false;
   static override args = {
     name: Args.string({ description: 'The job (see --list)' }),
-    action: Args.string({ description: 'map, combine, reduce (streaming tasks) or run', options: ['map', 'combine', 'reduce', 'run'] }),
+    action: Args.string({ description: 'map, combine, reduce (streaming tasks), run, or write (a streaming job\'s output parts into the job\'s own layout)', options: ['map', 'combine', 'reduce', 'run', 'write'] }),
   };
 
   static override flags = {

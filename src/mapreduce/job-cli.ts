@@ -54,6 +54,15 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
     for (const [k, v] of Object.entries(counters)) process.stderr.write(`reporter:counter:nwax,${k},${v}\n`);
     return 0;
   }
+  if (action === 'write') {
+    // Hadoop Streaming's output (reduced lines, a part per partition) in the job's own layout.
+    if (inputs.length === 0) throw new UsageError(`nwax job ${job.name} write: give the part files the streaming job wrote`);
+    if (!opts.output) throw new UsageError(`nwax job ${job.name} write: -o OUTPUT is needed`);
+    const { writeStreamedOutput } = await import('./job-output.js');
+    const c = await writeStreamedOutput(job, inputs, opts.output, { force: opts.force, recordFile: { blockSize: opts.blockSize, level: opts.gzipLevel }, properties: opts.properties });
+    opts.say(`${job.name}: ${inputs.length} part${inputs.length === 1 ? '' : 's'} written to ${opts.output}; ${formatCounts(c)}`);
+    return 0;
+  }
   if (inputs.length === 0) throw new UsageError(`nwax job ${job.name} run: no input files`);
   if (!opts.output) throw new UsageError(`nwax job ${job.name} run: -o OUTPUT (the output dataset) is needed`);
   if (opts.engine === 'hadoop') {

@@ -7,19 +7,20 @@
  * the same part here and on a cluster; `nwax job NAME map | LC_ALL=C sort | nwax job NAME
  * reduce` gives the same bytes per partition (the equivalence test proves it).
  */
-import { closeSync, createWriteStream, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, createWriteStream, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkedKey, Grouper, hashPartition, newContext, type Counters, type Job } from './job.js';
 import { lineSplits, makeSplits, splitLines, type Split } from './splits.js';
-import { mapper, reducer, combiner } from './streaming.js';
+import { mapper, combiner } from './streaming.js';
 import { lineBatches } from './line-reader.js';
 import { mergeSortedFiles, writeLines } from './external-sort.js';
 import { sortByteOrder } from './byte-order.js';
-import { RecordFileWriter, type RecordFileOptions } from './record-file.js';
-import { partName, SUCCESS, writeDataset } from './dataset.js';
+import type { RecordFileOptions } from './record-file.js';
+import { partName, writeDataset } from './dataset.js';
+import { markOutputs, partSink } from './job-output.js';
 import { NwaxError } from '../util/errors.js';
 
 export interface LocalRunOptions {
@@ -180,7 +181,7 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
         }
       };
       await Promise.all(Array.from({ length: parallel ? Math.min(threads, reduces) : 1 }, reduceRunner));
-      for (const name of job.outputs ?? []) writeFileSync(join(tmp, name, SUCCESS), '');
+      markOutputs(job, tmp);
     }, { force: opts.force });
     return { counters, parts: reduces, mapTasks: tasks.length };
   } finally {
@@ -207,45 +208,17 @@ export async function runReduceTask(job: Job, task: ReduceTask, counters: Counte
   const runs = await mergeDown(task.spills, task.mergeFactor, join(task.tmpDir, `reduce-${task.partition}-merge`));
   counters['shuffled runs'] = (counters['shuffled runs'] ?? 0) + task.spills.length;
   if (runs.length < task.spills.length) counters['runs merged in passes'] = (counters['runs merged in passes'] ?? 0) + task.spills.length - runs.length;
-  const part = partName(task.partition);
-  let reduce: Grouper;
-  let writers: { close(): void }[];
-  if (job.outputs) {
-    // Named outputs: each field of the reduced value goes to its own dataset.
-    const names = job.outputs;
-    const named = names.map((name) => {
-      mkdirSync(join(task.dir, name), { recursive: true });
-      return new RecordFileWriter(join(task.dir, name, part), task.recordFile);
-    });
-    writers = named;
-    const ctx = newContext(counters, task.properties);
-    reduce = new Grouper(job, (key, value) => {
-      ctx.count('reduce output records');
-      const fields = value as Record<string, unknown>;
-      names.forEach((name, i) => {
-        if (fields[name] !== undefined) named[i].appendLine(checkedKey(job, key), JSON.stringify(fields[name]));
-      });
-    }, ctx);
-  } else if (job.outputFormat) {
-    const ctx = newContext(counters, task.properties);
-    const sink = job.outputFormat(join(task.dir, part), ctx);
-    writers = [sink];
-    reduce = new Grouper(job, (key, value) => {
-      ctx.count('reduce output records');
-      sink.write(checkedKey(job, key), value);
-    }, ctx);
-  } else {
-    const writer = new RecordFileWriter(join(task.dir, part), task.recordFile);
-    writers = [writer];
-    reduce = reducer(job, (line) => {
-      const tab = line.indexOf('\t');
-      writer.appendLine(line.slice(0, tab), line.slice(tab + 1));
-    }, counters, task.properties);
-  }
+  const ctx = newContext(counters, task.properties);
+  const sink = partSink(job, task.dir, task.partition, ctx, task.recordFile);
+  const reduce = new Grouper(job, (key, value) => {
+    ctx.count('reduce output records');
+    sink.write(checkedKey(job, key), value);
+  }, ctx);
   for await (const batch of mergeSortedFiles(runs)) for (const line of batch) reduce.push(line);
   reduce.flush();
-  for (const w of writers) w.close();
+  sink.close();
 }
+
 
 /**
  * Merges runs in passes of `factor` (smallest first, as Hadoop's merger does) until at most

@@ -1,0 +1,81 @@
+/**
+ * Where a job's reduce output goes, shared by the local runner's reduce and by `nwax job NAME
+ * write` (a Hadoop Streaming job's output brought into the same layout).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { newContext, type Counters, type Job, type RecordSink, type TaskContext } from './job.js';
+import { RecordFileWriter, type RecordFileOptions } from './record-file.js';
+import { partName, SUCCESS, writeDataset } from './dataset.js';
+import { lineBatches } from './line-reader.js';
+import { NwaxError } from '../util/errors.js';
+
+/**
+ * Where partition `partition` of a job's output goes in dataset `dir`: a sorted record file
+ * `part-NNNNN`; with named outputs one per name (`NAME/part-NNNNN`, each field of the value
+ * to its own); or the job's own output format (the index job's SQLite).
+ */
+export function partSink(job: Job, dir: string, partition: number, ctx: TaskContext, recordFile?: RecordFileOptions): RecordSink {
+  const part = partName(partition);
+  if (job.outputs) {
+    const names = job.outputs;
+    const named = names.map((name) => {
+      mkdirSync(join(dir, name), { recursive: true });
+      return new RecordFileWriter(join(dir, name, part), recordFile);
+    });
+    return {
+      write(key, value) {
+        const fields = value as Record<string, unknown>;
+        names.forEach((name, i) => {
+          if (fields[name] !== undefined) named[i].appendLine(key, JSON.stringify(fields[name]));
+        });
+      },
+      close: () => named.forEach((w) => w.close()),
+    };
+  }
+  if (job.outputFormat) return job.outputFormat(join(dir, part), ctx);
+  const writer = new RecordFileWriter(join(dir, part), recordFile);
+  return { write: (key, value) => writer.appendLine(key, JSON.stringify(value) ?? 'null'), close: () => writer.close() };
+}
+
+/** The `_SUCCESS` markers of a job's named outputs, once all partitions are written. */
+export function markOutputs(job: Job, dir: string): void {
+  for (const name of job.outputs ?? []) writeFileSync(join(dir, name, SUCCESS), '');
+}
+
+/**
+ * What Hadoop Streaming wrote for a job (one `part-NNNNN` of reduced `key TAB value-json` lines
+ * per partition) in the job's own layout on this machine: named outputs split into their
+ * datasets, the index job's parts as indexes. The same writers as the local runner's reduce.
+ */
+export async function writeStreamedOutput(job: Job, parts: string[], output: string, opts: { force?: boolean; recordFile?: RecordFileOptions; properties?: string[] } = {}): Promise<Counters> {
+  const counters: Counters = {};
+  await writeDataset(output, async (tmp) => {
+    for (const [i, path] of parts.entries()) {
+      const n = /part-(?:r-)?(\d+)/.exec(path)?.[1];
+      const partition = n === undefined ? i : Number(n);
+      const ctx = newContext(counters, opts.properties ?? []);
+      const sink = partSink(job, tmp, partition, ctx, opts.recordFile);
+      let lineNo = 0;
+      for await (const batch of lineBatches(path)) {
+        for (const line of batch) {
+          lineNo++;
+          if (line === '') continue;
+          const tab = line.indexOf('\t');
+          let value: unknown;
+          try {
+            value = JSON.parse(line.slice(tab + 1));
+          } catch {
+            throw new NwaxError('NWAX_FORMAT', `${path}: line ${lineNo}: not "key TAB value-json" (a reduce output of job ${job.name})`);
+          }
+          if (tab < 0) throw new NwaxError('NWAX_FORMAT', `${path}: line ${lineNo}: no tab after the key`);
+          sink.write(line.slice(0, tab), value);
+          ctx.count('records written');
+        }
+      }
+      sink.close();
+    }
+    markOutputs(job, tmp);
+  }, { force: opts.force });
+  return counters;
+}
