@@ -38,7 +38,8 @@ function makeQueries(db) {
   return out;
 }
 
-export async function benchIndex({ runs = 5 } = {}) {
+/** The bench corpus imported once (with its CrawlDb and LinkDb): the index's input. */
+export function ensureSegment() {
   const file = join(CORPUS_DIR, 'nwax-bench.warc.gz');
   if (!existsSync(file)) throw new Error(`no corpus at ${file}: run ../shared/corpus/make-bench-corpus.sh ${CORPUS_DIR}`);
   const crawl = join(CORPUS_DIR, 'index-crawl');
@@ -50,20 +51,16 @@ export async function benchIndex({ runs = 5 } = {}) {
       execFileSync('node', [NWAX, ...args], { stdio: 'ignore' });
     }
   }
-  const m = measure({
-    'nwax index (2 partitions, 2 threads)': `node ${q(NWAX)} index --force --reduces 2 --threads 2 ${q(join(crawl, 'indexes'))} ${q(join(crawl, 'crawldb'))} ${q(join(crawl, 'linkdb'))} ${q(seg)} 2>/dev/null`,
-  }, runs);
-  const Database = require(join(ROOT, 'node_modules', 'better-sqlite3'));
-  const parts = [0, 1].map((p) => join(crawl, 'indexes', `part-0000${p}`));
-  const docs = parts.reduce((n, p) => n + new Database(p, { readonly: true }).prepare('SELECT count(*) n FROM docs').get().n, 0);
-  const bytes = parts.reduce((n, p) => n + statSync(p).size, 0);
-  const idx = m['nwax index (2 partitions, 2 threads)'];
+  return { crawl, seg };
+}
 
-  // The bare FTS5 table: the same rows in one table, filters on stored columns.
-  const bare = join(CORPUS_DIR, 'bare-fts5.db');
-  rmSync(bare, { force: true });
-  const b = new Database(bare);
+/** One bare FTS5 table with the rows of the index parts (title, content; host and dates stored). */
+export function buildBare(parts, path) {
+  const Database = require(join(ROOT, 'node_modules', 'better-sqlite3'));
+  rmSync(path, { force: true });
+  const b = new Database(path);
   b.pragma('journal_mode = OFF');
+  b.pragma('synchronous = OFF');
   b.exec("CREATE VIRTUAL TABLE t USING fts5(title, content, host UNINDEXED, dates UNINDEXED, tokenize='unicode61 remove_diacritics 2')");
   const t0 = Date.now();
   for (const p of parts) {
@@ -71,7 +68,15 @@ export async function benchIndex({ runs = 5 } = {}) {
     b.exec('INSERT INTO t(title, content, host, dates) SELECT title, text, host, dates FROM src.docs');
     b.exec('DETACH DATABASE src');
   }
-  const bareBuild = (Date.now() - t0) / 1000;
+  const seconds = (Date.now() - t0) / 1000;
+  b.close();
+  return { seconds, bytes: statSync(path).size };
+}
+
+/** Latency rows (p50/p95/p99 ms) of nwax search over `crawl` and of the bare table at `bare`. */
+export async function latencyRows(crawl, parts, bare) {
+  const Database = require(join(ROOT, 'node_modules', 'better-sqlite3'));
+  const b = new Database(bare, { readonly: true });
   const queries = makeQueries(new Database(parts[0], { readonly: true }));
   const bareStmt = {
     plain: b.prepare('SELECT rowid, title, host, dates FROM t WHERE t MATCH ? ORDER BY rank LIMIT 10'),
@@ -105,14 +110,29 @@ export async function benchIndex({ runs = 5 } = {}) {
   lat('bare FTS5, warm', warm.bare);
   searcher.close();
   b.close();
-  const bareBytes = statSync(bare).size;
+  return rows;
+}
+
+export async function benchIndex({ runs = 5 } = {}) {
+  const { crawl, seg } = ensureSegment();
+  const m = measure({
+    'nwax index (2 partitions, 2 threads)': `node ${q(NWAX)} index --force --reduces 2 --threads 2 ${q(join(crawl, 'indexes'))} ${q(join(crawl, 'crawldb'))} ${q(join(crawl, 'linkdb'))} ${q(seg)} 2>/dev/null`,
+  }, runs);
+  const Database = require(join(ROOT, 'node_modules', 'better-sqlite3'));
+  const parts = [0, 1].map((p) => join(crawl, 'indexes', `part-0000${p}`));
+  const docs = parts.reduce((n, p) => n + new Database(p, { readonly: true }).prepare('SELECT count(*) n FROM docs').get().n, 0);
+  const bytes = parts.reduce((n, p) => n + statSync(p).size, 0);
+  const idx = m['nwax index (2 partitions, 2 threads)'];
+  const bare = join(CORPUS_DIR, 'bare-fts5.db');
+  const bb = buildBare(parts, bare);
+  const rows = await latencyRows(crawl, parts, bare);
   rmSync(bare, { force: true });
   return [
     `nwax index benchmark: the bench corpus's import (${docs} documents); medians of ${runs}`,
     table([
       ['build', 'seconds', 'documents/s', 'bytes/document', 'peak RSS MB'],
       ['nwax index (2 partitions, 2 threads)', idx.seconds.toFixed(2), Math.round(docs / idx.seconds), Math.round(bytes / docs), idx.rssMB.toFixed(0)],
-      ['bare FTS5 insert of the same rows (1 thread)', bareBuild.toFixed(2), Math.round(docs / bareBuild), Math.round(bareBytes / docs), '-'],
+      ['bare FTS5 insert of the same rows (1 thread)', bb.seconds.toFixed(2), Math.round(docs / bb.seconds), Math.round(bb.bytes / docs), '-'],
     ]),
     `  search latency over 500 queries (1-3 title words; a third with site:, a third with date:), ms:`,
     table([['run', 'p50', 'p95', 'p99'], ...rows]),

@@ -6,12 +6,12 @@ const args = process.argv.slice(2);
 const runsAt = args.indexOf('--runs');
 const runs = runsAt >= 0 ? Number(args[runsAt + 1]) : 5;
 const which = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--runs');
-const all = { cdx: './cdx.mjs', dedup: './dedup.mjs', mapreduce: './mapreduce.mjs', import: './import.mjs', index: './index.mjs' };
+const all = { cdx: './cdx.mjs', dedup: './dedup.mjs', mapreduce: './mapreduce.mjs', import: './import.mjs', index: './index.mjs', 'index-scale': './index-scale.mjs' };
 const chosen = which.length ? which : Object.keys(all);
 const reports = [];
 for (const name of chosen) {
   const mod = await import(all[name]);
-  const fn = mod[`bench${name[0].toUpperCase()}${name.slice(1)}`];
+  const fn = mod[`bench${name.split("-").map((w) => w[0].toUpperCase() + w.slice(1)).join("")}`];
   const report = await fn({ runs });
   console.log(report);
   console.log();
