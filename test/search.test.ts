@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { HAVE_FIXTURES, SPEC, fixture, nwax, nwaxAsync, tempDir } from './helpers.js';
+import { FIXTURES, HAVE_FIXTURES, SPEC, fixture, nwax, nwaxAsync, tempDir } from './helpers.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc, dedupExampleRecords } from '../scripts/make-fixtures.mjs';
 import { parseQuery } from '../src/search/query.js';
@@ -297,3 +297,42 @@ describe.skipIf(!HAVE_FIXTURES)('indexing real archives', () => {
     expect(r.hits[0].snippet.marks.length).toBeGreaterThan(0);
   }, 120_000);
 });
+
+describe.skipIf(!HAVE_FIXTURES)('importing and indexing every fixture', () => {
+  it('finds pages by their words, with the dates of their revisit records', async () => {
+    const dir = tempDir();
+    const archives = readFileSync(join(FIXTURES, 'manifest.tsv'), 'utf8').split('\n')
+      .map((l) => l.split('\t')[0]).filter((p) => /\.(w?arc)(\.gz)?$/.test(p ?? '')).map(fixture).filter((p) => existsSync(p));
+    writeFileSync(join(dir, 'manifest'), `${archives.join('\n')}\n`);
+    await nwaxAsync(['cdx', '-q', '-o', join(dir, 'all.cdx'), ...archives]);
+    const dup = await nwaxAsync(['dedup-cdx', join(dir, 'all.cdx')]);
+    const rv = await nwaxAsync(['revisits', join(dir, 'all.cdx')]);
+    writeFileSync(join(dir, 'all.dup'), dup.stdout);
+    writeFileSync(join(dir, 'dates'), dup.stdout + rv.stdout);
+    const crawl = join(dir, 'crawl');
+    await pipeline(crawl, join(dir, 'manifest'), { exclusions: join(dir, 'all.dup'), dates: join(dir, 'dates') });
+    const db = new Database(join(crawl, 'indexes', 'part-00000'), { readonly: true });
+    const docs = db.prepare("SELECT url, digest, title FROM docs WHERE title != '' ORDER BY id").all() as { url: string; digest: string; title: string }[];
+    db.close();
+    expect(docs.length).toBeGreaterThan(100);
+    // Pages found by words of their titles (within their URL: the words alone may match many).
+    const sample = docs.filter((_, i) => i % Math.floor(docs.length / 15) === 0);
+    for (const d of sample) {
+      const word = d.title.toLowerCase().split(/[^\p{L}\p{N}]+/u).find((w) => w.length > 2);
+      if (!word) continue;
+      const r = await nwaxAsync(['search', '--json', '-dir', crawl, `${word} url:${d.url}`]);
+      expect(r.code, r.stderr).toBe(0);
+      expect((JSON.parse(r.stdout) as JsonResult).hits.map((h) => h.digest), `${word} url:${d.url}`).toContain(d.digest);
+    }
+    // Every revisit of an indexed version shows up among that version's dates.
+    const byKey = new Map(docs.map((d) => [`${surt(d.url)} ${d.digest}`, d]));
+    const revisits = rv.stdout.trim().split('\n').map((l) => l.split(' ')).filter(([k, dg]) => byKey.has(`${k} ${dg}`));
+    expect(revisits.length).toBeGreaterThan(20);
+    for (const [k, dg, date] of revisits.filter((_, i) => i % 10 === 0)) {
+      const d = byKey.get(`${k} ${dg}`)!;
+      const r = JSON.parse((await nwaxAsync(['search', '--json', '-dir', crawl, `url:${d.url}`])).stdout) as JsonResult;
+      expect(r.hits.find((h) => h.digest === d.digest)?.dates, `${d.url} ${d.digest}`).toContain(date);
+    }
+  }, 180_000);
+});
+

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { newContext, type Counters } from '../src/mapreduce/job.js';
+import { updatedbJob } from '../src/crawl/updatedb-job.js';
+import { invertlinksJob } from '../src/crawl/linkdb-job.js';
+import type { CrawlDatum } from '../src/crawl/crawl-datum.js';
+
+/** Runs a job's reduce on one key with the given -D properties; what it emits. */
+function reduce(job: typeof updatedbJob, key: string, values: unknown[], props: string[] = []) {
+  const out: [string, unknown][] = [];
+  const counters: Counters = {};
+  job.reduce(key, values, (k, v) => out.push([k, v]), newContext(counters, props));
+  return { out, counters };
+}
+
+function map(job: typeof updatedbJob, inputFile: string, key: string, value: unknown, props: string[] = []) {
+  const out: [string, unknown][] = [];
+  void job.map(key, value, (k, v) => out.push([k, v]), newContext({}, props, inputFile));
+  return out;
+}
+
+const db = (over: Partial<CrawlDatum> = {}): CrawlDatum => ({ status: 'db_fetched', fetchTime: '20070101000000', interval: 2592000, score: 2, retries: 0, ...over });
+
+describe('updatedb merge rules (Nutch CrawlDbReducer)', () => {
+  it('a fetch wins over a link and over the db; the newest fetch counts; the next fetch is an interval away', () => {
+    const { out } = reduce(updatedbJob, 'http://a.example/', [
+      { db: db({ status: 'db_unfetched' }) },
+      { link: { score: 0 } },
+      { fetch: { status: 'fetch_gone', date: '20070101000000' } },
+      { fetch: { status: 'fetch_success', date: '20070301000000', digest: 'sha1:AAAA' } },
+    ], ['db.fetch.interval.default=86400']);
+    expect(out).toEqual([['http://a.example/', { status: 'db_fetched', fetchTime: '20070302000000', interval: 86400, score: 2, digest: 'sha1:AAAA', retries: 0, fetched: '20070301000000' }]]);
+  });
+
+  it('a link alone adds an unfetched URL; the db entry alone is kept as it was', () => {
+    expect(reduce(updatedbJob, 'http://new.example/', [{ link: { score: 0 } }]).out[0][1]).toMatchObject({ status: 'db_unfetched', retries: 0 });
+    const old = db();
+    expect(reduce(updatedbJob, 'http://old.example/', [{ db: old }, { link: { score: 0 } }]).out[0][1]).toEqual(old);
+  });
+
+  it('retries count up, and past db.fetch.retry.max the URL is gone', () => {
+    const retry = { fetch: { status: 'fetch_retry', date: '20070101000000' } };
+    expect(reduce(updatedbJob, 'u', [{ db: db({ retries: 1, status: 'db_unfetched' }) }, retry], ['db.fetch.retry.max=2']).out[0][1]).toMatchObject({ status: 'db_unfetched', retries: 2 });
+    expect(reduce(updatedbJob, 'u', [{ db: db({ retries: 2, status: 'db_unfetched' }) }, retry], ['db.fetch.retry.max=2']).out[0][1]).toMatchObject({ status: 'db_gone', retries: 3 });
+  });
+
+  it('adds a live crawl\'s outlinks as new URLs, never an import\'s (its keys are versions)', () => {
+    const outlinks = { outlinks: [{ url: 'http://b.example/', anchor: 'b' }] };
+    expect(map(updatedbJob, '/c/segments/1/crawl_parse/part-00000', 'http://a.example/', outlinks)).toEqual([['http://b.example/', { link: { score: 0 } }]]);
+    expect(map(updatedbJob, '/c/segments/1/crawl_parse/part-00000', 'http://a.example/ sha1:AAAA', outlinks)).toEqual([]);
+    expect(map(updatedbJob, '/c/segments/1/crawl_parse/part-00000', 'http://a.example/', outlinks, ['db.update.additions.allowed=false'])).toEqual([]);
+  });
+});
+
+describe('invertlinks (Nutch LinkDb)', () => {
+  const outlinks = { outlinks: [{ url: 'http://a.example/x', anchor: 'internal link' }, { url: 'http://b.example/', anchor: 'a rather long anchor text' }] };
+
+  it('inverts a version\'s outlinks to its URL, dropping internal links when asked and cutting anchors', () => {
+    const file = '/c/segments/1/crawl_parse/part-00000';
+    expect(map(invertlinksJob, file, 'http://a.example/ sha1:AAAA', outlinks)).toEqual([
+      ['http://a.example/x', { inlinks: [{ from: 'http://a.example/', anchor: 'internal link' }] }],
+      ['http://b.example/', { inlinks: [{ from: 'http://a.example/', anchor: 'a rather long anchor text' }] }],
+    ]);
+    expect(map(invertlinksJob, file, 'http://a.example/', outlinks, ['db.ignore.internal.links=true', 'db.max.anchor.length=8'])).toEqual([
+      ['http://b.example/', { inlinks: [{ from: 'http://a.example/', anchor: 'a rather' }] }],
+    ]);
+  });
+
+  it('merges with the LinkDb, drops repeats, keeps db.max.inlinks', () => {
+    const { out, counters } = reduce(invertlinksJob, 'http://b.example/', [
+      { inlinks: [{ from: 'http://z.example/', anchor: 'z' }, { from: 'http://a.example/', anchor: 'a' }] },
+      { inlinks: [{ from: 'http://a.example/', anchor: 'a' }, { from: 'http://m.example/', anchor: 'm' }] },
+    ], ['db.max.inlinks=2']);
+    expect(out).toEqual([['http://b.example/', { inlinks: [{ from: 'http://a.example/', anchor: 'a' }, { from: 'http://m.example/', anchor: 'm' }] }]]);
+    expect(counters['inlinks over db.max.inlinks dropped']).toBe(1);
+  });
+});
