@@ -13,6 +13,7 @@ import Merge from './merge.js';
 import Readseg from './readseg.js';
 import Revisits from './revisits.js';
 import Search from './search.js';
+import Serve from './serve.js';
 import SortCdx from './sort-cdx.js';
 import Updatedb from './updatedb.js';
 
@@ -31,6 +32,7 @@ export const commands = {
   readseg: Readseg,
   revisits: Revisits,
   search: Search,
+  serve: Serve,
   'sort-cdx': SortCdx,
   updatedb: Updatedb,
 };

@@ -11,6 +11,7 @@ import { openIndex, type Db } from '../index/schema.js';
 import { findIndexSets, type IndexSet } from './index-sets.js';
 import { ftsExclusions, ftsMatch, parseQuery, type Query } from './query.js';
 import { snippetOf, type Snippet } from './snippet.js';
+import type { StoredRef } from './stored.js';
 import { NwaxError } from '../util/errors.js';
 
 export interface Hit {
@@ -162,6 +163,22 @@ class OpenSet {
     return { total, rows: docs.slice(0, limit) };
   }
 
+  hosts(): string[] {
+    return (this.stmt("SELECT DISTINCT host FROM docs WHERE host != '' AND deleted = 0").all() as { host: string }[]).map((r) => r.host);
+  }
+
+  bestTitles(n: number): string[] {
+    return (this.stmt("SELECT title FROM docs WHERE title != '' AND deleted = 0 ORDER BY boost DESC, id LIMIT ?").all(n) as { title: string }[]).map((r) => r.title);
+  }
+
+  get count(): number {
+    return (this.stmt('SELECT count(*) AS n FROM docs WHERE deleted = 0').get() as { n: number }).n;
+  }
+
+  ref(id: number): StoredRef | undefined {
+    return this.stmt('SELECT url, location, offset, clen, mime FROM docs WHERE id = ? AND deleted = 0').get(id) as StoredRef | undefined;
+  }
+
   /** The stored text of a document (for its snippet: only the hits shown need it). */
   text(id: number): string {
     return (this.stmt('SELECT text FROM docs WHERE id = ?').get(id) as { text: string | null } | undefined)?.text ?? '';
@@ -219,6 +236,23 @@ export class Searcher {
       if (last) last.moreFromSite = n;
     }
     return { query, total, start, hits, elapsedMs: performance.now() - t0 };
+  }
+
+  /** Where the stored copy of document `doc` of set `set` is; undefined when there is none. */
+  stored(set: string, doc: number): StoredRef | undefined {
+    const s = this.sets.find((x) => x.set.name === set);
+    return s?.ref(doc);
+  }
+
+  /** Site names and the titles of the best pages (by boost), for suggestions. */
+  *suggestionSource(titles: number): Generator<{ text: string; kind: 'site' | 'title' }> {
+    for (const s of this.sets) for (const host of s.hosts()) yield { text: host, kind: 'site' };
+    for (const s of this.sets) for (const title of s.bestTitles(Math.ceil(titles / this.sets.length))) yield { text: title, kind: 'title' };
+  }
+
+  /** Documents in all sets (for /healthz). */
+  documents(): number {
+    return this.sets.reduce((n, s) => n + s.count, 0);
   }
 
   close(): void {

@@ -1,0 +1,35 @@
+import { Flags } from '@oclif/core';
+import { NwaxCommand } from './base.js';
+
+export default class Serve extends NwaxCommand {
+  static override summary = 'Serve search over HTTP: the HTML search page, JSON, OpenSearch RSS, stored copies and suggestions.';
+  static override description = `Serves the indexes under -dir (default property searcher.dir) on 127.0.0.1 (--host to listen \
+elsewhere). Routes: / (search page), /search?query= (HTML), /api/search (JSON), /opensearch (RSS 2.0 with the opensearch \
+and nutch namespaces, as NutchWAX's servlet), /opensearch.xml, /stored/SET/DOC (the archived bytes, sandboxed), \
+/suggest?q=, /healthz. Parameters: query, start, hitsPerPage (at most 100), hitsPerSite (or hitsPerDup), dtstart, dtend.`;
+  static override examples = ['<%= config.bin %> serve --port 8081', '<%= config.bin %> serve -dir /data/crawl --port 8080'];
+  static override flags = {
+    dir: Flags.string({ description: 'The crawl directory with indexes/ and pindexes/ (default: property searcher.dir).' }),
+    port: Flags.integer({ description: 'Port (0: any free port, printed).', default: 8081, min: 0, max: 65535 }),
+    host: Flags.string({ description: 'Address to listen on.', default: '127.0.0.1' }),
+  };
+
+  async run(): Promise<void> {
+    const { flags } = await this.parse(Serve);
+    const conf = await this.configurationFor(flags.define);
+    const { startServer } = await import('../search/server.js');
+    const s = await startServer({
+      dir: flags.dir ?? conf.getString('searcher.dir'),
+      host: flags.host,
+      port: flags.port,
+      wayback: conf.getString('nwax.wayback.prefix'),
+      hitsPerSite: conf.getNumber('nwax.serve.hits.per.site'),
+      suggestTitles: conf.getNumber('nwax.serve.suggest.titles'),
+      log: (l) => this.sayLine(l),
+    });
+    this.sayLine(`serving ${flags.dir ?? conf.getString('searcher.dir')} at ${s.url}/`);
+    const stop = () => void s.close().then(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  }
+}

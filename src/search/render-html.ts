@@ -1,0 +1,73 @@
+/**
+ * The search pages, server-rendered (they work without JavaScript): a form with a label, the
+ * results as a list under headings, each hit with its title, URL, snippet (query words marked),
+ * type and size, every capture date linked to its Wayback replay, the stored copy, all versions
+ * of the URL, more from the site; pages back and forth. Everything from the index or the query
+ * is escaped.
+ */
+import type { SearchResult, Hit } from './searcher.js';
+import type { SearchParams } from './params.js';
+import { markSnippet } from './snippet.js';
+import { replayUrl } from './render-text.js';
+
+export function htmlEscape(s: string): string {
+  return s.replace(/[<>&"']/g, (c) => `&${{ '<': 'lt', '>': 'gt', '&': 'amp', '"': 'quot', "'": '#39' }[c]};`);
+}
+
+function showDate(d: string): string {
+  return `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}${d.length > 8 ? ` ${d.slice(8, 10)}:${d.slice(10, 12)}` : ''}`;
+}
+
+const STYLE = `body{font-family:system-ui,sans-serif;max-width:52rem;margin:1rem auto;padding:0 1rem;line-height:1.4}
+form{display:flex;gap:.5rem;align-items:center}input[type=search]{flex:1;font-size:1.1rem;padding:.3rem}
+ol{padding-left:1.5rem}li{margin:1rem 0}.url{color:#060;word-break:break-all}.meta{color:#555;font-size:.9rem}
+mark{background:#ff6}.dates a{margin-right:.4rem}nav a{margin-right:1rem}`;
+
+function page(title: string, query: string, body: string): string {
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${htmlEscape(title)}</title><link rel="search" type="application/opensearchdescription+xml" title="nwax" href="/opensearch.xml">
+<style>${STYLE}</style></head>
+<body><header><h1><a href="/">nwax</a></h1>
+<form action="/search" method="get" role="search"><label for="q">Search the archive</label>
+<input type="search" id="q" name="query" value="${htmlEscape(query)}" autofocus><button type="submit">Search</button></form></header>
+<main>${body}</main></body></html>
+`;
+}
+
+export function renderHome(): string {
+  return page('nwax', '', `<p>Every version of a page, with every date it was captured. Try <code>site:example.org</code>, <code>type:pdf</code>, <code>date:2007-2008</code>, <code>"a phrase"</code>, <code>-word</code>.</p>`);
+}
+
+function link(params: SearchParams, over: Partial<SearchParams>): string {
+  const p = { ...params, ...over };
+  return `/search?${new URLSearchParams({ query: p.query, start: String(p.start), hitsPerPage: String(p.hitsPerPage), hitsPerSite: String(p.hitsPerSite) })}`;
+}
+
+function hitHtml(h: Hit, p: SearchParams, template: string): string {
+  const snippet = markSnippet(h.snippet, '<mark>', '</mark>', htmlEscape);
+  const dates = h.dates.map((d) => `<a href="${htmlEscape(replayUrl(template, h, d))}">${showDate(d)}</a>`).join('');
+  const more = h.moreFromSite ? ` · <a href="${htmlEscape(link(p, { query: `${p.query} site:${h.host}`, start: 0, hitsPerSite: 0 }))}">${h.moreFromSite} more from ${htmlEscape(h.host)}</a>` : '';
+  return `<li><h3><a href="${htmlEscape(replayUrl(template, h, h.dates[0]))}">${htmlEscape(h.title || h.url)}</a></h3>
+<div class="url">${htmlEscape(h.url)}</div>
+${snippet ? `<p>${snippet}</p>` : ''}
+<div class="meta">${htmlEscape(h.mime)}, ${h.length} bytes${h.collection ? `, ${htmlEscape(h.collection)}` : ''} · <a href="/stored/${encodeURIComponent(h.set)}/${h.doc}">stored copy</a> · <a href="${htmlEscape(link(p, { query: `url:${h.url}`, start: 0, hitsPerSite: 0 }))}">all versions of this URL</a>${more}</div>
+<div class="dates">Captured ${h.dates.length === 1 ? 'once' : `${h.dates.length} times`}: ${dates}</div></li>`;
+}
+
+export function renderResults(r: SearchResult, p: SearchParams, template: string): string {
+  const first = r.start + 1;
+  const last = r.start + r.hits.length;
+  const head = r.hits.length
+    ? `<h2>Hits ${first}-${last} of about ${r.total} for <q>${htmlEscape(p.query)}</q></h2>`
+    : `<h2>No hits for <q>${htmlEscape(p.query)}</q></h2>`;
+  const nav: string[] = [];
+  if (r.start > 0) nav.push(`<a rel="prev" href="${htmlEscape(link(p, { start: Math.max(0, r.start - p.hitsPerPage) }))}">Previous page</a>`);
+  if (last < r.total && r.hits.length === p.hitsPerPage) nav.push(`<a rel="next" href="${htmlEscape(link(p, { start: r.start + p.hitsPerPage }))}">Next page</a>`);
+  const body = `${head}<ol start="${first}">${r.hits.map((h) => hitHtml(h, p, template)).join('\n')}</ol>${nav.length ? `<nav aria-label="Pages">${nav.join('')}</nav>` : ''}`;
+  return page(`${p.query} - nwax`, p.query, body);
+}
+
+export function renderError(status: number, message: string, query = ''): string {
+  return page(`Error ${status} - nwax`, query, `<h2>${status === 400 ? 'That query cannot be run' : 'Error'}</h2><pre>${htmlEscape(message)}</pre>`);
+}

@@ -1,0 +1,135 @@
+/**
+ * The search service (`nwax serve`), on Node's http: `/` the search page, `/search` HTML
+ * results, `/api/search` JSON, `/opensearch` RSS (NutchWAX's OpenSearch servlet), 
+ * `/opensearch.xml` the description document, `/stored/SET/DOC` the archived bytes of a
+ * capture, `/suggest?q=` search-as-you-type, `/healthz`. Bad parameters are a 400 with a
+ * message, never a 500; every response says its content type and charset.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Searcher } from './searcher.js';
+import { BadRequest, searchParams } from './params.js';
+import { renderError, renderHome, renderResults } from './render-html.js';
+import { openSearchDescription, renderRss } from './render-rss.js';
+import { renderJson } from './render-text.js';
+import { sendStored } from './stored.js';
+import { Suggester } from './suggest.js';
+
+export interface ServeOptions {
+  dir: string;
+  host: string;
+  port: number;
+  /** Replay link template (nwax.wayback.prefix). */
+  wayback: string;
+  hitsPerSite: number;
+  /** Titles of the best pages offered as suggestions (bounded). */
+  suggestTitles: number;
+  log?: (line: string) => void;
+}
+
+export interface RunningServer {
+  server: Server;
+  url: string;
+  close(): Promise<void>;
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, { 'Content-Type': `${type}; charset=utf-8`, 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff' });
+  res.end(body);
+}
+
+export async function startServer(opts: ServeOptions): Promise<RunningServer> {
+  const searcher = new Searcher(opts.dir);
+  const suggester = new Suggester(searcher, opts.suggestTitles);
+  // Long query strings reach the handler (and get a 400 with a message) instead of Node's bare 431.
+  const server = createServer({ maxHeaderSize: 256 * 1024 }, (req, res) => {
+    handle(req, res).catch((err: Error) => {
+      opts.log?.(`${req.method} ${req.url}: ${err.message}`);
+      if (!res.headersSent) send(res, 500, 'text/plain', 'internal error\n');
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const base = `http://${req.headers.host ?? `${opts.host}:${opts.port}`}`;
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', base);
+    } catch {
+      send(res, 400, 'text/plain', 'bad request URL\n');
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', 'GET, HEAD');
+      send(res, 405, 'text/plain', 'only GET\n');
+      return;
+    }
+    const path = url.pathname;
+    const want = (ctype: string) => (err: unknown) => {
+      const status = err instanceof BadRequest || (err as { code?: string }).code === 'NWAX_QUERY' ? 400 : 500;
+      if (status === 500) throw err;
+      const message = (err as Error).message;
+      if (ctype === 'text/html') send(res, 400, 'text/html', renderError(400, message, url.searchParams.get('query') ?? ''));
+      else if (ctype === 'application/json') send(res, 400, 'application/json', `${JSON.stringify({ error: message })}\n`);
+      else send(res, 400, 'text/plain', `${message}\n`);
+    };
+    switch (path) {
+      case '/':
+        send(res, 200, 'text/html', renderHome());
+        return;
+      case '/healthz':
+        send(res, 200, 'application/json', `${JSON.stringify({ status: 'ok', documents: searcher.documents() })}\n`);
+        return;
+      case '/opensearch.xml':
+        send(res, 200, 'application/opensearchdescription+xml', openSearchDescription(base));
+        return;
+      case '/search':
+      case '/api/search':
+      case '/opensearch': {
+        const ctype = path === '/search' ? 'text/html' : path === '/api/search' ? 'application/json' : 'application/rss+xml';
+        try {
+          const p = searchParams(url.searchParams, { hitsPerSite: opts.hitsPerSite });
+          const r = searcher.search(p.query, { start: p.start, hits: p.hitsPerPage, hitsPerSite: p.hitsPerSite });
+          const body = ctype === 'text/html' ? renderResults(r, p, opts.wayback) : ctype === 'application/json' ? renderJson(r, opts.wayback) : renderRss(r, p, base, opts.wayback);
+          send(res, 200, ctype, body);
+        } catch (err) {
+          want(ctype)(err);
+        }
+        return;
+      }
+      case '/suggest': {
+        const q = url.searchParams.get('q') ?? '';
+        send(res, 200, 'application/json', `${JSON.stringify(q.length > 200 ? [] : suggester.suggest(q))}\n`);
+        return;
+      }
+      default: {
+        const m = /^\/stored\/([^/]+)\/(\d{1,12})$/.exec(path);
+        const ref = m ? searcher.stored(decodeURIComponent(m[1]), Number(m[2])) : undefined;
+        if (!ref) {
+          send(res, 404, 'text/plain', 'no such page or document\n');
+          return;
+        }
+        try {
+          await sendStored(ref, res);
+        } catch (err) {
+          if (res.headersSent) throw err;
+          send(res, 502, 'text/plain', `the archive could not be read: ${(err as Error).message}\n`);
+        }
+      }
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  return {
+    server,
+    url: `http://${addr.address}:${addr.port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => {
+      searcher.close();
+      resolve();
+    })),
+  };
+}
