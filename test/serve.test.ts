@@ -122,3 +122,72 @@ describe('nwax serve', () => {
     expect(await (await get('/suggest?q=')).json()).toEqual([]);
   });
 });
+
+describe('a shard front over three backends', () => {
+  const dir = tempDir();
+  const backends: RunningServer[] = [];
+  let front: RunningServer;
+  const page = (title: string, body: string) => `<html><head><title>${title}</title></head><body><p>${body}</p></body></html>`;
+  let n = 0;
+  const rec = (url: string, body: string) => ({
+    type: 'response', url, date: '20080101000000', body, id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
+    headers: { 'Content-Type': 'text/html', 'Content-Length': String(Buffer.byteLength(body)) },
+  });
+
+  beforeAll(async () => {
+    const shards = [
+      [rec('http://example.org/a1', page('A1', 'alligator one')), rec('http://example.org/a2', page('A2', 'alligator two')), rec('http://zoo.example.net/', page('Zoo', 'alligator zoo'))],
+      [rec('http://example.org/b1', page('B1', 'alligator three')), rec('http://www.example.org/b2', page('B2', 'alligator four')), rec('http://example.org/b3', page('B3', 'alligator five'))],
+      [rec('http://other.net/c1', page('C1', 'alligator six')), rec('http://other.net/c2', page('C2', 'crocodile only'))],
+    ];
+    for (const [i, records] of shards.entries()) {
+      const warc = join(dir, `s${i}.warc.gz`);
+      await writeWarc(warc, records);
+      writeFileSync(join(dir, `m${i}`), `${warc} shard${i}\n`);
+      const crawl = join(dir, `crawl${i}`);
+      const seg = join(crawl, 'segments', '20080102000000');
+      expect((await nwaxAsync(['import', join(dir, `m${i}`), seg])).code).toBe(0);
+      expect((await nwaxAsync(['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg])).code).toBe(0);
+      backends.push(await startServer({ dir: crawl, host: '127.0.0.1', port: 0, wayback: 'http://wb/{date}/{url}', hitsPerSite: 2, suggestTitles: 10 }));
+    }
+    front = await startServer({ dir: '', shards: backends.map((b) => b.url), shardTimeout: 2000, host: '127.0.0.1', port: 0, wayback: 'http://wb/{date}/{url}', hitsPerSite: 2, suggestTitles: 10 });
+  }, 90_000);
+  afterAll(async () => {
+    await front?.close();
+    for (const b of backends) await b.close();
+  });
+
+  it('merges the shards, sums totals, and shows no site more than hitsPerSite times after the merge', async () => {
+    const r = await (await fetch(`${front.url}/api/search?query=alligator&hitsPerSite=2&hitsPerPage=20`)).json() as { total: number; partial: boolean; hits: { host: string; url: string; set: string; doc: number; moreFromSite: number }[] };
+    expect(r.total).toBe(7);
+    expect(r.partial).toBe(false);
+    const hosts = r.hits.map((h) => h.host);
+    // example.org has five pages on two shards: two are shown, three counted as more.
+    expect(hosts.filter((h) => h === 'example.org')).toHaveLength(2);
+    expect(r.hits.find((h) => h.host === 'example.org' && h.moreFromSite)?.moreFromSite).toBe(3);
+    expect(new Set(hosts)).toEqual(new Set(['example.org', 'zoo.example.net', 'other.net']));
+    const all = await (await fetch(`${front.url}/api/search?query=alligator&hitsPerSite=0&hitsPerPage=20`)).json() as { hits: { set: string; doc: number }[] };
+    expect(all.hits).toHaveLength(7);
+    // The stored copy through the front reaches the backend that holds it.
+    const stored = await fetch(`${front.url}/stored/${encodeURIComponent(all.hits[0].set)}/${all.hits[0].doc}`);
+    expect(stored.status).toBe(200);
+    expect(stored.headers.get('content-security-policy')).toMatch(/^sandbox/);
+    expect(await stored.text()).toMatch(/alligator/);
+    expect((await fetch(`${front.url}/api/search?query=%22open`)).status).toBe(400);
+  });
+
+  it('answers with partial results naming the shard that is down', async () => {
+    const down = backends[2];
+    await down.close();
+    const res = await fetch(`${front.url}/api/search?query=alligator&hitsPerSite=0&hitsPerPage=20`);
+    expect(res.status).toBe(200);
+    const r = await res.json() as { total: number; partial: boolean; failedShards: string[] };
+    expect(r.total).toBe(6);
+    expect(r.partial).toBe(true);
+    expect(r.failedShards).toHaveLength(1);
+    expect(r.failedShards[0]).toContain(down.url);
+    const html = await (await fetch(`${front.url}/search?query=alligator`)).text();
+    expect(html).toContain('Partial results: 1 shard did not answer');
+    expect(await (await fetch(`${front.url}/healthz`)).json()).toMatchObject({ status: 'partial', documents: 6 });
+  });
+});

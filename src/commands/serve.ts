@@ -7,11 +7,12 @@ export default class Serve extends NwaxCommand {
 elsewhere). Routes: / (search page), /search?query= (HTML), /api/search (JSON), /opensearch (RSS 2.0 with the opensearch \
 and nutch namespaces, as NutchWAX's servlet), /opensearch.xml, /stored/SET/DOC (the archived bytes, sandboxed), \
 /suggest?q=, /healthz. Parameters: query, start, hitsPerPage (at most 100), hitsPerSite (or hitsPerDup), dtstart, dtend.`;
-  static override examples = ['<%= config.bin %> serve --port 8081', '<%= config.bin %> serve -dir /data/crawl --port 8080'];
+  static override examples = ['<%= config.bin %> serve --port 8081', '<%= config.bin %> serve -dir /data/crawl --port 8080', '<%= config.bin %> serve --port 8080 --shards http://a:8081,http://b:8081'];
   static override flags = {
     dir: Flags.string({ description: 'The crawl directory with indexes/ and pindexes/ (default: property searcher.dir).' }),
     port: Flags.integer({ description: 'Port (0: any free port, printed).', default: 8081, min: 0, max: 65535 }),
     host: Flags.string({ description: 'Address to listen on.', default: '127.0.0.1' }),
+    shards: Flags.string({ description: 'Be a front over these nwax serve backends (comma-separated URLs): results merged, hits per site after the merge.' }),
   };
 
   async run(): Promise<void> {
@@ -20,6 +21,8 @@ and nutch namespaces, as NutchWAX's servlet), /opensearch.xml, /stored/SET/DOC (
     const { startServer } = await import('../search/server.js');
     const s = await startServer({
       dir: flags.dir ?? conf.getString('searcher.dir'),
+      shards: flags.shards?.split(',').map((u) => u.trim().replace(/\/+$/, '')).filter(Boolean),
+      shardTimeout: conf.getNumber('nwax.serve.shard.timeout'),
       host: flags.host,
       port: flags.port,
       wayback: conf.getString('nwax.wayback.prefix'),
@@ -27,7 +30,7 @@ and nutch namespaces, as NutchWAX's servlet), /opensearch.xml, /stored/SET/DOC (
       suggestTitles: conf.getNumber('nwax.serve.suggest.titles'),
       log: (l) => this.sayLine(l),
     });
-    this.sayLine(`serving ${flags.dir ?? conf.getString('searcher.dir')} at ${s.url}/`);
+    this.sayLine(`serving ${flags.shards ? `a front over ${flags.shards}` : flags.dir ?? conf.getString('searcher.dir')} at ${s.url}/`);
     const stop = () => void s.close().then(() => process.exit(0));
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

@@ -55,7 +55,7 @@ ${snippet ? `<p>${snippet}</p>` : ''}
 <div class="dates">Captured ${h.dates.length === 1 ? 'once' : `${h.dates.length} times`}: ${dates}</div></li>`;
 }
 
-export function renderResults(r: SearchResult, p: SearchParams, template: string): string {
+export function renderResults(r: SearchResult & { failed?: string[] }, p: SearchParams, template: string): string {
   const first = r.start + 1;
   const last = r.start + r.hits.length;
   const head = r.hits.length
@@ -64,7 +64,8 @@ export function renderResults(r: SearchResult, p: SearchParams, template: string
   const nav: string[] = [];
   if (r.start > 0) nav.push(`<a rel="prev" href="${htmlEscape(link(p, { start: Math.max(0, r.start - p.hitsPerPage) }))}">Previous page</a>`);
   if (last < r.total && r.hits.length === p.hitsPerPage) nav.push(`<a rel="next" href="${htmlEscape(link(p, { start: r.start + p.hitsPerPage }))}">Next page</a>`);
-  const body = `${head}<ol start="${first}">${r.hits.map((h) => hitHtml(h, p, template)).join('\n')}</ol>${nav.length ? `<nav aria-label="Pages">${nav.join('')}</nav>` : ''}`;
+  const partial = r.failed?.length ? `<p role="status">Partial results: ${r.failed.length} shard${r.failed.length === 1 ? '' : 's'} did not answer (${htmlEscape(r.failed.join(', '))}).</p>` : '';
+  const body = `${head}${partial}<ol start="${first}">${r.hits.map((h) => hitHtml(h, p, template)).join('\n')}</ol>${nav.length ? `<nav aria-label="Pages">${nav.join('')}</nav>` : ''}`;
   return page(`${p.query} - nwax`, p.query, body);
 }
 

@@ -28,9 +28,10 @@ export function renderText(r: SearchResult, template: string, bold: boolean): st
   return `${out.join('\n')}\n`;
 }
 
-export function renderJson(r: SearchResult, template: string): string {
+export function renderJson(r: SearchResult & { failed?: string[] }, template: string): string {
   return `${JSON.stringify({
     query: r.query, total: r.total, start: r.start, elapsedMs: Math.round(r.elapsedMs * 10) / 10,
+    ...(r.failed ? { partial: r.failed.length > 0, failedShards: r.failed } : {}),
     hits: r.hits.map((h) => ({ ...h, replay: h.dates.map((d) => ({ date: d, url: replayUrl(template, h, d) })) })),
   }, null, 2)}\n`;
 }

@@ -7,16 +7,23 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Searcher } from './searcher.js';
+import { Searcher, type SearchOptions, type SearchResult } from './searcher.js';
+import { ShardSearcher } from './shards.js';
 import { BadRequest, searchParams } from './params.js';
 import { renderError, renderHome, renderResults } from './render-html.js';
 import { openSearchDescription, renderRss } from './render-rss.js';
 import { renderJson } from './render-text.js';
 import { sendStored } from './stored.js';
-import { Suggester } from './suggest.js';
+import { Suggester, type Suggestion } from './suggest.js';
+import { request } from 'undici';
 
 export interface ServeOptions {
+  /** The crawl directory searched here; unused with `shards`. */
   dir: string;
+  /** Backend `nwax serve` URLs: this server is then a front that merges their results. */
+  shards?: string[];
+  /** Milliseconds a backend has to answer (nwax.serve.shard.timeout). */
+  shardTimeout?: number;
   host: string;
   port: number;
   /** Replay link template (nwax.wayback.prefix). */
@@ -33,14 +40,75 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** What the routes need: this machine's indexes, or the backends of a shard front. */
+interface Backend {
+  search(query: string, opts: SearchOptions): Promise<SearchResult & { failed?: string[] }>;
+  health(): Promise<Record<string, unknown>>;
+  /** Streams the stored copy; false when there is no such document. */
+  stored(set: string, doc: number, res: ServerResponse): Promise<boolean>;
+  suggest(q: string): Promise<Suggestion[]>;
+  close(): Promise<void>;
+}
+
+function localBackend(opts: ServeOptions): Backend {
+  const searcher = new Searcher(opts.dir);
+  const suggester = new Suggester(searcher, opts.suggestTitles);
+  return {
+    search: async (q, o) => searcher.search(q, o),
+    health: async () => ({ status: 'ok', documents: searcher.documents() }),
+    async stored(set, doc, res) {
+      const ref = searcher.stored(set, doc);
+      if (!ref) return false;
+      await sendStored(ref, res);
+      return true;
+    },
+    suggest: async (q) => suggester.suggest(q),
+    close: async () => searcher.close(),
+  };
+}
+
+function shardBackend(opts: ServeOptions): Backend {
+  const shards = new ShardSearcher(opts.shards!, opts.shardTimeout ?? 5000);
+  return {
+    search: (q, o) => shards.search(q, o),
+    async health() {
+      const h = await shards.documents();
+      return { status: h.failed.length ? 'partial' : 'ok', documents: h.documents, failedShards: h.failed };
+    },
+    async stored(set, doc, res) {
+      const url = shards.storedUrl(set, doc);
+      if (!url) return false;
+      const r = await request(url);
+      if (r.statusCode === 404) {
+        await r.body.dump();
+        return false;
+      }
+      const headers: Record<string, string> = {};
+      for (const h of ['content-type', 'content-encoding', 'content-security-policy', 'x-content-type-options', 'x-archive-src']) {
+        const v = r.headers[h];
+        if (typeof v === 'string') headers[h] = v;
+      }
+      res.writeHead(r.statusCode, headers);
+      for await (const chunk of r.body) if (!res.write(chunk)) await new Promise((ok) => res.once('drain', ok));
+      res.end();
+      return true;
+    },
+    async suggest(q) {
+      const all = await Promise.allSettled(opts.shards!.map(async (b) => (await (await request(`${b}/suggest?q=${encodeURIComponent(q)}`, { headersTimeout: opts.shardTimeout, bodyTimeout: opts.shardTimeout })).body.json()) as Suggestion[]));
+      const seen = new Set<string>();
+      return all.flatMap((a) => (a.status === 'fulfilled' ? a.value : [])).filter((x) => !seen.has(`${x.kind} ${x.text}`) && seen.add(`${x.kind} ${x.text}`)).slice(0, 10);
+    },
+    close: () => shards.close(),
+  };
+}
+
 function send(res: ServerResponse, status: number, type: string, body: string): void {
   res.writeHead(status, { 'Content-Type': `${type}; charset=utf-8`, 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff' });
   res.end(body);
 }
 
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
-  const searcher = new Searcher(opts.dir);
-  const suggester = new Suggester(searcher, opts.suggestTitles);
+  const backend = opts.shards?.length ? shardBackend(opts) : localBackend(opts);
   // Long query strings reach the handler (and get a 400 with a message) instead of Node's bare 431.
   const server = createServer({ maxHeaderSize: 256 * 1024 }, (req, res) => {
     handle(req, res).catch((err: Error) => {
@@ -78,7 +146,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         send(res, 200, 'text/html', renderHome());
         return;
       case '/healthz':
-        send(res, 200, 'application/json', `${JSON.stringify({ status: 'ok', documents: searcher.documents() })}\n`);
+        send(res, 200, 'application/json', `${JSON.stringify(await backend.health())}\n`);
         return;
       case '/opensearch.xml':
         send(res, 200, 'application/opensearchdescription+xml', openSearchDescription(base));
@@ -89,7 +157,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         const ctype = path === '/search' ? 'text/html' : path === '/api/search' ? 'application/json' : 'application/rss+xml';
         try {
           const p = searchParams(url.searchParams, { hitsPerSite: opts.hitsPerSite });
-          const r = searcher.search(p.query, { start: p.start, hits: p.hitsPerPage, hitsPerSite: p.hitsPerSite });
+          const r = await backend.search(p.query, { start: p.start, hits: p.hitsPerPage, hitsPerSite: p.hitsPerSite });
           const body = ctype === 'text/html' ? renderResults(r, p, opts.wayback) : ctype === 'application/json' ? renderJson(r, opts.wayback) : renderRss(r, p, base, opts.wayback);
           send(res, 200, ctype, body);
         } catch (err) {
@@ -99,18 +167,13 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       }
       case '/suggest': {
         const q = url.searchParams.get('q') ?? '';
-        send(res, 200, 'application/json', `${JSON.stringify(q.length > 200 ? [] : suggester.suggest(q))}\n`);
+        send(res, 200, 'application/json', `${JSON.stringify(q.length > 200 ? [] : await backend.suggest(q))}\n`);
         return;
       }
       default: {
         const m = /^\/stored\/([^/]+)\/(\d{1,12})$/.exec(path);
-        const ref = m ? searcher.stored(decodeURIComponent(m[1]), Number(m[2])) : undefined;
-        if (!ref) {
-          send(res, 404, 'text/plain', 'no such page or document\n');
-          return;
-        }
         try {
-          await sendStored(ref, res);
+          if (!m || !(await backend.stored(decodeURIComponent(m[1]), Number(m[2]), res))) send(res, 404, 'text/plain', 'no such page or document\n');
         } catch (err) {
           if (res.headersSent) throw err;
           send(res, 502, 'text/plain', `the archive could not be read: ${(err as Error).message}\n`);
@@ -127,9 +190,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   return {
     server,
     url: `http://${addr.address}:${addr.port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => {
-      searcher.close();
-      resolve();
-    })),
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => void backend.close().then(resolve));
+    }),
   };
 }
