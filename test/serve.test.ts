@@ -166,8 +166,14 @@ describe('a shard front over three backends', () => {
     expect(hosts.filter((h) => h === 'example.org')).toHaveLength(2);
     expect(r.hits.find((h) => h.host === 'example.org' && h.moreFromSite)?.moreFromSite).toBe(3);
     expect(new Set(hosts)).toEqual(new Set(['example.org', 'zoo.example.net', 'other.net']));
-    const all = await (await fetch(`${front.url}/api/search?query=alligator&hitsPerSite=0&hitsPerPage=20`)).json() as { hits: { set: string; doc: number }[] };
+    const all = await (await fetch(`${front.url}/api/search?query=alligator&hitsPerSite=0&hitsPerPage=20&facets=1`)).json() as { hits: { set: string; doc: number }[]; facets: Record<string, [string, number][]> };
     expect(all.hits).toHaveLength(7);
+    // Facets counted on every shard and summed by the front.
+    expect(all.facets.site).toEqual([['example.org', 5], ['other.net', 1], ['zoo.example.net', 1]]);
+    expect(all.facets.type).toEqual([['text/html', 7]]);
+    expect(all.facets.year).toEqual([['2008', 7]]);
+    const narrowed = await (await fetch(`${front.url}/search?query=alligator`)).text();
+    expect(narrowed).toMatch(/<nav aria-label="Narrow the results" class="facets"><section><h3>Site<\/h3><ul><li><a href="\/search\?query=alligator\+site%3Aexample\.org&amp;[^"]*">example\.org<\/a> \(5\)<\/li>/);
     // The stored copy through the front reaches the backend that holds it.
     const stored = await fetch(`${front.url}/stored/${encodeURIComponent(all.hits[0].set)}/${all.hits[0].doc}`);
     expect(stored.status).toBe(200);

@@ -21,7 +21,7 @@ function showDate(d: string): string {
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:52rem;margin:1rem auto;padding:0 1rem;line-height:1.4}
 form{display:flex;gap:.5rem;align-items:center}input[type=search]{flex:1;font-size:1.1rem;padding:.3rem}
 ol{padding-left:1.5rem}li{margin:1rem 0}.url{color:#060;word-break:break-all}.meta{color:#555;font-size:.9rem}
-mark{background:#ff6}.dates a{margin-right:.4rem}nav a{margin-right:1rem}`;
+mark{background:#ff6}.dates a{margin-right:.4rem}nav a{margin-right:1rem}.facets{display:flex;gap:2rem;font-size:.9rem}.facets ul{padding-left:1rem;margin:.2rem 0}.facets h3{margin:.3rem 0;font-size:1rem}`;
 
 function page(title: string, query: string, body: string): string {
   return `<!DOCTYPE html>
@@ -64,8 +64,11 @@ export function renderResults(r: SearchResult & { failed?: string[] }, p: Search
   const nav: string[] = [];
   if (r.start > 0) nav.push(`<a rel="prev" href="${htmlEscape(link(p, { start: Math.max(0, r.start - p.hitsPerPage) }))}">Previous page</a>`);
   if (last < r.total && r.hits.length === p.hitsPerPage) nav.push(`<a rel="next" href="${htmlEscape(link(p, { start: r.start + p.hitsPerPage }))}">Next page</a>`);
+  const facetList = (title: string, field: string, values: [string, number][]) => values.length < 2 ? '' : `<section><h3>${title}</h3><ul>${values.map(([v, n]) =>
+    `<li><a href="${htmlEscape(link(p, { query: `${p.query} ${field}:${v}`, start: 0 }))}">${htmlEscape(v)}</a> (${n})</li>`).join('')}</ul></section>`;
+  const facets = r.facets ? `<nav aria-label="Narrow the results" class="facets">${facetList('Site', 'site', r.facets.site)}${facetList('Type', 'type', r.facets.type)}${facetList('Year', 'date', r.facets.year)}</nav>` : '';
   const partial = r.failed?.length ? `<p role="status">Partial results: ${r.failed.length} shard${r.failed.length === 1 ? '' : 's'} did not answer (${htmlEscape(r.failed.join(', '))}).</p>` : '';
-  const body = `${head}${partial}<ol start="${first}">${r.hits.map((h) => hitHtml(h, p, template)).join('\n')}</ol>${nav.length ? `<nav aria-label="Pages">${nav.join('')}</nav>` : ''}`;
+  const body = `${head}${partial}${facets}<ol start="${first}">${r.hits.map((h) => hitHtml(h, p, template)).join('\n')}</ol>${nav.length ? `<nav aria-label="Pages">${nav.join('')}</nav>` : ''}`;
   return page(`${p.query} - nwax`, p.query, body);
 }
 

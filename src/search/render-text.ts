@@ -33,5 +33,6 @@ export function renderJson(r: SearchResult & { failed?: string[] }, template: st
     query: r.query, total: r.total, start: r.start, elapsedMs: Math.round(r.elapsedMs * 10) / 10,
     ...(r.failed ? { partial: r.failed.length > 0, failedShards: r.failed } : {}),
     hits: r.hits.map((h) => ({ ...h, replay: h.dates.map((d) => ({ date: d, url: replayUrl(template, h, d) })) })),
+    ...(r.facets ? { facets: r.facets } : {}),
   }, null, 2)}\n`;
 }

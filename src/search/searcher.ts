@@ -39,6 +39,13 @@ export interface Hit {
   moreFromSite: number;
 }
 
+/** Facet values with their counts, most first. */
+export interface Facets {
+  site: [string, number][];
+  type: [string, number][];
+  year: [string, number][];
+}
+
 export interface SearchOptions {
   start?: number;
   hits?: number;
@@ -46,6 +53,8 @@ export interface SearchOptions {
   hitsPerSite?: number;
   /** Make snippets (default true); without, hits carry an empty one. */
   snippets?: boolean;
+  /** Count the matches by site, type and year (every match, so it costs a pass over them). */
+  facets?: boolean;
 }
 
 export interface SearchResult {
@@ -53,6 +62,7 @@ export interface SearchResult {
   total: number;
   start: number;
   hits: Hit[];
+  facets?: Facets;
   elapsedMs: number;
 }
 
@@ -120,6 +130,30 @@ class OpenSet {
     let st = this.statements.get(sql);
     if (!st) this.statements.set(sql, (st = this.db.prepare(sql)));
     return st;
+  }
+
+  /** Counts of the matching documents by host, type and year of first capture (the top 10 of each). */
+  facets(q: Query): Facets {
+    const match = ftsMatch(q);
+    const { where, params } = this.filters(q);
+    const join = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
+    let from = `docs ${join}`;
+    const all: unknown[] = [];
+    if (match) {
+      from = `fts JOIN docs ON docs.id = fts.rowid ${join}`;
+      where.unshift('fts MATCH ?');
+      all.push(match);
+    } else {
+      const excl = ftsExclusions(q);
+      if (excl) {
+        where.push('docs.id NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)');
+        params.push(excl);
+      }
+    }
+    all.push(...params);
+    const count = (expr: string) => (this.stmt(`SELECT ${expr} AS v, count(*) AS n FROM ${from} WHERE ${where.join(' AND ')} GROUP BY v ORDER BY n DESC, v LIMIT 10`).all(...all) as { v: string; n: number }[])
+      .map((r): [string, number] => [String(r.v), r.n]);
+    return { site: count('docs.host'), type: count('docs.mime'), year: count('substr(docs.date, 1, 4)') };
   }
 
   search(q: Query, limit: number): { total: number; rows: Row[] } {
@@ -235,7 +269,20 @@ export class Searcher {
       const last = [...hits].reverse().find((h) => h.host === host);
       if (last) last.moreFromSite = n;
     }
-    return { query, total, start, hits, elapsedMs: performance.now() - t0 };
+    let facets: Facets | undefined;
+    if (opts.facets) {
+      const sum = new Map<string, Map<string, number>>();
+      for (const s of this.sets) {
+        for (const [name, values] of Object.entries(s.facets(q))) {
+          const m = sum.get(name) ?? new Map<string, number>();
+          for (const [v, n] of values) m.set(v, (m.get(v) ?? 0) + n);
+          sum.set(name, m);
+        }
+      }
+      const top = (name: string) => [...(sum.get(name) ?? new Map<string, number>())].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 10);
+      facets = { site: top('site'), type: top('type'), year: top('year') };
+    }
+    return { query, total, start, hits, ...(facets ? { facets } : {}), elapsedMs: performance.now() - t0 };
   }
 
   /** Where the stored copy of document `doc` of set `set` is; undefined when there is none. */

@@ -7,7 +7,7 @@
  * reaches the backend that holds the document.
  */
 import { Agent, request } from 'undici';
-import type { Hit, SearchOptions, SearchResult } from './searcher.js';
+import type { Facets, Hit, SearchOptions, SearchResult } from './searcher.js';
 import { parseQuery } from './query.js';
 
 export interface ShardResult extends SearchResult {
@@ -17,6 +17,7 @@ export interface ShardResult extends SearchResult {
 
 interface BackendJson {
   total: number;
+  facets?: Facets;
   hits: (Hit & { replay?: unknown })[];
 }
 
@@ -25,8 +26,8 @@ export class ShardSearcher {
 
   constructor(readonly backends: string[], private readonly timeout: number) {}
 
-  private async ask(backend: string, query: string, hits: number): Promise<BackendJson> {
-    const params = new URLSearchParams({ query, start: '0', hitsPerPage: String(hits), hitsPerSite: '0' });
+  private async ask(backend: string, query: string, hits: number, facets: boolean): Promise<BackendJson> {
+    const params = new URLSearchParams({ query, start: '0', hitsPerPage: String(hits), hitsPerSite: '0', ...(facets ? { facets: '1' } : {}) });
     const res = await request(`${backend}/api/search?${params}`, { dispatcher: this.agent, headersTimeout: this.timeout, bodyTimeout: this.timeout });
     if (res.statusCode === 400) {
       const body = await res.body.json() as { error: string };
@@ -46,7 +47,8 @@ export class ShardSearcher {
     const want = Math.max(1, opts.hits ?? 10);
     const perSite = Math.max(0, opts.hitsPerSite ?? 0);
     const need = Math.min(100, (start + want) * (perSite ? 5 : 1));
-    const answers = await Promise.allSettled(this.backends.map((b) => this.ask(b, query, need)));
+    const answers = await Promise.allSettled(this.backends.map((b) => this.ask(b, query, need, opts.facets === true)));
+    const sums = { site: new Map<string, number>(), type: new Map<string, number>(), year: new Map<string, number>() };
     const failed: string[] = [];
     let total = 0;
     const all: Hit[] = [];
@@ -58,6 +60,7 @@ export class ShardSearcher {
         return;
       }
       total += a.value.total;
+      for (const name of ['site', 'type', 'year'] as const) for (const [v, n] of a.value.facets?.[name] ?? []) sums[name].set(v, (sums[name].get(v) ?? 0) + n);
       for (const h of a.value.hits) {
         const { replay: _replay, ...hit } = h;
         all.push({ ...hit, set: `${i}~${hit.set}`, moreFromSite: 0 });
@@ -81,7 +84,9 @@ export class ShardSearcher {
       const last = [...hits].reverse().find((h) => h.host === host);
       if (last) last.moreFromSite = n;
     }
-    return { query, total, start, hits, elapsedMs: performance.now() - t0, failed };
+    const top = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 10);
+    const facets = opts.facets ? { site: top(sums.site), type: top(sums.type), year: top(sums.year) } : undefined;
+    return { query, total, start, hits, ...(facets ? { facets } : {}), elapsedMs: performance.now() - t0, failed };
   }
 
   /** The backend URL of a front-side stored reference `SHARD~SET/DOC`. */
