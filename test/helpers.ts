@@ -52,6 +52,7 @@ export function dataLines(text: string): string[] {
 export function nwaxAsync(args: string[], opts: { cwd?: string } = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? ROOT });
+    child.stdin.end(); // nothing on stdin (a command reading `-` sees its end)
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => out.push(d));

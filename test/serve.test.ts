@@ -116,6 +116,22 @@ describe('nwax serve', () => {
     expect(await html.text()).toContain('unterminated phrase');
   });
 
+  it('keeps serving while add-dates swaps in a new dates index, and then serves its dates', async () => {
+    const crawl = join(dir, 'crawl');
+    const main = join(crawl, 'indexes', 'part-00000');
+    const dates = join(crawl, 'pindexes', 'part-00000', 'dates');
+    const datesOf = async () => ((await (await get('/api/search?query=url:http://example.org/index.html&hitsPerSite=0')).json()) as { hits: { dates: string[] }[] }).hits.flatMap((h) => h.dates).length;
+    expect(await datesOf()).toBe(10);
+    // A new dates index without the duplicates' dates (built from main alone), renamed into place.
+    const swap = nwaxAsync(['add-dates', main, main, dates, '-']);
+    const during: number[] = [];
+    for (let i = 0; i < 20; i++) during.push((await get('/api/search?query=welcome')).status);
+    expect((await swap).code).toBe(0);
+    expect(during.every((s) => s === 200)).toBe(true);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await datesOf()).toBe(5);
+  });
+
   it('suggests sites and titles as you type', async () => {
     expect(await (await get('/suggest?q=exam')).json()).toContainEqual({ text: 'example.org', kind: 'site' });
     expect(await (await get('/suggest?q=homep')).json()).toContainEqual({ text: 'My homepage', kind: 'title' });

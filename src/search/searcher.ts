@@ -7,6 +7,7 @@
  * capture dates is in range. Totals are summed over the sets.
  */
 import Database from 'better-sqlite3';
+import { statSync } from 'node:fs';
 import { openIndex, type Db } from '../index/schema.js';
 import { findIndexSets, type IndexSet } from './index-sets.js';
 import { ftsExclusions, ftsMatch, parseQuery, type Query } from './query.js';
@@ -223,15 +224,54 @@ class OpenSet {
   }
 }
 
+/** The identity of the files of a set (inode and change time): a swapped-in file has another. */
+function stamp(set: IndexSet): string {
+  return [set.main, set.dates].filter((f): f is string => f !== undefined).map((f) => {
+    try {
+      const st = statSync(f);
+      return `${st.ino}:${st.mtimeMs}`;
+    } catch {
+      return 'gone';
+    }
+  }).join(' ');
+}
+
 export class Searcher {
-  private readonly sets: OpenSet[];
+  private sets: OpenSet[];
+  private stamps: string[];
+  private checked = 0;
 
   constructor(readonly dir: string) {
     this.sets = findIndexSets(dir).map((s) => new OpenSet(s));
+    this.stamps = this.sets.map((s) => stamp(s.set));
+  }
+
+  /**
+   * Reopens a set whose files were replaced (add-dates renames a new dates index into place;
+   * a new index run renames its dataset): at most once a second, so a busy service stats little.
+   * Until the new files open cleanly, the old ones keep serving.
+   */
+  private refresh(): void {
+    const now = Date.now();
+    if (now - this.checked < 1000) return;
+    this.checked = now;
+    this.sets.forEach((s, i) => {
+      const st = stamp(s.set);
+      if (st === this.stamps[i]) return;
+      try {
+        const fresh = new OpenSet(s.set);
+        s.close();
+        this.sets[i] = fresh;
+        this.stamps[i] = st;
+      } catch {
+        // Half-swapped or unreadable: try again on a later query.
+      }
+    });
   }
 
   search(query: string, opts: SearchOptions = {}): SearchResult {
     const t0 = performance.now();
+    this.refresh();
     const q = parseQuery(query);
     const start = Math.max(0, opts.start ?? 0);
     const want = Math.max(1, opts.hits ?? 10);
