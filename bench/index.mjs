@@ -19,7 +19,7 @@ function pct(xs, p) {
 }
 
 /** 500 queries drawn (deterministically) from the titles' words, hosts and years. */
-function makeQueries(db) {
+export function makeQueries(db) {
   const rows = db.prepare('SELECT title, host, date FROM docs WHERE title != \'\'').all();
   const words = [...new Set(rows.flatMap((r) => r.title.toLowerCase().split(/[^\p{L}\p{N}]+/u)).filter((w) => w.length > 3))].sort();
   let seed = 42;

@@ -3,10 +3,25 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import Parser from 'rss-parser';
-import { nwax, nwaxAsync, tempDir } from './helpers.js';
+import { spawn } from 'node:child_process';
+import { BIN, nwax, nwaxAsync, tempDir } from './helpers.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc, dedupExampleRecords } from '../scripts/make-fixtures.mjs';
 import { startServer, type RunningServer } from '../src/search/server.js';
+
+/** `nwax serve ARGS` as a child process; resolves once it says where it listens. */
+function serveCli(args: string[]): Promise<RunningServer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'serve', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+      const m = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(err);
+      if (m) resolve({ server: undefined as never, url: m[1], close: () => new Promise<void>((ok) => { child.once('exit', () => ok()); child.kill('SIGTERM'); }) });
+    });
+    child.once('exit', (code) => reject(new Error(`nwax serve exited ${code}: ${err}`)));
+  });
+}
 
 /** The worked example imported and indexed, then served on 127.0.0.1 on a port the OS picks. */
 describe('nwax serve', () => {
@@ -27,7 +42,8 @@ describe('nwax serve', () => {
       ['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg],
       ['add-dates', join(crawl, 'indexes', 'part-00000'), join(crawl, 'indexes', 'part-00000'), join(crawl, 'pindexes', 'part-00000', 'dates'), join(dir, 'all.dup')],
     ]) expect((await nwaxAsync(step)).code).toBe(0);
-    srv = await startServer({ dir: crawl, host: '127.0.0.1', port: 0, wayback: 'https://wayback.example/{collection}/{date}/{url}', hitsPerSite: 2, suggestTitles: 100 });
+    // The real command, with its search threads: on a port the OS picks, on loopback.
+    srv = await serveCli(['-dir', crawl, '--port', '0', '-D', 'nwax.wayback.prefix=https://wayback.example/{collection}/{date}/{url}', '-D', 'nwax.serve.threads=2']);
     expect(srv.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   }, 60_000);
   afterAll(() => srv?.close());

@@ -27,6 +27,7 @@ and nutch namespaces, as NutchWAX's servlet), /opensearch.xml, /stored/SET/DOC (
       port: flags.port,
       wayback: conf.getString('nwax.wayback.prefix'),
       hitsPerSite: conf.getNumber('nwax.serve.hits.per.site'),
+      threads: conf.getNumber('nwax.serve.threads') || (await import('node:os')).availableParallelism(),
       suggestTitles: conf.getNumber('nwax.serve.suggest.titles'),
       log: (l) => this.sayLine(l),
     });

@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { Searcher, type SearchOptions, type SearchResult } from './searcher.js';
 import { ShardSearcher } from './shards.js';
+import { SearchPool } from './search-pool.js';
 import { BadRequest, searchParams } from './params.js';
 import { renderError, renderHome, renderResults } from './render-html.js';
 import { openSearchDescription, renderRss } from './render-rss.js';
@@ -29,6 +30,8 @@ export interface ServeOptions {
   /** Replay link template (nwax.wayback.prefix). */
   wayback: string;
   hitsPerSite: number;
+  /** Search worker threads (0: search on the server's thread). */
+  threads?: number;
   /** Titles of the best pages offered as suggestions (bounded). */
   suggestTitles: number;
   log?: (line: string) => void;
@@ -51,10 +54,13 @@ interface Backend {
 }
 
 function localBackend(opts: ServeOptions): Backend {
+  // This thread keeps a searcher for the light work (stored copies, health, suggestions);
+  // queries run on the pool's threads when there is one.
   const searcher = new Searcher(opts.dir);
   const suggester = new Suggester(searcher, opts.suggestTitles);
+  const pool = opts.threads && opts.threads > 0 ? new SearchPool(opts.dir, opts.threads) : undefined;
   return {
-    search: async (q, o) => searcher.search(q, o),
+    search: async (q, o) => (pool ? pool.search(q, o) : searcher.search(q, o)),
     health: async () => ({ status: 'ok', documents: searcher.documents() }),
     async stored(set, doc, res) {
       const ref = searcher.stored(set, doc);
@@ -63,7 +69,10 @@ function localBackend(opts: ServeOptions): Backend {
       return true;
     },
     suggest: async (q) => suggester.suggest(q),
-    close: async () => searcher.close(),
+    close: async () => {
+      await pool?.close();
+      searcher.close();
+    },
   };
 }
 
