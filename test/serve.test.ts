@@ -148,6 +148,19 @@ describe('nwax serve', () => {
     expect(await datesOf()).toBe(5);
   });
 
+  it('orders by date (reverse for newest first) and collapses by the dedup field', async () => {
+    type R = { hits: { url: string; dates: string[] }[] };
+    const byDate = await (await get('/api/search?query=url:http://example.org/index.html&hitsPerSite=0&sort=date')).json() as R;
+    const firsts = byDate.hits.map((h) => h.dates[0]);
+    expect(firsts).toEqual([...firsts].sort());
+    const newest = await (await get('/api/search?query=url:http://example.org/index.html&hitsPerSite=0&sort=date&reverse=true')).json() as R;
+    expect(newest.hits.map((h) => h.dates[0])).toEqual([...firsts].reverse());
+    const onePerUrl = await (await get('/api/search?query=homepage&hitsPerSite=1&dedupField=url')).json() as { hits: { url: string; moreFromSite: number }[] };
+    expect(onePerUrl.hits).toHaveLength(1);
+    expect(onePerUrl.hits[0].moreFromSite).toBe(4);
+    expect((await get('/api/search?query=x&sort=size')).status).toBe(400);
+  });
+
   it('suggests sites and titles as you type', async () => {
     expect(await (await get('/suggest?q=exam')).json()).toContainEqual({ text: 'example.org', kind: 'site' });
     expect(await (await get('/suggest?q=homep')).json()).toContainEqual({ text: 'My homepage', kind: 'title' });

@@ -17,6 +17,16 @@ export interface SearchParams {
   start: number;
   hitsPerPage: number;
   hitsPerSite: number;
+  sort: 'score' | 'date' | 'url';
+  reverse: boolean;
+  dedupField: 'site' | 'url' | 'digest';
+}
+
+function oneOf<T extends string>(params: URLSearchParams, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = params.get(name);
+  if (raw === null || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) throw new BadRequest(`${name}: "${raw.slice(0, 40)}" is not one of ${allowed.join(', ')}`);
+  return raw as T;
 }
 
 export const MAX_HITS_PER_PAGE = 100;
@@ -52,5 +62,12 @@ export function searchParams(params: URLSearchParams, defaults: { hitsPerSite: n
     start: int(params, 'start', 0, 0, 100_000),
     hitsPerPage: int(params, 'hitsPerPage', 10, 1, MAX_HITS_PER_PAGE),
     hitsPerSite: int(params, 'hitsPerSite', params.has('hitsPerDup') ? int(params, 'hitsPerDup', 0, 0, 1000) : defaults.hitsPerSite, 0, 1000),
+    sort: oneOf(params, 'sort', ['score', 'date', 'url'] as const, 'score'),
+    reverse: oneOf(params, 'reverse', ['true', 'false'] as const, 'false') === 'true',
+    // NutchWAX called the site field "site"; "host" is accepted for it.
+    dedupField: (() => {
+      const f = oneOf(params, 'dedupField', ['site', 'host', 'url', 'digest'] as const, 'site');
+      return f === 'host' ? 'site' : f;
+    })(),
   };
 }

@@ -41,7 +41,11 @@ export function renderHome(): string {
 
 function link(params: SearchParams, over: Partial<SearchParams>): string {
   const p = { ...params, ...over };
-  return `/search?${new URLSearchParams({ query: p.query, start: String(p.start), hitsPerPage: String(p.hitsPerPage), hitsPerSite: String(p.hitsPerSite) })}`;
+  const extra: Record<string, string> = {};
+  if (p.sort !== 'score') extra.sort = p.sort;
+  if (p.reverse) extra.reverse = 'true';
+  if (p.dedupField !== 'site') extra.dedupField = p.dedupField;
+  return `/search?${new URLSearchParams({ query: p.query, start: String(p.start), hitsPerPage: String(p.hitsPerPage), hitsPerSite: String(p.hitsPerSite), ...extra })}`;
 }
 
 function hitHtml(h: Hit, p: SearchParams, template: string): string {

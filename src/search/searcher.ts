@@ -56,6 +56,18 @@ export interface SearchOptions {
   snippets?: boolean;
   /** Count the matches by site, type and year (every match, so it costs a pass over them). */
   facets?: boolean;
+  /** Order of the hits: by score (default), by first capture date, or by URL (NutchWAX's `sort`). */
+  sort?: 'score' | 'date' | 'url';
+  /** Reverse the order (`reverse`): newest or last first. */
+  reverse?: boolean;
+  /** What hitsPerSite counts by (NutchWAX's `dedupField`): the site (default), the URL, or the digest. */
+  dedupField?: 'site' | 'url' | 'digest';
+}
+
+/** An order other than score: every match sorted by a stored field. */
+interface FieldOrder {
+  field: 'date' | 'url';
+  desc: boolean;
 }
 
 export interface SearchResult {
@@ -157,12 +169,28 @@ class OpenSet {
     return { site: count('docs.host'), type: count('docs.mime'), year: count('substr(docs.date, 1, 4)') };
   }
 
-  search(q: Query, limit: number): { total: number; rows: Row[] } {
+  search(q: Query, limit: number, order?: FieldOrder): { total: number; rows: Row[] } {
     const match = ftsMatch(q);
     const { where, params } = this.filters(q);
     const join = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
     const cols = `docs.id, docs.url, docs.digest, docs.title, ${this.datesExpr()} AS dates, docs.mime, docs.status, docs.length, docs.collection,
       docs.segment, docs.file, docs.location, docs.offset, docs.clen, docs.host, docs.boost`;
+    if (order) {
+      // Every match in the order of a stored field (FTS5's rank does not apply).
+      const from = match ? `fts JOIN docs ON docs.id = fts.rowid ${join}` : `docs ${join}`;
+      const all = match ? [match, ...params] : [...params];
+      if (match) where.unshift('fts MATCH ?');
+      const excl = match ? undefined : ftsExclusions(q);
+      if (excl) {
+        where.push('docs.id NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)');
+        all.push(excl);
+      }
+      const cond = `WHERE ${where.join(' AND ')}`;
+      const dir = order.desc ? 'DESC' : 'ASC';
+      const total = (this.stmt(`SELECT count(*) AS n FROM ${from} ${cond}`).get(...all) as { n: number }).n;
+      const rows = this.stmt(`SELECT ${cols}, 0 AS rank FROM ${from} ${cond} ORDER BY docs.${order.field} ${dir}, docs.url ${dir}, docs.digest LIMIT ?`).all(...all, limit) as Row[];
+      return { total, rows };
+    }
     if (!match) {
       // Fields only: every document that passes, best boost first.
       const excl = ftsExclusions(q);
@@ -276,26 +304,38 @@ export class Searcher {
     const start = Math.max(0, opts.start ?? 0);
     const want = Math.max(1, opts.hits ?? 10);
     const perSite = Math.max(0, opts.hitsPerSite ?? 0);
+    const order: FieldOrder | undefined = opts.sort === 'date' || opts.sort === 'url' ? { field: opts.sort, desc: opts.reverse === true } : undefined;
     // Enough candidates from each set for this page after collapsing.
     const limit = Math.min(5000, (start + want) * (perSite ? 10 : 1));
     let total = 0;
     const candidates: (Row & { set: OpenSet })[] = [];
     for (const s of this.sets) {
-      const r = s.search(q, limit);
+      const r = s.search(q, limit, order);
       total += r.total;
       for (const row of r.rows) candidates.push({ ...row, set: s });
     }
-    candidates.sort((a, b) => a.rank - b.rank || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0) || (a.dates < b.dates ? -1 : 1));
+    const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    if (order) {
+      const field = order.field === 'date' ? (r: Row) => r.dates.split(' ').filter(Boolean).sort()[0] ?? '' : (r: Row) => r.url;
+      const sign = order.desc ? -1 : 1;
+      candidates.sort((a, b) => sign * (cmp(field(a), field(b)) || cmp(a.url, b.url)) || cmp(a.digest, b.digest));
+    } else {
+      candidates.sort((a, b) => a.rank - b.rank || cmp(a.url, b.url) || cmp(a.dates, b.dates));
+      if (opts.reverse) candidates.reverse();
+    }
+    // hitsPerSite counts by the dedup field: the site (host), the URL (one version of each), the digest.
+    const dedupOf = opts.dedupField === 'url' ? (r: Row) => r.url : opts.dedupField === 'digest' ? (r: Row) => r.digest : (r: Row) => r.host;
     const shown: (Row & { set: OpenSet })[] = [];
     const perHost = new Map<string, number>();
     const hidden = new Map<string, number>();
     for (const c of candidates) {
-      const n = perHost.get(c.host) ?? 0;
+      const key = dedupOf(c);
+      const n = perHost.get(key) ?? 0;
       if (perSite && n >= perSite) {
-        hidden.set(c.host, (hidden.get(c.host) ?? 0) + 1);
+        hidden.set(key, (hidden.get(key) ?? 0) + 1);
         continue;
       }
-      perHost.set(c.host, n + 1);
+      perHost.set(key, n + 1);
       shown.push(c);
     }
     const page = shown.slice(start, start + want);
@@ -305,8 +345,9 @@ export class Searcher {
       host: r.host, score: -r.rank, snippet: opts.snippets === false ? { text: '', marks: [] } : snippetOf(r.set.text(r.id), q.highlight), set: r.set.set.name, doc: r.id, moreFromSite: 0,
     }));
     // "More from this site" goes on the last shown hit of each collapsed site.
-    for (const [host, n] of hidden) {
-      const last = [...hits].reverse().find((h) => h.host === host);
+    const hitKey = opts.dedupField === 'url' ? (h: Hit) => h.url : opts.dedupField === 'digest' ? (h: Hit) => h.digest : (h: Hit) => h.host;
+    for (const [key, n] of hidden) {
+      const last = [...hits].reverse().find((h) => hitKey(h) === key);
       if (last) last.moreFromSite = n;
     }
     let facets: Facets | undefined;

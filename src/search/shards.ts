@@ -26,8 +26,11 @@ export class ShardSearcher {
 
   constructor(readonly backends: string[], private readonly timeout: number) {}
 
-  private async ask(backend: string, query: string, hits: number, facets: boolean): Promise<BackendJson> {
-    const params = new URLSearchParams({ query, start: '0', hitsPerPage: String(hits), hitsPerSite: '0', ...(facets ? { facets: '1' } : {}) });
+  private async ask(backend: string, query: string, hits: number, opts: SearchOptions): Promise<BackendJson> {
+    const params = new URLSearchParams({
+      query, start: '0', hitsPerPage: String(hits), hitsPerSite: '0',
+      ...(opts.facets ? { facets: '1' } : {}), ...(opts.sort && opts.sort !== 'score' ? { sort: opts.sort } : {}), ...(opts.reverse ? { reverse: 'true' } : {}),
+    });
     const res = await request(`${backend}/api/search?${params}`, { dispatcher: this.agent, headersTimeout: this.timeout, bodyTimeout: this.timeout });
     if (res.statusCode === 400) {
       const body = await res.body.json() as { error: string };
@@ -47,7 +50,7 @@ export class ShardSearcher {
     const want = Math.max(1, opts.hits ?? 10);
     const perSite = Math.max(0, opts.hitsPerSite ?? 0);
     const need = Math.min(100, (start + want) * (perSite ? 5 : 1));
-    const answers = await Promise.allSettled(this.backends.map((b) => this.ask(b, query, need, opts.facets === true)));
+    const answers = await Promise.allSettled(this.backends.map((b) => this.ask(b, query, need, opts)));
     const sums = { site: new Map<string, number>(), type: new Map<string, number>(), year: new Map<string, number>() };
     const failed: string[] = [];
     let total = 0;
@@ -66,22 +69,32 @@ export class ShardSearcher {
         all.push({ ...hit, set: `${i}~${hit.set}`, moreFromSite: 0 });
       }
     });
-    all.sort((a, b) => b.score - a.score || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0) || (a.digest < b.digest ? -1 : 1));
+    // The backends' order, kept across them: by score, or by the field asked for.
+    const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    const sign = opts.reverse ? -1 : 1;
+    if (opts.sort === 'date' || opts.sort === 'url') {
+      const field = opts.sort === 'date' ? (h: Hit) => h.dates[0] ?? '' : (h: Hit) => h.url;
+      all.sort((a, b) => sign * (cmp(field(a), field(b)) || cmp(a.url, b.url)) || cmp(a.digest, b.digest));
+    } else {
+      all.sort((a, b) => sign * (b.score - a.score || cmp(a.url, b.url) || cmp(a.digest, b.digest)));
+    }
+    const keyOf = opts.dedupField === 'url' ? (h: Hit) => h.url : opts.dedupField === 'digest' ? (h: Hit) => h.digest : (h: Hit) => h.host;
     const perHost = new Map<string, number>();
     const hidden = new Map<string, number>();
     const shown: Hit[] = [];
     for (const h of all) {
-      const n = perHost.get(h.host) ?? 0;
+      const k = keyOf(h);
+      const n = perHost.get(k) ?? 0;
       if (perSite && n >= perSite) {
-        hidden.set(h.host, (hidden.get(h.host) ?? 0) + 1);
+        hidden.set(k, (hidden.get(k) ?? 0) + 1);
         continue;
       }
-      perHost.set(h.host, n + 1);
+      perHost.set(k, n + 1);
       shown.push(h);
     }
     const hits = shown.slice(start, start + want);
-    for (const [host, n] of hidden) {
-      const last = [...hits].reverse().find((h) => h.host === host);
+    for (const [k, n] of hidden) {
+      const last = [...hits].reverse().find((h) => keyOf(h) === k);
       if (last) last.moreFromSite = n;
     }
     const top = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 10);
