@@ -19,7 +19,7 @@ import { lineBatches } from './line-reader.js';
 import { mergeSortedFiles, writeLines } from './external-sort.js';
 import { sortByteOrder } from './byte-order.js';
 import type { RecordFileOptions } from './record-file.js';
-import { partName, writeDataset } from './dataset.js';
+import { writeDataset } from './dataset.js';
 import { markOutputs, partSink } from './job-output.js';
 import { NwaxError } from '../util/errors.js';
 
