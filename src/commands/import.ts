@@ -36,8 +36,7 @@ Damaged records and unreadable archives are reported with file and offset and sk
     const { args, flags } = await this.parse(Import);
     const { existsSync, rmSync, statSync } = await import('node:fs');
     const { join } = await import('node:path');
-    const { InputError } = await import('../util/errors.js');
-    const { describeFsError } = await import('../util/errors.js');
+    const { InputError, describeFsError } = await import('../util/errors.js');
     // (On Hadoop the manifest is a path in HDFS.)
     if (flags.engine === 'local') try {
       if (!statSync(args.manifest).isFile()) throw new InputError(`${args.manifest}: not a file; the manifest lists archives, one per line`);
