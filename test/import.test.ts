@@ -283,12 +283,13 @@ describe('exclusion lists', () => {
     writeFileSync(join(dir, 'bad.dup'), [dup[0], 'not a line', dup[1], 'org,example)/ sha1:AAAA 2007', ...dup.slice(2)].join('\n'));
     writeFileSync(join(dir, 'manifest'), `${warc}\n`);
     const mem = nwax(['import', '-e', join(dir, 'bad.dup'), join(dir, 'manifest'), join(dir, 'mem')]);
-    expect(mem.code, mem.stderr).toBe(0);
+    expect(mem.code, mem.stderr).toBe(3);
+    expect(mem.stderr).toMatch(/bad\.dup: 5 captures to exclude \(surt keys\); 2 bad lines skipped/);
     expect(mem.stderr).toMatch(/bad\.dup: line 2: "a" is not a digest \(sha1:BASE32\); line skipped/);
     expect(mem.stderr).toMatch(/bad\.dup: line 4: "2007" is not a 14-digit date; line skipped/);
     expect(mem.stderr).toMatch(/excluded 5\b/);
     const disk = nwax(['import', '-D', 'nwax.import.exclusions.memory=1', '-e', join(dir, 'bad.dup'), join(dir, 'manifest'), join(dir, 'disk')]);
-    expect(disk.code, disk.stderr).toBe(0);
+    expect(disk.code, disk.stderr).toBe(3);
     expect(disk.stderr).toMatch(/sorted into a record file/);
     for (const part of ['content', 'parse_data', 'parse_text', 'crawl_fetch', 'crawl_parse']) {
       expect(segmentRecords(join(dir, 'disk'), part)).toEqual(segmentRecords(join(dir, 'mem'), part));
@@ -327,6 +328,11 @@ describe('bad input', () => {
     const noManifest = nwax(['import', join(dir, 'missing-manifest'), join(dir, 'x')]);
     expect(noManifest.code).toBe(1);
     expect(noManifest.stderr).toMatch(/missing-manifest: no such file/);
+    writeFileSync(join(dir, 'empty-manifest'), '# nothing\n\n');
+    const empty = nwax(['import', join(dir, 'empty-manifest'), join(dir, 'y')]);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/empty-manifest: lists no archive/);
+    expect(existsSync(join(dir, 'y'))).toBe(false);
   });
 });
 

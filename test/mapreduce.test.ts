@@ -229,5 +229,13 @@ describe('nwax job on bad input', () => {
       expect(r.stderr).toMatch(/cut\.cdx\.gz: after line \d+: corrupt or cut-short gzip data/);
       expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
     }
+    // A dataset part with a line that is not key TAB json: the file and the line are named.
+    const part = join(dir, 'crawl_fetch', 'part-00000');
+    mkdirSync(join(dir, 'crawl_fetch'));
+    writeFileSync(part, 'http://a.example/ sha1:AAAA\t{"status":"fetch_success","date":"20070101000000"}\nhttp://b.example/ sha1:BBBB\tgarbage\n');
+    const m = nwax(['job', 'updatedb', 'run', '-o', join(dir, 'db'), part]);
+    expect(m.code).toBe(1);
+    expect(m.stderr).toMatch(/job updatedb: .*crawl_fetch\/part-00000: line 2: not "key TAB value-json" \("garbage"\)/);
+    expect(m.stderr).not.toMatch(/internal error|\n\s+at /);
   });
 });

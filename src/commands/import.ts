@@ -44,12 +44,21 @@ Damaged records and unreadable archives are reported with file and offset and sk
       if (err instanceof InputError) throw err;
       throw new InputError(describeFsError(args.manifest, err as NodeJS.ErrnoException));
     }
+    if (flags.engine === 'local') {
+      // A manifest without one archive is a mistake (a wrong file, say), not an empty import.
+      const { readFileSync } = await import('node:fs');
+      const { parseManifestLine } = await import('../segment/manifest.js');
+      if (!readFileSync(args.manifest, 'utf8').split('\n').some((l) => parseManifestLine(l))) {
+        throw new InputError(`${args.manifest}: lists no archive (one path or URL per line, then an optional collection)`);
+      }
+    }
     const defines = [...(flags.define ?? [])];
     if (flags.strict) defines.push('nwax.import.strict=true');
     const conf = await this.configurationFor(defines);
     const { segmentName } = await import('../segment/segment.js');
     const segment = args.segment ?? join(flags.dir, 'segments', segmentName());
     let sorted: string | undefined;
+    let badExclusions = 0;
     const exclusions = flags.exclude ?? conf.getString('nwax.import.exclusions');
     if (exclusions && flags.engine === 'local') {
       if (!existsSync(exclusions)) throw new InputError(`${exclusions}: no such exclusion list`);
@@ -65,7 +74,8 @@ Damaged records and unreadable archives are reported with file and offset and sk
         tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
         warn: (m) => this.sayLine(m),
       });
-      this.sayLine(`${exclusions}: ${prep.lines} captures to exclude (${prep.canonicalizer} keys${prep.path === sorted ? ', sorted into a record file' : ''})`);
+      this.sayLine(`${exclusions}: ${prep.lines} captures to exclude (${prep.canonicalizer} keys${prep.path === sorted ? ', sorted into a record file' : ''})${prep.bad ? `; ${prep.bad} bad lines skipped` : ''}`);
+      badExclusions = prep.bad;
       defines.push(`nwax.import.exclusions=${prep.path}`, `nwax.import.canonicalizer=${prep.canonicalizer}`);
     } else if (exclusions) {
       defines.push(`nwax.import.exclusions=${exclusions}`);
@@ -77,7 +87,8 @@ Damaged records and unreadable archives are reported with file and offset and sk
       process.exitCode = await runJobAction(job, 'run', [args.manifest], {
         ...(await jobActionOptions(conf, { ...flags, define: defines }, job.numReduces, (m) => this.sayLine(m))),
         output: segment,
-        exitCode: (c) => ((c['read-error'] ?? 0) + (c['archives failed'] ?? 0) > 0 ? 3 : 0),
+        // Exit 3 when something was skipped: damaged records, unreadable archives, bad list lines.
+        exitCode: (c) => ((c['read-error'] ?? 0) + (c['archives failed'] ?? 0) + badExclusions > 0 ? 3 : 0),
       });
     } finally {
       if (sorted) for (const f of [sorted, `${sorted}.idx`]) rmSync(f, { force: true });

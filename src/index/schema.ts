@@ -42,8 +42,9 @@ export function readInfo(db: Db, path: string): IndexInfo {
   let rows: { key: string; value: string }[];
   try {
     rows = db.prepare('SELECT key, value FROM info').all() as { key: string; value: string }[];
-  } catch {
-    throw new NwaxError('NWAX_FORMAT', `${path}: not an nwax index (no info table)`);
+  } catch (err) {
+    // SQLite says why: not a database at all, a file cut short ("malformed"), or no info table.
+    throw new NwaxError('NWAX_FORMAT', `${path}: not an nwax index (${(err as Error).message})`);
   }
   const m = new Map(rows.map((r) => [r.key, r.value]));
   const version = Number(m.get('schema_version'));

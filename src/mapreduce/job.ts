@@ -98,11 +98,12 @@ function parseValue(text: string, where: string): unknown {
 }
 
 /** A map input line as the job's map function takes it. */
-export function splitInput(job: Job, line: string): [string, unknown] {
+/** `where` names the input line in an error (file and line number). */
+export function splitInput(job: Job, line: string, where = `job ${job.name} map input`): [string, unknown] {
   if (job.input === 'lines') return ['', line];
   const tab = line.indexOf('\t');
   if (tab < 0) return [line, null];
-  return [line.slice(0, tab), parseValue(line.slice(tab + 1), `job ${job.name} map input`)];
+  return [line.slice(0, tab), parseValue(line.slice(tab + 1), where)];
 }
 
 /** Checks a key before it is shuffled: keys end at the first tab and lines at the newline. */

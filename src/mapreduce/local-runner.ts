@@ -91,7 +91,7 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
     held[partition(key, task.reduces)].push(line);
     used += line.length + 64;
     if (used >= task.budget) spill();
-  }, counters, task.properties, task.split.path);
+  }, counters, task.properties, task.split.path, task.split.start);
   const { split } = task;
   const batches = split.start === 0 && split.end < 0 ? lineBatches(split.path) : splitLines(split);
   for await (const batch of batches) {

@@ -11,16 +11,22 @@ export type LineSink = (line: string) => void;
  * A map task: feed it input lines; it writes `key TAB value-json` lines to `out`. The result of
  * a call is the map's promise where the job's map is asynchronous: await it before the next.
  */
-export function mapper(job: Job, out: LineSink, counters: Counters, properties: readonly string[] = [], inputFile?: string): (line: string) => void | Promise<void> {
+export function mapper(job: Job, out: LineSink, counters: Counters, properties: readonly string[] = [], inputFile?: string, splitStart = 0): (line: string) => void | Promise<void> {
   // Hadoop Streaming names the task's input file in the environment.
   const ctx = newContext(counters, properties, inputFile ?? process.env.mapreduce_map_input_file ?? process.env.map_input_file ?? '');
   const emit = (k: string, v: unknown) => {
     ctx.count('map output records');
     out(`${checkedKey(job, k)}\t${JSON.stringify(v) ?? 'null'}`);
   };
+  // Where a bad line is: the input file (stdin under streaming without a name) and the line
+  // number in this task's input (a split that starts inside a file counts from its start).
+  const file = ctx.inputFile || 'stdin';
+  const from = splitStart ? ` of the split at byte ${splitStart}` : '';
+  let lineNo = 0;
   return (line) => {
     ctx.count('map input records');
-    const [k, v] = splitInput(job, line);
+    lineNo++;
+    const [k, v] = splitInput(job, line, `job ${job.name}: ${file}: line ${lineNo}${from}`);
     return job.map(k, v, emit, ctx);
   };
 }

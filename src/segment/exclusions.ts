@@ -28,8 +28,8 @@ export function exclusionKey(urlkey: string, digest: string, date: string, file?
 export function keyOfLine(line: string): { key: string } | { error: string } {
   const f = line.split(' ');
   if (f.length < 3 || f.length > 4) return { error: `expected "URLKEY sha1:DIGEST DATE [FILE]", got ${f.length} fields` };
-  if (!/^[a-z0-9]+:\S+$/i.test(f[1])) return { error: `"${f[1].slice(0, 40)}" is not a digest (sha1:BASE32)` };
-  if (!/^\d{14}$/.test(f[2])) return { error: `"${f[2].slice(0, 20)}" is not a 14-digit date` };
+  if (!/^[a-z0-9]+:\S+$/i.test(f[1])) return { error: `${JSON.stringify(f[1].slice(0, 40))} is not a digest (sha1:BASE32)` };
+  if (!/^\d{14}$/.test(f[2])) return { error: `${JSON.stringify(f[2].slice(0, 20))} is not a 14-digit date` };
   return { key: exclusionKey(f[0], f[1], f[2], f[3] === '-' ? undefined : f[3]) };
 }
 

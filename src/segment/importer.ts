@@ -35,6 +35,11 @@ function mimeOf(r: ArchiveRecord): string {
   return (raw ?? '').split(';')[0].trim().toLowerCase() || 'application/octet-stream';
 }
 
+/** A message with control characters shown as escapes (a manifest line of binary garbage). */
+function visible(message: string): string {
+  return message.replace(/[\x00-\x1f\x7f-\x9f\ufffd]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** Reads one archive of the manifest and emits its captures under their document keys. */
 export async function importArchive(entry: ManifestEntry, opts: ImportOptions, emit: (key: string, c: Capture) => void, ctx: TaskContext): Promise<void> {
   let reader;
@@ -53,7 +58,7 @@ export async function importArchive(entry: ManifestEntry, opts: ImportOptions, e
   } catch (err) {
     if (opts.strict || !(err instanceof InputError)) throw err;
     ctx.count('archives failed');
-    ctx.warn(`${(err as Error).message}; archive skipped`);
+    ctx.warn(`${visible((err as Error).message)}; archive skipped`);
     return;
   }
   const file = reader.source.fileName;
@@ -88,7 +93,7 @@ export async function importArchive(entry: ManifestEntry, opts: ImportOptions, e
     if (opts.strict || !(err instanceof InputError)) throw err;
     // The archive could not be read on (a lost connection past its retries, say).
     ctx.count('archives failed');
-    ctx.warn(`${(err as Error).message}; rest of the archive skipped`);
+    ctx.warn(`${visible((err as Error).message)}; rest of the archive skipped`);
   } finally {
     reader.source.close();
   }
