@@ -11,6 +11,7 @@ import { parseQuery } from './query.js';
 import { snippetOf, type Snippet } from './snippet.js';
 import type { StoredRef } from './stored.js';
 import { OpenSet, type FieldOrder, type Row } from './open-set.js';
+import { collapse, dedupKey, markMore, sumFacets, type DedupField } from './collapse.js';
 
 export interface Hit {
   url: string;
@@ -58,7 +59,7 @@ export interface SearchOptions {
   /** Reverse the order (`reverse`): newest or last first. */
   reverse?: boolean;
   /** What hitsPerSite counts by (NutchWAX's `dedupField`): the site (default), the URL, or the digest. */
-  dedupField?: 'site' | 'url' | 'digest';
+  dedupField?: DedupField;
 }
 
 export interface SearchResult {
@@ -142,46 +143,17 @@ export class Searcher {
       candidates.sort((a, b) => a.rank - b.rank || cmp(a.url, b.url) || cmp(a.dates, b.dates));
       if (opts.reverse) candidates.reverse();
     }
-    // hitsPerSite counts by the dedup field: the site (host), the URL (one version of each), the digest.
-    const dedupOf = opts.dedupField === 'url' ? (r: Row) => r.url : opts.dedupField === 'digest' ? (r: Row) => r.digest : (r: Row) => r.host;
-    const shown: (Row & { set: OpenSet })[] = [];
-    const perHost = new Map<string, number>();
-    const hidden = new Map<string, number>();
-    for (const c of candidates) {
-      const key = dedupOf(c);
-      const n = perHost.get(key) ?? 0;
-      if (perSite && n >= perSite) {
-        hidden.set(key, (hidden.get(key) ?? 0) + 1);
-        continue;
-      }
-      perHost.set(key, n + 1);
-      shown.push(c);
-    }
+    // hitsPerSite counts by the dedup field, after the merge.
+    const keyOf = dedupKey(opts.dedupField);
+    const { shown, hidden } = collapse(candidates, perSite, keyOf);
     const page = shown.slice(start, start + want);
     const hits: Hit[] = page.map((r) => ({
       url: r.url, digest: r.digest, title: r.title, dates: [...new Set(r.dates.split(' ').filter(Boolean))].sort(), mime: r.mime, status: r.status,
       length: r.length, collection: r.collection, segment: r.segment, file: r.file, location: r.location, offset: r.offset, clen: r.clen,
       host: r.host, score: -r.rank, snippet: opts.snippets === false ? { text: '', marks: [] } : snippetOf(r.set.text(r.id), q.highlight), set: r.set.set.name, doc: r.id, moreFromSite: 0,
     }));
-    // "More from this site" goes on the last shown hit of each collapsed site.
-    const hitKey = opts.dedupField === 'url' ? (h: Hit) => h.url : opts.dedupField === 'digest' ? (h: Hit) => h.digest : (h: Hit) => h.host;
-    for (const [key, n] of hidden) {
-      const last = [...hits].reverse().find((h) => hitKey(h) === key);
-      if (last) last.moreFromSite = n;
-    }
-    let facets: Facets | undefined;
-    if (opts.facets) {
-      const sum = new Map<string, Map<string, number>>();
-      for (const s of this.sets) {
-        for (const [name, values] of Object.entries(s.facets(q))) {
-          const m = sum.get(name) ?? new Map<string, number>();
-          for (const [v, n] of values) m.set(v, (m.get(v) ?? 0) + n);
-          sum.set(name, m);
-        }
-      }
-      const top = (name: string) => [...(sum.get(name) ?? new Map<string, number>())].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 10);
-      facets = { site: top('site'), type: top('type'), year: top('year') };
-    }
+    markMore(hits, hidden, keyOf);
+    const facets = opts.facets ? sumFacets(this.sets.map((s) => s.facets(q))) : undefined;
     return { query, total, start, hits, ...(facets ? { facets } : {}), elapsedMs: performance.now() - t0 };
   }
 

@@ -9,6 +9,7 @@
 import { Agent, request } from 'undici';
 import type { Facets, Hit, SearchOptions, SearchResult } from './searcher.js';
 import { parseQuery } from './query.js';
+import { collapse, dedupKey, markMore, sumFacets } from './collapse.js';
 
 export interface ShardResult extends SearchResult {
   /** Backends that did not answer (URL and why). */
@@ -51,7 +52,6 @@ export class ShardSearcher {
     const perSite = Math.max(0, opts.hitsPerSite ?? 0);
     const need = Math.min(100, (start + want) * (perSite ? 5 : 1));
     const answers = await Promise.allSettled(this.backends.map((b) => this.ask(b, query, need, opts)));
-    const sums = { site: new Map<string, number>(), type: new Map<string, number>(), year: new Map<string, number>() };
     const failed: string[] = [];
     let total = 0;
     const all: Hit[] = [];
@@ -63,7 +63,6 @@ export class ShardSearcher {
         return;
       }
       total += a.value.total;
-      for (const name of ['site', 'type', 'year'] as const) for (const [v, n] of a.value.facets?.[name] ?? []) sums[name].set(v, (sums[name].get(v) ?? 0) + n);
       for (const h of a.value.hits) {
         const { replay: _replay, ...hit } = h;
         all.push({ ...hit, set: `${i}~${hit.set}`, moreFromSite: 0 });
@@ -78,27 +77,11 @@ export class ShardSearcher {
     } else {
       all.sort((a, b) => sign * (b.score - a.score || cmp(a.url, b.url) || cmp(a.digest, b.digest)));
     }
-    const keyOf = opts.dedupField === 'url' ? (h: Hit) => h.url : opts.dedupField === 'digest' ? (h: Hit) => h.digest : (h: Hit) => h.host;
-    const perHost = new Map<string, number>();
-    const hidden = new Map<string, number>();
-    const shown: Hit[] = [];
-    for (const h of all) {
-      const k = keyOf(h);
-      const n = perHost.get(k) ?? 0;
-      if (perSite && n >= perSite) {
-        hidden.set(k, (hidden.get(k) ?? 0) + 1);
-        continue;
-      }
-      perHost.set(k, n + 1);
-      shown.push(h);
-    }
+    const keyOf = dedupKey(opts.dedupField);
+    const { shown, hidden } = collapse(all, perSite, keyOf);
     const hits = shown.slice(start, start + want);
-    for (const [k, n] of hidden) {
-      const last = [...hits].reverse().find((h) => keyOf(h) === k);
-      if (last) last.moreFromSite = n;
-    }
-    const top = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 10);
-    const facets = opts.facets ? { site: top(sums.site), type: top(sums.type), year: top(sums.year) } : undefined;
+    markMore(hits, hidden, keyOf);
+    const facets = opts.facets ? sumFacets(answers.map((a) => (a.status === 'fulfilled' ? a.value.facets : undefined))) : undefined;
     return { query, total, start, hits, ...(facets ? { facets } : {}), elapsedMs: performance.now() - t0, failed };
   }
 

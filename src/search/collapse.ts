@@ -1,0 +1,55 @@
+/**
+ * What the searcher and the shard front both do after merging candidates: hits per site
+ * (counted by the dedup field) applied to the merged list, "more from this site" counts, and
+ * facet counts summed over partitions or shards.
+ */
+import type { Facets } from './searcher.js';
+
+export type DedupField = 'site' | 'url' | 'digest';
+
+interface Keyed {
+  host: string;
+  url: string;
+  digest: string;
+}
+
+/** What hits per site counts by: the host (default), the URL (one version each), the digest. */
+export function dedupKey(field: DedupField | undefined): (x: Keyed) => string {
+  return field === 'url' ? (x) => x.url : field === 'digest' ? (x) => x.digest : (x) => x.host;
+}
+
+/** At most `perSite` items per key, in order (0: all); how many of each key were left out. */
+export function collapse<T extends Keyed>(items: T[], perSite: number, keyOf: (x: Keyed) => string): { shown: T[]; hidden: Map<string, number> } {
+  const seen = new Map<string, number>();
+  const hidden = new Map<string, number>();
+  const shown: T[] = [];
+  for (const item of items) {
+    const key = keyOf(item);
+    const n = seen.get(key) ?? 0;
+    if (perSite && n >= perSite) {
+      hidden.set(key, (hidden.get(key) ?? 0) + 1);
+      continue;
+    }
+    seen.set(key, n + 1);
+    shown.push(item);
+  }
+  return { shown, hidden };
+}
+
+/** "More from this site" goes on the last shown hit of each collapsed key. */
+export function markMore<T extends Keyed & { moreFromSite: number }>(hits: T[], hidden: Map<string, number>, keyOf: (x: Keyed) => string): void {
+  for (const [key, n] of hidden) {
+    const last = [...hits].reverse().find((h) => keyOf(h) === key);
+    if (last) last.moreFromSite = n;
+  }
+}
+
+/** Facet counts of several partitions or shards, summed; the top 10 of each. */
+export function sumFacets(parts: (Facets | undefined)[]): Facets {
+  const sums = { site: new Map<string, number>(), type: new Map<string, number>(), year: new Map<string, number>() };
+  for (const f of parts) {
+    for (const name of ['site', 'type', 'year'] as const) for (const [v, n] of f?.[name] ?? []) sums[name].set(v, (sums[name].get(v) ?? 0) + n);
+  }
+  const top = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 10);
+  return { site: top(sums.site), type: top(sums.type), year: top(sums.year) };
+}
