@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { NwaxCommand } from './base.js';
-import { jobActionOptions, jobFlags } from './job-options.js';
+import { jobFlags, runRegisteredJob } from './job-options.js';
 
 export default class IndexCommand extends NwaxCommand {
   static override summary = 'Index segments: one full-text index (SQLite FTS5) per partition, a document per version (URL + digest).';
@@ -28,12 +28,6 @@ and counted. CRAWLDB and LINKDB may be missing (no scores, no anchors).`;
       ...(await datasetInputs(args.linkdb, [], [])),
       ...(await datasetInputs(undefined, segments, ['parse_data', 'parse_text', 'content', 'crawl_fetch'])),
     ];
-    const { findJob } = await import('../jobs/index.js');
-    const { runJobAction } = await import('../mapreduce/job-cli.js');
-    const job = findJob('index')!;
-    process.exitCode = await runJobAction(job, 'run', inputs, {
-      ...(await jobActionOptions(conf, flags, job.numReduces, (m) => this.sayLine(m))),
-      output: args.indexes,
-    });
+    process.exitCode = await runRegisteredJob('index', inputs, args.indexes, conf, flags, (m) => this.sayLine(m));
   }
 }

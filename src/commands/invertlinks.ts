@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { NwaxCommand } from './base.js';
-import { jobActionOptions, jobFlags } from './job-options.js';
+import { jobFlags, runRegisteredJob } from './job-options.js';
 
 export default class Invertlinks extends NwaxCommand {
   static override summary = 'Invert the links of segments into the LinkDb (Nutch\'s invertlinks): URL -> inlinks (from URL, anchor text).';
@@ -20,12 +20,6 @@ time. db.ignore.internal.links drops links within a host; db.max.anchor.length a
     const conf = await this.configurationFor(flags.define);
     const { datasetInputs } = await import('./dataset-inputs.js');
     const inputs = await datasetInputs(args.linkdb, (argv as string[]).slice(1), ['crawl_parse']);
-    const { findJob } = await import('../jobs/index.js');
-    const { runJobAction } = await import('../mapreduce/job-cli.js');
-    const job = findJob('invertlinks')!;
-    process.exitCode = await runJobAction(job, 'run', inputs, {
-      ...(await jobActionOptions(conf, flags, job.numReduces, (m) => this.sayLine(m))),
-      output: args.linkdb,
-    });
+    process.exitCode = await runRegisteredJob('invertlinks', inputs, args.linkdb, conf, flags, (m) => this.sayLine(m));
   }
 }

@@ -40,3 +40,11 @@ export async function jobActionOptions(conf: Configuration, flags: JobFlagValues
     say,
   };
 }
+
+/** Runs registered job `name` over `inputs` into `output` (the pipeline commands: updatedb, invertlinks, index). */
+export async function runRegisteredJob(name: string, inputs: string[], output: string, conf: Configuration, flags: JobFlagValues, say: (m: string) => void): Promise<number> {
+  const { findJob } = await import('../jobs/index.js');
+  const { runJobAction } = await import('../mapreduce/job-cli.js');
+  const job = findJob(name)!;
+  return runJobAction(job, 'run', inputs, { ...(await jobActionOptions(conf, flags, job.numReduces, say)), output });
+}

@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { NwaxCommand } from './base.js';
-import { jobActionOptions, jobFlags } from './job-options.js';
+import { jobFlags, runRegisteredJob } from './job-options.js';
 
 export default class Updatedb extends NwaxCommand {
   static override summary = 'Update the CrawlDb from segments (Nutch\'s updatedb): fetch statuses, dates, digests; new URLs from a live crawl\'s links.';
@@ -21,12 +21,6 @@ due again after db.fetch.interval.default seconds. An import's CrawlDb is keyed 
     const conf = await this.configurationFor(flags.define);
     const { datasetInputs } = await import('./dataset-inputs.js');
     const inputs = await datasetInputs(args.crawldb, (argv as string[]).slice(1), ['crawl_fetch', 'crawl_parse']);
-    const { findJob } = await import('../jobs/index.js');
-    const { runJobAction } = await import('../mapreduce/job-cli.js');
-    const job = findJob('updatedb')!;
-    process.exitCode = await runJobAction(job, 'run', inputs, {
-      ...(await jobActionOptions(conf, flags, job.numReduces, (m) => this.sayLine(m))),
-      output: args.crawldb,
-    });
+    process.exitCode = await runRegisteredJob('updatedb', inputs, args.crawldb, conf, flags, (m) => this.sayLine(m));
   }
 }
