@@ -17,6 +17,12 @@ export interface RemoteOptions {
   userAgent?: string;
 }
 
+/** Part of an archive: one record at the offset and length a CDX line gives. */
+export interface ByteRange {
+  offset: number;
+  length: number;
+}
+
 export function isRemote(path: string): boolean {
   return /^https?:\/\//i.test(path);
 }
@@ -81,5 +87,57 @@ export async function openByteSource(path: string, remote: RemoteOptions = { tim
     close() {
       stream?.destroy();
     },
+  };
+}
+
+/**
+ * One byte range of an archive: a positional read of a local file, or a Range request to a
+ * remote one (retried and resumed as a whole-file read is; a server that ignores Range is an
+ * error). Nothing outside the range is read.
+ */
+export async function openByteRange(path: string, range: ByteRange, remote: RemoteOptions = { timeout: 10_000, retries: 3 }): Promise<ByteSource> {
+  if (isRemote(path)) {
+    const { openRemoteSource } = await import('./remote-source.js');
+    return openRemoteSource(path, remote, range);
+  }
+  let fh: fsp.FileHandle;
+  try {
+    fh = await fsp.open(path, 'r');
+  } catch (err) {
+    throw new InputError(describeFsError(path, err as NodeJS.ErrnoException));
+  }
+  let closed = false;
+  const close = () => {
+    if (!closed) void fh.close().catch(() => {});
+    closed = true;
+  };
+  return {
+    name: `${path} at ${range.offset}`,
+    fileName: basename(path),
+    size: range.length,
+    chunks() {
+      let at = range.offset;
+      const end = range.offset + range.length;
+      return {
+        next: async (): Promise<IteratorResult<Buffer>> => {
+          if (at >= end || closed) return { done: true, value: undefined };
+          const buf = Buffer.allocUnsafe(Math.min(CHUNK, end - at));
+          let n: number;
+          try {
+            ({ bytesRead: n } = await fh.read(buf, 0, buf.length, at));
+          } catch (err) {
+            throw new InputError(describeFsError(path, err as NodeJS.ErrnoException));
+          }
+          if (n === 0) return { done: true, value: undefined };
+          at += n;
+          return { done: false, value: buf.subarray(0, n) };
+        },
+        return: async () => {
+          close();
+          return { done: true, value: undefined };
+        },
+      };
+    },
+    close,
   };
 }

@@ -3,12 +3,13 @@
  * undici. When the connection drops part way, the read resumes where it stopped: with a Range
  * request where the server honours ranges (206), else by reading the body again and skipping
  * what was already delivered. Statuses other than 2xx, and retries used up, are errors naming
- * the URL and what happened.
+ * the URL and what happened. With a byte range (one record a CDX line points at) only that
+ * range is asked for, and a server that answers with the whole file is refused, not read.
  */
 import { Agent, interceptors, request, type Dispatcher } from 'undici';
 import { basename } from 'node:path';
 import { InputError } from '../util/errors.js';
-import type { ByteSource, RemoteOptions } from './byte-source.js';
+import type { ByteRange, ByteSource, RemoteOptions } from './byte-source.js';
 
 let dispatcher: Dispatcher | undefined;
 
@@ -39,18 +40,24 @@ function retriable(err: unknown): boolean {
   return RETRY_CODES.has(e.code ?? '') || RETRY_CODES.has(e.cause?.code ?? '') || (err as Error).name === 'AbortError';
 }
 
-export async function openRemoteSource(url: string, opts: RemoteOptions): Promise<ByteSource> {
+export async function openRemoteSource(url: string, opts: RemoteOptions, range?: ByteRange): Promise<ByteSource> {
   const headers: Record<string, string> = { 'user-agent': opts.userAgent ?? 'nwax' };
+  const base = range?.offset ?? 0;
+  const last = range ? `${range.offset + range.length - 1}` : '';
   const get = async (from: number) => {
     const res = await request(url, {
-      headers: from > 0 ? { ...headers, range: `bytes=${from}-` } : headers,
+      headers: from > 0 || range ? { ...headers, range: `bytes=${base + from}-${last}` } : headers,
       headersTimeout: opts.timeout,
       bodyTimeout: opts.timeout,
       dispatcher: pool(),
     });
     if (res.statusCode < 200 || res.statusCode > 299) {
       await res.body.dump().catch(() => {});
-      throw new InputError(`${url}: HTTP ${res.statusCode}${from > 0 ? ` (resuming at byte ${from})` : ''}`);
+      throw new InputError(`${url}: HTTP ${res.statusCode}${range ? ` for bytes ${base + from}-${last}` : from > 0 ? ` (resuming at byte ${from})` : ''}`);
+    }
+    if (range && res.statusCode !== 206) {
+      await res.body.destroy();
+      throw new InputError(`${url}: HTTP ${res.statusCode} to a request for bytes ${base + from}-${last}: the server does not serve byte ranges (nwax reads only the records the CDX lists, never the whole file)`);
     }
     return res;
   };
@@ -68,7 +75,7 @@ export async function openRemoteSource(url: string, opts: RemoteOptions): Promis
   let body: AsyncIterator<Buffer> | undefined;
   let closed = false;
   return {
-    name: url,
+    name: range ? `${url} at ${range.offset}` : url,
     fileName: fileNameOf(url),
     size: Number.isFinite(length) ? length : undefined,
     chunks() {

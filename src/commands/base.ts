@@ -25,7 +25,7 @@ export abstract class NwaxCommand extends Command {
 
   /** One line on stderr: `nwax <command>: message`. */
   sayLine(message: string): void {
-    process.stderr.write(`nwax ${this.id}: ${message}\n`);
+    process.stderr.write(`nwax ${this.id?.replace(/:/g, ' ')}: ${message}\n`);
   }
 
   protected override async catch(err: Error & { exitCode?: number; code?: string; oclif?: { exit?: number } }): Promise<unknown> {

@@ -1,6 +1,7 @@
 /** The command table (oclif "explicit" strategy): each command imports its modules lazily in run(). */
 import AddDates from './add-dates.js';
 import Cdx from './cdx.js';
+import CdxQuery from './cdx-query.js';
 import Conf from './conf.js';
 import Dedup from './dedup.js';
 import DedupCdx from './dedup-cdx.js';
@@ -16,10 +17,12 @@ import Search from './search.js';
 import Serve from './serve.js';
 import SortCdx from './sort-cdx.js';
 import Updatedb from './updatedb.js';
+import ZipnumBuild from './zipnum-build.js';
 
 export const commands = {
   'add-dates': AddDates,
   cdx: Cdx,
+  'cdx-query': CdxQuery,
   conf: Conf,
   dedup: Dedup,
   'dedup-cdx': DedupCdx,
@@ -35,4 +38,5 @@ export const commands = {
   serve: Serve,
   'sort-cdx': SortCdx,
   updatedb: Updatedb,
+  'zipnum:build': ZipnumBuild,
 };

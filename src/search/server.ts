@@ -2,7 +2,7 @@
  * The search service (`nwax serve`), on Node's http: `/` the search page, `/search` HTML
  * results, `/api/search` JSON, `/opensearch` RSS (NutchWAX's OpenSearch servlet), 
  * `/opensearch.xml` the description document, `/stored/SET/DOC` the archived bytes of a
- * capture, `/suggest?q=` search-as-you-type, `/healthz`. Bad parameters are a 400 with a
+ * capture, `/suggest?q=` search-as-you-type, `/cdx` pywb's CDX server API, `/healthz`. Bad parameters are a 400 with a
  * message, never a 500; every response says its content type and charset.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -17,6 +17,7 @@ import { renderJson } from './render-text.js';
 import { sendStored } from './stored.js';
 import { Suggester, type Suggestion } from './suggest.js';
 import { request } from 'undici';
+import { cdxServer } from './cdx-server.js';
 
 export interface ServeOptions {
   /** The crawl directory searched here; unused with `shards`. */
@@ -34,6 +35,8 @@ export interface ServeOptions {
   threads?: number;
   /** Titles of the best pages offered as suggestions (bounded). */
   suggestTitles: number;
+  /** CDX sources /cdx answers from (nwax.serve.cdx); /cdx is off without them. */
+  cdx?: { sources: string[]; maxResults: number; timeoutMs: number };
   log?: (line: string) => void;
 }
 
@@ -111,13 +114,32 @@ function shardBackend(opts: ServeOptions): Backend {
   };
 }
 
+/** A service for /cdx alone: without indexes, search says so instead of refusing to start. */
+function cdxOnlyWhenNoIndexes(opts: ServeOptions): Backend {
+  try {
+    return localBackend(opts);
+  } catch (err) {
+    const why = (err as Error).message;
+    return {
+      search: async () => {
+        throw new BadRequest(`no search here: ${why}; this service answers /cdx`);
+      },
+      health: async () => ({ status: 'ok', documents: 0, cdx: true }),
+      stored: async () => false,
+      suggest: async () => [],
+      close: async () => {},
+    };
+  }
+}
+
 function send(res: ServerResponse, status: number, type: string, body: string): void {
   res.writeHead(status, { 'Content-Type': `${type}; charset=utf-8`, 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff' });
   res.end(body);
 }
 
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
-  const backend = opts.shards?.length ? shardBackend(opts) : localBackend(opts);
+  const cdx = opts.cdx?.sources.length ? await cdxServer(opts.cdx) : undefined;
+  const backend = opts.shards?.length ? shardBackend(opts) : cdx ? cdxOnlyWhenNoIndexes(opts) : localBackend(opts);
   // Long query strings reach the handler (and get a 400 with a message) instead of Node's bare 431.
   const server = createServer({ maxHeaderSize: 256 * 1024 }, (req, res) => {
     handle(req, res).catch((err: Error) => {
@@ -174,6 +196,15 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         } catch (err) {
           want(ctype)(err);
         }
+        return;
+      }
+      case '/cdx': {
+        if (!cdx) {
+          send(res, 404, 'text/plain', 'no CDX index is served here (set nwax.serve.cdx)\n');
+          return;
+        }
+        const out = await cdx.answer(url.searchParams);
+        send(res, out.status, out.type, out.body);
         return;
       }
       case '/suggest': {

@@ -4,11 +4,10 @@
  * streamed with its original content type, behind a sandbox Content-Security-Policy so that
  * archived scripts cannot run in the service's origin.
  */
-import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import type { ServerResponse } from 'node:http';
 import { ArchiveReader } from '../archive/reader.js';
-import { isRemote, type ByteSource } from '../archive/byte-source.js';
+import { openByteRange } from '../archive/byte-source.js';
 import { NwaxError } from '../util/errors.js';
 
 export interface StoredRef {
@@ -19,39 +18,9 @@ export interface StoredRef {
   mime: string;
 }
 
-function fileRange(path: string, offset: number, length: number): ByteSource {
-  let stream: ReturnType<typeof createReadStream> | undefined;
-  return {
-    name: `${path} at ${offset}`,
-    fileName: basename(path),
-    size: length,
-    chunks() {
-      stream = createReadStream(path, { start: offset, end: offset + length - 1, highWaterMark: 1 << 20 });
-      return (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
-    },
-    close: () => stream?.destroy(),
-  };
-}
-
-async function remoteRange(url: string, offset: number, length: number): Promise<ByteSource> {
-  const { request } = await import('undici');
-  const res = await request(url, { headers: { range: `bytes=${offset}-${offset + length - 1}` } });
-  if (res.statusCode !== 206) {
-    await res.body.dump();
-    throw new NwaxError('NWAX_INPUT', `${url}: HTTP ${res.statusCode} for a byte range (the archive server must answer ranges)`);
-  }
-  return {
-    name: `${url} at ${offset}`,
-    fileName: basename(new URL(url).pathname),
-    size: length,
-    chunks: () => (res.body as AsyncIterable<Buffer>)[Symbol.asyncIterator](),
-    close: () => void res.body.destroy(),
-  };
-}
-
 /** Streams the payload of the capture to `res`; a clear error when the archive is not there. */
 export async function sendStored(ref: StoredRef, res: ServerResponse): Promise<void> {
-  const source = isRemote(ref.location) ? await remoteRange(ref.location, ref.offset, ref.clen) : fileRange(ref.location, ref.offset, ref.clen);
+  const source = await openByteRange(ref.location, { offset: ref.offset, length: ref.clen }, { timeout: 10_000, retries: 2 });
   const reader = new ArchiveReader(source, { strict: true });
   try {
     for await (const r of reader) {

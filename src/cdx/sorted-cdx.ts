@@ -1,0 +1,110 @@
+/**
+ * A sorted CDX file searched in place, as `look` does: a binary search by seeking (each probe
+ * reads the line after a byte position) finds where the key range starts, then lines are read
+ * on from there until the range ends. A gzipped CDX cannot be seeked and is scanned.
+ */
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { lineBatches } from '../mapreduce/line-reader.js';
+import { InputError, describeFsError } from '../util/errors.js';
+
+const PROBE = 64 * 1024;
+const READ = 1 << 20;
+
+export class SortedCdxFile {
+  readonly size: number;
+  readonly gzip: boolean;
+  /** The ` CDX ...` legend line, where the file starts with one. */
+  readonly legend: string | undefined;
+
+  constructor(readonly path: string) {
+    let fd: number;
+    try {
+      if (!statSync(path).isFile()) throw new InputError(`${path}: not a file`);
+      fd = openSync(path, 'r');
+    } catch (err) {
+      if (err instanceof InputError) throw err;
+      throw new InputError(describeFsError(path, err as NodeJS.ErrnoException));
+    }
+    try {
+      this.size = statSync(path).size;
+      const head = Buffer.alloc(Math.min(PROBE, this.size));
+      readSync(fd, head, 0, head.length, 0);
+      this.gzip = head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+      const first = head.toString('utf8').split('\n', 1)[0];
+      this.legend = !this.gzip && first.startsWith(' CDX ') ? first : undefined;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The line that starts at the first line start after byte `pos`, and where it starts. */
+  private lineAfter(fd: number, pos: number, buf: Buffer): [string, number] | undefined {
+    let n = readSync(fd, buf, 0, buf.length, pos);
+    let nl = buf.subarray(0, n).indexOf(0x0a);
+    if (nl < 0) return undefined;
+    const start = pos + nl + 1;
+    n = readSync(fd, buf, 0, buf.length, start);
+    if (n === 0) return undefined;
+    nl = buf.subarray(0, n).indexOf(0x0a);
+    return [buf.toString('utf8', 0, nl < 0 ? n : nl), start];
+  }
+
+  /** A line start before every line >= key (0, or a line that sorts before key). */
+  private seek(key: string): number {
+    const fd = openSync(this.path, 'r');
+    const buf = Buffer.allocUnsafe(PROBE);
+    try {
+      let lo = 0;
+      let hi = this.size;
+      while (hi - lo > PROBE) {
+        const mid = Math.floor((lo + hi) / 2);
+        const at = this.lineAfter(fd, mid, buf);
+        if (!at || at[1] >= hi) {
+          hi = mid;
+          continue;
+        }
+        if (at[0] < key) lo = at[1];
+        else hi = mid;
+      }
+      return lo;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  async *lines(startKey: string, endKey: string): AsyncGenerator<string> {
+    if (this.gzip) {
+      for await (const batch of lineBatches(this.path)) {
+        for (const l of batch) {
+          if (l < startKey || l[0] === ' ' || l[0] === '!') continue;
+          if (l >= endKey) return;
+          yield l;
+        }
+      }
+      return;
+    }
+    const fd = openSync(this.path, 'r');
+    try {
+      let at = this.seek(startKey);
+      let carry = '';
+      const buf = Buffer.allocUnsafe(READ);
+      for (;;) {
+        const n = readSync(fd, buf, 0, buf.length, at);
+        if (n === 0) break;
+        // Cut at the last newline so that no UTF-8 sequence is split.
+        const last = n < buf.length ? n : buf.subarray(0, n).lastIndexOf(0x0a) + 1 || n;
+        at += last;
+        const lines = (carry + buf.toString('utf8', 0, last)).split('\n');
+        carry = lines.pop()!;
+        for (const l of lines) {
+          if (l < startKey) continue;
+          if (l >= endKey) return;
+          yield l;
+        }
+      }
+      if (carry !== '' && carry >= startKey && carry < endKey) yield carry;
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
