@@ -20,7 +20,8 @@ export interface RemoteOptions {
 /** Part of an archive: one record at the offset and length a CDX line gives. */
 export interface ByteRange {
   offset: number;
-  length: number;
+  /** Bytes from the offset; undefined: to the end (CDX9 gives no length; the reader stops after one record). */
+  length?: number;
 }
 
 export function isRemote(path: string): boolean {
@@ -117,7 +118,7 @@ export async function openByteRange(path: string, range: ByteRange, remote: Remo
     size: range.length,
     chunks() {
       let at = range.offset;
-      const end = range.offset + range.length;
+      const end = range.length === undefined ? Infinity : range.offset + range.length;
       return {
         next: async (): Promise<IteratorResult<Buffer>> => {
           if (at >= end || closed) return { done: true, value: undefined };

@@ -43,7 +43,7 @@ function retriable(err: unknown): boolean {
 export async function openRemoteSource(url: string, opts: RemoteOptions, range?: ByteRange): Promise<ByteSource> {
   const headers: Record<string, string> = { 'user-agent': opts.userAgent ?? 'nwax' };
   const base = range?.offset ?? 0;
-  const last = range ? `${range.offset + range.length - 1}` : '';
+  const last = range?.length !== undefined ? `${range.offset + range.length - 1}` : '';
   const get = async (from: number) => {
     const res = await request(url, {
       headers: from > 0 || range ? { ...headers, range: `bytes=${base + from}-${last}` } : headers,
@@ -56,7 +56,8 @@ export async function openRemoteSource(url: string, opts: RemoteOptions, range?:
       throw new InputError(`${url}: HTTP ${res.statusCode}${range ? ` for bytes ${base + from}-${last}` : from > 0 ? ` (resuming at byte ${from})` : ''}`);
     }
     if (range && res.statusCode !== 206) {
-      await res.body.destroy();
+      res.body.on('error', () => {});
+      res.body.destroy();
       throw new InputError(`${url}: HTTP ${res.statusCode} to a request for bytes ${base + from}-${last}: the server does not serve byte ranges (nwax reads only the records the CDX lists, never the whole file)`);
     }
     return res;

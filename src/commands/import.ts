@@ -11,23 +11,35 @@ their HTTP status passes nwax.filter.http.status (default 200-299); revisit, req
 counted, not imported. With -e, the captures the list names (dedup-cdx or revisits lines: URLKEY sha1:DIGEST DATE) are \
 skipped, so that each version is imported once. The segment (default crawl/segments/<yyyyMMddHHmmss>) holds content \
 (pointers into the archives), parse_data, parse_text, crawl_fetch and crawl_parse, keyed by "URL sha1:DIGEST". \
-Damaged records and unreadable archives are reported with file and offset and skipped (exit status 3); --strict stops instead.`;
+Damaged records and unreadable archives are reported with file and offset and skipped (exit status 3); --strict stops instead.
+
+With --cdx, no manifest: the records the CDX inputs list (CDX11, CDX9, CDXJ, plain or gzipped, or ZipNum clusters), \
+after --filter (pywb's syntax), are read at their offsets and lengths (positional reads of local files, Range requests to \
+remote ones, never the rest of the file) and imported as a full import would. Archive names resolve through --archives \
+(directories, URL prefixes, path index files of name TAB location; property nwax.archive.locations), tried in order. A \
+line whose offset does not start a record of its URL is reported with its CDX file and line number and skipped.`;
 
   static override examples = [
     '<%= config.bin %> import -e all.dup manifest.txt',
     '<%= config.bin %> import manifest.txt crawl/segments/my-batch',
     '<%= config.bin %> import -D nwax.filter.http.status=200-299,unknown manifest.txt',
     '<%= config.bin %> import --engine hadoop /user/me/manifest.txt /user/me/segments/20071001000000',
+    '<%= config.bin %> import --cdx collection.cdx --filter mime:text/html --filter status:200 --archives /data/warcs/,https://archive.example.org/warcs/',
+    '<%= config.bin %> import --cdx cluster/ --filter ~url:/news/ crawl/segments/news',
   ];
 
   static override args = {
-    manifest: Args.string({ description: 'The manifest: one archive (path or URL) and an optional collection per line', required: true }),
+    manifest: Args.string({ description: 'The manifest: one archive (path or URL) and an optional collection per line (with --cdx: the segment)' }),
     segment: Args.string({ description: 'The segment to write (default DIR/segments/<timestamp>)' }),
   };
 
   static override flags = {
     exclude: Flags.string({ char: 'e', description: 'Exclusion list: captures to skip (dedup-cdx / revisits output). Property nwax.import.exclusions.', helpValue: 'FILE' }),
     dir: Flags.string({ description: 'The crawl directory the default segment goes in.', default: 'crawl' }),
+    cdx: Flags.string({ description: 'Import the records these CDX files or ZipNum clusters list instead of a manifest; repeatable or comma-separated.', multiple: true, multipleNonGreedy: true, helpValue: 'FILE' }),
+    filter: Flags.string({ description: 'With --cdx: only lines passing field:regex, !field:regex, =field:value or ~field:substring (pywb\'s filters); repeatable.', multiple: true, multipleNonGreedy: true }),
+    archives: Flags.string({ description: 'With --cdx: where archives are, comma-separated directories, http(s) URL prefixes and path index files, tried in order (property nwax.archive.locations; default: the CDX file\'s directory).' }),
+    collection: Flags.string({ description: 'With --cdx: the collection name of the imported captures.', default: '' }),
     strict: Flags.boolean({ description: 'Stop at the first unreadable archive or damaged record.', default: false }),
     ...jobFlags,
   };
@@ -36,7 +48,13 @@ Damaged records and unreadable archives are reported with file and offset and sk
     const { args, flags } = await this.parse(Import);
     const { existsSync, rmSync, statSync } = await import('node:fs');
     const { join } = await import('node:path');
-    const { InputError, describeFsError } = await import('../util/errors.js');
+    const { InputError, UsageError, describeFsError } = await import('../util/errors.js');
+    if (flags.cdx?.length) {
+      if (args.segment) throw new UsageError('with --cdx there is no manifest: give the segment alone (nwax import --cdx FILE [SEGMENT])');
+      return this.importCdx(args.manifest, flags);
+    }
+    if (flags.filter?.length || flags.archives) throw new UsageError('--filter and --archives go with --cdx');
+    if (!args.manifest) throw new UsageError('give a manifest (one archive per line), or --cdx FILE');
     // (On Hadoop the manifest is a path in HDFS.)
     if (flags.engine === 'local') try {
       if (!statSync(args.manifest).isFile()) throw new InputError(`${args.manifest}: not a file; the manifest lists archives, one per line`);
@@ -84,7 +102,7 @@ Damaged records and unreadable archives are reported with file and offset and sk
     const { runJobAction } = await import('../mapreduce/job-cli.js');
     const job = findJob('import')!;
     try {
-      process.exitCode = await runJobAction(job, 'run', [args.manifest], {
+      process.exitCode = await runJobAction(job, 'run', [args.manifest!], {
         ...(await jobActionOptions(conf, { ...flags, define: defines }, job.numReduces, (m) => this.sayLine(m))),
         output: segment,
         // Exit 3 when something was skipped: damaged records, unreadable archives, bad list lines.
@@ -92,6 +110,49 @@ Damaged records and unreadable archives are reported with file and offset and sk
       });
     } finally {
       if (sorted) for (const f of [sorted, `${sorted}.idx`]) rmSync(f, { force: true });
+    }
+  }
+
+  /** import --cdx: plan the records (cdx-plan.ts), then run the import job over the plan. */
+  private async importCdx(segmentArg: string | undefined, flags: Awaited<ReturnType<Import['parse']>>['flags'] & Record<string, unknown>): Promise<void> {
+    const { rmSync } = await import('node:fs');
+    const { dirname, join } = await import('node:path');
+    const defines = [...((flags.define as string[] | undefined) ?? [])];
+    if (flags.strict) defines.push('nwax.import.strict=true');
+    const conf = await this.configurationFor(defines);
+    const { segmentName } = await import('../segment/segment.js');
+    const segment = segmentArg ?? join(flags.dir as string, 'segments', segmentName());
+    const cdx = (flags.cdx as string[]).flatMap((c) => c.split(',')).filter(Boolean);
+    const { ArchiveLocator } = await import('../segment/archive-locator.js');
+    const { planCdxImport } = await import('../segment/cdx-plan.js');
+    const places = ((flags.archives as string | undefined) ?? conf.getString('nwax.archive.locations')).split(',').map((p) => p.trim()).filter(Boolean);
+    const locator = new ArchiveLocator(places.length ? places : [...new Set(cdx.map((c) => dirname(c)))]);
+    const planFile = `${segment}.records${flags.engine === 'local' ? `-${process.pid}` : ''}`;
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(dirname(planFile), { recursive: true });
+    try {
+      const plan = await planCdxImport({
+        cdx, filters: (flags.filter as string[] | undefined) ?? [], locator, collection: flags.collection as string, out: planFile,
+        perTask: conf.getNumber('nwax.import.cdx.records.per.task'), sortMemory: conf.getBytes('nwax.sort.memory'),
+        tmpDir: conf.getString('nwax.sort.tmpdir') || undefined, warn: (m) => this.sayLine(m),
+      });
+      this.sayLine(`${cdx.join(', ')}: ${plan.lines} lines, ${plan.selected} records to read from ${plan.archives} archives` +
+        `${plan.filteredOut ? `, ${plan.filteredOut} filtered out` : ''}${plan.badLines ? `, ${plan.badLines} bad lines` : ''}${plan.unresolved ? `, ${plan.unresolved} in archives not found` : ''}`);
+      if (plan.selected === 0) {
+        const { InputError } = await import('../util/errors.js');
+        throw new InputError(`${cdx.join(', ')}: no record to import${plan.lines ? ' (every line was filtered out or could not be resolved)' : ' (no CDX lines)'}`);
+      }
+      const { findJob } = await import('../jobs/index.js');
+      const { runJobAction } = await import('../mapreduce/job-cli.js');
+      const job = findJob('import')!;
+      const skipped = plan.badLines + plan.unresolved;
+      process.exitCode = await runJobAction(job, 'run', [planFile], {
+        ...(await jobActionOptions(conf, { ...(flags as unknown as Parameters<typeof jobActionOptions>[1]), define: defines }, job.numReduces, (m) => this.sayLine(m))),
+        output: segment,
+        exitCode: (c) => ((c['read-error'] ?? 0) + (c['archives failed'] ?? 0) + (c['cdx-offset-mismatch'] ?? 0) + skipped > 0 ? 3 : 0),
+      });
+    } finally {
+      if (flags.engine === 'local') rmSync(planFile, { force: true });
     }
   }
 }

@@ -3,7 +3,8 @@
  * (NLineInputFormat on Hadoop), emitting each capture under its document key `URL
  * sha1:DIGEST`; reduce keeps, per key, the first capture by date and records every date of
  * the version, writing the segment's datasets (content, parse_data, parse_text, crawl_fetch,
- * crawl_parse). Runs under the local runner and Hadoop Streaming alike.
+ * crawl_parse). Runs under the local runner and Hadoop Streaming alike. A map input line that
+ * is a JSON object is a task of import --cdx (cdx-plan.ts): records read at their offsets.
  */
 import type { Job, TaskContext } from '../mapreduce/job.js';
 import { parseByteSize } from '../conf/config.js';
@@ -12,6 +13,7 @@ import { importArchive, type ImportOptions } from './importer.js';
 import { parseManifestLine } from './manifest.js';
 import { parseStatusFilter } from './status-filter.js';
 import { SEGMENT_PARTS, type Capture } from './segment.js';
+import type { RecordGroup } from './cdx-plan.js';
 
 let options: Promise<ImportOptions> | undefined;
 
@@ -37,6 +39,7 @@ function importOptions(ctx: TaskContext): Promise<ImportOptions> {
       byteLimit: parseByteSize(conf.getString('nwax.import.parse.bytes'), 'nwax.import.parse.bytes'),
       maxOutlinks: conf.getNumber('db.max.outlinks.per.page'),
       strict: conf.getBoolean('nwax.import.strict'),
+      fetches: conf.getNumber('nwax.import.cdx.fetches'),
       remote: { timeout: conf.getNumber('http.timeout'), retries: conf.getNumber('nwax.http.retries'), userAgent: conf.getString('http.agent.name') },
     };
   })());
@@ -49,7 +52,15 @@ export const importJob: Job = {
   linesPerSplit: 1,
   outputs: SEGMENT_PARTS,
   async map(_key, value, emit, ctx) {
-    const entry = parseManifestLine(value as string);
+    const line = value as string;
+    if (line.startsWith('{')) {
+      // A task line of import --cdx: records of one archive at their offsets.
+      const { importRecords } = await import('./record-importer.js');
+      ctx.count('record groups');
+      await importRecords(JSON.parse(line) as RecordGroup, await importOptions(ctx), emit, ctx);
+      return;
+    }
+    const entry = parseManifestLine(line);
     if (!entry) return;
     ctx.count('archives');
     await importArchive(entry, await importOptions(ctx), emit, ctx);

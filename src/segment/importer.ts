@@ -18,6 +18,8 @@ import { digestWithAlgorithm, documentKey, normalizeUrl, type Capture } from './
 import { InputError } from '../util/errors.js';
 
 export interface ImportOptions {
+  /** Records of one task read at the same time by import --cdx. */
+  fetches?: number;
   statusFilter: StatusFilter;
   exclusions?: Exclusions;
   textLimit: number;
@@ -63,32 +65,7 @@ export async function importArchive(entry: ManifestEntry, opts: ImportOptions, e
   }
   const file = reader.source.fileName;
   try {
-    for await (const r of reader) {
-      ctx.count('records read');
-      // A record without a target URL is not the capture of a page (nothing could find it).
-      if ((r.format === 'arc' ? r.type === 'filedesc' : !CAPTURE_TYPES.has(r.type)) || r.url.trim() === '') {
-        ctx.count('not-a-capture');
-        continue;
-      }
-      const status = r.http?.status ? Number(r.http.status) : undefined;
-      if (!opts.statusFilter(status)) {
-        ctx.count('status-filtered');
-        continue;
-      }
-      const capture = await readCapture(r, file, entry, opts);
-      if (!capture) continue; // damaged: the reader has reported and counted it
-      const { content, parse_data: pd } = capture;
-      if (opts.exclusions?.has(r.url, pd.meta.digest, content.date, file)) {
-        ctx.count('excluded');
-        continue;
-      }
-      if (pd.parse === 'failed') {
-        ctx.count('parse-failed');
-        ctx.warn(`${entry.location}: offset ${r.offset}: ${r.url}: parse failed (${pd.parseError}); imported without text`);
-      }
-      ctx.count('imported');
-      emit(documentKey(r.url, pd.meta.digest), capture);
-    }
+    for await (const r of reader) await importRecord(r, file, entry, opts, emit, ctx, 0);
   } catch (err) {
     if (opts.strict || !(err instanceof InputError)) throw err;
     // The archive could not be read on (a lost connection past its retries, say).
@@ -99,7 +76,41 @@ export async function importArchive(entry: ManifestEntry, opts: ImportOptions, e
   }
 }
 
-async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry, opts: ImportOptions): Promise<Capture | undefined> {
+/**
+ * One record into a capture, or counted as what it is not: every record an import reads,
+ * from a whole archive or at an offset a CDX line gives (`base`: where the bytes read start).
+ * Returns false when the record was damaged (the reader has reported it).
+ */
+export async function importRecord(r: ArchiveRecord, file: string, entry: ManifestEntry, opts: ImportOptions,
+  emit: (key: string, c: Capture) => void, ctx: TaskContext, base: number): Promise<boolean> {
+  ctx.count('records read');
+  // A record without a target URL is not the capture of a page (nothing could find it).
+  if ((r.format === 'arc' ? r.type === 'filedesc' : !CAPTURE_TYPES.has(r.type)) || r.url.trim() === '') {
+    ctx.count('not-a-capture');
+    return true;
+  }
+  const status = r.http?.status ? Number(r.http.status) : undefined;
+  if (!opts.statusFilter(status)) {
+    ctx.count('status-filtered');
+    return true;
+  }
+  const capture = await readCapture(r, file, entry, opts, base);
+  if (!capture) return false;
+  const { content, parse_data: pd } = capture;
+  if (opts.exclusions?.has(r.url, pd.meta.digest, content.date, file)) {
+    ctx.count('excluded');
+    return true;
+  }
+  if (pd.parse === 'failed') {
+    ctx.count('parse-failed');
+    ctx.warn(`${entry.location}: offset ${base + r.offset}: ${r.url}: parse failed (${pd.parseError}); imported without text`);
+  }
+  ctx.count('imported');
+  emit(documentKey(r.url, pd.meta.digest), capture);
+  return true;
+}
+
+async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry, opts: ImportOptions, base: number): Promise<Capture | undefined> {
   const mime = mimeOf(r);
   const url = normalizeUrl(r.url);
   const parser = new ContentParser({
@@ -130,7 +141,7 @@ async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry,
   // `date` first: the reduce sees a key's captures in date order (values sort as JSON text).
   return {
     date,
-    content: { url, file, location: entry.location, offset: r.offset, length: end.length, collection: entry.collection, date, mime, status, recordType: r.format === 'arc' ? 'arc' : r.type },
+    content: { url, file, location: entry.location, offset: base + r.offset, length: end.length, collection: entry.collection, date, mime, status, recordType: r.format === 'arc' ? 'arc' : r.type },
     parse_data: {
       title: p.title,
       description: p.description,
@@ -139,7 +150,7 @@ async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry,
       nofollow: p.nofollow,
       parse: p.status,
       ...(p.error ? { parseError: p.error } : {}),
-      meta: { url, digest, date, mime, status, length: r.payloadDigest ? r.contentLength - (r.http?.length ?? 0) : stored, collection: entry.collection, file, offset: r.offset, ...(p.charset ? { charset: p.charset } : {}), ...(p.truncated ? { truncated: true } : {}) },
+      meta: { url, digest, date, mime, status, length: r.payloadDigest ? r.contentLength - (r.http?.length ?? 0) : stored, collection: entry.collection, file, offset: base + r.offset, ...(p.charset ? { charset: p.charset } : {}), ...(p.truncated ? { truncated: true } : {}) },
     },
     parse_text: p.text,
     crawl_fetch: { status: 'fetch_success', date, dates: [date] },
