@@ -7,7 +7,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { lineBatches } from '../mapreduce/line-reader.js';
 import { InputError, describeFsError } from '../util/errors.js';
 
-const PROBE = 64 * 1024;
+const PROBE = 8 * 1024;
 const READ = 1 << 20;
 
 export class SortedCdxFile {

@@ -122,7 +122,7 @@ export class ZipnumCluster {
     }
   }
 
-  /** Reads blocks [from, to) of one part, trying each location of the part. */
+  /** Reads blocks [from, to) of one part, trying each location of the part: their text, one string per block. */
   private async readBlocks(from: number, to: number): Promise<string[]> {
     const part = this.parts[from];
     const offset = this.offsets[from];
@@ -145,9 +145,7 @@ export class ZipnumCluster {
         } catch (err) {
           throw new NwaxError('NWAX_FORMAT', `${location}: offset ${this.offsets[b]}: block ${b + 1} of ${this.summary} is not a gzip block (${(err as Error).message})`);
         }
-        const lines = text.split('\n');
-        if (lines[lines.length - 1] === '') lines.pop();
-        for (const l of lines) out.push(l);
+        out.push(text);
       }
       return out;
     }
@@ -173,12 +171,36 @@ export class ZipnumCluster {
       let e = b + 1;
       while (e < this.keys.length && e - b < this.maxBlocks && this.keys[e] < endKey && this.parts[e] === this.parts[b] &&
         this.offsets[e] === this.offsets[e - 1] + this.lengths[e - 1]) e++;
-      for (const l of await this.readBlocks(b, e)) {
-        if (l < startKey) continue;
-        if (l >= endKey) return;
-        yield l;
+      for (const text of await this.readBlocks(b, e)) {
+        // Lines are cut from the block's text only from where the range starts (a binary
+        // search over the line starts), not split all: a lookup wants a few of 3000.
+        for (let at = startOf(text, startKey); at < text.length;) {
+          let nl = text.indexOf('\n', at);
+          if (nl < 0) nl = text.length;
+          const l = text.slice(at, nl);
+          at = nl + 1;
+          if (l === '' || l < startKey) continue;
+          if (l >= endKey) return;
+          yield l;
+        }
       }
       b = e;
     }
   }
+}
+
+/** Where in a block's text the first line >= key starts (or a line before it). */
+function startOf(text: string, key: string): number {
+  if (text.startsWith(key) || text.slice(0, key.length) > key) return 0;
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i >= 0 && i + 1 < text.length; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+  let lo = 0;
+  let hi = starts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const s = starts[mid];
+    if (text.slice(s, s + key.length) < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return starts[Math.max(0, lo - 1)];
 }

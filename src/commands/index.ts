@@ -1,6 +1,12 @@
 /** The command table (oclif "explicit" strategy): each command imports its modules lazily in run(). */
 import AddDates from './add-dates.js';
 import Cdx from './cdx.js';
+import Readdb from './readdb.js';
+import Parse from './parse.js';
+import Inject from './inject.js';
+import Generate from './generate.js';
+import Fetch from './fetch.js';
+import Crawl from './crawl.js';
 import CdxQuery from './cdx-query.js';
 import Conf from './conf.js';
 import Dedup from './dedup.js';
@@ -22,6 +28,12 @@ import ZipnumBuild from './zipnum-build.js';
 export const commands = {
   'add-dates': AddDates,
   cdx: Cdx,
+  crawl: Crawl,
+  fetch: Fetch,
+  generate: Generate,
+  inject: Inject,
+  parse: Parse,
+  readdb: Readdb,
   'cdx-query': CdxQuery,
   conf: Conf,
   dedup: Dedup,

@@ -7,7 +7,9 @@
  * crawl, whose keys are URLs; an import's keys are versions (`URL sha1:DIGEST`), and links
  * point to URLs, so an import's outlinks go to the LinkDb (invertlinks), not here.
  */
-import type { Job } from '../mapreduce/job.js';
+import type { Job, TaskContext } from '../mapreduce/job.js';
+import { UrlFilters } from './url-filters.js';
+import { defaultConfDir } from '../conf/config.js';
 import { addSeconds, datasetOf, STATUS_AFTER_FETCH, type CrawlDatum, type FetchStatus } from './crawl-datum.js';
 
 interface FetchValue {
@@ -15,6 +17,31 @@ interface FetchValue {
   date: string;
   dates?: string[];
   digest?: string;
+  /** A redirect's target (live crawl): a new URL like an outlink. */
+  redirect?: string;
+}
+
+let filters: UrlFilters | undefined;
+
+/** Outlinks and redirect targets that may enter a live crawl's CrawlDb (filters, external links). */
+function admit(url: string, from: string, ctx: TaskContext): string | undefined {
+  filters ??= UrlFilters.fromConf(ctx.conf, process.env.NWAX_CONF_DIR ?? defaultConfDir());
+  const u = filters.apply(url);
+  if (!u) {
+    ctx.count('links rejected by URL filters');
+    return undefined;
+  }
+  if (ctx.conf.getBoolean('db.ignore.external.links')) {
+    try {
+      if (new URL(u).hostname !== new URL(from).hostname) {
+        ctx.count('external links ignored');
+        return undefined;
+      }
+    } catch {
+      return undefined;
+    }
+  }
+  return u;
 }
 
 type Tagged = { db: CrawlDatum } | { fetch: FetchValue } | { link: { score: number } };
@@ -29,9 +56,16 @@ export const updatedbJob: Job = {
       const f = value as FetchValue;
       const digest = key.includes(' ') ? key.slice(key.lastIndexOf(' ') + 1) : f.digest;
       emit(key, { fetch: { status: f.status, date: f.date, ...(digest ? { digest } : {}) } });
+      if (f.redirect && !key.includes(' ') && ctx.conf.getBoolean('db.update.additions.allowed')) {
+        const target = admit(f.redirect, key, ctx);
+        if (target) emit(target, { link: { score: 0 } });
+      }
     } else if (from === 'crawl_parse') {
       if (key.includes(' ') || !ctx.conf.getBoolean('db.update.additions.allowed')) return;
-      for (const l of (value as { outlinks?: { url: string }[] }).outlinks ?? []) emit(l.url, { link: { score: 0 } });
+      for (const l of (value as { outlinks?: { url: string }[] }).outlinks ?? []) {
+        const target = admit(l.url, key, ctx);
+        if (target) emit(target, { link: { score: 0 } });
+      }
     } else {
       emit(key, { db: value as CrawlDatum });
     }

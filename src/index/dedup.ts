@@ -79,3 +79,56 @@ export function dedupIndexes(paths: string[]): DedupResult {
     for (const db of dbs) db.close();
   }
 }
+
+/**
+ * dedup by content (Nutch's DeduplicationJob, for a live crawl): documents of different URLs
+ * with the same digest (a page served under two URLs) keep one: the highest boost, then the
+ * shortest URL, then the first in byte order; the others are marked deleted.
+ */
+export function dedupByDigest(paths: string[]): DedupResult {
+  const dbs = paths.map((p) => {
+    const db = new Database(p, { fileMustExist: true });
+    const info = readInfo(db, p);
+    if (info.kind !== 'main') throw new NwaxError('NWAX_USAGE', `dedup: ${p} is a ${info.kind} index; give main indexes`, 2);
+    return db;
+  });
+  const result: DedupResult = { groups: 0, deleted: 0 };
+  try {
+    type Row = { index: number; id: number; url: string; digest: string; boost: number };
+    const cursors = dbs.map((db, index) => ({
+      index,
+      it: db.prepare('SELECT id, url, digest, boost FROM docs WHERE deleted = 0 ORDER BY digest, id').iterate() as Iterator<Omit<Row, 'index'>>,
+      head: undefined as Row | undefined,
+    }));
+    const advance = (c: (typeof cursors)[number]) => {
+      const r = c.it.next();
+      c.head = r.done ? undefined : { ...r.value, index: c.index };
+    };
+    cursors.forEach(advance);
+    const drop = new Map<number, number[]>();
+    for (;;) {
+      const live = cursors.filter((c) => c.head);
+      if (live.length === 0) break;
+      const digest = live.map((c) => c.head!.digest).reduce((a, b) => (b < a ? b : a));
+      const group: Row[] = [];
+      for (const c of live) while (c.head && c.head.digest === digest) {
+        group.push(c.head);
+        advance(c);
+      }
+      if (group.length < 2) continue;
+      result.groups++;
+      group.sort((a, b) => b.boost - a.boost || a.url.length - b.url.length || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
+      for (const e of group.slice(1)) drop.set(e.index, [...(drop.get(e.index) ?? []), e.id]);
+      result.deleted += group.length - 1;
+    }
+    dbs.forEach((db, i) => {
+      const del = db.prepare('UPDATE docs SET deleted = 1 WHERE id = ?');
+      db.transaction(() => {
+        for (const id of drop.get(i) ?? []) del.run(id);
+      })();
+    });
+    return result;
+  } finally {
+    for (const db of dbs) db.close();
+  }
+}

@@ -9,7 +9,7 @@
 import type { Job } from '../mapreduce/job.js';
 import { datasetOf, segmentOf, type CrawlDatum } from '../crawl/crawl-datum.js';
 import type { Inlinks } from '../crawl/linkdb-job.js';
-import { splitDocumentKey, type ContentPointer, type CrawlFetch, type ParseData } from '../segment/segment.js';
+import { normalizeUrl, splitDocumentKey, type ContentPointer, type CrawlFetch, type ParseData } from '../segment/segment.js';
 import { IndexWriter, type IndexDocument } from './index-writer.js';
 
 /** One piece of a version, tagged by where it came from. */
@@ -31,7 +31,15 @@ export const indexJob: Job = {
       emit(key, { inlinks: (value as Inlinks).inlinks });
       return;
     }
-    if (!key.includes(' ')) return; // a live crawl's URL-keyed CrawlDb entry: versions come from segments
+    if (!key.includes(' ')) {
+      // A live crawl's fetch of a URL: its date goes to the version with that digest (a
+      // revisit's too, whose version was parsed in an earlier segment).
+      const f = value as { status?: string; digest?: string; date?: string };
+      if (from === 'crawl_fetch' && f.digest && f.date && (f.status === 'fetch_success' || f.status === 'fetch_notmodified')) {
+        emit(normalizeUrl(key), { d: f.digest, fetch: { status: f.status, date: f.date, dates: [f.date] } });
+      }
+      return; // a live crawl's URL-keyed CrawlDb entry: versions come from segments
+    }
     const { url, digest: d } = splitDocumentKey(key);
     switch (from) {
       case 'parse_data':

@@ -8,6 +8,9 @@ import { importJob } from '../segment/import-job.js';
 import { updatedbJob } from '../crawl/updatedb-job.js';
 import { invertlinksJob } from '../crawl/linkdb-job.js';
 import { indexJob } from '../index/index-job.js';
+import { injectJob } from '../crawl/inject-job.js';
+import { generateJob } from '../crawl/generate-job.js';
+import { parseJob } from '../crawl/parse-job.js';
 
 export const JOBS: Record<string, Job> = {
   [cdxUrlCount.name]: cdxUrlCount,
@@ -15,6 +18,9 @@ export const JOBS: Record<string, Job> = {
   [updatedbJob.name]: updatedbJob,
   [invertlinksJob.name]: invertlinksJob,
   [indexJob.name]: indexJob,
+  [injectJob.name]: injectJob,
+  [generateJob.name]: generateJob,
+  [parseJob.name]: parseJob,
 };
 
 export function findJob(name: string): Job | undefined {

@@ -1,0 +1,118 @@
+/**
+ * Writing WARC files (the fetcher's output) with warcio.js: one gzip member per record, the
+ * WARC-Payload-Digest and WARC-Block-Digest as `sha1:` + base32 computed by the serializer, a
+ * warcinfo record at the head of each file, request and response linked by WARC-Concurrent-To,
+ * revisit records (identical-payload-digest profile) for unchanged payloads, WARC-Truncated for
+ * payloads cut at http.content.limit. Files roll over at `maxSize` bytes; a file being written
+ * is named `.open` and renamed when closed, so a crash never leaves a WARC that looks complete.
+ * Records are serialized whole: the fetcher bounds them by http.content.limit.
+ */
+import { closeSync, fsyncSync, openSync, renameSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+
+type Warcio = typeof import('warcio');
+let warcio: Warcio | undefined;
+
+const DIGEST = { algo: 'sha-1' as const, prefix: 'sha1:', base32: true };
+
+export interface HttpExchange {
+  url: string;
+  /** When the request was sent. */
+  date: Date;
+  ip?: string;
+  requestLine: string;
+  requestHeaders: [string, string][];
+  statusLine: string;
+  responseHeaders: [string, string][];
+  payload: Buffer;
+  /** Why the payload was cut (WARC-Truncated: length, time). */
+  truncated?: 'length' | 'time';
+  /** Write a revisit (payload not stored) instead of a response. */
+  revisitOf?: { url: string; date: string; digest: string };
+}
+
+const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+const recordId = () => `<urn:uuid:${randomUUID()}>`;
+
+export class WarcWriter {
+  private fd: number | undefined;
+  private path = '';
+  private size = 0;
+  private serial = 0;
+  readonly files: string[] = [];
+
+  constructor(
+    private readonly dir: string,
+    private readonly prefix: string,
+    private readonly maxSize: number,
+    private readonly info: Record<string, string>,
+  ) {}
+
+  private async ensureFile(): Promise<void> {
+    if (this.fd !== undefined && this.size < this.maxSize) return;
+    this.closeFile();
+    warcio ??= await import('warcio');
+    const ts = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
+    const name = `${this.prefix}-${ts}-${String(this.serial++).padStart(5, '0')}-${process.pid}~${hostname()}.warc.gz`;
+    this.path = join(this.dir, name);
+    this.fd = openSync(`${this.path}.open`, 'w');
+    this.size = 0;
+    const rec = warcio.WARCRecord.createWARCInfo({ filename: name, warcVersion: 'WARC/1.1' }, this.info);
+    this.append(await warcio.WARCSerializer.serialize(rec, { gzip: true, digest: DIGEST }));
+  }
+
+  private append(bytes: Uint8Array): void {
+    writeSync(this.fd!, bytes);
+    this.size += bytes.length;
+  }
+
+  /** Writes the request and the response (or revisit) of one fetch; returns the payload digest. */
+  async write(x: HttpExchange): Promise<{ file: string; offset: number; length: number }> {
+    await this.ensureFile();
+    const w = warcio!;
+    const date = iso(x.date);
+    const reqId = recordId();
+    const respId = recordId();
+    const common: Record<string, string> = x.ip ? { 'WARC-IP-Address': x.ip } : {};
+    const respHeaders: Record<string, string> = { 'WARC-Record-ID': respId, ...common };
+    if (x.truncated) respHeaders['WARC-Truncated'] = x.truncated;
+    if (x.revisitOf) {
+      respHeaders['WARC-Profile'] = 'http://netpreserve.org/warc/1.1/revisit/identical-payload-digest';
+      respHeaders['WARC-Refers-To-Target-URI'] = x.revisitOf.url;
+      respHeaders['WARC-Refers-To-Date'] = x.revisitOf.date;
+      respHeaders['WARC-Payload-Digest'] = x.revisitOf.digest;
+    }
+    const type = x.revisitOf ? 'revisit' : 'response';
+    const response = w.WARCRecord.create({
+      url: x.url, date, type, warcVersion: 'WARC/1.1', keepHeadersCase: true,
+      statusline: x.statusLine, httpHeaders: x.responseHeaders,
+      warcHeaders: respHeaders,
+    }, x.revisitOf ? [] : [x.payload]);
+    const request = w.WARCRecord.create({
+      url: x.url, date, type: 'request', warcVersion: 'WARC/1.1', keepHeadersCase: true,
+      statusline: x.requestLine, httpHeaders: x.requestHeaders,
+      warcHeaders: { 'WARC-Record-ID': reqId, 'WARC-Concurrent-To': respId, ...common } as Record<string, string>,
+    }, []);
+    // A revisit's payload digest is the original's (declared above); its block digest is computed.
+    const respBytes = await w.WARCSerializer.serialize(response, { gzip: true, digest: DIGEST });
+    const offset = this.size;
+    this.append(respBytes);
+    this.append(await w.WARCSerializer.serialize(request, { gzip: true, digest: DIGEST }));
+    return { file: this.path, offset, length: respBytes.length };
+  }
+
+  private closeFile(): void {
+    if (this.fd === undefined) return;
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+    renameSync(`${this.path}.open`, this.path);
+    this.files.push(this.path);
+    this.fd = undefined;
+  }
+
+  close(): void {
+    this.closeFile();
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * generate (Nutch's Generator): the URLs of the CrawlDb that are due (fetch time passed, not
+ * gone), filtered, best score first, at most generate.max.count per host or domain
+ * (generate.count.mode), at most generate.topN in all. One reduce sees them in score order
+ * and keeps the counts; the generate command then writes the selection as the segment's
+ * crawl_generate, partitioned by host so that one host is in one fetch list.
+ */
+import type { Job } from '../mapreduce/job.js';
+import type { CrawlDatum } from './crawl-datum.js';
+import { UrlFilters } from './url-filters.js';
+import { defaultConfDir } from '../conf/config.js';
+
+let filters: UrlFilters | undefined;
+const perHost = new Map<string, number>();
+let selected = 0;
+
+export function hostOf(url: string, mode = 'host'): string {
+  let h: string;
+  try {
+    h = new URL(url).hostname;
+  } catch {
+    return '';
+  }
+  if (mode !== 'domain' || /^[\d.]+$/.test(h)) return h;
+  return h.split('.').slice(-2).join('.');
+}
+
+/** Now, as generate sees it: generate.curtime or the clock (14 digits, UTC). */
+export function generateTime(curtime: string): string {
+  return curtime || new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
+}
+
+export const generateJob: Job = {
+  name: 'generate',
+  description: 'CrawlDb -> the due URLs, best score first, capped per host (generate.max.count) and in all (generate.topN).',
+  input: 'records',
+  numReduces: 1,
+  map(key, value, emit, ctx) {
+    if (key.includes(' ')) return; // an import's version entry, not a URL to fetch
+    const d = value as CrawlDatum;
+    if (d.status === 'db_gone') return ctx.count('gone');
+    if (d.fetchTime > generateTime(ctx.conf.getString('generate.curtime'))) return ctx.count('not due');
+    if (d.score < ctx.conf.getNumber('generate.min.score')) return ctx.count('score below generate.min.score');
+    filters ??= UrlFilters.fromConf(ctx.conf, process.env.NWAX_CONF_DIR ?? defaultConfDir());
+    if (!filters.apply(key)) return ctx.count('rejected by URL filters');
+    // Best score first: the key sorts by the score's complement, then the URL.
+    const inv = Math.max(0, Math.round((1e9 - Math.min(d.score, 1e9)) * 1e6));
+    emit(`${String(inv).padStart(16, '0')} ${key}`, { url: key, datum: d });
+  },
+  reduce(key, values, emit, ctx) {
+    const topN = ctx.conf.getNumber('generate.topN');
+    const max = ctx.conf.getNumber('generate.max.count');
+    const mode = ctx.conf.getString('generate.count.mode');
+    for (const v of values as { url: string; datum: CrawlDatum }[]) {
+      if (topN >= 0 && selected >= topN) return ctx.count('over topN');
+      const h = hostOf(v.url, mode);
+      const n = perHost.get(h) ?? 0;
+      if (max >= 0 && n >= max) {
+        ctx.count(`over generate.max.count per ${mode}`);
+        continue;
+      }
+      perHost.set(h, n + 1);
+      selected++;
+      ctx.count('selected');
+      emit(key, v);
+    }
+  },
+};
