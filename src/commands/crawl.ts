@@ -66,6 +66,11 @@ crash is fetched again, one fetched but not parsed or not in the CrawlDb is fini
     }
     const all = segments().filter((g) => steps.parsed(g));
     const D = defines.flatMap((d) => ['-D', d]);
+    if (all.length === 0) {
+      say(`${dir}: no segment was fetched and parsed; nothing to index`);
+      process.exitCode = Math.max(worst, 3);
+      return;
+    }
     await this.config.runCommand('invertlinks', [join(dir, 'linkdb'), ...all, ...D]);
     await this.config.runCommand('index', [join(dir, 'indexes'), crawldb, join(dir, 'linkdb'), ...all, ...D]);
     const indexes = existsSync(join(dir, 'indexes')) ? readdirSync(join(dir, 'indexes')).filter((n) => /^part-\d{5}$/.test(n)).map((n) => join(dir, 'indexes', n)) : [];

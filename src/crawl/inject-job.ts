@@ -4,7 +4,8 @@
  * `key=value` kept with the entry); URLs are normalized and filtered first. The job merges the
  * seeds with the CrawlDb already there: a URL the db knows keeps its entry (Nutch's default).
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { SUCCESS } from '../mapreduce/dataset.js';
 import { join } from 'node:path';
 import type { Job } from '../mapreduce/job.js';
 import type { Configuration } from '../conf/config.js';
@@ -92,5 +93,6 @@ export async function prepareSeeds(files: string[], out: string, filters: UrlFil
     }
   }
   w.close();
+  writeFileSync(join(out, 'seeds', SUCCESS), '');
   return c;
 }

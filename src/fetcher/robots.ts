@@ -11,7 +11,7 @@ const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: st
   isAllowed(url: string, ua?: string): boolean | undefined;
   getCrawlDelay(ua?: string): number | undefined;
 };
-import { request, type Dispatcher } from 'undici';
+import { interceptors, request, type Dispatcher } from 'undici';
 
 export type RobotsVerdict = { allowed: true; crawlDelay?: number } | { allowed: false; reason: 'robots_denied' | 'robots_deferred'; detail: string };
 
@@ -32,8 +32,12 @@ export interface RobotsOptions {
 
 export class RobotsCache {
   private readonly hosts = new Map<string, Promise<HostRules>>();
+  /** robots.txt is often redirected (http to https, a www host): followed, as Nutch does. */
+  private readonly redirecting: Dispatcher;
 
-  constructor(private readonly o: RobotsOptions) {}
+  constructor(private readonly o: RobotsOptions) {
+    this.redirecting = o.dispatcher.compose(interceptors.redirect({ maxRedirections: 5 }));
+  }
 
   private async load(origin: string): Promise<HostRules> {
     const url = `${origin}/robots.txt`;
@@ -42,8 +46,8 @@ export class RobotsCache {
     try {
       const res = await request(url, {
         headers: { 'user-agent': this.o.userAgent, accept: 'text/plain,*/*;q=0.5' },
-        headersTimeout: this.o.timeout, bodyTimeout: this.o.timeout, dispatcher: this.o.dispatcher, maxRedirections: 5,
-      } as Parameters<typeof request>[1]);
+        headersTimeout: this.o.timeout, bodyTimeout: this.o.timeout, dispatcher: this.redirecting,
+      });
       status = res.statusCode;
       if (status >= 200 && status < 300) {
         // A robots.txt past 500 KiB is cut there (as Google does).
