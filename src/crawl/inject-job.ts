@@ -49,7 +49,7 @@ export async function prepareSeeds(files: string[], out: string, filters: UrlFil
   const score = conf.getNumber('db.score.injected');
   const interval = conf.getNumber('db.fetch.interval.default');
   async function* seeds(): AsyncGenerator<string[]> {
-    for (const f of files) {
+    for (const [fi, f] of files.entries()) {
       let n = 0;
       const batch: string[] = [];
       for await (const line of lines(f)) {
@@ -75,7 +75,8 @@ export async function prepareSeeds(files: string[], out: string, filters: UrlFil
           else (datum.metadata ??= {})[k] = v;
         }
         c.accepted++;
-        batch.push(`${url}\t${JSON.stringify(datum)}`);
+        // File and line number in the sort key: of a URL listed twice, the first line wins.
+        batch.push(`${url}\t${String(fi).padStart(6, '0')}${String(n).padStart(12, '0')}\t${JSON.stringify(datum)}`);
       }
       if (batch.length) yield batch;
     }
@@ -85,11 +86,10 @@ export async function prepareSeeds(files: string[], out: string, filters: UrlFil
   let last = '';
   for await (const sorted of externalSort(seeds(), { memory: conf.getBytes('nwax.sort.memory') })) {
     for (const l of sorted) {
-      const tab = l.indexOf('\t');
-      const url = l.slice(0, tab);
+      const [url, , json] = l.split('\t');
       if (url === last) continue; // a seed listed twice
       last = url;
-      w.appendLine(url, l.slice(tab + 1));
+      w.appendLine(url, json);
     }
   }
   w.close();

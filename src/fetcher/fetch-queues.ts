@@ -46,6 +46,12 @@ export class FetchQueues<T extends QueueItem> {
     if (q) q.crawlDelay = Math.max(q.crawlDelay, seconds * 1000);
   }
 
+  /** The gap between two fetches of a queue, ms. */
+  delayFor(queueId: string): number {
+    const q = this.queues.get(queueId);
+    return this.threadsPerQueue === 1 ? Math.max(this.delayMs, q?.crawlDelay ?? 0) : this.minDelayMs;
+  }
+
   /** Drops what is left in a queue (a host deferred for this round); returns it. */
   drain(queueId: string): T[] {
     const q = this.queues.get(queueId);
@@ -104,7 +110,7 @@ export class FetchQueues<T extends QueueItem> {
   finish(item: T): void {
     const q = this.queues.get(item.queueId)!;
     q.inFlight--;
-    if (this.threadsPerQueue === 1) q.nextStart = Date.now() + Math.max(this.delayMs, q.crawlDelay);
+    if (this.threadsPerQueue === 1) q.nextStart = Date.now() + this.delayFor(item.queueId);
     this.notify();
   }
 }

@@ -164,6 +164,8 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
       }
       queues.setCrawlDelay(item.queueId, verdict.crawlDelay);
     }
+    // robots.txt was just asked of this host: the page waits its turn like any request.
+    if (verdict.fetchedNow) await new Promise((r) => setTimeout(r, queues.delayFor(item.queueId)));
     let res;
     try {
       res = await httpGet(item.url, { userAgent: agent, accept: conf.getString('http.accept'), timeout, contentLimit, dispatcher });

@@ -13,7 +13,8 @@ const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: st
 };
 import { interceptors, request, type Dispatcher } from 'undici';
 
-export type RobotsVerdict = { allowed: true; crawlDelay?: number } | { allowed: false; reason: 'robots_denied' | 'robots_deferred'; detail: string };
+/** `fetchedNow`: robots.txt was requested for this check (a request to the host like any other). */
+export type RobotsVerdict = ({ allowed: true; crawlDelay?: number } | { allowed: false; reason: 'robots_denied' | 'robots_deferred'; detail: string }) & { fetchedNow?: boolean };
 
 interface HostRules {
   isAllowed(url: string): boolean;
@@ -80,10 +81,11 @@ export class RobotsCache {
   async check(url: string): Promise<RobotsVerdict> {
     const origin = new URL(url).origin;
     let p = this.hosts.get(origin);
+    const fetchedNow = !p;
     if (!p) this.hosts.set(origin, (p = this.load(origin)));
     const rules = await p;
-    if (rules.deferred) return { allowed: false, reason: 'robots_deferred', detail: rules.deferred };
-    if (!rules.isAllowed(url)) return { allowed: false, reason: 'robots_denied', detail: 'disallowed by robots.txt' };
-    return { allowed: true, crawlDelay: rules.crawlDelay };
+    if (rules.deferred) return { allowed: false, reason: 'robots_deferred', detail: rules.deferred, fetchedNow };
+    if (!rules.isAllowed(url)) return { allowed: false, reason: 'robots_denied', detail: 'disallowed by robots.txt', fetchedNow };
+    return { allowed: true, crawlDelay: rules.crawlDelay, fetchedNow };
   }
 }
