@@ -62,7 +62,15 @@ function generated(path, pages, send) {
   send(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(body) }, body);
 }
 
+// node scripts/site-server.mjs [PORT] [--pages N --latency MS --hosts H]: the test site, or a
+// generated site of N pages on H hosts (127.0.0.1 ... 127.0.0.H); prints the start URLs as JSON.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const port = Number(process.argv[2] ?? 8000);
-  startSite({ port }).then((s) => console.log(`test site at ${s.url}/A.html`));
+  const argv = process.argv.slice(2);
+  const opt = (name, d) => (argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) : d);
+  const port = Number(argv.find((a, i) => /^\d+$/.test(a) && !argv[i - 1]?.startsWith('--')) ?? 0);
+  const pages = opt('--pages', 0);
+  const hosts = opt('--hosts', 1);
+  const sites = await Promise.all(Array.from({ length: hosts }, (_, i) => startSite({ host: `127.0.0.${i + 1}`, port, pages, latencyMs: opt('--latency', 0) })));
+  console.log(JSON.stringify(sites.map((s) => `${s.url}/${pages ? 'p0.html' : 'A.html'}`)));
+  process.on('SIGTERM', () => process.exit(0));
 }

@@ -143,7 +143,8 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
     count(r.protocolStatus);
   };
 
-  async function fetchOne(item: Item): Promise<void> {
+  /** Fetches one URL; `release` frees its queue slot as soon as the server is done with us. */
+  async function fetchOne(item: Item, release: () => void): Promise<void> {
     const verdict = await robots.check(item.url);
     if (!verdict.allowed) {
       const now = ts14(new Date());
@@ -169,6 +170,8 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
     let res;
     try {
       res = await httpGet(item.url, { userAgent: agent, accept: conf.getString('http.accept'), timeout, contentLimit, dispatcher });
+      // The politeness delay runs from here: writing the WARC is our time, not the server's.
+      release();
     } catch (err) {
       const e = err as { code?: string; message: string; cause?: { code?: string } };
       record(item.url, { status: 'fetch_retry', date: ts14(new Date()), protocolStatus: 'exception', detail: e.code ?? e.cause?.code ?? e.message });
@@ -208,10 +211,15 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
   try {
     await Promise.all(Array.from({ length: threads }, async () => {
       for (let item = await queues.take(); item; item = await queues.take()) {
+        let released = false;
+        const release = () => {
+          if (!released) queues.finish(item!);
+          released = true;
+        };
         try {
-          await fetchOne(item);
+          await fetchOne(item, release);
         } finally {
-          queues.finish(item);
+          release();
         }
       }
     }));
@@ -220,7 +228,7 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
       clearInterval(timer);
       process.stderr.write('\r\x1b[K');
     }
-    writer.close();
+    await writer.close();
     await dispatcher.close();
   }
   // crawl_fetch, keyed by URL in byte order, written aside and put in place.
