@@ -31,7 +31,7 @@ crash is fetched again, one fetched but not parsed or not in the CrawlDb is fini
     const defines = [...(flags.define ?? [])];
     if (flags.threads) defines.push(`fetcher.threads.fetch=${flags.threads}`);
     const conf = await this.configurationFor(defines);
-    const steps = await import('../crawl/crawl-steps.js');
+    const steps = await import('./crawl-steps.js');
     const say = (m: string) => this.sayLine(m);
     const s = { conf, flags: { engine: 'local', run: false, force: flags.force, reduces: flags.reduces, memory: flags.memory, define: defines }, say };
     const dir = flags.dir;

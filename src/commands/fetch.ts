@@ -23,7 +23,7 @@ again from the start.`;
     if (flags.threads) defines.push(`fetcher.threads.fetch=${flags.threads}`);
     if (flags.parse !== undefined) defines.push(`fetcher.parse=${flags.parse}`);
     const conf = await this.configurationFor(defines);
-    const { fetch } = await import('../crawl/crawl-steps.js');
+    const { fetch } = await import('./crawl-steps.js');
     process.exitCode = await fetch(args.segment, { conf, flags: { engine: 'local', run: false, force: false, define: defines }, say: (m) => this.sayLine(m) });
   }
 }

@@ -22,7 +22,7 @@ when no URL is due (the segment path is printed on stdout otherwise).`;
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Generate);
     const conf = await this.configurationFor(flags.define);
-    const { generate } = await import('../crawl/crawl-steps.js');
+    const { generate } = await import('./crawl-steps.js');
     const seg = await generate(args.crawldb, args.segments, { conf, flags, say: (m) => this.sayLine(m) }, { topN: flags.topN, numFetchers: flags.numFetchers });
     if (seg) process.stdout.write(`${seg}\n`);
   }

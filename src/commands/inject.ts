@@ -18,7 +18,7 @@ with score db.score.injected; URLs the CrawlDb already holds keep their entry.`;
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Inject);
     const conf = await this.configurationFor(flags.define);
-    const { inject } = await import('../crawl/crawl-steps.js');
+    const { inject } = await import('./crawl-steps.js');
     process.exitCode = await inject(args.crawldb, args.seeds, { conf, flags, say: (m) => this.sayLine(m) });
   }
 }

@@ -14,7 +14,7 @@ version ("URL sha1:DIGEST", what nwax index joins) and crawl_parse keyed by URL 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Parse);
     const conf = await this.configurationFor(flags.define);
-    const { parse } = await import('../crawl/crawl-steps.js');
+    const { parse } = await import('./crawl-steps.js');
     process.exitCode = await parse(args.segment, { conf, flags, say: (m) => this.sayLine(m) });
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The steps of a live crawl as library calls, each what its command does (inject, generate,
+ * The steps of a live crawl as calls (they run registered jobs, so they live with the commands), each what its command does (inject, generate,
  * fetch, parse, updatedb, invertlinks, index, dedup), so that `nwax crawl` is a loop over them
  * and every step can also be run alone, as in Nutch.
  */
@@ -10,11 +10,11 @@ import { defaultConfDir } from '../conf/config.js';
 import { parts, SUCCESS, writeDataset } from '../mapreduce/dataset.js';
 import { RecordFileReader, RecordFileWriter } from '../mapreduce/record-file.js';
 import { hashPartition } from '../mapreduce/job.js';
-import type { JobFlagValues } from '../commands/job-options.js';
-import { runRegisteredJob } from '../commands/job-options.js';
-import { UrlFilters } from './url-filters.js';
-import { generateTime, hostOf } from './generate-job.js';
-import type { CrawlDatum } from './crawl-datum.js';
+import type { JobFlagValues } from './job-options.js';
+import { runRegisteredJob } from './job-options.js';
+import { UrlFilters } from '../crawl/url-filters.js';
+import { generateTime, hostOf } from '../crawl/generate-job.js';
+import type { CrawlDatum } from '../crawl/crawl-datum.js';
 import { segmentName } from '../segment/segment.js';
 import { InputError, NwaxError } from '../util/errors.js';
 
@@ -35,7 +35,7 @@ function tmpNear(path: string, what: string): string {
 
 /** Seeds (a file, or a directory of files) into the CrawlDb. Returns the exit status. */
 export async function inject(crawldb: string, seeds: string, s: StepContext): Promise<number> {
-  const { prepareSeeds } = await import('./inject-job.js');
+  const { prepareSeeds } = await import('../crawl/inject-job.js');
   let files: string[];
   try {
     files = statSync(seeds).isDirectory() ? readdirSync(seeds).filter((f) => !f.startsWith('.')).sort().map((f) => join(seeds, f)) : [seeds];
