@@ -13,16 +13,19 @@ export const SITE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'fix
 
 /**
  * Starts the test site. Options: host (default 127.0.0.1), port (0: any), slowMs (how long
- * slow.html makes the client wait), latencyMs (added to every response). Resolves to
+ * slow.html makes the client wait), latencyMs (added to every response), pages (a generated
+ * site of that many pages instead), robots ({ status, body } answered for /robots.txt). Resolves to
  * { url, log, close() }.
  */
-export function startSite({ host = '127.0.0.1', port = 0, slowMs = 5000, latencyMs = 0, pages = 0 } = {}) {
+export function startSite({ host = '127.0.0.1', port = 0, slowMs = 5000, latencyMs = 0, pages = 0, robots } = {}) {
   const log = [];
   let flaky = 0;
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
     log.push({ t: Date.now(), path, ua: req.headers['user-agent'] ?? '' });
     const send = (status, headers, body) => setTimeout(() => res.writeHead(status, headers).end(body), latencyMs);
+    // robots: { status, body } in place of fixtures/site/robots.txt (Crawl-delay, a 503, ...).
+    if (robots && path === '/robots.txt') return send(robots.status ?? 200, { 'content-type': 'text/plain' }, robots.body ?? '');
     if (pages > 0) return generated(path, pages, send);
     switch (path) {
       case '/moved-permanently': return send(301, { location: '/E.html', 'content-type': 'text/html' }, '<a href="/E.html">moved</a>');

@@ -3,7 +3,8 @@ import { createServer } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { HAVE_FIXTURES, breathe, fixture, nwaxAsync, segmentRecords, tempDir } from './helpers.js';
+import { gzipSync } from 'node:zlib';
+import { HAVE_FIXTURES, breathe, fixture, nwax, nwaxAsync, segmentRecords, tempDir } from './helpers.js';
 
 const PARTS = ['content', 'parse_data', 'parse_text', 'crawl_fetch', 'crawl_parse'];
 const ARCHIVES = ['iana.warc.gz', 'dupes.warc.gz', 'example.warc.gz'];
@@ -63,6 +64,22 @@ describe.skipIf(!HAVE_FIXTURES)('import --cdx', () => {
     writeFileSync(join(dir, 'iana-manifest'), `${join(pywb, 'iana.warc.gz')}\n`);
     expect((await nwaxAsync(['import', join(dir, 'iana-manifest'), join(dir, 'iana-full')])).code).toBe(0);
     expect(segment(join(dir, 'iana'))).toEqual(segment(join(dir, 'iana-full')));
+  });
+
+  it('reads CDX9 (no record length: one record read from the offset) and gzipped CDXJ alike', async () => {
+    const archive = join(pywb, 'dupes.warc.gz');
+    const cdx9 = nwax(['cdx', '--format', 'cdx9', '-o', join(dir, 'dupes.cdx9'), archive]);
+    expect(cdx9.code, cdx9.stderr).toBe(0);
+    const cdxj = nwax(['cdx', '--format', 'cdxj', archive]);
+    writeFileSync(join(dir, 'dupes.cdxj.gz'), gzipSync(cdxj.stdout));
+    writeFileSync(join(dir, 'dupes-manifest'), `${archive}\n`);
+    expect((await nwaxAsync(['import', join(dir, 'dupes-manifest'), join(dir, 'dupes-full')])).code).toBe(0);
+    const want = segment(join(dir, 'dupes-full'));
+    for (const input of ['dupes.cdx9', 'dupes.cdxj.gz']) {
+      const r = await nwaxAsync(['import', '--cdx', join(dir, input), '--archives', pywb, join(dir, `seg-${input}`)]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(segment(join(dir, `seg-${input}`)), input).toEqual(want);
+    }
   });
 
   it('imports what the filters keep from a ZipNum cluster, equal to the full import of those captures; a wrong offset is named by its line', async () => {

@@ -256,6 +256,37 @@ describe('crawl steps: seeds, fetch lists, resuming', () => {
     expect(JSON.parse(nwax(['search', '-dir', crawl, '--json', 'habitat']).stdout).hits[0].url).toBe(`${site.url}/B.html`);
   });
 
+  it("honours a robots.txt Crawl-delay longer than fetcher.server.delay, and defers a host whose robots.txt fails", async () => {
+    const slow = await startSite({ robots: { body: 'User-agent: *\nCrawl-delay: 0.6\n' } });
+    const down = await startSite({ host: '127.0.0.2', robots: { status: 503, body: 'down' } });
+    try {
+      const db = join(dir, 'robots-db');
+      writeFileSync(join(dir, 'robots-seeds'), ['A.html', 'B.html', 'C.html'].flatMap((p) => [`${slow.url}/${p}`, `${down.url}/${p}`]).join('\n'));
+      expect((await nwaxAsync(['inject', db, join(dir, 'robots-seeds')])).code).toBe(0);
+      const seg = (await nwaxAsync(['generate', db, join(dir, 'robots-segs')])).stdout.trim();
+      const f = await nwaxAsync(['fetch', seg, '-D', 'fetcher.server.delay=0.1']);
+      expect(f.code, f.stderr).toBe(0);
+      expect(f.stderr).toMatch(/127\.0\.0\.2:\d+: robots\.txt answered HTTP 503; its URLs are retried in a later round/);
+      const times = slow.log.map((l) => l.t);
+      expect(slow.log.map((l) => l.path)).toEqual(['/robots.txt', '/A.html', '/B.html', '/C.html']);
+      for (let i = 1; i < times.length; i++) expect(times[i] - times[i - 1]).toBeGreaterThanOrEqual(598);
+      expect(down.log.map((l) => l.path)).toEqual(['/robots.txt']);
+      const fetched = segmentRecords(seg, 'crawl_fetch');
+      expect(fetched.get(`${down.url}/B.html`)).toMatchObject({ status: 'fetch_retry', protocolStatus: 'robots_deferred' });
+      expect(fetched.get(`${slow.url}/B.html`)).toMatchObject({ status: 'fetch_success' });
+      // Past fetcher.max.crawl.delay the host is not fetched this round.
+      const before = slow.log.length;
+      const seg2 = (await nwaxAsync(['generate', db, join(dir, 'robots-segs2')])).stdout.trim();
+      const f2 = await nwaxAsync(['fetch', seg2, '-D', 'fetcher.max.crawl.delay=0.5']);
+      expect(f2.code, f2.stderr).toBe(0);
+      expect(slow.log.slice(before).map((l) => l.path)).toEqual(['/robots.txt']);
+      expect(segmentRecords(seg2, 'crawl_fetch').get(`${slow.url}/A.html`)).toMatchObject({ status: 'fetch_retry', protocolStatus: 'would_block' });
+    } finally {
+      await slow.close();
+      await down.close();
+    }
+  });
+
   it('says what is wrong with bad input, without a stack', () => {
     const f = nwax(['fetch', join(dir, 'not-a-segment')]);
     expect(f.code).toBe(1);

@@ -133,7 +133,9 @@ line whose offset does not start a record of its URL is reported with its CDX fi
     try {
       const plan = await planCdxImport({
         cdx, filters: (flags.filter as string[] | undefined) ?? [], locator, collection: flags.collection as string, out: planFile,
-        perTask: conf.getNumber('nwax.import.cdx.records.per.task'), sortMemory: conf.getBytes('nwax.sort.memory'),
+        perTask: conf.getNumber('nwax.import.cdx.records.per.task'),
+        threads: (flags.threads as number | undefined) || conf.getNumber('mapreduce.local.threads') || (await import('node:os')).availableParallelism(),
+        sortMemory: conf.getBytes('nwax.sort.memory'),
         tmpDir: conf.getString('nwax.sort.tmpdir') || undefined, warn: (m) => this.sayLine(m),
       });
       this.sayLine(`${cdx.join(', ')}: ${plan.lines} lines, ${plan.selected} records to read from ${plan.archives} archives` +

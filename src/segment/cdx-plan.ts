@@ -27,7 +27,10 @@ export interface CdxPlanOptions {
   collection: string;
   /** Where the task lines go. */
   out: string;
+  /** Records of one archive per map task at most. */
   perTask: number;
+  /** Map tasks that run at once: tasks are made at least twice as many, when there are records enough. */
+  threads: number;
   sortMemory: number;
   tmpDir?: string;
   warn: (message: string) => void;
@@ -118,7 +121,11 @@ export async function planCdxImport(o: CdxPlanOptions): Promise<CdxPlan> {
     if (!out.write(`${JSON.stringify(group)}\n`)) await once(out, 'drain');
     group = undefined;
   };
+  // Known once the sort has read everything: enough tasks for the threads, few enough that a
+  // task's start (a worker, its modules) is not the cost.
+  let perTask = 0;
   for await (const sorted of externalSort(records(), { memory: o.sortMemory, tmpDir: o.tmpDir })) {
+    perTask ||= Math.max(1, Math.min(o.perTask, Math.ceil(plan.selected / (2 * Math.max(1, o.threads)))));
     for (const l of sorted) {
       const [archive, off, len, ref, url] = l.split('\t');
       // The same line listed twice (overlapping CDX files) is read once.
@@ -127,7 +134,7 @@ export async function planCdxImport(o: CdxPlanOptions): Promise<CdxPlan> {
       lastKey = key;
       if (archive !== lastArchive) plan.archives++;
       lastArchive = archive;
-      if (group && (group.archive !== archive || group.records.length >= o.perTask)) await flush();
+      if (group && (group.archive !== archive || group.records.length >= perTask)) await flush();
       group ??= { archive, collection: o.collection, records: [] };
       group.records.push([Number(off), Number(len), ref, url]);
     }
