@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { WARCParser } from 'warcio';
+import base32Encode from 'base32-encode';
 import { BIN, ROOT, breathe, nwax, nwaxAsync, segmentRecords, tempDir } from './helpers.js';
 import { startSite } from '../scripts/site-server.mjs';
 
@@ -21,23 +22,8 @@ function warcs(segment: string): string[] {
   return readdirSync(join(segment, 'warc')).map((f) => join(segment, 'warc', f));
 }
 
-const b32sha1 = (buf: Buffer) => {
-  const digest = createHash('sha1').update(buf).digest();
-  // RFC 4648 base32, the form WARC digests use.
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0;
-  let value = 0;
-  let out = '';
-  for (const byte of digest) {
-    value = (value << 8) | byte;
-    bits += 8;
-    while (bits >= 5) {
-      out += alphabet[(value >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  return `sha1:${out}`;
-};
+// An encoder that is not nwax's (base32-encode, the one warcio.js uses), for an independent check.
+const b32sha1 = (buf: Buffer) => `sha1:${base32Encode(createHash('sha1').update(buf).digest(), 'RFC4648', { padding: false })}`;
 
 interface Rec { type: string; url?: string; headers: Map<string, string>; block: Buffer }
 

@@ -15,6 +15,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSyn
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { writeShard, type ShardResult, type ShardTask } from './zipnum-shard.js';
+import { isGzip } from '../mapreduce/splits.js';
 import { InputError, NwaxError, describeFsError } from '../util/errors.js';
 
 export interface ZipnumBuildOptions {
@@ -34,16 +35,6 @@ export interface ZipnumBuildResult {
   shards: number;
   inputBytes: number;
   clusterBytes: number;
-}
-
-function isGzip(path: string): boolean {
-  const fd = openSync(path, 'r');
-  try {
-    const b = Buffer.alloc(2);
-    return readSync(fd, b, 0, 2, 0) === 2 && b[0] === 0x1f && b[1] === 0x8b;
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** The byte after the first newline at or after `at` (a line start), or `size`. */

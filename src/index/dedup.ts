@@ -24,13 +24,17 @@ interface Entry {
   dates: string;
 }
 
-export function dedupIndexes(paths: string[]): DedupResult {
-  const dbs = paths.map((p) => {
+function openMainIndexes(paths: string[]): Database.Database[] {
+  return paths.map((p) => {
     const db = new Database(p, { fileMustExist: true });
     const info = readInfo(db, p);
     if (info.kind !== 'main') throw new NwaxError('NWAX_USAGE', `dedup: ${p} is a ${info.kind} index; give main indexes`, 2);
     return db;
   });
+}
+
+export function dedupIndexes(paths: string[]): DedupResult {
+  const dbs = openMainIndexes(paths);
   const keep = new Map<number, { id: number; dates: string }[]>();
   const drop = new Map<number, number[]>();
   const result: DedupResult = { groups: 0, deleted: 0 };
@@ -86,12 +90,7 @@ export function dedupIndexes(paths: string[]): DedupResult {
  * shortest URL, then the first in byte order; the others are marked deleted.
  */
 export function dedupByDigest(paths: string[]): DedupResult {
-  const dbs = paths.map((p) => {
-    const db = new Database(p, { fileMustExist: true });
-    const info = readInfo(db, p);
-    if (info.kind !== 'main') throw new NwaxError('NWAX_USAGE', `dedup: ${p} is a ${info.kind} index; give main indexes`, 2);
-    return db;
-  });
+  const dbs = openMainIndexes(paths);
   const result: DedupResult = { groups: 0, deleted: 0 };
   try {
     type Row = { index: number; id: number; url: string; digest: string; boost: number };

@@ -14,7 +14,8 @@ export interface Split {
   end: number;
 }
 
-function isGzip(path: string): boolean {
+/** Whether a file starts with the gzip magic bytes. */
+export function isGzip(path: string): boolean {
   const fd = openSync(path, 'r');
   try {
     const b = Buffer.alloc(2);
