@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { hashPartition } from '../src/mapreduce/job.js';
 import { JOBS } from '../src/jobs/index.js';
-import { HAVE_FIXTURES, breathe, fixture, nwax, nwaxAsync, tempDir } from './helpers.js';
+import { HAVE_FIXTURES, ROOT, breathe, fixture, nwax, nwaxAsync, tempDir } from './helpers.js';
 
 /** Hadoop's Text.hashCode (WritableComparator.hashBytes) written out with BigInt, independently. */
 function javaTextHash(key: string): bigint {
@@ -54,6 +54,20 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     inputs.updatedb = { paths: [...partsOf(crawldb), ...segParts('crawl_fetch', 'crawl_parse')], minMapped: 100, minOut: 90 };
     inputs.invertlinks = { paths: segParts('crawl_parse'), minMapped: 1000, minOut: 300 };
     inputs.index = { paths: [...partsOf(crawldb), ...partsOf(linkdb), ...segParts('parse_data', 'parse_text', 'content', 'crawl_fetch')], minMapped: 400, minOut: 90 };
+    // A live crawl's: the archives' URLs as seeds, injected into a CrawlDb, and the seeds
+    // dataset the inject command makes for its job (the URLs again, new scores).
+    const urls = [...new Set(readFileSync(cdxInput, 'utf8').split('\n').map((l) => l.split(' ')[2]).filter((u) => u && /^https?:/.test(u)))];
+    writeFileSync(join(dir, 'seeds.txt'), `${urls.join('\n')}\n`);
+    const liveDb = join(dir, 'live', 'crawldb');
+    expect([0, 3]).toContain((await nwaxAsync(['inject', liveDb, join(dir, 'seeds.txt')])).code);
+    const { prepareSeeds } = await import('../src/crawl/inject-job.js');
+    const { UrlFilters } = await import('../src/crawl/url-filters.js');
+    const { Configuration } = await import('../src/conf/config.js');
+    writeFileSync(join(dir, 'seeds2.txt'), `${urls.slice(0, 50).map((u) => `${u}\tnutch.score=3`).join('\n')}\n${urls.slice(0, 80).map((u) => `${u}x`).join('\n')}\n`);
+    await prepareSeeds([join(dir, 'seeds2.txt')], join(dir, 'live'), UrlFilters.fromFiles(join(ROOT, 'conf', 'regex-urlfilter.txt'), join(ROOT, 'conf', 'regex-normalize.json')), Configuration.load(), () => {});
+    inputs.inject = { paths: [...partsOf(liveDb), ...partsOf(join(dir, 'live', 'seeds'))], minMapped: 150, minOut: 150 };
+    inputs.generate = { paths: partsOf(liveDb), minMapped: 100, minOut: 100 };
+    inputs.parse = { paths: [manifest], minMapped: 100, minOut: 90 };
   }, 60_000);
   /** What each map task of a streaming job reads: the file on stdin, its name in the environment. */
   const streamedMap = (name: string, paths: string[]) => paths.map((p) =>

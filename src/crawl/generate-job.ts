@@ -11,8 +11,8 @@ import { UrlFilters } from './url-filters.js';
 import { defaultConfDir } from '../conf/config.js';
 
 let filters: UrlFilters | undefined;
-const perHost = new Map<string, number>();
-let selected = 0;
+/** Counts of one reduce task (a worker thread may run several tasks in turn). */
+const tallies = new WeakMap<object, { perHost: Map<string, number>; selected: number }>();
 
 export function hostOf(url: string, mode = 'host'): string {
   let h: string;
@@ -51,16 +51,18 @@ export const generateJob: Job = {
     const topN = ctx.conf.getNumber('generate.topN');
     const max = ctx.conf.getNumber('generate.max.count');
     const mode = ctx.conf.getString('generate.count.mode');
+    let t = tallies.get(ctx);
+    if (!t) tallies.set(ctx, (t = { perHost: new Map(), selected: 0 }));
     for (const v of values as { url: string; datum: CrawlDatum }[]) {
-      if (topN >= 0 && selected >= topN) return ctx.count('over topN');
+      if (topN >= 0 && t.selected >= topN) return ctx.count('over topN');
       const h = hostOf(v.url, mode);
-      const n = perHost.get(h) ?? 0;
+      const n = t.perHost.get(h) ?? 0;
       if (max >= 0 && n >= max) {
         ctx.count(`over generate.max.count per ${mode}`);
         continue;
       }
-      perHost.set(h, n + 1);
-      selected++;
+      t.perHost.set(h, n + 1);
+      t.selected++;
       ctx.count('selected');
       emit(key, v);
     }
