@@ -57,6 +57,8 @@ export class HtmlExtractor {
   private nofollow = false;
   private readonly links: Outlink[] = [];
   private readonly seen = new Set<string>();
+  /** Hrefs already resolved against the current base (pages repeat their links). */
+  private readonly resolved = new Map<string, string | undefined>();
   /** The open `<a>` (or area/frame) whose anchor text is being collected. */
   private anchor: { url: string; text: string } | undefined;
 
@@ -92,13 +94,17 @@ export class HtmlExtractor {
     if (HIDDEN.has(name)) this.hidden++;
     if (name === 'base' && attrs.href) {
       const b = this.resolve(attrs.href);
-      if (b) this.base = b;
+      if (b) {
+        this.base = b;
+        this.resolved.clear();
+      }
     } else if (name === 'meta') {
       this.meta(attrs);
     }
     if (BLOCK.has(name)) this.addText(' ');
     const attr = LINKS[name];
-    if (attr && attrs[attr] !== undefined) {
+    // Past db.max.outlinks.per.page links are not resolved at all (pages of thousands of links).
+    if (attr && attrs[attr] !== undefined && !this.linksFull()) {
       const url = this.resolve(attrs[attr]);
       if (url) {
         if (name === 'a') {
@@ -157,9 +163,12 @@ export class HtmlExtractor {
     this.anchor = undefined;
   }
 
+  private linksFull(): boolean {
+    return this.opts.maxOutlinks >= 0 && this.links.length >= this.opts.maxOutlinks;
+  }
+
   private addLink(url: string, anchor: string): void {
-    const max = this.opts.maxOutlinks;
-    if (max >= 0 && this.links.length >= max) return;
+    if (this.linksFull()) return;
     const text = squash(anchor);
     const id = `${url} ${text}`;
     if (this.seen.has(id)) return;
@@ -169,15 +178,20 @@ export class HtmlExtractor {
 
   /** An absolute http(s) URL without its fragment, or undefined. */
   private resolve(href: string): string | undefined {
-    const h = href.trim();
-    if (!h || h.startsWith('#') || /^(javascript|mailto|data|tel):/i.test(h)) return undefined;
+    let h = href.trim();
+    // The fragment goes before parsing: a '#' always starts it.
+    const hash = h.indexOf('#');
+    if (hash >= 0) h = h.slice(0, hash);
+    if (!h || /^(javascript|mailto|data|tel):/i.test(h)) return undefined;
+    if (this.resolved.has(h)) return this.resolved.get(h);
+    let out: string | undefined;
     try {
       const u = new URL(h, this.base);
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
-      u.hash = '';
-      return u.href;
+      if (u.protocol === 'http:' || u.protocol === 'https:') out = u.href;
     } catch {
-      return undefined;
+      out = undefined;
     }
+    this.resolved.set(h, out);
+    return out;
   }
 }
