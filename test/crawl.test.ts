@@ -165,13 +165,26 @@ describe('the live-web crawl of the test site', () => {
     const revisits = recs.filter((r) => r.type === 'revisit').map((r) => r.url!.replace(site.url, '')).sort();
     // (The long page was truncated: a cut payload is fetched again, not declared identical.)
     expect(revisits).toEqual(['/A.html', '/B.html', '/C-duplicate.html', '/C.html', '/E.html', '/F.html', '/gzip.html', '/win1252.html']);
+    // Each refers to the response of the first crawl: its URL and its WARC-Date.
+    const firstResponses = new Map<string, string>();
+    for (const old of segments(crawl).filter((x) => x !== seg)) {
+      for (const r of (await Promise.all(warcs(old).map(warcioRecords))).flat()) if (r.type === 'response') firstResponses.set(r.url!, r.headers.get('WARC-Date')!);
+    }
     for (const r of recs.filter((x) => x.type === 'revisit')) {
       expect(r.headers.get('WARC-Profile')).toMatch(/identical-payload-digest/);
       expect(r.headers.get('WARC-Refers-To-Target-URI')).toBe(r.url);
+      expect(r.headers.get('WARC-Refers-To-Date'), r.url).toBe(firstResponses.get(r.url!));
     }
     expect(recs.find((r) => r.type === 'response' && r.url?.endsWith('/flaky.html'))).toBeDefined();
     const stats = nwax(['readdb', join(crawl, 'crawldb'), '-stats']).stdout;
     expect(stats).toMatch(/status db_notmodified:\t8/);
+    // A second recrawl: the revisits still refer to the first response, not to the revisit between.
+    const later2 = new Date(Date.now() + 62 * 24 * 3600 * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+    const seg2 = (await nwaxAsync(['generate', join(crawl, 'crawldb'), join(crawl, 'segments'), '-D', `generate.curtime=${later2}`])).stdout.trim();
+    expect((await nwaxAsync(['fetch', seg2, ...CRAWL_CONF])).code).toBe(0);
+    const again2 = (await Promise.all(warcs(seg2).map(warcioRecords))).flat().filter((r) => r.type === 'revisit' && r.url?.endsWith('/A.html'));
+    expect(again2).toHaveLength(1);
+    expect(again2[0].headers.get('WARC-Refers-To-Date')).toBe(firstResponses.get(`${site.url}/A.html`));
   });
 });
 

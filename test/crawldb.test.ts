@@ -21,14 +21,25 @@ function map(job: typeof updatedbJob, inputFile: string, key: string, value: unk
 const db = (over: Partial<CrawlDatum> = {}): CrawlDatum => ({ status: 'db_fetched', fetchTime: '20070101000000', interval: 2592000, score: 2, retries: 0, ...over });
 
 describe('updatedb merge rules (Nutch CrawlDbReducer)', () => {
-  it('a fetch wins over a link and over the db; the newest fetch counts; the next fetch is an interval away', () => {
+  it('a fetch wins over a link and over the db; the newest fetch counts; the next fetch is the URL\'s interval away', () => {
     const { out } = reduce(updatedbJob, 'http://a.example/', [
-      { db: db({ status: 'db_unfetched' }) },
+      { db: db({ status: 'db_unfetched', interval: 86400 }) },
       { link: { score: 0 } },
       { fetch: { status: 'fetch_gone', date: '20070101000000' } },
       { fetch: { status: 'fetch_success', date: '20070301000000', digest: 'sha1:AAAA' } },
-    ], ['db.fetch.interval.default=86400']);
-    expect(out).toEqual([['http://a.example/', { status: 'db_fetched', fetchTime: '20070302000000', interval: 86400, score: 2, digest: 'sha1:AAAA', retries: 0, fetched: '20070301000000' }]]);
+    ], ['db.fetch.interval.default=3600']);
+    expect(out).toEqual([['http://a.example/', { status: 'db_fetched', fetchTime: '20070302000000', interval: 86400, score: 2, digest: 'sha1:AAAA', digestDate: '20070301000000', retries: 0, fetched: '20070301000000' }]]);
+    // A new URL (from a link) gets db.fetch.interval.default.
+    expect(reduce(updatedbJob, 'http://n.example/', [{ link: { score: 0 } }, { fetch: { status: 'fetch_success', date: '20070301000000', digest: 'sha1:B' } }], ['db.fetch.interval.default=3600']).out[0][1])
+      .toMatchObject({ interval: 3600, fetchTime: '20070301010000' });
+  });
+
+  it('keeps the date the content was first fetched while the digest stays the same', () => {
+    const first = db({ digest: 'sha1:AAAA', fetched: '20070301000000', digestDate: '20070301000000' });
+    const same = reduce(updatedbJob, 'u', [{ db: first }, { fetch: { status: 'fetch_notmodified', date: '20070401000000', digest: 'sha1:AAAA' } }]).out[0][1];
+    expect(same).toMatchObject({ status: 'db_notmodified', digest: 'sha1:AAAA', digestDate: '20070301000000', fetched: '20070401000000' });
+    const changed = reduce(updatedbJob, 'u', [{ db: first }, { fetch: { status: 'fetch_success', date: '20070501000000', digest: 'sha1:BBBB' } }]).out[0][1];
+    expect(changed).toMatchObject({ status: 'db_fetched', digest: 'sha1:BBBB', digestDate: '20070501000000' });
   });
 
   it('a link alone adds an unfetched URL; the db entry alone is kept as it was', () => {

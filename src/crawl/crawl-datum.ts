@@ -19,6 +19,10 @@ export interface CrawlDatum {
   retries: number;
   /** 14-digit date of the last fetch. */
   fetched?: string;
+  /** 14-digit date of the fetch that first got this digest (what revisit records refer to). */
+  digestDate?: string;
+  /** Seed metadata (inject's key=value). */
+  metadata?: Record<string, string>;
 }
 
 /** The CrawlDb status a fetch status leads to (Nutch's CrawlDbReducer). */

@@ -64,7 +64,7 @@ export async function prepareSeeds(files: string[], out: string, filters: UrlFil
           warn(`${f}: line ${n}: ${raw}: not an http(s) URL, or rejected by the URL filters; skipped`);
           continue;
         }
-        const datum: CrawlDatum & { metadata?: Record<string, string> } = { status: 'db_unfetched', fetchTime: '00000000000000', interval, score, retries: 0 };
+        const datum: CrawlDatum = { status: 'db_unfetched', fetchTime: '00000000000000', interval, score, retries: 0 };
         for (const m of meta) {
           const eq = m.indexOf('=');
           if (eq <= 0) continue;

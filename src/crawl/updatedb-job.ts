@@ -86,12 +86,18 @@ export const updatedbJob: Job = {
       const status = STATUS_AFTER_FETCH[fetch.status] ?? 'db_unfetched';
       const retries = fetch.status === 'fetch_retry' ? (old?.retries ?? 0) + 1 : 0;
       const gone = retries > ctx.conf.getNumber('db.fetch.retry.max');
+      // The URL's own interval (a seed's nutch.fetchInterval) before the default.
+      const every = old?.interval ?? interval;
+      const digest = fetch.digest && status === 'db_fetched' ? fetch.digest : old?.digest;
+      // When the content was first seen: what a later revisit record refers to.
+      const digestDate = digest && digest === old?.digest ? (old.digestDate ?? old.fetched) : digest === fetch.digest ? fetch.date : undefined;
       datum = {
         status: gone ? 'db_gone' : status,
-        fetchTime: addSeconds(fetch.date, fetch.status === 'fetch_retry' && !gone ? 24 * 3600 : interval),
-        interval,
+        fetchTime: addSeconds(fetch.date, fetch.status === 'fetch_retry' && !gone ? 24 * 3600 : every),
+        interval: every,
         score: old?.score ?? 1,
-        ...(fetch.digest && status === 'db_fetched' ? { digest: fetch.digest } : old?.digest ? { digest: old.digest } : {}),
+        ...(digest ? { digest } : {}),
+        ...(digestDate ? { digestDate } : {}),
         retries,
         fetched: fetch.date,
       };

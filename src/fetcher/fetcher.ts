@@ -180,11 +180,12 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
     const date = ts14(res.date);
     const [status, protocolStatus] = statusOf(res.status);
     const digest = `sha1:${base32(createHash('sha1').update(res.payload).digest())}`;
-    const unchanged = status === 'fetch_success' && !res.truncated && item.datum.digest === digest && item.datum.fetched;
+    const firstSeen = item.datum.digestDate ?? item.datum.fetched;
+    const unchanged = status === 'fetch_success' && !res.truncated && item.datum.digest === digest && firstSeen;
     await writer.write({
       url: item.url, date: res.date, ip: res.ip, requestLine: res.requestLine, requestHeaders: res.requestHeaders,
       statusLine: res.statusLine, responseHeaders: res.headers, payload: res.payload, truncated: res.truncated,
-      ...(unchanged ? { revisitOf: { url: item.url, date: iso(item.datum.fetched!), digest } } : {}),
+      ...(unchanged ? { revisitOf: { url: item.url, date: iso(firstSeen), digest } } : {}),
     });
     bytes += res.payload.length;
     const out: FetchRecord = unchanged
@@ -197,7 +198,7 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
         out.redirect = target;
         if (item.redirects < redirectMax && !seen.has(target)) {
           seen.add(target);
-          queues.add({ url: target, datum: { ...item.datum, digest: undefined, fetched: undefined }, redirects: item.redirects + 1, queueId: await queueIdOf(target, mode) });
+          queues.add({ url: target, datum: { ...item.datum, digest: undefined, fetched: undefined, digestDate: undefined }, redirects: item.redirects + 1, queueId: await queueIdOf(target, mode) });
         }
       }
     }
