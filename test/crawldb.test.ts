@@ -60,6 +60,15 @@ describe('updatedb merge rules (Nutch CrawlDbReducer)', () => {
     expect(map(updatedbJob, '/c/segments/1/crawl_parse/part-00000', 'http://a.example/ sha1:AAAA', outlinks)).toEqual([]);
     expect(map(updatedbJob, '/c/segments/1/crawl_parse/part-00000', 'http://a.example/', outlinks, ['db.update.additions.allowed=false'])).toEqual([]);
   });
+
+  it('passes outlinks and redirect targets through the URL filters, and keeps to the host with db.ignore.external.links', () => {
+    const outlinks = { outlinks: ['http://b.example/', 'http://a.example/x#frag', 'http://a.example/logo.png', 'mailto:me@a.example'].map((url) => ({ url, anchor: '' })) };
+    const keys = (conf: string[] = []) => map(updatedbJob, '/c/segments/1/crawl_parse/part-00000', 'http://a.example/', outlinks, conf).map(([k]) => k);
+    expect(keys()).toEqual(['http://b.example/', 'http://a.example/x']);
+    expect(keys(['db.ignore.external.links=true'])).toEqual(['http://a.example/x']);
+    const redirect = map(updatedbJob, '/c/segments/1/crawl_fetch/part-00000', 'http://a.example/old', { status: 'fetch_redir_perm', date: '20070101000000', redirect: 'http://c.example/new' });
+    expect(redirect.map(([k]) => k)).toEqual(['http://a.example/old', 'http://c.example/new']);
+  });
 });
 
 describe('invertlinks (Nutch LinkDb)', () => {
