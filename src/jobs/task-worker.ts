@@ -1,19 +1,25 @@
-/** Worker thread of the local runner: runs one map or reduce task of a registered job. */
-import { parentPort, workerData } from 'node:worker_threads';
+/**
+ * Worker thread of the local runner: runs the map and reduce tasks of registered jobs that the
+ * runner sends, one at a time, for as long as the runner keeps it.
+ */
+import { parentPort } from 'node:worker_threads';
 import { runMapTask, runReduceTask, type MapTask, type ReduceTask } from '../mapreduce/local-runner.js';
 import type { Counters } from '../mapreduce/job.js';
 import { findJob } from './index.js';
 
-const { jobName, task } = workerData as { jobName: string; task: MapTask | ReduceTask };
-try {
-  const job = findJob(jobName);
-  if (!job) throw new Error(`no job named ${jobName}`);
-  const counters: Counters = {};
-  if ('split' in task) await runMapTask(job, task, counters);
-  else await runReduceTask(job, task, counters);
-  parentPort!.postMessage({ counters });
-} catch (err) {
-  // The error's code and exit status cross the thread too: a bad input stays a bad input.
-  const e = err as { message: string; code?: unknown; exitCode?: unknown };
-  parentPort!.postMessage({ error: e.message, code: typeof e.code === 'string' ? e.code : undefined, exitCode: typeof e.exitCode === 'number' ? e.exitCode : undefined });
-}
+parentPort!.on('message', ({ jobName, task }: { jobName: string; task: MapTask | ReduceTask }) => {
+  void (async () => {
+    try {
+      const job = findJob(jobName);
+      if (!job) throw new Error(`no job named ${jobName}`);
+      const counters: Counters = {};
+      if ('split' in task) await runMapTask(job, task, counters);
+      else await runReduceTask(job, task, counters);
+      parentPort!.postMessage({ counters });
+    } catch (err) {
+      // The error's code and exit status cross the thread too: a bad input stays a bad input.
+      const e = err as { message: string; code?: unknown; exitCode?: unknown };
+      parentPort!.postMessage({ error: e.message, code: typeof e.code === 'string' ? e.code : undefined, exitCode: typeof e.exitCode === 'number' ? e.exitCode : undefined });
+    }
+  })();
+});

@@ -145,19 +145,11 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
     const splits = job.linesPerSplit ? lineSplits(opts.inputs, job.linesPerSplit) : makeSplits(opts.inputs, splitSize);
     const properties = opts.properties ?? [];
     const tasks: MapTask[] = splits.map((split, t) => ({ split, spillPrefix: join(work, `map-${t}`), reduces, budget: Math.floor(budget / threads), properties }));
-    let next = 0;
     const useWorkers = threads > 1 && tasks.length > 1 && opts.taskWorker !== undefined;
-    const runner = async () => {
-      while (next < tasks.length) {
-        const task = tasks[next++];
-        const c: Counters = {};
-        if (useWorkers) addCounters(c, await inWorker(opts.taskWorker!, job.name, task));
-        else await runMapTask(job, task, c);
-        addCounters(counters, c);
-        opts.onProgress?.(counters);
-      }
-    };
-    await Promise.all(Array.from({ length: useWorkers ? Math.min(threads, tasks.length) : 1 }, runner));
+    await runTasks(tasks, threads, (task, c) => runMapTask(job, task, c), (c) => {
+      addCounters(counters, c);
+      opts.onProgress?.(counters);
+    }, useWorkers ? { script: opts.taskWorker!, jobName: job.name, heapMb: mapHeapMb(tasks[0]) } : undefined);
 
     // Shuffle and reduce: one sorted pass over each partition (all map tasks' spills) into its
     // part; partitions are independent, so several run at once on worker threads.
@@ -172,15 +164,8 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
         mergeFactor: Math.max(2, opts.mergeFactor ?? 32),
         recordFile: opts.recordFile,
       }));
-      let nextReduce = 0;
-      const reduceRunner = async () => {
-        while (nextReduce < reduceTasks.length) {
-          const task = reduceTasks[nextReduce++];
-          if (parallel) addCounters(counters, await inWorker(opts.taskWorker!, job.name, task));
-          else await runReduceTask(job, task, counters);
-        }
-      };
-      await Promise.all(Array.from({ length: parallel ? Math.min(threads, reduces) : 1 }, reduceRunner));
+      await runTasks(reduceTasks, threads, (task, c) => runReduceTask(job, task, c), (c) => addCounters(counters, c),
+        parallel ? { script: opts.taskWorker!, jobName: job.name, heapMb: REDUCE_HEAP_MB } : undefined);
       markOutputs(job, tmp);
     }, { force: opts.force });
     return { counters, parts: reduces, mapTasks: tasks.length };
@@ -244,21 +229,80 @@ async function mergeDown(runs: string[], factor: number, prefix: string): Promis
 /** Heap per byte of a map task's buffer (measured: 2 made the job 7% slower for 3% less RSS). */
 const HEAP_PER_BUFFERED_BYTE = 3;
 
-/** Runs one map or reduce task on a worker thread; resolves with its counters. */
-function inWorker(script: URL, jobName: string, task: MapTask | ReduceTask): Promise<Counters> {
-  // A map task's heap is capped near what its buffer needs (the lines, their sort's scratch
-  // space and the garbage of making them) plus room for what the map itself holds (a page being
-  // parsed), so V8 collects early instead of growing the heap far past the budget; a reduce streams.
-  const heapMb = 'split' in task ? Math.ceil((task.budget * HEAP_PER_BUFFERED_BYTE) / 2 ** 20) + 256 : 512;
-  return new Promise((resolve, reject) => {
-    const w = new Worker(script, { workerData: { jobName, task }, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
-    w.once('message', (m: { counters?: Counters; error?: string; code?: string; exitCode?: number }) => {
-      if (m.error === undefined) resolve(m.counters!);
-      else reject(m.code?.startsWith('NWAX_') ? new NwaxError(m.code, m.error, m.exitCode) : new Error(m.error));
+/**
+ * A worker thread that runs tasks one after another: started once per thread of a phase, so
+ * that a job of many small tasks does not pay a thread start and its module loading (a third
+ * of a second for the import's parsers) per task.
+ */
+class TaskThread {
+  private readonly worker: Worker;
+  private pending: { resolve: (c: Counters) => void; reject: (e: Error) => void } | undefined;
+
+  constructor(script: URL, heapMb: number) {
+    this.worker = new Worker(script, { resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+    this.worker.on('message', (m: { counters?: Counters; error?: string; code?: string; exitCode?: number }) => {
+      const p = this.pending;
+      this.pending = undefined;
+      if (m.error === undefined) p?.resolve(m.counters!);
+      else p?.reject(m.code?.startsWith('NWAX_') ? new NwaxError(m.code, m.error, m.exitCode) : new Error(m.error));
     });
-    w.once('error', reject);
-  });
+    const fail = (err: Error) => {
+      const p = this.pending;
+      this.pending = undefined;
+      p?.reject(err);
+    };
+    this.worker.on('error', fail);
+    this.worker.on('exit', (code) => fail(new Error(`task worker exited (${code})`)));
+  }
+
+  run(jobName: string, task: MapTask | ReduceTask): Promise<Counters> {
+    return new Promise((resolve, reject) => {
+      this.pending = { resolve, reject };
+      this.worker.postMessage({ jobName, task });
+    });
+  }
+
+  close(): Promise<number> {
+    return this.worker.terminate();
+  }
 }
+
+/**
+ * Runs `tasks` on `threads` task threads (or on this thread), each thread taking the next task
+ * when it is done with one; the threads end with the phase.
+ */
+async function runTasks<T extends MapTask | ReduceTask>(tasks: T[], threads: number, here: (t: T, c: Counters) => Promise<void>,
+  done: (c: Counters) => void, thread?: { script: URL; jobName: string; heapMb: number }): Promise<void> {
+  let next = 0;
+  const started: TaskThread[] = [];
+  const runner = async () => {
+    let worker: TaskThread | undefined;
+    while (next < tasks.length) {
+      const task = tasks[next++];
+      const c: Counters = {};
+      if (thread) {
+        if (!worker) started.push((worker = new TaskThread(thread.script, thread.heapMb)));
+        Object.assign(c, await worker.run(thread.jobName, task));
+      } else await here(task, c);
+      done(c);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: thread ? Math.min(threads, tasks.length) : 1 }, runner));
+  } finally {
+    await Promise.all(started.map((w) => w.close()));
+  }
+}
+
+/** A map task's heap, capped near what its buffer needs (the lines, their sort's scratch space
+ * and the garbage of making them) plus room for what the map itself holds (a page being
+ * parsed), so V8 collects early instead of growing the heap far past the budget. */
+function mapHeapMb(task: MapTask): number {
+  return Math.ceil((task.budget * HEAP_PER_BUFFERED_BYTE) / 2 ** 20) + 256;
+}
+
+/** A reduce streams: a fixed heap. */
+const REDUCE_HEAP_MB = 512;
 
 /** The sorted runs that the map tasks spilled for partition `p`. */
 function runsOf(work: string, p: number): string[] {
