@@ -7,7 +7,9 @@ import { runMapTask, runReduceTask, type MapTask, type ReduceTask } from '../map
 import type { Counters } from '../mapreduce/job.js';
 import { findJob } from './index.js';
 
-parentPort!.on('message', ({ jobName, task }: { jobName: string; task: MapTask | ReduceTask }) => {
+parentPort!.on('message', ({ jobName, task, close }: { jobName: string; task: MapTask | ReduceTask; close?: boolean }) => {
+  // The end of the phase: the thread exits on its own, its stderr flushed.
+  if (close) return parentPort!.close();
   void (async () => {
     try {
       const job = findJob(jobName);

@@ -262,8 +262,16 @@ class TaskThread {
     });
   }
 
-  close(): Promise<number> {
-    return this.worker.terminate();
+  /** Lets the thread end on its own, so that what it wrote to stderr (warnings) is delivered. */
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => void this.worker.terminate(), 10_000);
+      this.worker.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      this.worker.postMessage({ close: true });
+    });
   }
 }
 
