@@ -3,6 +3,7 @@ import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { FIXTURES, HAVE_FIXTURES, SPEC, fixture, nwax, nwaxAsync, tempDir } from './helpers.js';
+import { pipeline, workedExample } from './example-pipeline.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc, dedupExampleRecords } from '../scripts/make-fixtures.mjs';
 import { parseQuery } from '../src/search/query.js';
@@ -11,28 +12,6 @@ import { surt } from '../src/cdx/surt.js';
 
 interface JsonHit { url: string; digest: string; title: string; dates: string[]; mime: string; host: string; collection: string; moreFromSite: number; snippet: { text: string; marks: [number, number][] } }
 interface JsonResult { total: number; hits: JsonHit[] }
-
-/** import, updatedb, invertlinks, index (and add-dates with `dates`) over `manifest` into `crawl`. */
-async function pipeline(crawl: string, manifest: string, opts: { exclusions?: string; dates?: string; reduces?: number } = {}): Promise<void> {
-  const seg = join(crawl, 'segments', '20200101000000');
-  const steps = [
-    ['import', ...(opts.exclusions ? ['-e', opts.exclusions] : []), manifest, seg],
-    ['updatedb', join(crawl, 'crawldb'), seg],
-    ['invertlinks', join(crawl, 'linkdb'), seg],
-    ['index', '--reduces', String(opts.reduces ?? 1), join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg],
-  ];
-  for (const s of steps) {
-    const r = await nwaxAsync(s);
-    expect([0, 3], `${s.join(' ')}: ${r.stderr}`).toContain(r.code);
-  }
-  if (opts.dates) {
-    for (let p = 0; p < (opts.reduces ?? 1); p++) {
-      const part = join(crawl, 'indexes', `part-0000${p}`);
-      const r = await nwaxAsync(['add-dates', part, part, join(crawl, 'pindexes', `part-0000${p}`, 'dates'), opts.dates]);
-      expect(r.code, r.stderr).toBe(0);
-    }
-  }
-}
 
 function search(crawl: string, query: string, ...flags: string[]): JsonResult {
   const r = nwax(['search', '--json', '-dir', crawl, ...flags, query]);
@@ -43,13 +22,9 @@ function search(crawl: string, query: string, ...flags: string[]): JsonResult {
 describe('the worked dedup example, end to end', () => {
   it('finds the five versions with every capture date, and date:20071005 finds the first', async () => {
     const dir = tempDir();
-    const warc = join(dir, 'example.warc.gz');
-    await writeWarc(warc, dedupExampleRecords());
-    nwax(['cdx', '-o', join(dir, 'example.cdx'), warc]);
-    writeFileSync(join(dir, 'all.dup'), nwax(['dedup-cdx', join(dir, 'example.cdx')]).stdout);
-    writeFileSync(join(dir, 'manifest'), `${warc} october\n`);
+    const { manifest, dups } = await workedExample(dir);
     const crawl = join(dir, 'crawl');
-    await pipeline(crawl, join(dir, 'manifest'), { exclusions: join(dir, 'all.dup'), dates: join(dir, 'all.dup') });
+    await pipeline(crawl, manifest, { exclusions: dups, dates: dups });
     const r = search(crawl, 'url:http://example.org/index.html');
     expect(r.total).toBe(5);
     // The spec's expected dates, version by version (labels stand for digests there: compare the date sets).

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import Parser from 'rss-parser';
 import { spawn } from 'node:child_process';
-import { BIN, nwax, nwaxAsync, tempDir } from './helpers.js';
+import { BIN, nwaxAsync, tempDir } from './helpers.js';
+import { pipeline, workedExample } from './example-pipeline.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc, dedupExampleRecords } from '../scripts/make-fixtures.mjs';
 import { startServer, type RunningServer } from '../src/search/server.js';
@@ -30,18 +31,9 @@ describe('nwax serve', () => {
   const get = (path: string) => fetch(`${srv.url}${path}`);
 
   beforeAll(async () => {
-    const warc = join(dir, 'example.warc.gz');
-    await writeWarc(warc, dedupExampleRecords());
-    nwax(['cdx', '-o', join(dir, 'example.cdx'), warc]);
-    writeFileSync(join(dir, 'all.dup'), nwax(['dedup-cdx', join(dir, 'example.cdx')]).stdout);
-    writeFileSync(join(dir, 'manifest'), `${warc} october\n`);
+    const { manifest, dups } = await workedExample(dir);
     const crawl = join(dir, 'crawl');
-    const seg = join(crawl, 'segments', '20071011000000');
-    for (const step of [
-      ['import', '-e', join(dir, 'all.dup'), join(dir, 'manifest'), seg],
-      ['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg],
-      ['add-dates', join(crawl, 'indexes', 'part-00000'), join(crawl, 'indexes', 'part-00000'), join(crawl, 'pindexes', 'part-00000', 'dates'), join(dir, 'all.dup')],
-    ]) expect((await nwaxAsync(step)).code).toBe(0);
+    await pipeline(crawl, manifest, { exclusions: dups, dates: dups });
     // The real command, with its search threads: on a port the OS picks, on loopback.
     srv = await serveCli(['-dir', crawl, '--port', '0', '-D', 'nwax.wayback.prefix=https://wayback.example/{collection}/{date}/{url}', '-D', 'nwax.serve.threads=2']);
     expect(srv.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
