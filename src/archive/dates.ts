@@ -21,3 +21,13 @@ export function arcDateTo14(field: string): string | undefined {
 function padDate(d: string): string {
   return (d + '00000000000000').slice(0, 14);
 }
+
+/** A moment as 14 digits, UTC (segment names, fetch dates, WARC file names). */
+export function dateTo14(d: Date = new Date()): string {
+  return d.toISOString().replace(/[-:T]/g, '').slice(0, 14);
+}
+
+/** 14 digits back to an ISO 8601 UTC date without fractions (WARC-Date, WARC-Refers-To-Date). */
+export function date14ToIso(d: string): string {
+  return `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}T${d.slice(8, 10)}:${d.slice(10, 12)}:${d.slice(12, 14)}Z`;
+}

@@ -15,6 +15,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { base32 } from './digest.js';
 import { hostname } from 'node:os';
 import { gzipSync } from 'node:zlib';
+import { dateTo14 } from './dates.js';
 
 type Warcio = typeof import('warcio');
 let warcio: Warcio | undefined;
@@ -69,7 +70,7 @@ export class WarcWriter {
     if (this.fd !== undefined && this.size < this.maxSize) return;
     this.closeFile();
     warcio ??= await import('warcio');
-    const ts = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
+    const ts = dateTo14();
     const name = `${this.prefix}-${ts}-${String(this.serial++).padStart(5, '0')}-${process.pid}~${hostname()}.warc.gz`;
     this.path = join(this.dir, name);
     this.fd = openSync(`${this.path}.open`, 'w');

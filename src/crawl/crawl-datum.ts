@@ -3,6 +3,8 @@
  * statuses come from a segment's crawl_fetch, `linked` from an outlink. The CrawlDb of a live
  * crawl is keyed by URL, that of an import by document key `URL sha1:DIGEST`.
  */
+import { dateTo14 } from '../archive/dates.js';
+
 export type DbStatus = 'db_unfetched' | 'db_fetched' | 'db_gone' | 'db_redir_temp' | 'db_redir_perm' | 'db_notmodified' | 'db_duplicate';
 export type FetchStatus = 'fetch_success' | 'fetch_retry' | 'fetch_redir_temp' | 'fetch_redir_perm' | 'fetch_gone' | 'fetch_notmodified';
 
@@ -38,7 +40,7 @@ export const STATUS_AFTER_FETCH: Record<FetchStatus, DbStatus> = {
 /** A 14-digit UTC date plus `seconds`. */
 export function addSeconds(date14: string, seconds: number): string {
   const d = Date.UTC(+date14.slice(0, 4), +date14.slice(4, 6) - 1, +date14.slice(6, 8), +date14.slice(8, 10), +date14.slice(10, 12), +date14.slice(12, 14));
-  return new Date(d + seconds * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  return dateTo14(new Date(d + seconds * 1000));
 }
 
 /** The dataset a map task reads, from its file's path (`.../crawldb/part-N`, `.../SEGMENT/crawl_fetch/part-N`). */

@@ -9,6 +9,7 @@ import type { Job } from '../mapreduce/job.js';
 import type { CrawlDatum } from './crawl-datum.js';
 import { UrlFilters } from './url-filters.js';
 import { defaultConfDir } from '../conf/config.js';
+import { dateTo14 } from '../archive/dates.js';
 
 let filters: UrlFilters | undefined;
 /** Counts of one reduce task (a worker thread may run several tasks in turn). */
@@ -27,7 +28,7 @@ export function hostOf(url: string, mode = 'host'): string {
 
 /** Now, as generate sees it: generate.curtime or the clock (14 digits, UTC). */
 export function generateTime(curtime: string): string {
-  return curtime || new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  return curtime || dateTo14();
 }
 
 export const generateJob: Job = {

@@ -23,6 +23,8 @@ import { FetchQueues } from './fetch-queues.js';
 import { RobotsCache } from './robots.js';
 import { addressOf, httpGet } from './http-fetch.js';
 import { NwaxError } from '../util/errors.js';
+import { date14ToIso, dateTo14 } from '../archive/dates.js';
+import { hostOf } from '../crawl/generate-job.js';
 
 /** What crawl_fetch holds for a URL (updatedb's input; the index reads digest and date). */
 export interface FetchRecord {
@@ -54,8 +56,6 @@ export interface FetchSummary {
   seconds: number;
 }
 
-const ts14 = (d: Date) => d.toISOString().replace(/[-:T]/g, '').slice(0, 14);
-const iso = (d14: string) => `${d14.slice(0, 4)}-${d14.slice(4, 6)}-${d14.slice(6, 8)}T${d14.slice(8, 10)}:${d14.slice(10, 12)}:${d14.slice(12, 14)}Z`;
 
 /** The User-Agent Nutch builds: name/version (description; url; email). */
 export function userAgent(conf: Configuration): string {
@@ -64,15 +64,10 @@ export function userAgent(conf: Configuration): string {
   return `${conf.getString('http.agent.name')}${v ? `/${v}` : ''}${comment ? ` (${comment})` : ''}`;
 }
 
-function domainOf(host: string): string {
-  const labels = host.split('.');
-  return /^\d+$/.test(labels[labels.length - 1] ?? '') ? host : labels.slice(-2).join('.');
-}
-
 async function queueIdOf(url: string, mode: string): Promise<string> {
   const u = new URL(url);
   if (mode === 'byIP') return (await addressOf(u.hostname)) ?? u.hostname;
-  if (mode === 'byDomain') return domainOf(u.hostname);
+  if (mode === 'byDomain') return hostOf(url, 'domain');
   return u.hostname;
 }
 
@@ -147,7 +142,7 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
   async function fetchOne(item: Item, release: () => void): Promise<void> {
     const verdict = await robots.check(item.url);
     if (!verdict.allowed) {
-      const now = ts14(new Date());
+      const now = dateTo14(new Date());
       if (verdict.reason === 'robots_deferred') {
         // The host is not fetched this round at all.
         for (const it of [item, ...queues.drain(item.queueId)]) record(it.url, { status: 'fetch_retry', date: now, protocolStatus: 'robots_deferred', detail: verdict.detail });
@@ -159,7 +154,7 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
     }
     if (verdict.crawlDelay !== undefined) {
       if (verdict.crawlDelay > maxCrawlDelay) {
-        const now = ts14(new Date());
+        const now = dateTo14(new Date());
         for (const it of [item, ...queues.drain(item.queueId)]) record(it.url, { status: 'fetch_retry', date: now, protocolStatus: 'would_block', detail: `Crawl-delay ${verdict.crawlDelay} s is over fetcher.max.crawl.delay` });
         return;
       }
@@ -174,10 +169,10 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
       release();
     } catch (err) {
       const e = err as { code?: string; message: string; cause?: { code?: string } };
-      record(item.url, { status: 'fetch_retry', date: ts14(new Date()), protocolStatus: 'exception', detail: e.code ?? e.cause?.code ?? e.message });
+      record(item.url, { status: 'fetch_retry', date: dateTo14(new Date()), protocolStatus: 'exception', detail: e.code ?? e.cause?.code ?? e.message });
       return;
     }
-    const date = ts14(res.date);
+    const date = dateTo14(res.date);
     const [status, protocolStatus] = statusOf(res.status);
     const digest = `sha1:${base32(createHash('sha1').update(res.payload).digest())}`;
     const firstSeen = item.datum.digestDate ?? item.datum.fetched;
@@ -185,7 +180,7 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
     await writer.write({
       url: item.url, date: res.date, ip: res.ip, requestLine: res.requestLine, requestHeaders: res.requestHeaders,
       statusLine: res.statusLine, responseHeaders: res.headers, payload: res.payload, truncated: res.truncated,
-      ...(unchanged ? { revisitOf: { url: item.url, date: iso(firstSeen), digest } } : {}),
+      ...(unchanged ? { revisitOf: { url: item.url, date: date14ToIso(firstSeen), digest } } : {}),
     });
     bytes += res.payload.length;
     const out: FetchRecord = unchanged

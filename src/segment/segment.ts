@@ -10,6 +10,7 @@
  *   crawl_parse/  the outlinks, for updatedb
  */
 import { basename } from 'node:path';
+import { dateTo14 } from '../archive/dates.js';
 
 export const SEGMENT_PARTS = ['content', 'parse_data', 'parse_text', 'crawl_fetch', 'crawl_parse'] as const;
 export type SegmentPart = (typeof SEGMENT_PARTS)[number];
@@ -40,7 +41,7 @@ export function splitDocumentKey(key: string): { url: string; digest: string } {
 
 /** A segment's name: a 14-digit timestamp, as Nutch names them. */
 export function segmentName(date = new Date()): string {
-  return date.toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  return dateTo14(date);
 }
 
 export function isSegmentName(dir: string): boolean {
