@@ -66,6 +66,19 @@ describe.skipIf(!HAVE_FIXTURES)('import --cdx', () => {
     expect(segment(join(dir, 'iana'))).toEqual(segment(join(dir, 'iana-full')));
   });
 
+  it('skips the captures an exclusion list names (-e), as the manifest import does', async () => {
+    const cdx = join(pywb, 'cdx', 'iana.cdx');
+    const dups = join(dir, 'iana.dup');
+    writeFileSync(dups, nwax(['dedup-cdx', cdx]).stdout);
+    writeFileSync(join(dir, 'iana-only'), `${join(pywb, 'iana.warc.gz')}\n`);
+    const full = await nwaxAsync(['import', '-e', dups, join(dir, 'iana-only'), join(dir, 'iana-e-full')]);
+    expect(full.code, full.stderr).toBe(0);
+    const r = await nwaxAsync(['import', '-e', dups, '--cdx', cdx, '--archives', pywb, join(dir, 'iana-e')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/excluded \d+/);
+    expect(segment(join(dir, 'iana-e'))).toEqual(segment(join(dir, 'iana-e-full')));
+  });
+
   it('reads CDX9 (no record length: one record read from the offset) and gzipped CDXJ alike', async () => {
     const archive = join(pywb, 'dupes.warc.gz');
     const cdx9 = nwax(['cdx', '--format', 'cdx9', '-o', join(dir, 'dupes.cdx9'), archive]);

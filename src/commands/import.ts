@@ -1,6 +1,7 @@
 import { Args, Flags } from '@oclif/core';
 import { NwaxCommand } from './base.js';
 import { jobActionOptions, jobFlags } from './job-options.js';
+import type { Configuration } from '../conf/config.js';
 
 export default class Import extends NwaxCommand {
   static override summary = 'Import the archives a manifest lists into a segment, one document per version (URL + digest).';
@@ -46,115 +47,108 @@ line whose offset does not start a record of its URL is reported with its CDX fi
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Import);
-    const { existsSync, rmSync, statSync } = await import('node:fs');
+    const { readFileSync, rmSync, statSync } = await import('node:fs');
     const { join } = await import('node:path');
     const { InputError, UsageError, describeFsError } = await import('../util/errors.js');
-    if (flags.cdx?.length) {
-      if (args.segment) throw new UsageError('with --cdx there is no manifest: give the segment alone (nwax import --cdx FILE [SEGMENT])');
-      return this.importCdx(args.manifest, flags);
-    }
-    if (flags.filter?.length || flags.archives) throw new UsageError('--filter and --archives go with --cdx');
-    if (!args.manifest) throw new UsageError('give a manifest (one archive per line), or --cdx FILE');
+    const cdx = (flags.cdx ?? []).flatMap((c) => c.split(',')).filter(Boolean);
+    if (cdx.length && args.segment) throw new UsageError('with --cdx there is no manifest: give the segment alone (nwax import --cdx FILE [SEGMENT])');
+    if (!cdx.length && (flags.filter?.length || flags.archives)) throw new UsageError('--filter and --archives go with --cdx');
+    if (!cdx.length && !args.manifest) throw new UsageError('give a manifest (one archive per line), or --cdx FILE');
+    const manifest = cdx.length ? undefined : args.manifest!;
     // (On Hadoop the manifest is a path in HDFS.)
-    if (flags.engine === 'local') try {
-      if (!statSync(args.manifest).isFile()) throw new InputError(`${args.manifest}: not a file; the manifest lists archives, one per line`);
-    } catch (err) {
-      if (err instanceof InputError) throw err;
-      throw new InputError(describeFsError(args.manifest, err as NodeJS.ErrnoException));
-    }
-    if (flags.engine === 'local') {
+    if (manifest && flags.engine === 'local') {
+      try {
+        if (!statSync(manifest).isFile()) throw new InputError(`${manifest}: not a file; the manifest lists archives, one per line`);
+      } catch (err) {
+        if (err instanceof InputError) throw err;
+        throw new InputError(describeFsError(manifest, err as NodeJS.ErrnoException));
+      }
       // A manifest without one archive is a mistake (a wrong file, say), not an empty import.
-      const { readFileSync } = await import('node:fs');
       const { parseManifestLine } = await import('../segment/manifest.js');
-      if (!readFileSync(args.manifest, 'utf8').split('\n').some((l) => parseManifestLine(l))) {
-        throw new InputError(`${args.manifest}: lists no archive (one path or URL per line, then an optional collection)`);
+      if (!readFileSync(manifest, 'utf8').split('\n').some((l) => parseManifestLine(l))) {
+        throw new InputError(`${manifest}: lists no archive (one path or URL per line, then an optional collection)`);
       }
     }
     const defines = [...(flags.define ?? [])];
     if (flags.strict) defines.push('nwax.import.strict=true');
     const conf = await this.configurationFor(defines);
     const { segmentName } = await import('../segment/segment.js');
-    const segment = args.segment ?? join(flags.dir, 'segments', segmentName());
-    let sorted: string | undefined;
-    let badExclusions = 0;
-    const exclusions = flags.exclude ?? conf.getString('nwax.import.exclusions');
-    if (exclusions && flags.engine === 'local') {
-      if (!existsSync(exclusions)) throw new InputError(`${exclusions}: no such exclusion list`);
-      // Read once here: bad lines are reported once, the canonicalizer detected once, and a list
-      // larger than memory sorted into a record file that the map tasks look keys up in.
-      const { prepareExclusions } = await import('../segment/exclusions.js');
-      sorted = `${segment}.exclusions-${process.pid}`;
-      const prep = await prepareExclusions(exclusions, {
-        canonicalizer: conf.getString('nwax.import.canonicalizer'),
-        memory: conf.getBytes('nwax.import.exclusions.memory'),
-        sortedPath: sorted,
-        sortMemory: conf.getBytes('nwax.sort.memory'),
-        tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
-        warn: (m) => this.sayLine(m),
-      });
-      this.sayLine(`${exclusions}: ${prep.lines} captures to exclude (${prep.canonicalizer} keys${prep.path === sorted ? ', sorted into a record file' : ''})${prep.bad ? `; ${prep.bad} bad lines skipped` : ''}`);
-      badExclusions = prep.bad;
-      defines.push(`nwax.import.exclusions=${prep.path}`, `nwax.import.canonicalizer=${prep.canonicalizer}`);
-    } else if (exclusions) {
-      defines.push(`nwax.import.exclusions=${exclusions}`);
-    }
-    const { findJob } = await import('../jobs/index.js');
-    const { runJobAction } = await import('../mapreduce/job-cli.js');
-    const job = findJob('import')!;
+    const segment = (cdx.length ? args.manifest : args.segment) ?? join(flags.dir, 'segments', segmentName());
+    const temps: string[] = [];
     try {
-      process.exitCode = await runJobAction(job, 'run', [args.manifest!], {
-        ...(await jobActionOptions(conf, { ...flags, define: defines }, job.numReduces, (m) => this.sayLine(m))),
-        output: segment,
-        // Exit 3 when something was skipped: damaged records, unreadable archives, bad list lines.
-        exitCode: (c) => ((c['read-error'] ?? 0) + (c['archives failed'] ?? 0) + badExclusions > 0 ? 3 : 0),
-      });
-    } finally {
-      if (sorted) for (const f of [sorted, `${sorted}.idx`]) rmSync(f, { force: true });
-    }
-  }
-
-  /** import --cdx: plan the records (cdx-plan.ts), then run the import job over the plan. */
-  private async importCdx(segmentArg: string | undefined, flags: Awaited<ReturnType<Import['parse']>>['flags'] & Record<string, unknown>): Promise<void> {
-    const { rmSync } = await import('node:fs');
-    const { dirname, join } = await import('node:path');
-    const defines = [...((flags.define as string[] | undefined) ?? [])];
-    if (flags.strict) defines.push('nwax.import.strict=true');
-    const conf = await this.configurationFor(defines);
-    const { segmentName } = await import('../segment/segment.js');
-    const segment = segmentArg ?? join(flags.dir as string, 'segments', segmentName());
-    const cdx = (flags.cdx as string[]).flatMap((c) => c.split(',')).filter(Boolean);
-    const { ArchiveLocator } = await import('../segment/archive-locator.js');
-    const { planCdxImport } = await import('../segment/cdx-plan.js');
-    const places = ((flags.archives as string | undefined) ?? conf.getString('nwax.archive.locations')).split(',').map((p) => p.trim()).filter(Boolean);
-    const locator = new ArchiveLocator(places.length ? places : [...new Set(cdx.map((c) => dirname(c)))]);
-    const planFile = `${segment}.records${flags.engine === 'local' ? `-${process.pid}` : ''}`;
-    const { mkdirSync } = await import('node:fs');
-    mkdirSync(dirname(planFile), { recursive: true });
-    try {
-      const plan = await planCdxImport({
-        cdx, filters: (flags.filter as string[] | undefined) ?? [], locator, collection: flags.collection as string, out: planFile,
-        perTask: conf.getNumber('nwax.import.cdx.records.per.task'),
-        threads: (flags.threads as number | undefined) || conf.getNumber('mapreduce.local.threads') || (await import('node:os')).availableParallelism(),
-        sortMemory: conf.getBytes('nwax.sort.memory'),
-        tmpDir: conf.getString('nwax.sort.tmpdir') || undefined, warn: (m) => this.sayLine(m),
-      });
-      this.sayLine(`${cdx.join(', ')}: ${plan.lines} lines, ${plan.selected} records to read from ${plan.archives} archives` +
-        `${plan.filteredOut ? `, ${plan.filteredOut} filtered out` : ''}${plan.badLines ? `, ${plan.badLines} bad lines` : ''}${plan.unresolved ? `, ${plan.unresolved} in archives not found` : ''}`);
-      if (plan.selected === 0) {
-        const { InputError } = await import('../util/errors.js');
-        throw new InputError(`${cdx.join(', ')}: no record to import${plan.lines ? ' (every line was filtered out or could not be resolved)' : ' (no CDX lines)'}`);
+      const badExclusions = await this.exclusions(flags.exclude ?? conf.getString('nwax.import.exclusions'), segment, conf, flags.engine, defines, temps);
+      const options = await jobActionOptions(conf, { ...flags, define: defines }, undefined, (m) => this.sayLine(m));
+      let input = manifest!;
+      let skipped = badExclusions;
+      if (cdx.length) {
+        // The records to read, planned from the CDX; on Hadoop the plan is kept, to be copied to HDFS.
+        input = `${segment}.records${flags.engine === 'local' ? `-${process.pid}` : ''}`;
+        if (flags.engine === 'local') temps.push(input);
+        skipped += await this.planCdx(cdx, input, flags, conf, options.threads);
       }
       const { findJob } = await import('../jobs/index.js');
       const { runJobAction } = await import('../mapreduce/job-cli.js');
       const job = findJob('import')!;
-      const skipped = plan.badLines + plan.unresolved;
-      process.exitCode = await runJobAction(job, 'run', [planFile], {
-        ...(await jobActionOptions(conf, { ...(flags as unknown as Parameters<typeof jobActionOptions>[1]), define: defines }, job.numReduces, (m) => this.sayLine(m))),
+      process.exitCode = await runJobAction(job, 'run', [input], {
+        ...options,
         output: segment,
+        // Exit 3 when something was skipped: damaged records, unreadable archives, bad list or CDX lines.
         exitCode: (c) => ((c['read-error'] ?? 0) + (c['archives failed'] ?? 0) + (c['cdx-offset-mismatch'] ?? 0) + skipped > 0 ? 3 : 0),
       });
     } finally {
-      if (flags.engine === 'local') rmSync(planFile, { force: true });
+      for (const f of temps) rmSync(f, { force: true });
     }
+  }
+
+  /**
+   * The exclusion list, read once here: bad lines reported once, the canonicalizer detected
+   * once, and a list larger than memory sorted into a record file that the map tasks look keys
+   * up in. Adds the properties the tasks read; returns the number of bad lines.
+   */
+  private async exclusions(list: string, segment: string, conf: Configuration, engine: string, defines: string[], temps: string[]): Promise<number> {
+    if (!list) return 0;
+    if (engine !== 'local') {
+      defines.push(`nwax.import.exclusions=${list}`);
+      return 0;
+    }
+    const { existsSync } = await import('node:fs');
+    const { InputError } = await import('../util/errors.js');
+    if (!existsSync(list)) throw new InputError(`${list}: no such exclusion list`);
+    const { prepareExclusions } = await import('../segment/exclusions.js');
+    const sorted = `${segment}.exclusions-${process.pid}`;
+    temps.push(sorted, `${sorted}.idx`);
+    const prep = await prepareExclusions(list, {
+      canonicalizer: conf.getString('nwax.import.canonicalizer'),
+      memory: conf.getBytes('nwax.import.exclusions.memory'),
+      sortedPath: sorted,
+      sortMemory: conf.getBytes('nwax.sort.memory'),
+      tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
+      warn: (m) => this.sayLine(m),
+    });
+    this.sayLine(`${list}: ${prep.lines} captures to exclude (${prep.canonicalizer} keys${prep.path === sorted ? ', sorted into a record file' : ''})${prep.bad ? `; ${prep.bad} bad lines skipped` : ''}`);
+    defines.push(`nwax.import.exclusions=${prep.path}`, `nwax.import.canonicalizer=${prep.canonicalizer}`);
+    return prep.bad;
+  }
+
+  /** import --cdx: the records the CDX lists, planned into `out` (cdx-plan.ts); returns the lines skipped. */
+  private async planCdx(cdx: string[], out: string, flags: { archives?: string; filter?: string[]; collection: string }, conf: Configuration, threads: number): Promise<number> {
+    const { mkdirSync } = await import('node:fs');
+    const { dirname } = await import('node:path');
+    const { ArchiveLocator } = await import('../segment/archive-locator.js');
+    const { planCdxImport } = await import('../segment/cdx-plan.js');
+    const { InputError } = await import('../util/errors.js');
+    const places = (flags.archives ?? conf.getString('nwax.archive.locations')).split(',').map((p) => p.trim()).filter(Boolean);
+    const locator = new ArchiveLocator(places.length ? places : [...new Set(cdx.map((c) => dirname(c)))]);
+    mkdirSync(dirname(out), { recursive: true });
+    const plan = await planCdxImport({
+      cdx, filters: flags.filter ?? [], locator, collection: flags.collection, out,
+      perTask: conf.getNumber('nwax.import.cdx.records.per.task'), threads,
+      sortMemory: conf.getBytes('nwax.sort.memory'), tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
+      warn: (m) => this.sayLine(m),
+    });
+    this.sayLine(`${cdx.join(', ')}: ${plan.lines} lines, ${plan.selected} records to read from ${plan.archives} archives` +
+      `${plan.filteredOut ? `, ${plan.filteredOut} filtered out` : ''}${plan.badLines ? `, ${plan.badLines} bad lines` : ''}${plan.unresolved ? `, ${plan.unresolved} in archives not found` : ''}`);
+    if (plan.selected === 0) throw new InputError(`${cdx.join(', ')}: no record to import${plan.lines ? ' (every line was filtered out or could not be resolved)' : ' (no CDX lines)'}`);
+    return plan.badLines + plan.unresolved;
   }
 }
