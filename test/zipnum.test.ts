@@ -113,6 +113,21 @@ describe.skipIf(!HAVE_FIXTURES)('ZipNum clusters and cdx-query', () => {
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/unsorted\.cdx: line 2: not sorted/);
     expect(readdirSync(dir)).not.toContain('never');
+    // Garbage, an empty file and a file cut inside its last line (a query that reaches it):
+    // named, nothing written.
+    writeFileSync(join(dir, 'garbage.cdx'), Buffer.from([0x00, 0xff, 0x13, 0x37, 0x0a, 0x80, 0x81]));
+    writeFileSync(join(dir, 'empty.cdx'), '');
+    writeFileSync(join(dir, 'cut.cdx'), `${flat.slice(0, 3).join('\n')}\n${flat[3].slice(0, 40)}`);
+    for (const [file, message] of [['garbage.cdx', /garbage\.cdx: .*line 1: not a CDX line/], ['empty.cdx', /empty\.cdx: (empty file|no CDX lines)/], ['cut.cdx', /cut\.cdx: .*the last line is cut short/]] as const) {
+      for (const args of [['zipnum', 'build', join(dir, file), join(dir, `z-${file}`)], ['cdx-query', join(dir, file), flat[3].split(' ')[2], '--match-type', 'host']]) {
+        const r = nwax(args);
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(1);
+        expect(r.stderr).toMatch(message);
+        expect(r.stderr).not.toMatch(/\n\s+at /);
+        expect(r.stdout).toBe('');
+      }
+      expect(readdirSync(dir)).not.toContain(`z-${file}`);
+    }
     const b = nwax(['cdx-query', fixture('pywb/zipcdx/zipnum-bad.idx'), 'iana.org/']);
     expect(b.code).not.toBe(0);
     expect(b.stderr).toMatch(/zipnum-bad\.idx: part "foo" is not in its \.loc file/);

@@ -3,6 +3,8 @@
  * default, CDX9, wget's, OpenWayback's) and CDXJ (`urlkey timestamp {json}`). Fields by their
  * CDX letters; split(' '), not a CSV parser: CDX has no quoting and URLs may hold `"`.
  */
+import { visible } from '../util/errors.js';
+
 /** The fields of a CDX line as written (strings), named as CdxEntry names them. */
 export type CdxFields = Record<'urlkey' | 'timestamp' | 'url' | 'mime' | 'status' | 'digest' | 'length' | 'offset' | 'filename', string>;
 
@@ -60,4 +62,24 @@ function parseCdxj(line: string, sp1: number, sp2: number): CdxFields | undefine
 /** A digest as written in CDX (bare) or CDXJ (`sha1:` prefix): the bare value. */
 export function bareDigest(d: string): string {
   return d.startsWith('sha1:') || d.startsWith('SHA1:') ? d.slice(5) : d;
+}
+
+/** Why a line is not a CDX data line (`urlkey timestamp ...`), or undefined when it is one. */
+export function cdxLineProblem(line: string): string | undefined {
+  return /^\S+ \d{4,14}(?: |$)/.test(line) ? undefined : `not a CDX line (expected "urlkey timestamp ..."): "${visible(line.slice(0, 60))}"`;
+}
+
+/** Whether a line holds all its fields (a CDXJ line its whole JSON): the last line of a cut file may not. */
+export function cdxLineComplete(line: string, fields = 11): boolean {
+  const a = line.indexOf(' ');
+  const b = a < 0 ? -1 : line.indexOf(' ', a + 1);
+  if (b > 0 && line.charCodeAt(b + 1) === 123) {
+    try {
+      JSON.parse(line.slice(b + 1));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  return line.split(' ').length >= fields;
 }

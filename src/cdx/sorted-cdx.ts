@@ -4,8 +4,10 @@
  * on from there until the range ends. A gzipped CDX cannot be seeked and is scanned.
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { gunzipSync, constants } from 'node:zlib';
 import { lineBatches } from '../mapreduce/line-reader.js';
-import { InputError, describeFsError } from '../util/errors.js';
+import { FormatError, InputError, describeFsError } from '../util/errors.js';
+import { cdxLineComplete, cdxLineProblem } from './cdx-reader.js';
 
 const PROBE = 8 * 1024;
 const READ = 1 << 20;
@@ -29,9 +31,20 @@ export class SortedCdxFile {
       this.size = statSync(path).size;
       const head = Buffer.alloc(Math.min(PROBE, this.size));
       readSync(fd, head, 0, head.length, 0);
+      if (this.size === 0) throw new InputError(`${path}: empty file: no CDX lines`);
       this.gzip = head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
-      const first = head.toString('utf8').split('\n', 1)[0];
-      this.legend = !this.gzip && first.startsWith(' CDX ') ? first : undefined;
+      // The head as text (a gzipped file's first block inflated as far as it goes).
+      let text: string;
+      try {
+        text = (this.gzip ? gunzipSync(head, { finishFlush: constants.Z_SYNC_FLUSH }) : head).toString('utf8');
+      } catch (err) {
+        throw new InputError(`${path}: not gzip data that can be read (${(err as Error).message})`);
+      }
+      const lines = text.split('\n');
+      this.legend = lines[0].startsWith(' CDX ') ? lines[0] : undefined;
+      const lineNo = lines.findIndex((l) => l !== '' && l[0] !== ' ' && l[0] !== '!');
+      const problem = lineNo >= 0 && (lineNo < lines.length - 1 || text.length < PROBE) ? cdxLineProblem(lines[lineNo]) : undefined;
+      if (problem) throw new FormatError(path, 0, 'not-cdx', `line ${lineNo + 1}: ${problem}`);
     } finally {
       closeSync(fd);
     }
@@ -102,7 +115,12 @@ export class SortedCdxFile {
           yield l;
         }
       }
-      if (carry !== '' && carry >= startKey && carry < endKey) yield carry;
+      if (carry !== '' && carry >= startKey && carry < endKey) {
+        if (!cdxLineComplete(carry, this.legend ? this.legend.trim().split(/\s+/).length - 1 : 11)) {
+          throw new FormatError(this.path, at - Buffer.byteLength(carry), 'cut-short', 'the last line is cut short (the file ends inside it)');
+        }
+        yield carry;
+      }
     } finally {
       closeSync(fd);
     }

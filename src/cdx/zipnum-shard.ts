@@ -9,6 +9,7 @@ import { createReadStream, openSync, writeSync, closeSync, fsyncSync } from 'nod
 import { open } from 'node:fs/promises';
 import { createGunzip, gzipSync } from 'node:zlib';
 import { InputError, NwaxError } from '../util/errors.js';
+import { cdxLineComplete, cdxLineProblem } from './cdx-reader.js';
 
 export interface ShardTask {
   input: string;
@@ -79,7 +80,7 @@ export async function writeShard(t: ShardTask): Promise<ShardResult> {
     parts = [];
     inBlock = 0;
   };
-  const take = (line: Buffer) => {
+  const take = (line: Buffer, last = false) => {
     lineNo++;
     let l = line;
     if (l.length && l[l.length - 1] === 0x0d) l = l.subarray(0, l.length - 1);
@@ -88,6 +89,12 @@ export async function writeShard(t: ShardTask): Promise<ShardResult> {
       const legend = l.toString('utf8').trim().replace(/\s+/g, ' ');
       if (` ${legend}` !== CDX11_LEGEND) throw new InputError(`${where()}: legend "${legend}": a ZipNum cluster holds CDX11 or CDXJ lines (as pywb and OpenWayback read them); write CDX11 with nwax cdx --format cdx11`);
       return;
+    }
+    // The first line tells a CDX from something else; the last, without its newline, may be cut.
+    if (res.lines === 0 || last) {
+      const text = l.toString('utf8');
+      const problem = cdxLineProblem(text) ?? (last && !cdxLineComplete(text) ? 'the last line is cut short (the file ends inside it)' : undefined);
+      if (problem) throw new NwaxError('NWAX_FORMAT', `${where()}: ${problem}`);
     }
     if (prev && Buffer.compare(prev, l) > 0) {
       throw new NwaxError('NWAX_FORMAT', `${where()}: not sorted (sorts before the line above it); sort with LC_ALL=C sort or nwax sort-cdx first`);
@@ -111,7 +118,7 @@ export async function writeShard(t: ShardTask): Promise<ShardResult> {
       }
       carry = at < chunk.length ? Buffer.from(chunk.subarray(at)) : undefined;
     }
-    if (carry) take(carry);
+    if (carry) take(carry, true);
     flush();
     fsyncSync(fd);
   } catch (err) {

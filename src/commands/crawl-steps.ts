@@ -5,6 +5,7 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
 import type { Configuration } from '../conf/config.js';
 import { defaultConfDir } from '../conf/config.js';
 import { parts, SUCCESS, writeDataset } from '../mapreduce/dataset.js';
@@ -42,11 +43,13 @@ export async function inject(crawldb: string, seeds: string, s: StepContext): Pr
   } catch {
     throw new InputError(`${seeds}: no such seed file or directory`);
   }
-  const tmp = tmpNear(crawldb, 'inject');
+  // The seeds are prepared in the temp dir: a crawl whose seeds are all bad leaves no directory behind.
+  const tmp = mkdtempSync(join(s.conf.getString('nwax.sort.tmpdir') || tmpdir(), 'nwax-inject-'));
   try {
     let warned = 0;
     const c = await prepareSeeds(files, tmp, urlFilters(s.conf), s.conf, (m) => void (++warned <= 20 && s.say(m)));
     s.say(`${seeds}: ${c.lines} seed URLs, ${c.accepted} accepted, ${c.rejected} rejected`);
+    if (c.lines === 0) throw new InputError(`${seeds}: lists no seed URL (one URL per line)`);
     if (c.accepted === 0) throw new InputError(`${seeds}: no seed URL passed the URL filters (conf/regex-urlfilter.txt)`);
     const inputs = [...(existsSync(crawldb) ? parts(crawldb) : []), ...parts(join(tmp, 'seeds'))];
     const code = await runRegisteredJob('inject', inputs, crawldb, s.conf, s.flags, s.say);

@@ -6,6 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { SUCCESS } from '../mapreduce/dataset.js';
+import { visible } from '../util/errors.js';
 import { join } from 'node:path';
 import type { Job } from '../mapreduce/job.js';
 import type { Configuration } from '../conf/config.js';
@@ -61,7 +62,7 @@ export async function prepareSeeds(files: string[], out: string, filters: UrlFil
         const url = filters.apply(raw);
         if (!url) {
           c.rejected++;
-          warn(`${f}: line ${n}: ${raw}: not an http(s) URL, or rejected by the URL filters; skipped`);
+          warn(`${f}: line ${n}: ${visible(raw.slice(0, 200))}: not an http(s) URL, or rejected by the URL filters; skipped`);
           continue;
         }
         const datum: CrawlDatum = { status: 'db_unfetched', fetchTime: '00000000000000', interval, score, retries: 0 };

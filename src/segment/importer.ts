@@ -15,7 +15,7 @@ import type { Exclusions } from './exclusions.js';
 import type { StatusFilter } from './status-filter.js';
 import type { ManifestEntry } from './manifest.js';
 import { digestWithAlgorithm, documentKey, normalizeUrl, type Capture } from './segment.js';
-import { InputError } from '../util/errors.js';
+import { InputError, visible } from '../util/errors.js';
 
 export interface ImportOptions {
   /** Records of one task read at the same time by import --cdx. */
@@ -37,10 +37,6 @@ function mimeOf(r: ArchiveRecord): string {
   return (raw ?? '').split(';')[0].trim().toLowerCase() || 'application/octet-stream';
 }
 
-/** A message with control characters shown as escapes (a manifest line of binary garbage). */
-function visible(message: string): string {
-  return message.replace(/[\x00-\x1f\x7f-\x9f\ufffd]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
 
 /** Reads one archive of the manifest and emits its captures under their document keys. */
 export async function importArchive(entry: ManifestEntry, opts: ImportOptions, emit: (key: string, c: Capture) => void, ctx: TaskContext): Promise<void> {

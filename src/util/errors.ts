@@ -59,3 +59,8 @@ export function describeFsError(path: string, err: NodeJS.ErrnoException): strin
       return `${path}: cannot read (${err.code ?? err.message})`;
   }
 }
+
+/** Text with control characters and undecodable bytes shown as escapes (garbage input quoted in a message). */
+export function visible(message: string): string {
+  return message.replace(/[\x00-\x1f\x7f-\x9f\ufffd]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
