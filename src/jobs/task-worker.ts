@@ -4,8 +4,12 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { runMapTask, runReduceTask, type MapTask, type ReduceTask } from '../mapreduce/local-runner.js';
-import type { Counters } from '../mapreduce/job.js';
+import { setWarningSink, type Counters } from '../mapreduce/job.js';
 import { findJob } from './index.js';
+
+// Warnings travel on the same port as the task's result, so none is lost or comes after it
+// (a worker's own stderr is delivered asynchronously, and could be cut off at its end).
+setWarningSink((message) => parentPort!.postMessage({ warn: message }));
 
 parentPort!.on('message', ({ jobName, task, close }: { jobName: string; task: MapTask | ReduceTask; close?: boolean }) => {
   // The end of the phase: the thread exits on its own, its stderr flushed.

@@ -114,6 +114,16 @@ export function checkedKey(job: Job, key: string): string {
   return key;
 }
 
+/** Where tasks' warnings go: stderr, or (in a task thread) the runner, which prints them in order. */
+let warnSink: (message: string) => void = (message) => {
+  process.stderr.write(`${message}\n`);
+};
+
+/** Sends the warnings of the tasks of this thread elsewhere (the task worker sends them to the runner). */
+export function setWarningSink(sink: (message: string) => void): void {
+  warnSink = sink;
+}
+
 /** A task's context; `properties` are the job's -D overrides (the configuration loads on first use). */
 export function newContext(counters: Counters, properties: readonly string[] = [], inputFile = ''): TaskContext {
   let conf: Configuration | undefined;
@@ -126,7 +136,7 @@ export function newContext(counters: Counters, properties: readonly string[] = [
       return (conf ??= Configuration.load(properties));
     },
     warn(message) {
-      process.stderr.write(`${message}\n`);
+      warnSink(message);
     },
   };
 }

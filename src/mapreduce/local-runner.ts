@@ -240,7 +240,11 @@ class TaskThread {
 
   constructor(script: URL, heapMb: number) {
     this.worker = new Worker(script, { resourceLimits: { maxOldGenerationSizeMb: heapMb } });
-    this.worker.on('message', (m: { counters?: Counters; error?: string; code?: string; exitCode?: number }) => {
+    this.worker.on('message', (m: { counters?: Counters; error?: string; code?: string; exitCode?: number; warn?: string }) => {
+      if (m.warn !== undefined) {
+        process.stderr.write(`${m.warn}\n`);
+        return;
+      }
       const p = this.pending;
       this.pending = undefined;
       if (m.error === undefined) p?.resolve(m.counters!);
@@ -262,7 +266,7 @@ class TaskThread {
     });
   }
 
-  /** Lets the thread end on its own, so that what it wrote to stderr (warnings) is delivered. */
+  /** Lets the thread end on its own (anything it still writes to stderr is delivered). */
   close(): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(() => void this.worker.terminate(), 10_000);
@@ -277,21 +281,30 @@ class TaskThread {
 
 /**
  * Runs `tasks` on `threads` task threads (or on this thread), each thread taking the next task
- * when it is done with one; the threads end with the phase.
+ * when it is done with one; the threads end with the phase. When a task fails no new task
+ * starts, the ones under way finish, and the error of the first failed task in input order is
+ * thrown: which error a run reports does not depend on which thread was quicker.
  */
 async function runTasks<T extends MapTask | ReduceTask>(tasks: T[], threads: number, here: (t: T, c: Counters) => Promise<void>,
   done: (c: Counters) => void, thread?: { script: URL; jobName: string; heapMb: number }): Promise<void> {
   let next = 0;
   const started: TaskThread[] = [];
+  const failed: { index: number; error: unknown }[] = [];
   const runner = async () => {
     let worker: TaskThread | undefined;
-    while (next < tasks.length) {
-      const task = tasks[next++];
+    while (next < tasks.length && failed.length === 0) {
+      const index = next++;
+      const task = tasks[index];
       const c: Counters = {};
-      if (thread) {
-        if (!worker) started.push((worker = new TaskThread(thread.script, thread.heapMb)));
-        Object.assign(c, await worker.run(thread.jobName, task));
-      } else await here(task, c);
+      try {
+        if (thread) {
+          if (!worker) started.push((worker = new TaskThread(thread.script, thread.heapMb)));
+          Object.assign(c, await worker.run(thread.jobName, task));
+        } else await here(task, c);
+      } catch (error) {
+        failed.push({ index, error });
+        return;
+      }
       done(c);
     }
   };
@@ -300,6 +313,7 @@ async function runTasks<T extends MapTask | ReduceTask>(tasks: T[], threads: num
   } finally {
     await Promise.all(started.map((w) => w.close()));
   }
+  if (failed.length) throw failed.reduce((a, b) => (b.index < a.index ? b : a)).error;
 }
 
 /** A map task's heap, capped near what its buffer needs (the lines, their sort's scratch space
