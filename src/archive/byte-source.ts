@@ -36,6 +36,12 @@ export interface ByteSource {
   /** Size in bytes where known (files), else undefined. */
   readonly size: number | undefined;
   chunks(): AsyncIterator<Buffer>;
+  /**
+   * The bytes again from `offset` (relative to where chunks() starts), for sources that can be
+   * read twice (local files). After damage the reader goes back to the first place a good
+   * record may start; a source without it (stdin, http) resumes where reading has got to.
+   */
+  reopen?(offset: number): AsyncIterator<Buffer>;
   close(): void;
 }
 
@@ -67,24 +73,27 @@ export async function openByteSource(path: string, remote: RemoteOptions = { tim
     throw new InputError(describeFsError(path, err as NodeJS.ErrnoException));
   }
   let stream: ReturnType<typeof createReadStream> | undefined;
+  const chunksFrom = (start: number): AsyncIterator<Buffer> => {
+    stream?.destroy();
+    stream = createReadStream(path, { highWaterMark: CHUNK, start });
+    const it = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+    return {
+      next: async () => {
+        try {
+          return await it.next();
+        } catch (err) {
+          throw new InputError(describeFsError(path, err as NodeJS.ErrnoException));
+        }
+      },
+      return: async () => (it.return ? it.return() : { done: true, value: undefined }),
+    };
+  };
   return {
     name: path,
     fileName: basename(path),
     size,
-    chunks() {
-      stream = createReadStream(path, { highWaterMark: CHUNK });
-      const it = (stream as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
-      return {
-        next: async () => {
-          try {
-            return await it.next();
-          } catch (err) {
-            throw new InputError(describeFsError(path, err as NodeJS.ErrnoException));
-          }
-        },
-        return: async () => (it.return ? it.return() : { done: true, value: undefined }),
-      };
-    },
+    chunks: () => chunksFrom(0),
+    reopen: (offset) => chunksFrom(offset),
     close() {
       stream?.destroy();
     },
@@ -116,29 +125,32 @@ export async function openByteRange(path: string, range: ByteRange, remote: Remo
     name: `${path} at ${range.offset}`,
     fileName: basename(path),
     size: range.length,
-    chunks() {
-      let at = range.offset;
-      const end = range.length === undefined ? Infinity : range.offset + range.length;
-      return {
-        next: async (): Promise<IteratorResult<Buffer>> => {
-          if (at >= end || closed) return { done: true, value: undefined };
-          const buf = Buffer.allocUnsafe(Math.min(CHUNK, end - at));
-          let n: number;
-          try {
-            ({ bytesRead: n } = await fh.read(buf, 0, buf.length, at));
-          } catch (err) {
-            throw new InputError(describeFsError(path, err as NodeJS.ErrnoException));
-          }
-          if (n === 0) return { done: true, value: undefined };
-          at += n;
-          return { done: false, value: buf.subarray(0, n) };
-        },
-        return: async () => {
-          close();
-          return { done: true, value: undefined };
-        },
-      };
-    },
+    chunks: () => rangeChunks(0),
+    reopen: (offset) => rangeChunks(offset),
     close,
   };
+
+  function rangeChunks(from: number): AsyncIterator<Buffer> {
+    let at = range.offset + from;
+    const end = range.length === undefined ? Infinity : range.offset + range.length;
+    return {
+      next: async (): Promise<IteratorResult<Buffer>> => {
+        if (at >= end || closed) return { done: true, value: undefined };
+        const buf = Buffer.allocUnsafe(Math.min(CHUNK, end - at));
+        let n: number;
+        try {
+          ({ bytesRead: n } = await fh.read(buf, 0, buf.length, at));
+        } catch (err) {
+          throw new InputError(describeFsError(path, err as NodeJS.ErrnoException));
+        }
+        if (n === 0) return { done: true, value: undefined };
+        at += n;
+        return { done: false, value: buf.subarray(0, n) };
+      },
+      return: async () => {
+        close();
+        return { done: true, value: undefined };
+      },
+    };
+  }
 }

@@ -6,10 +6,13 @@
 export class ByteWindow {
   private buf: Buffer = Buffer.alloc(0);
   /** Absolute offset of buf[0]. */
-  private base = 0;
+  private base: number;
   private done = false;
 
-  constructor(private readonly source: AsyncIterator<Buffer>) {}
+  /** `base`: the file offset of the source's first byte (a window reopened further on). */
+  constructor(private readonly source: AsyncIterator<Buffer>, base = 0) {
+    this.base = base;
+  }
 
   get end(): number {
     return this.base + this.buf.length;
@@ -66,10 +69,19 @@ export class ByteWindow {
     }
   }
 
-  /** Offset of the first occurrence of `needle` at or after `pos`, reading ahead up to `limit` bytes; -1 if none. */
-  async find(needle: Buffer, pos: number, limit: number): Promise<number> {
+  /**
+   * Offset of the first occurrence of `needle` at or after `pos`, reading ahead up to `limit`
+   * bytes; -1 if none. `dropBehind`: forget what has been searched as the search goes (a scan
+   * past damage never comes back), so a long stretch of garbage is not held in memory.
+   */
+  async find(needle: Buffer, pos: number, limit: number, dropBehind = false): Promise<number> {
     let searched = pos;
     for (;;) {
+      if (dropBehind && searched - needle.length > pos) {
+        limit -= searched - needle.length - pos;
+        pos = searched - needle.length;
+        this.release(pos);
+      }
       const have = await this.fill(pos, Math.min(limit, searched - pos + (1 << 20)));
       const v = this.view(pos, have);
       const from = Math.max(0, searched - pos - needle.length + 1);

@@ -19,8 +19,22 @@ export class SegmentCursor {
   private done = false;
   /** gzip: end offset of the last member whose final byte was consumed. */
   private lastEnd = -1;
+  /** gzip: the last segment consumed was not its member's last. */
+  private midMember = false;
 
-  constructor(private readonly events: AsyncIterator<SegmentEvent>, readonly gzip: boolean) {}
+  constructor(private events: AsyncIterator<SegmentEvent>, readonly gzip: boolean) {}
+
+  /** Reads on from other events (the archive reopened further on); what was buffered is dropped. */
+  reset(events: AsyncIterator<SegmentEvent>, offset: number): void {
+    void this.events.return?.();
+    this.events = events;
+    this.segs = [];
+    this.pos = 0;
+    this.damage = undefined;
+    this.done = false;
+    this.lastEnd = offset;
+    this.midMember = false;
+  }
 
   /** Pulls one more segment; false at the end or at damage. */
   private async pull(): Promise<boolean> {
@@ -94,6 +108,7 @@ export class SegmentCursor {
     const s = this.segs.shift()!;
     this.pos = 0;
     if (s.memberEnd >= 0) this.lastEnd = s.memberEnd;
+    this.midMember = s.memberEnd < 0;
   }
 
   /** Offset in the file of the next byte: its member's offset (gzip) or its own (plain). */
@@ -107,8 +122,9 @@ export class SegmentCursor {
 
   /**
    * Where the bytes consumed so far end in the file. gzip: the end of the member holding the
-   * last byte consumed (pulling ahead until that member's end is known); plain: the offset of
-   * the next byte.
+   * last byte consumed (pulling ahead until that member's end is known, and its CRC checked);
+   * plain: the offset of the next byte. -1 when damage comes before that member's end: the
+   * bytes consumed are not to be trusted (`atDamage` tells what it was).
    */
   async endHere(): Promise<number> {
     if (!this.gzip) {
@@ -116,10 +132,13 @@ export class SegmentCursor {
       const s = this.segs[0];
       return s.offset + this.pos;
     }
-    if (this.segs.length === 0 || this.pos === 0) return this.lastEnd;
-    // The member of the last consumed byte is segs[0]'s; find its last segment.
+    // Nothing of a member consumed beyond its last segment: it ended where that segment did.
+    if (this.pos === 0 && !this.midMember) return this.lastEnd;
+    // The member of the last consumed byte is segs[0]'s (when pos is 0, the rest of the member
+    // the last dropped segment belonged to); find its last segment.
     for (let i = 0; ; i++) {
-      while (i >= this.segs.length) if (!(await this.pull())) return this.lastEnd;
+      while (i >= this.segs.length) if (!(await this.pull())) return this.damage ? -1 : this.lastEnd;
+      if (i === 0 && this.pos === 0 && this.segs[0].memberStart) return this.lastEnd;
       if (this.segs[i].memberEnd >= 0) return this.segs[i].memberEnd;
     }
   }
@@ -142,6 +161,22 @@ export class SegmentCursor {
       if (have >= limit || have === scanned) return -1;
       scanned = have;
     }
+  }
+
+  /** gzip: bytes left in the head segment, and whether it is its member's last (call after ensure). */
+  headSegment(): { left: number; endsMember: boolean } {
+    if (this.segs.length === 0) return { left: 0, endsMember: false };
+    return { left: this.segs[0].data.length - this.pos, endsMember: this.segs[0].memberEnd >= 0 };
+  }
+
+  /** Up to `n` bytes from the read position within one segment, consumed; empty at the end or damage. */
+  async takeSlice(n: number): Promise<Buffer> {
+    if (n <= 0 || (await this.ensure(1)) === 0) return Buffer.alloc(0);
+    const head = this.segs[0].data;
+    const len = Math.min(n, head.length - this.pos);
+    const slice = head.subarray(this.pos, this.pos + len);
+    this.advance(len);
+    return slice;
   }
 
   /** Streams the next `n` bytes as slices; stops early at the end of data or damage. */
@@ -176,6 +211,7 @@ export class SegmentCursor {
     this.damage = undefined;
     this.segs = [];
     this.pos = 0;
+    this.midMember = false;
     return d;
   }
 

@@ -9,7 +9,8 @@ import { openByteSource, type ByteSource, type RemoteOptions } from './byte-sour
 import { SegmentCursor } from './cursor.js';
 import { gzipSegments, plainSegments } from './segments.js';
 import { HeaderList, headerBlockEnd, parseHeaderLines, parseHttpHead, type HttpHead } from './headers.js';
-import { parseArcHeader, looksLikeArcHeader } from './arc-header.js';
+import { parseArcHeader } from './arc-header.js';
+import { arcLineAt, findRecordStart, recordAt } from './record-start.js';
 import { warcDateTo14 } from './dates.js';
 import { normalizeDigest } from './digest.js';
 import type { ArchiveFormat, ArchiveRecord, RecordEnd } from './record.js';
@@ -54,6 +55,8 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
   readonly stats: ReadStats = { records: 0, skipped: {}, warnings: {}, bytes: 0 };
   private format: ArchiveFormat | undefined;
   private cursor!: SegmentCursor;
+  /** Plain files that can be read again: go back to an offset already passed. */
+  private rewind: ((pos: number) => void) | undefined;
 
   constructor(
     readonly source: ByteSource,
@@ -81,13 +84,16 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
       }
       const head = win.view(0, 2);
       const gzip = n === 2 && head[0] === 0x1f && head[1] === 0x8b;
+      const source = this.source;
+      const reopen = source.reopen ? (pos: number) => new ByteWindow(source.reopen!(pos), pos) : undefined;
       const events = gzip
         ? gzipSegments(win, {
             window: this.opts.inflateWindow ?? 4 << 20,
             maxBuffer: this.opts.inflateMaxBuffer ?? 32 << 20,
             verifyCrc: this.opts.verifyCrc ?? true,
-          })
+          }, reopen)
         : plainSegments(win);
+      this.rewind = reopen && !gzip ? (pos) => this.cursor.reset(plainSegments(reopen(pos), pos), pos) : undefined;
       this.cursor = new SegmentCursor(events, gzip);
       yield* this.records(gzip);
       this.stats.bytes = win.end;
@@ -115,6 +121,7 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
           record = await this.readWarcHead(offset);
         } else if (this.format !== 'warc' && /^[a-z][a-z0-9+.-]*:/i.test(probe.toString('latin1'))) {
           this.format ??= 'arc';
+          await this.garbageBeforeArcLine();
           record = await this.readArcHead(offset);
         } else {
           throw new RecordProblem('not-a-record', this.format
@@ -144,6 +151,21 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
     }
   }
 
+  /**
+   * Plain ARC: bytes without a newline before a header line ("GARBAGEhttp://...") would be
+   * read as part of its URL. Where the line does not start with a crawler's scheme but one
+   * starts a valid header line further on, the bytes before it are no record.
+   */
+  private async garbageBeforeArcLine(): Promise<void> {
+    const c = this.cursor;
+    if (c.gzip) return;
+    const view = c.peek(await c.ensure(8192));
+    if (arcLineAt(view, 0)) return;
+    const eol = view.indexOf(10);
+    const at = findRecordStart(eol < 0 ? view : view.subarray(0, eol + 1), 1, 'arc');
+    if (at > 0) throw new RecordProblem('not-a-record', `${at} bytes before an ARC header line (${describeBytes(view.subarray(0, Math.min(at, 16)))})`);
+  }
+
   /** Skips CR, LF and NUL bytes between records. */
   private async skipBlankBytes(): Promise<void> {
     const c = this.cursor;
@@ -165,21 +187,30 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
       await c.skipToNextMember();
       return;
     }
-    // Plain file: scan line by line for a record start.
+    // Plain file: scan for the next record start, wherever it stands on its line (garbage
+    // without a newline may come right before it). Skip the place reading stopped at.
+    const SPAN = 1 << 16;
+    let from = 1;
     for (;;) {
-      const nl = await c.indexOf(Buffer.from('\n'), Number.MAX_SAFE_INTEGER);
-      if (nl < 0) {
-        while ((await c.ensure(1 << 16)) > 0) c.advance(c.peek(1 << 16).length);
+      const have = await c.ensure(SPAN);
+      if (have <= from) {
+        c.advance(have);
         return;
       }
-      c.advance(nl + 1);
-      const have = await c.ensure(8192);
-      const line = c.peek(have);
-      if (line.subarray(0, 5).equals(WARC_MAGIC) && this.format !== 'arc') return;
-      if (this.format === 'arc') {
-        const eol = line.indexOf(10);
-        if (eol > 0 && looksLikeArcHeader(line.toString('latin1', 0, eol).replace(/\r$/, ''))) return;
+      const view = c.peek(have);
+      const at = findRecordStart(view, from, this.format);
+      // A start near the end of the view may have its line cut: look again with more.
+      if (at >= 0 && (at < have - 8192 || have < SPAN)) {
+        c.advance(at);
+        return;
       }
+      if (have < SPAN) {
+        c.advance(have);
+        return;
+      }
+      const keep = 8192;
+      c.advance(have - keep);
+      from = 0;
     }
   }
 
@@ -212,23 +243,12 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
     }
     const startedAtMember = c.atMemberStart;
     c.advance(block.length);
-    let contentLength = Number(lengthText.trim());
+    const contentLength = Number(lengthText.trim());
     const type = (headers.get('WARC-Type') ?? 'unknown').toLowerCase();
     let url = headers.get('WARC-Target-URI') ?? '';
     if (url.startsWith('<') && url.endsWith('>')) url = url.slice(1, -1);
     const date = warcDateTo14(headers.get('WARC-Date') ?? '');
 
-    // A Content-Length that runs past the end of its gzip member into the next record or the
-    // end of the file: believe the member. (A record may also continue in the next member, written in several: then
-    // the next member does not start with `WARC/`, and Content-Length holds.)
-    if (c.gzip && startedAtMember && contentLength <= (this.opts.inflateMaxBuffer ?? 32 << 20)) {
-      const left = await c.bytesLeftInMember(contentLength + 4);
-      if (left < contentLength && !c.atDamage && (await this.nextRecordAt(left))) {
-        this.issue(offset, 'content-length-mismatch',
-          `Content-Length ${contentLength} but the record's gzip member holds ${left} bytes`, false);
-        contentLength = left;
-      }
-    }
     const httpKind = type === 'response' || type === 'revisit' ? 'response' : type === 'request' ? 'request' : undefined;
     const http = httpKind ? await this.readHttpHead(httpKind, contentLength) : undefined;
     return new LiveRecord(this, {
@@ -236,19 +256,8 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
       contentType: headers.get('Content-Type'),
       contentLength, http,
       payloadDigest: normalizeDigest(headers.get('WARC-Payload-Digest')),
-      offset,
+      offset, startedAtMember,
     });
-  }
-
-  /** Whether a WARC record, or the end of the data, comes `at` bytes ahead (after blank lines). */
-  private async nextRecordAt(at: number): Promise<boolean> {
-    const c = this.cursor;
-    const have = await c.ensure(at + 64);
-    const v = c.peek(have);
-    let i = at;
-    while (i < v.length && (v[i] === 13 || v[i] === 10)) i++;
-    if (i >= v.length && have < at + 64) return !c.atDamage;
-    return v.subarray(i, i + 5).equals(WARC_MAGIC);
   }
 
   private async readArcHead(offset: number): Promise<LiveRecord> {
@@ -280,6 +289,7 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
       }
       this.issue(offset, 'bad-length', `${String(msg)}; used the gzip member's ${left} bytes`, false);
     }
+    const startedAtMember = c.atMemberStart;
     c.advance(eol + 1);
     const headers = new HeaderList();
     headers.add('ARC-URL', h.url);
@@ -298,7 +308,7 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
     const http = !filedesc && /^https?:/i.test(h.url) ? await this.readHttpHead('response', h.length) : undefined;
     return new LiveRecord(this, {
       format: 'arc', version, type: filedesc ? 'filedesc' : 'response', url: h.url, date: h.date, headers,
-      contentType: h.mime, contentLength: h.length, http, payloadDigest: undefined, offset, lastLineOpen,
+      contentType: h.mime, contentLength: h.length, http, payloadDigest: undefined, offset, lastLineOpen, startedAtMember,
     });
   }
 
@@ -330,6 +340,17 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
   _report(offset: number, reason: string, detail: string, skipped: boolean): void {
     this.issue(offset, reason, detail, skipped);
   }
+
+  get _format(): ArchiveFormat | undefined {
+    return this.format;
+  }
+
+  /** Plain files: reads on from `pos` (already passed); false where the input cannot be read again. */
+  _rewindTo(pos: number): boolean {
+    if (!this.rewind) return false;
+    this.rewind(pos);
+    return true;
+  }
 }
 
 class RecordProblem extends Error {
@@ -352,7 +373,14 @@ interface RecordFields {
   offset: number;
   /** ARC filedesc: the declared length ends before the newline of the block's last line. */
   lastLineOpen?: boolean;
+  /** gzip: the record's header is the first thing in its member (the member bounds the record). */
+  startedAtMember: boolean;
 }
+
+/** Plain files: how near its declared end a record's end is checked against what follows. */
+const END_LOOKAHEAD = 64 * 1024;
+/** Plain files: how far from the declared end a length that lies by a few bytes is looked for. */
+const END_SLACK = 16;
 
 class LiveRecord implements ArchiveRecord {
   readonly format!: ArchiveFormat;
@@ -367,10 +395,18 @@ class LiveRecord implements ArchiveRecord {
   readonly payloadDigest!: string | undefined;
   readonly offset!: number;
   private readonly lastLineOpen: boolean = false;
+  private readonly startedAtMember: boolean = false;
   /** Payload bytes not yet read. */
   private left: number;
   private ended: RecordEnd | undefined;
-  private short = false;
+  /** Set when the record's bytes cannot be trusted (damage, a length that ran into the next record). */
+  private damaged: { reason: string; detail: string } | undefined;
+  /** Plain files: the declared end was checked against what follows. */
+  private endChecked = false;
+  /** Plain files: the first place inside the payload where a record starts (a length that lies). */
+  private innerStart = -1;
+  /** Plain files: the file offset of the next payload byte. */
+  private at = -1;
 
   constructor(private readonly reader: ArchiveReader, f: RecordFields) {
     Object.assign(this, f);
@@ -386,26 +422,180 @@ class LiveRecord implements ArchiveRecord {
   }
 
   async *rawPayload(): AsyncGenerator<Buffer> {
+    for (let s = await this.next(); s.length > 0; s = await this.next()) yield s;
+  }
+
+  /**
+   * The next slice of the payload, empty at its end. Where the declared length lies, the
+   * record ends where the archive shows it does: in gzip files at the end of its member when
+   * the next member starts a record; in plain files at the next record start within a few
+   * bytes of the declared end.
+   */
+  private async next(): Promise<Buffer> {
     const c = this.reader._cursor;
-    for await (const slice of c.take(this.left)) {
-      this.left -= slice.length;
-      yield slice;
+    if (this.left <= 0 || this.damaged) return Buffer.alloc(0);
+    if ((await c.ensure(1)) === 0) {
+      // The file ended long before the declared end, after a record start was passed.
+      if (!c.gzip && !c.atDamage && !this.endChecked && this.runOver()) this.endChecked = true;
+      return Buffer.alloc(0);
     }
-    if (this.left > 0) this.short = true;
+    if (c.gzip) {
+      if (this.startedAtMember && !this.endChecked) await this.checkMemberEnd();
+      const slice = await c.takeSlice(this.left);
+      this.left -= slice.length;
+      if (this.left === 0 && this.startedAtMember) await this.checkMemberRest();
+      return slice;
+    }
+    if (this.at < 0) this.at = await c.offsetHere();
+    if (!this.endChecked && this.left <= END_LOOKAHEAD) {
+      await this.checkEnd();
+      if (this.left <= 0 || this.damaged) return Buffer.alloc(0);
+    }
+    const slice = await c.takeSlice(this.endChecked ? this.left : this.left - END_LOOKAHEAD);
+    if (!this.endChecked && this.innerStart < 0) this.lookForInnerStart(slice);
+    this.at += slice.length;
+    this.left -= slice.length;
+    return slice;
+  }
+
+  /**
+   * gzip: the declared length is read; what is left of the record's member should be its
+   * trailing newlines. More bytes that start no record mean the length was too short: the
+   * member bounds the record, so they are read as its last bytes.
+   */
+  private async checkMemberRest(): Promise<void> {
+    const c = this.reader._cursor;
+    const rest = await c.bytesLeftInMember(END_LOOKAHEAD + 1);
+    if (rest === 0 || rest > END_LOOKAHEAD) return;
+    const view = c.peek(rest);
+    const body = rest - trailingNewlines(view, rest, separatorOf(this.format).length);
+    let i = 0;
+    while (i < rest && (view[i] === 10 || view[i] === 13)) i++;
+    if (i === rest || body === 0 || recordAt(view, i, this.format)) return;
+    this.reader._report(this.offset, 'content-length-mismatch',
+      `Content-Length ${this.contentLength} is ${body} byte${body > 1 ? 's' : ''} too short: the record's gzip member holds them; read to its end`, false);
+    this.left = body;
+  }
+
+  /**
+   * gzip: where the record's member ends before the declared length does, and the next member
+   * starts a record (or the file ends there), the length was too long: the record ends with
+   * its member, less the separator newlines at its end.
+   */
+  private async checkMemberEnd(): Promise<void> {
+    const c = this.reader._cursor;
+    const { left, endsMember } = c.headSegment();
+    if (!endsMember || left >= this.left) return;
+    const want = left + (this.format === 'arc' ? 8192 : 16);
+    const have = await c.ensure(want);
+    const view = c.peek(have);
+    const endsFile = have === left && !c.atDamage;
+    if (!endsFile && !recordAt(view, left, this.format)) return;
+    const body = left - trailingNewlines(view, left, separatorOf(this.format).length);
+    this.endChecked = true;
+    this.reader._report(this.offset, 'content-length-mismatch',
+      `Content-Length ${this.contentLength}, but the record's gzip member ends ${this.left - body} bytes before that and ${endsFile ? 'the file ends' : 'the next member starts a record'}; read to the end of its member`, false);
+    this.left = body;
+  }
+
+  /**
+   * Plain files, once the declared end is near: is it followed by the record separator and a
+   * record (or the end of the file)? If not, a record start a few bytes either side of it
+   * gives the true end; a record start seen earlier inside the payload means the length ran
+   * over the next record, which is read again from there.
+   */
+  private async checkEnd(): Promise<void> {
+    this.endChecked = true;
+    // A filedesc whose length stops before its last newline is finished below, as pywb counts it.
+    if (this.lastLineOpen) return;
+    const c = this.reader._cursor;
+    const want = this.left + END_SLACK + 8192;
+    const have = await c.ensure(want);
+    const view = c.peek(have);
+    const atEof = have < want && !c.atDamage;
+    const sep = separatorOf(this.format);
+    const strict = (end: number) => end >= 0 && end <= have && followedByRecord(view, end, sep, atEof, this.format);
+    // The declared end followed by newlines and a record: taken as it stands where the whole
+    // separator follows it (a record may end in newlines of its own), or where the length
+    // counted the separator too (the record starts right there).
+    const loose = (end: number) => {
+      if (end > have || !followedByRecord(view, end, '', atEof, this.format)) return false;
+      if (this.format !== 'warc') return end > 0 && view[end - 1] === 10;
+      let run = 0;
+      while (view[end + run] === 13 || view[end + run] === 10) run++;
+      return run === 0 || run >= sep.length;
+    };
+    const declared = this.left;
+    if (declared > have) {
+      // The data ends before the declared end: cut short, unless the length ran over records.
+      if (!this.runOver()) this.cutAtRecordIn(view, sep);
+      return;
+    }
+    if (strict(declared) || loose(declared)) return;
+    for (let d = 1; d <= END_SLACK; d++) {
+      for (const end of [declared - d, declared + d]) {
+        if (strict(end)) {
+          this.reader._report(this.offset, 'content-length-mismatch',
+            `Content-Length ${this.contentLength} is ${d} byte${d > 1 ? 's' : ''} too ${end < declared ? 'long' : 'short'}: the next record starts at offset ${this.at + end + sep.length}; read to there`, false);
+          this.left = end;
+          return;
+        }
+      }
+    }
+    if (!this.runOver()) this.cutAtRecordIn(view, sep);
+  }
+
+  /** Plain files: a record starting before the declared end, in the bytes held, ends this one. */
+  private cutAtRecordIn(view: Buffer, sep: string): void {
+    const inner = findRecordStart(view, 0, this.reader._format);
+    if (inner >= 0 && inner < this.left) {
+      // The separator before the next record is not the payload's.
+      const end = inner - trailingNewlines(view, inner, sep.length);
+      this.reader._report(this.offset, 'content-length-mismatch',
+        `Content-Length ${this.contentLength} runs over the record at offset ${this.at + inner}; read to there`, false);
+      this.left = end;
+    }
+  }
+
+  /**
+   * Plain files: where a record start was seen inside a payload already given out, the length
+   * ran over one or more records: this record is damaged, and reading goes back to that start.
+   */
+  private runOver(): boolean {
+    const at = this.innerStart;
+    if (at < 0) return false;
+    const again = this.reader._rewindTo(at);
+    this.damaged = {
+      reason: 'content-length-mismatch',
+      detail: `Content-Length ${this.contentLength} runs over the record at offset ${at}` +
+        (again ? '; reading resumes there' : '; this input cannot be read again, so the records up to the declared end are lost'),
+    };
+    if (again) this.left = 0;
+    return true;
+  }
+
+  /** Plain files: remembers the first record start inside a payload slice (lengths that lie). */
+  private lookForInnerStart(slice: Buffer): void {
+    const i = slice.indexOf(10);
+    if (i < 0) return;
+    const at = findRecordStart(slice, i + 1, this.reader._format);
+    if (at >= 0 && slice[at - 1] === 10) this.innerStart = this.at + at;
   }
 
   async finish(): Promise<RecordEnd> {
     if (this.ended) return this.ended;
     const c = this.reader._cursor;
-    if (this.left > 0 && !this.short) this.left -= await c.skip(this.left);
-    if (this.left > 0) {
-      const damage = c.atDamage ? c.clearDamage() : undefined;
-      const reason = damage?.reason ?? 'truncated';
-      const detail = damage?.detail ??
-        `record cut short: Content-Length ${this.contentLength}, ${this.contentLength - this.left} bytes present`;
+    while ((await this.next()).length > 0);
+    const broken = (reason: string, detail: string): RecordEnd => {
       this.reader._report(this.offset, reason, detail, true);
       this.ended = { length: -1, damaged: { reason, detail } };
       return this.ended;
+    };
+    if (this.damaged) return broken(this.damaged.reason, this.damaged.detail);
+    if (this.left > 0) {
+      const damage = c.atDamage ? c.clearDamage() : undefined;
+      return broken(damage?.reason ?? 'truncated', damage?.detail ??
+        `record cut short: Content-Length ${this.contentLength}, ${this.contentLength - this.left} bytes present`);
     }
     let length: number;
     if (c.gzip) {
@@ -415,7 +605,13 @@ class LiveRecord implements ArchiveRecord {
       let i = 0;
       while (i < tail.length && (tail[i] === 13 || tail[i] === 10)) i++;
       c.advance(i);
-      length = (await c.endHere()) - this.offset;
+      const end = await c.endHere();
+      if (end < 0) {
+        // The member the record was read from fails its check: its bytes are not the record's.
+        const d = c.clearDamage()!;
+        return broken(d.reason, d.detail);
+      }
+      length = end - this.offset;
     } else {
       if (this.type === 'filedesc' && this.lastLineOpen) {
         // A filedesc whose declared length stops before its last line's newline (pywb's
@@ -447,6 +643,35 @@ class LiveRecord implements ArchiveRecord {
         `record is not followed by the next record where its Content-Length ${this.contentLength} says`, false);
     }
   }
+}
+
+/** What stands between two records: `\r\n\r\n` in WARC, a newline in ARC. */
+function separatorOf(format: ArchiveFormat): string {
+  return format === 'warc' ? '\r\n\r\n' : '\n';
+}
+
+/** How many CR/LF bytes (at most `max`) end `view` before `end`. */
+function trailingNewlines(view: Buffer, end: number, max: number): number {
+  let n = 0;
+  while (n < max && end - n > 0 && (view[end - n - 1] === 10 || view[end - n - 1] === 13)) n++;
+  return n;
+}
+
+/**
+ * Whether `view` at `end` holds exactly the separator `sep` (any run of CR/LF when empty),
+ * then a record start or the end of the file.
+ */
+function followedByRecord(view: Buffer, end: number, sep: string, atEof: boolean, format: ArchiveFormat): boolean {
+  let i = end;
+  if (sep) {
+    // Exactly the separator, and the next record right after it.
+    if (view.toString('latin1', i, i + sep.length) !== sep) return atEof && i === view.length;
+    i += sep.length;
+  } else {
+    while (i < view.length && (view[i] === 13 || view[i] === 10)) i++;
+  }
+  if (i >= view.length) return atEof;
+  return recordAt(view, i, format);
 }
 
 function describeBytes(b: Buffer): string {

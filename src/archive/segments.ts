@@ -59,9 +59,9 @@ function inflateOnce(inflater: Inflater, body: Buffer, maxBuffer: number): Infla
   return inflater.inflate(body, Math.min(1 << 20, Math.max(1024, hint)), maxBuffer);
 }
 
-/** A plain (uncompressed) file's bytes as segments, straight from the window. */
-export async function* plainSegments(win: ByteWindow): AsyncGenerator<SegmentEvent> {
-  let pos = 0;
+/** A plain (uncompressed) file's bytes as segments, straight from the window (from `start`). */
+export async function* plainSegments(win: ByteWindow, start = 0): AsyncGenerator<SegmentEvent> {
+  let pos = start;
   for (;;) {
     const have = await win.fill(pos, 1 << 20);
     if (have === 0) return;
@@ -98,7 +98,11 @@ async function gzipHeaderLength(win: ByteWindow, pos: number): Promise<number> {
   return len;
 }
 
-export async function* gzipSegments(win: ByteWindow, opts: GzipOptions): AsyncGenerator<SegmentEvent> {
+/** A window over the same bytes from `pos` on, where the source can be read again. */
+export type Reopen = (pos: number) => ByteWindow | undefined;
+
+export async function* gzipSegments(first: ByteWindow, opts: GzipOptions, reopen?: Reopen): AsyncGenerator<SegmentEvent> {
+  let win = first;
   let pos = 0;
   const inflater = new Inflater();
   // After damage, candidate members that fail are passed over quietly until one inflates.
@@ -107,108 +111,162 @@ export async function* gzipSegments(win: ByteWindow, opts: GzipOptions): AsyncGe
     resyncing = true;
     return { kind: 'damage', offset, reason, detail };
   };
+  /** Goes on at the next gzip magic after `from`; false at the end of the file. */
+  const nextMagic = async (from: number): Promise<boolean> => {
+    const next = await win.find(MAGIC, from, Number.MAX_SAFE_INTEGER, true);
+    if (next < 0) return false;
+    pos = next;
+    return true;
+  };
   for (;;) {
     win.release(pos);
     if ((await win.fill(pos, 1)) === 0) return;
     const hdr = await gzipHeaderLength(win, pos);
     if (hdr <= 0) {
-      const next = await win.find(MAGIC, pos + 1, Number.MAX_SAFE_INTEGER);
-      const end = next < 0 ? win.end : next;
+      const zeroHere = win.view(pos, 1)[0] === 0;
+      const gap = await scanToMagic(win, pos + 1);
       if (!resyncing) {
-        if (hdr < 0 && next < 0) yield damage(pos, 'gzip-truncated', `gzip header cut short (${end - pos} bytes at end of file)`);
-        else if (!isZeroPadding(win, pos, end)) yield damage(pos, 'not-gzip', `${end - pos} bytes that are not a gzip member`);
+        if (hdr < 0 && gap.next < 0) yield damage(pos, 'gzip-truncated', `gzip header cut short (${gap.end - pos} bytes at end of file)`);
+        else if (!gap.zeros || !zeroHere) yield damage(pos, 'not-gzip', `${gap.end - pos} bytes that are not a gzip member`);
       }
-      if (next < 0) return;
-      pos = next;
+      if (gap.next < 0) return;
+      pos = gap.next;
       continue;
     }
     // Inflate from what is buffered already; top up only when little is left, and go to the
     // whole window only for a member that turns out longer (copying the window is not free).
     let avail = win.end - pos;
     if (avail < hdr + MIN_AHEAD && !win.eof) avail = await win.fill(pos, hdr + Math.min(opts.window, 1 << 20));
-    let out: Buffer | undefined;
-    let consumed = 0;
-    let stream = false;
     let attempt = inflateOnce(inflater, win.view(pos + hdr, avail - hdr), opts.maxBuffer);
     if (attempt.code === 'Z_BUF_ERROR' && !win.eof && avail < hdr + opts.window) {
       avail = await win.fill(pos, hdr + opts.window);
       attempt = inflateOnce(inflater, win.view(pos + hdr, avail - hdr), opts.maxBuffer);
     }
-    if (attempt.out) {
-      out = attempt.out;
-      consumed = attempt.consumed;
-    } else {
-      const code = attempt.code;
-      const windowLimited = avail === hdr + opts.window;
-      if (code === 'ERR_BUFFER_TOO_LARGE' || (code === 'Z_BUF_ERROR' && windowLimited)) {
-        stream = true;
-      } else if (code === 'Z_BUF_ERROR') {
-        if (!resyncing) yield damage(pos, 'gzip-truncated', `gzip member cut short at end of file (${avail} bytes)`);
-        const next = await win.find(MAGIC, pos + 1, Number.MAX_SAFE_INTEGER);
-        if (next < 0) return;
-        pos = next;
-        continue;
-      } else {
-        if (!resyncing) yield damage(pos, 'gzip-corrupt', `corrupt gzip member (${attempt.message})`);
-        const next = await win.find(MAGIC, pos + 1, Number.MAX_SAFE_INTEGER);
-        if (next < 0) return;
-        pos = next;
+    const code = attempt.code;
+    const windowLimited = avail === hdr + opts.window;
+    if (!attempt.out && (code === 'ERR_BUFFER_TOO_LARGE' || (code === 'Z_BUF_ERROR' && windowLimited))) {
+      // Larger than one synchronous call: streamed, CRC-checked as it goes.
+      const result = yield* streamMember(win, pos, hdr, opts.verifyCrc);
+      if (!result.damage) {
+        pos = result.end;
+        resyncing = false;
         continue;
       }
-    }
-    if (stream) {
-      const result = yield* streamMember(win, pos, hdr);
-      if (result.damage) {
-        if (!resyncing) yield damage(pos, result.damage.reason, result.damage.detail);
-        const next = await win.find(MAGIC, Math.max(pos + 1, win.start), Number.MAX_SAFE_INTEGER);
-        if (next < 0) return;
-        pos = next;
-        continue;
+      if (!resyncing) yield damage(pos, result.damage.reason, result.damage.detail);
+      // A member cut short may be followed by good ones that its inflating ran over: go back
+      // to the first place inside it where a member could start, reading the file again.
+      const back = result.candidates.find((c) => c > pos);
+      if (back !== undefined && back < win.start) {
+        const again = reopen?.(back);
+        if (again) {
+          win = again;
+          pos = back;
+          continue;
+        }
       }
-      pos = result.end;
-      resyncing = false;
+      if (back !== undefined && back >= win.start) pos = back;
+      else if (!(await nextMagic(Math.max(pos + 1, win.start)))) return;
       continue;
     }
-    const trailerAt = pos + hdr + consumed;
+    if (!attempt.out) {
+      if (!resyncing) {
+        yield code === 'Z_BUF_ERROR'
+          ? damage(pos, 'gzip-truncated', `gzip member cut short at end of file (${avail} bytes)`)
+          : damage(pos, 'gzip-corrupt', `corrupt gzip member (${attempt.message})`);
+      }
+      if (!(await nextMagic(pos + 1))) return;
+      continue;
+    }
+    const out = attempt.out;
+    const trailerAt = pos + hdr + attempt.consumed;
     if ((await win.fill(trailerAt, 8)) < 8) {
       if (!resyncing) yield damage(pos, 'gzip-truncated', 'gzip member cut short before its trailer');
-      return;
+      if (!(await nextMagic(pos + 1))) return;
+      continue;
     }
-    if (opts.verifyCrc) {
-      const t = win.view(trailerAt, 8);
-      if (t.readUInt32LE(0) !== zlib.crc32(out!) >>> 0 || t.readUInt32LE(4) !== (out!.length >>> 0)) {
-        if (!resyncing) yield damage(pos, 'gzip-crc', 'gzip member fails its CRC-32/length check');
-        pos = trailerAt + 8;
-        continue;
-      }
+    if (opts.verifyCrc && !trailerMatches(win.view(trailerAt, 8), zlib.crc32(out), out.length)) {
+      if (!resyncing) yield damage(pos, 'gzip-crc', 'gzip member fails its CRC-32/length check');
+      // A member whose inflating ran into the next ones ends in the wrong place: look again
+      // from just after its start.
+      if (!(await nextMagic(pos + 1))) return;
+      continue;
     }
     resyncing = false;
     const end = trailerAt + 8;
-    if (out!.length > 0) yield { kind: 'data', data: out!, offset: pos, memberEnd: end, memberStart: true };
+    if (out.length > 0) yield { kind: 'data', data: out, offset: pos, memberEnd: end, memberStart: true };
     pos = end;
   }
 }
 
-function isZeroPadding(win: ByteWindow, from: number, to: number): boolean {
-  const v = win.view(from, to - from);
-  for (let i = 0; i < v.length; i++) if (v[i] !== 0) return false;
-  return v.length === to - from;
+function trailerMatches(trailer: Buffer, crc: number, size: number): boolean {
+  return trailer.readUInt32LE(0) === crc >>> 0 && trailer.readUInt32LE(4) === size >>> 0;
+}
+
+/**
+ * From `from`, finds the next gzip magic, dropping what it has passed (a stretch of garbage
+ * is never held whole); tells whether everything passed was zero bytes (padding).
+ */
+async function scanToMagic(win: ByteWindow, from: number): Promise<{ next: number; end: number; zeros: boolean }> {
+  let zeros = true;
+  let at = from;
+  for (;;) {
+    const have = await win.fill(at, 1 << 20);
+    if (have === 0) return { next: -1, end: win.end, zeros };
+    const v = win.view(at, have);
+    const i = v.indexOf(MAGIC);
+    const stop = i < 0 ? Math.max(0, have - (MAGIC.length - 1)) : i;
+    if (zeros) for (let k = 0; k < stop; k++) if (v[k] !== 0) { zeros = false; break; }
+    if (i >= 0) return { next: at + i, end: at + i, zeros };
+    if (have < MAGIC.length) {
+      if (zeros) for (let k = 0; k < have; k++) if (v[k] !== 0) zeros = false;
+      if (win.eof && win.end <= at + have) return { next: -1, end: at + have, zeros };
+    }
+    at += stop;
+    win.release(at);
+    if (stop === 0 && win.eof) return { next: -1, end: win.end, zeros };
+  }
 }
 
 interface StreamResult {
   end: number;
   damage?: { reason: DamageReason; detail: string };
+  /** Offsets inside the member's compressed bytes where another member could start. */
+  candidates: number[];
 }
 
-/** Inflates one large member piece by piece, yielding its output as it comes. */
-async function* streamMember(win: ByteWindow, pos: number, hdr: number): AsyncGenerator<SegmentEvent, StreamResult> {
+/** How many places inside one damaged member are remembered as possible member starts. */
+const MAX_CANDIDATES = 4096;
+
+/**
+ * Inflates one large member piece by piece, yielding its output as it comes, with its CRC-32
+ * and length checked against the trailer before its last segment is given out (so a reader
+ * learns of damage before it takes the member's record as whole).
+ */
+async function* streamMember(win: ByteWindow, pos: number, hdr: number, verifyCrc: boolean): AsyncGenerator<SegmentEvent, StreamResult> {
   const inf = zlib.createInflateRaw({ chunkSize: 256 * 1024 });
   const out: Buffer[] = [];
   let ended = false;
   let error: Error | undefined;
-  inf.on('data', (d: Buffer) => out.push(d));
+  let crc = 0;
+  let size = 0;
+  const candidates: number[] = [];
+  inf.on('data', (d: Buffer) => {
+    out.push(d);
+    if (verifyCrc) crc = zlib.crc32(d, crc);
+    size += d.length;
+  });
   inf.on('end', () => (ended = true));
   inf.on('error', (e) => (error = e));
+  // Settles when zlib has taken the piece, or has failed on it (then the callback never comes).
+  const write = (piece: Buffer) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        inf.off('error', done);
+        resolve();
+      };
+      inf.once('error', done);
+      inf.write(piece, done);
+    });
   let p = pos + hdr;
   let first = true;
   const segment = (data: Buffer, memberEnd: number): Segment => {
@@ -216,14 +274,23 @@ async function* streamMember(win: ByteWindow, pos: number, hdr: number): AsyncGe
     first = false;
     return s;
   };
+  const fail = (reason: DamageReason, detail: string): StreamResult => {
+    inf.destroy();
+    return { end: p, damage: { reason, detail }, candidates };
+  };
   while (!ended && !error) {
     const have = await win.fill(p, STREAM_PIECE);
     if (have === 0) break;
-    const piece = win.view(p, have);
-    await new Promise<void>((resolve) => inf.write(piece, () => resolve()));
+    // Include the two bytes before the piece: a magic may straddle two pieces.
+    const look = Math.max(pos + hdr, p - 2);
+    const scan = win.view(look, p + have - look);
+    for (let i = scan.indexOf(MAGIC); i >= 0 && candidates.length < MAX_CANDIDATES; i = scan.indexOf(MAGIC, i + 1)) {
+      if (look + i > pos && (candidates.length === 0 || candidates[candidates.length - 1] < look + i)) candidates.push(look + i);
+    }
+    await write(win.view(p, have));
     await new Promise<void>((resolve) => setImmediate(resolve));
     // Keep the piece just fed: the member's trailer starts inside it or after it.
-    win.release(p);
+    win.release(look);
     p += have;
     // Hold back the newest output so the member's last segment can carry its end offset.
     while (out.length > 1) yield segment(out.shift()!, -1);
@@ -232,15 +299,16 @@ async function* streamMember(win: ByteWindow, pos: number, hdr: number): AsyncGe
     inf.end();
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
-  if (error) return { end: p, damage: { reason: 'gzip-corrupt', detail: `corrupt gzip member (${error.message})` } };
-  if (!ended) return { end: p, damage: { reason: 'gzip-truncated', detail: 'gzip member cut short at end of file' } };
+  if (error) return fail('gzip-corrupt', `corrupt gzip member (${error.message})`);
+  if (!ended) return fail('gzip-truncated', 'gzip member cut short at end of file');
   const end = pos + hdr + inf.bytesWritten + 8;
-  if ((await win.fill(end - 8, 8)) < 8) {
-    return { end, damage: { reason: 'gzip-truncated', detail: 'gzip member cut short before its trailer' } };
+  if ((await win.fill(end - 8, 8)) < 8) return fail('gzip-truncated', 'gzip member cut short before its trailer');
+  if (verifyCrc && !trailerMatches(win.view(end - 8, 8), crc, size)) {
+    return fail('gzip-crc', `gzip member fails its CRC-32/length check (${size} bytes inflated)`);
   }
   while (out.length > 0) {
     const data = out.shift()!;
     yield segment(data, out.length === 0 ? end : -1);
   }
-  return { end };
+  return { end, candidates };
 }

@@ -9,13 +9,21 @@ import { describeIssue } from '../cdx/cdx-job.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'nwax-fuzz-'));
 let n = 0;
-parentPort!.on('message', async ({ bytes, name }: { bytes: Uint8Array; name: string }) => {
+interface Job {
+  bytes: Uint8Array;
+  name: string;
+  /** Reader limits (the damage kit's cases stream members above a small window). */
+  inflateMaxBuffer?: number;
+  inflateWindow?: number;
+}
+
+parentPort!.on('message', async ({ bytes, name, inflateMaxBuffer, inflateWindow }: Job) => {
   const path = join(dir, `${n++}-${name.replace(/\//g, '_')}`);
   writeFileSync(path, bytes);
   const messages: string[] = [];
   const lines: string[] = [];
   try {
-    const run = await cdxEntries(path, { allRecords: true, onIssue: (i) => messages.push(describeIssue(i)) });
+    const run = await cdxEntries(path, { allRecords: true, inflateMaxBuffer, inflateWindow, onIssue: (i) => messages.push(describeIssue(i)) });
     for await (const e of run.entries) lines.push(formatEntry({ ...e, filename: name }, 'cdx11'));
     parentPort!.postMessage({ lines, messages });
   } catch (err) {

@@ -2,15 +2,21 @@
  * `npm run fuzz`: damaged copies of the fixture archives (random byte flips, truncations,
  * splices of foreign bytes, cut-outs), each indexed in a worker thread under a time limit.
  * Checks: no crash, no hang, no stack trace in any message, and every record that ends before
- * the damage still indexed, to the letter. Seeded, so a failing case can be replayed.
+ * the damage still indexed, to the letter. Then the damage kit's archives (src/tools/damage-kit.ts:
+ * members larger than the in-memory window with a flipped byte or a bad CRC, lengths that lie by
+ * a few bytes or by megabytes, members cut short and followed by good ones, ARC lengths off by
+ * N, garbage without a newline before a record): every undamaged record, before and after the
+ * damage, indexed with its right digest, the damaged one skipped and reported. Seeded, so a
+ * failing case can be replayed.
  *
- *   node dist/tools/fuzz.js [--cases 1000] [--seed 1] [--timeout 10000]
+ *   node dist/tools/fuzz.js [--cases 1000] [--kit-cases N] [--seed 1] [--timeout 10000]
  */
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { readManifest } from './conformance-refs.js';
 import { conformanceDir } from './conformance.js';
+import { DAMAGE_KINDS, makeDamaged, rng, type DamagedArchive } from './damage-kit.js';
 
 type Mutation = 'flip' | 'truncate' | 'splice' | 'cut';
 
@@ -21,18 +27,6 @@ interface Case {
   /** First damaged byte. */
   at: number;
   bytes: Buffer;
-}
-
-/** mulberry32: small, seedable. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function mutate(id: number, file: string, clean: Buffer, donor: Buffer, rand: () => number): Case {
@@ -74,7 +68,7 @@ class Pool {
     return this.worker;
   }
 
-  run(bytes: Buffer, name: string): Promise<Outcome | 'hang'> {
+  run(bytes: Buffer, name: string, limits: { inflateMaxBuffer?: number; inflateWindow?: number } = {}): Promise<Outcome | 'hang'> {
     const w = this.worker ?? this.spawn();
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
@@ -87,7 +81,7 @@ class Pool {
         clearTimeout(timer);
         resolve(o);
       });
-      w.postMessage({ bytes, name });
+      w.postMessage({ bytes, name, ...limits });
     });
   }
 }
@@ -158,12 +152,71 @@ async function main(): Promise<void> {
     }
   };
   await Promise.all(pools.map(work));
+
+  // The damage kit: each kind in turn, every undamaged record checked by URL and digest. Most
+  // cases use a 1 MiB in-memory limit and 3 MiB "big" records (the streamed path, at a tenth
+  // of the cost); one case in eight uses the defaults and 40 MiB records.
+  const kitCases = opt('kit-cases', Math.max(DAMAGE_KINDS.length * 2, Math.round(cases / 5)));
+  const kitRand = rng(seed + 7919);
+  const kit = { cases: 0, hangs: 0, crashes: 0, stacks: 0, lost: 0, unreported: 0, wrongExit: 0 };
+  const kitByKind: Record<string, number> = {};
+  let nextKit = 0;
+  const kitWork = async (pool: Pool) => {
+    while (nextKit < kitCases) {
+      const id = nextKit++;
+      const kind = DAMAGE_KINDS[id % DAMAGE_KINDS.length];
+      const full = id % 8 === 7;
+      const a: DamagedArchive = makeDamaged(kind, kitRand, full ? {} : { bigSize: 3 << 20 });
+      const limits = full ? {} : { inflateMaxBuffer: 1 << 20, inflateWindow: 256 << 10 };
+      kitByKind[kind] = (kitByKind[kind] ?? 0) + 1;
+      kit.cases++;
+      const tag = `kit case ${id} (${kind}${full ? ', 40 MiB' : ''}, damage at ${a.at}, seed ${seed})`;
+      const o = await pool.run(a.bytes, a.name, limits);
+      if (o === 'hang') {
+        kit.hangs++;
+        failures.push(`${tag}: no result in ${timeout} ms`);
+        continue;
+      }
+      if (o.error) {
+        kit.crashes++;
+        failures.push(`${tag}: ${o.error}`);
+        continue;
+      }
+      if (o.messages.some((m) => /\n\s+at .*:\d+:\d+/.test(m))) {
+        kit.stacks++;
+        failures.push(`${tag}: a message carries a stack trace`);
+      }
+      const got = new Map(o.lines.map((l) => {
+        const f = l.split(' ');
+        return [f[2], f[5]];
+      }));
+      const lost = a.intact.filter((r) => got.get(r.url) !== r.digest);
+      const leaked = a.skips ? a.damaged.filter((u) => got.has(u)) : [];
+      if (lost.length || leaked.length) {
+        kit.lost++;
+        failures.push(`${tag}: ${lost.length ? `lost or wrong: ${lost.map((r) => r.url).join(', ')}` : ''}${leaked.length ? ` indexed though damaged: ${leaked.join(', ')}` : ''}`);
+      }
+      const skipped = o.messages.some((m) => /record skipped/.test(m));
+      if (a.skips !== skipped) {
+        kit.wrongExit++;
+        failures.push(`${tag}: ${a.skips ? 'the damage was not reported as a skip (exit 3)' : 'a record was skipped where a warning was the answer'}`);
+      }
+      if (!o.messages.length) {
+        kit.unreported++;
+        failures.push(`${tag}: nothing reported`);
+      }
+    }
+  };
+  await Promise.all(pools.map(kitWork));
   console.log(`fuzz: ${counts.cases} damaged copies of ${baseline.size} fixture archives (${Object.entries(byMutation).map(([k, v]) => `${k} ${v}`).join(', ')})`);
   console.log(`fuzz: ${counts.withIssues} reported damage, ${counts.clean} read clean; crashes ${counts.crashes}, hangs ${counts.hangs}, stack traces ${counts.stacks}, records lost before the damage ${counts.lost}`);
+  console.log(`fuzz: damage kit ${kit.cases} archives (${Object.entries(kitByKind).map(([k, v]) => `${k} ${v}`).join(', ')})`);
+  console.log(`fuzz: damage kit: crashes ${kit.crashes}, hangs ${kit.hangs}, stack traces ${kit.stacks}, undamaged records lost or wrong ${kit.lost}, damage not reported ${kit.unreported}, wrong skip/warning ${kit.wrongExit}`);
   for (const f of failures.slice(0, 20)) console.log(`FAIL ${f}`);
   const failed = counts.crashes + counts.hangs + counts.stacks + counts.lost;
-  console.log(`${counts.cases - failed} passed, ${failed} failed`);
-  process.exit(failed ? 1 : 0);
+  const kitFailed = new Set(failures.filter((f) => f.startsWith('kit case')).map((f) => f.split(':')[0])).size;
+  console.log(`${counts.cases - failed + kit.cases - kitFailed} passed, ${failed + kitFailed} failed`);
+  process.exit(failed + kitFailed ? 1 : 0);
 }
 
 main().catch((err) => {

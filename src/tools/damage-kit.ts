@@ -1,0 +1,216 @@
+/**
+ * Archives damaged in the ways real ones are, made on the spot: large gzip members with a
+ * flipped byte or a bad CRC, lengths that lie by a few bytes or by megabytes, members cut
+ * short and followed by good ones, garbage without a newline before a record. Each archive
+ * comes with the URL and payload digest of every record that is undamaged, so a reader can be
+ * held to indexing all of them, before and after the damage. Used by `npm run fuzz` and the
+ * damage tests.
+ */
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { base32 } from '../archive/digest.js';
+
+export interface KitRecord {
+  url: string;
+  /** The record's bytes as stored (one gzip member each in gzip archives). */
+  bytes: Buffer;
+  /** SHA-1 base32 of the payload (what a CDX line's digest field holds). */
+  digest: string;
+}
+
+export type DamageKind =
+  | 'big-flip'
+  | 'big-crc'
+  | 'big-lying-length'
+  | 'cut-then-good'
+  | 'big-cut-then-good'
+  | 'arc-gz-off-by-n'
+  | 'arc-off-by-n'
+  | 'warc-off-by-n'
+  | 'plain-lying-length'
+  | 'garbage-no-newline';
+
+export const DAMAGE_KINDS: DamageKind[] = [
+  'big-flip', 'big-crc', 'big-lying-length', 'cut-then-good', 'big-cut-then-good',
+  'arc-gz-off-by-n', 'arc-off-by-n', 'warc-off-by-n', 'plain-lying-length', 'garbage-no-newline',
+];
+
+export interface DamagedArchive {
+  kind: DamageKind;
+  /** File name (its ending tells the format). */
+  name: string;
+  bytes: Buffer;
+  /** Records that must be indexed, with their digests. */
+  intact: Array<{ url: string; digest: string }>;
+  /** URLs of the damaged records: skipped, or read with a warning (lengths that lie). */
+  damaged: string[];
+  /** Whether the reader must skip something (exit 3); false where a warning is the answer. */
+  skips: boolean;
+  /** Offset of the first damaged byte. */
+  at: number;
+}
+
+const sha1 = (b: Buffer) => base32(createHash('sha1').update(b).digest());
+
+/** An HTML page of about `size` bytes whose text differs with `seed`. */
+export function page(size: number, seed: string): Buffer {
+  const parts = [`<html><head><title>${seed}</title></head><body>\n`];
+  let n = parts[0].length;
+  for (let i = 0; n < size; i++) {
+    const line = `<p>${seed} paragraph ${i}, value ${(i * 7919) % 1000003}</p>\n`;
+    parts.push(line);
+    n += line.length;
+  }
+  // No newline at the end: a length one byte short is then told from a separator's newline.
+  parts.push('</body></html>');
+  return Buffer.from(parts.join(''));
+}
+
+function httpHead(body: Buffer, version = 'HTTP/1.1'): Buffer {
+  return Buffer.from(`${version} 200 OK\r\nContent-Type: text/html\r\nContent-Length: ${body.length}\r\n\r\n`);
+}
+
+/** A WARC response record; `lie` is added to its Content-Length. */
+export function warcResponse(url: string, body: Buffer, n: number, lie = 0): KitRecord {
+  const block = Buffer.concat([httpHead(body), body]);
+  const id = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+  const head = Buffer.from(
+    `WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: ${url}\r\nWARC-Date: 2020-01-01T00:00:${String(n % 60).padStart(2, '0')}Z\r\n` +
+      `WARC-Record-ID: <urn:uuid:${id}>\r\nContent-Type: application/http; msgtype=response\r\nContent-Length: ${block.length + lie}\r\n\r\n`,
+  );
+  return { url, bytes: Buffer.concat([head, block, Buffer.from('\r\n\r\n')]), digest: sha1(body) };
+}
+
+/** An ARC v1 record; `lie` is added to its length field. */
+export function arcRecord(url: string, body: Buffer, lie = 0): KitRecord {
+  const block = Buffer.concat([httpHead(body, 'HTTP/1.0'), body]);
+  const head = Buffer.from(`${url} 192.0.2.1 20200101000000 text/html ${block.length + lie}\n`);
+  return { url, bytes: Buffer.concat([head, block, Buffer.from('\n')]), digest: sha1(body) };
+}
+
+export const ARC_FILEDESC = Buffer.from(
+  'filedesc://kit.arc 0.0.0.0 20200101000000 text/plain 76\n1 0 InternetArchive\nURL IP-address Archive-date Content-type Archive-length\n\n',
+);
+
+/** mulberry32: small, seedable. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface KitOptions {
+  /** Size of the "big" record's page: above the in-memory window (32 MiB by default) so it streams. */
+  bigSize?: number;
+}
+
+/**
+ * One damaged archive of `kind`: a few small records, the damaged one somewhere among them
+ * (chosen with `rand`), more small records after it.
+ */
+export function makeDamaged(kind: DamageKind, rand: () => number, opts: KitOptions = {}): DamagedArchive {
+  const bigSize = opts.bigSize ?? 40 << 20;
+  const before = 1 + Math.floor(rand() * 3);
+  const after = 2 + Math.floor(rand() * 3);
+  const small = (i: number, make: (url: string, body: Buffer, n: number) => KitRecord) =>
+    make(`http://example.org/page-${i}`, page(500 + Math.floor(rand() * 4000), `page ${i}`), i);
+  const warc = (url: string, body: Buffer, n: number) => warcResponse(url, body, n);
+  const arc = (url: string, body: Buffer) => arcRecord(url, body);
+  const gz = (b: Buffer) => gzipSync(b, { level: 1 });
+  const pre = Array.from({ length: before }, (_, i) => small(i, kind.startsWith('arc') ? arc : warc));
+  const post = Array.from({ length: after }, (_, i) => small(before + 1 + i, kind.startsWith('arc') ? arc : warc));
+  const intact = [...pre, ...post].map((r) => ({ url: r.url, digest: r.digest }));
+  const gzipAll = (parts: Buffer[]) => Buffer.concat(parts);
+  const preGz = pre.map((r) => gz(r.bytes));
+  const postGz = post.map((r) => gz(r.bytes));
+  const startOf = (parts: Buffer[]) => parts.reduce((n, b) => n + b.length, 0);
+  let lie = (1 + Math.floor(rand() * 6)) * (rand() < 0.5 ? -1 : 1);
+  // A record whose length also counts its separator (ARC +1, WARC +4) is read as the length
+  // says, as the reference indexers read it: the next record starts right there (in gzip, the
+  // member ends there), and nothing tells those bytes from a payload's own last newlines.
+  if ((kind.startsWith('arc') && lie === 1) || (kind === 'warc-off-by-n' && lie === 4)) lie = 2;
+
+  switch (kind) {
+    case 'big-flip':
+    case 'big-crc':
+    case 'big-cut-then-good': {
+      const big = warcResponse('http://example.org/big', page(kind === 'big-cut-then-good' ? bigSize / 4 : bigSize, 'big'), before);
+      const member = Buffer.from(gz(big.bytes));
+      let bad: Buffer;
+      let at: number;
+      if (kind === 'big-flip') {
+        at = Math.floor(member.length * (0.2 + rand() * 0.6));
+        for (let i = 0; i < 8; i++) member[at + i] ^= 1 + Math.floor(rand() * 255);
+        bad = member;
+      } else if (kind === 'big-crc') {
+        at = member.length - 8 + Math.floor(rand() * 4);
+        member[at] ^= 1 + Math.floor(rand() * 255);
+        bad = member;
+      } else {
+        at = Math.floor(member.length * (0.1 + rand() * 0.8));
+        bad = member.subarray(0, at);
+      }
+      return {
+        kind, name: `${kind}.warc.gz`, bytes: gzipAll([...preGz, bad, ...postGz]), intact,
+        damaged: [big.url], skips: true, at: startOf(preGz) + at,
+      };
+    }
+    case 'big-lying-length': {
+      const liar = warcResponse('http://example.org/liar', page(2000, 'liar'), before, bigSize + Math.floor(rand() * 1000));
+      return {
+        kind, name: `${kind}.warc.gz`, bytes: gzipAll([...preGz, gz(liar.bytes), ...postGz]),
+        intact: [...intact, { url: liar.url, digest: liar.digest }], damaged: [], skips: false, at: startOf(preGz),
+      };
+    }
+    case 'cut-then-good': {
+      const victim = gz(warcResponse('http://example.org/cut', page(3000, 'cut'), before).bytes);
+      const at = 10 + Math.floor(rand() * (victim.length - 10));
+      return {
+        kind, name: `${kind}.warc.gz`, bytes: gzipAll([...preGz, victim.subarray(0, at), ...postGz]), intact,
+        damaged: ['http://example.org/cut'], skips: true, at: startOf(preGz) + at,
+      };
+    }
+    case 'arc-gz-off-by-n':
+    case 'arc-off-by-n': {
+      const odd = arcRecord('http://example.org/odd', page(1500, 'odd'), lie);
+      const gzipped = kind === 'arc-gz-off-by-n';
+      const parts = gzipped ? [gz(ARC_FILEDESC), ...preGz, gz(odd.bytes), ...postGz] : [ARC_FILEDESC, ...pre.map((r) => r.bytes), odd.bytes, ...post.map((r) => r.bytes)];
+      return {
+        kind, name: gzipped ? `${kind}.arc.gz` : `${kind}.arc`, bytes: Buffer.concat(parts),
+        intact: [...intact, { url: odd.url, digest: odd.digest }], damaged: [], skips: false,
+        at: startOf(parts.slice(0, 1 + before)),
+      };
+    }
+    case 'warc-off-by-n': {
+      const odd = warcResponse('http://example.org/odd', page(1500, 'odd'), before, lie);
+      const parts = [...pre.map((r) => r.bytes), odd.bytes, ...post.map((r) => r.bytes)];
+      return {
+        kind, name: `${kind}.warc`, bytes: Buffer.concat(parts),
+        intact: [...intact, { url: odd.url, digest: odd.digest }], damaged: [], skips: false, at: startOf(parts.slice(0, before)),
+      };
+    }
+    case 'plain-lying-length': {
+      const liar = warcResponse('http://example.org/liar', page(2000, 'liar'), before, bigSize + Math.floor(rand() * 1000));
+      const parts = [...pre.map((r) => r.bytes), liar.bytes, ...post.map((r) => r.bytes)];
+      return {
+        kind, name: `${kind}.warc`, bytes: Buffer.concat(parts), intact, damaged: [liar.url], skips: true, at: startOf(parts.slice(0, before)),
+      };
+    }
+    case 'garbage-no-newline': {
+      const isArc = rand() < 0.5;
+      const all = [...pre, ...post].map((r, i) => (isArc ? arcRecord(r.url, page(800, `g${i}`)) : warcResponse(r.url, page(800, `g${i}`), i)));
+      const garbage = Buffer.from('GARBAGE'.slice(0, 1 + Math.floor(rand() * 7)));
+      const parts = [...(isArc ? [ARC_FILEDESC] : []), ...all.slice(0, before).map((r) => r.bytes), garbage, ...all.slice(before).map((r) => r.bytes)];
+      return {
+        kind, name: isArc ? `${kind}.arc` : `${kind}.warc`, bytes: Buffer.concat(parts),
+        intact: all.map((r) => ({ url: r.url, digest: r.digest })), damaged: [], skips: true,
+        at: startOf(parts.slice(0, (isArc ? 1 : 0) + before)),
+      };
+    }
+  }
+}
