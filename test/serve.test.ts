@@ -4,30 +4,16 @@ import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import Parser from 'rss-parser';
 import { spawn } from 'node:child_process';
-import { BIN, nwaxAsync, tempDir } from './helpers.js';
+import { BIN, nwaxAsync, serveCli, tempDir } from './helpers.js';
 import { pipeline, workedExample } from './example-pipeline.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc, dedupExampleRecords } from '../scripts/make-fixtures.mjs';
 import { startServer, type RunningServer } from '../src/search/server.js';
 
-/** `nwax serve ARGS` as a child process; resolves once it says where it listens. */
-function serveCli(args: string[]): Promise<RunningServer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    child.stderr.on('data', (d: Buffer) => {
-      err += d.toString();
-      const m = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(err);
-      if (m) resolve({ server: undefined as never, url: m[1], close: () => new Promise<void>((ok) => { child.once('exit', () => ok()); child.kill('SIGTERM'); }) });
-    });
-    child.once('exit', (code) => reject(new Error(`nwax serve exited ${code}: ${err}`)));
-  });
-}
-
 /** The worked example imported and indexed, then served on 127.0.0.1 on a port the OS picks. */
 describe('nwax serve', () => {
   const dir = tempDir();
-  let srv: RunningServer;
+  let srv: { url: string; close(): Promise<void> };
   const get = (path: string) => fetch(`${srv.url}${path}`);
 
   beforeAll(async () => {

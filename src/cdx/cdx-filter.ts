@@ -3,9 +3,18 @@
  * Python's re.match), `!` before it inverts, `=field:value` is an exact match and
  * `~field:substring` a substring match; without `field:` the whole line is matched. Field
  * names are pywb's, with its aliases (statuscode, mimetype, original).
+ *
+ * Patterns come from users (the `/cdx` API is public), so they run on RE2's linear-time
+ * engine (re2js), never on V8's backtracking one: `(.*.*)*z` costs microseconds per line, not
+ * minutes. RE2 has no backreferences or lookaround; a pattern using them is refused with a
+ * clear message. A pattern without regex syntax is a plain prefix test.
  */
+import { RE2JS } from 're2js';
 import type { CdxFields } from './cdx-reader.js';
 import { NwaxError } from '../util/errors.js';
+
+/** Longest filter accepted (a pattern is compiled per request). */
+export const MAX_FILTER_LENGTH = 1024;
 
 const FIELDS = ['urlkey', 'timestamp', 'url', 'mime', 'status', 'digest', 'length', 'offset', 'filename'] as const;
 const ALIASES: Record<string, string> = {
@@ -27,6 +36,9 @@ export class CdxFilter {
   }
 
   constructor(readonly spec: string) {
+    if (spec.length > MAX_FILTER_LENGTH) {
+      throw new NwaxError('NWAX_QUERY', `filter ${JSON.stringify(spec.slice(0, 40))}...: longer than ${MAX_FILTER_LENGTH} characters`, 2);
+    }
     let s = spec;
     this.invert = s.startsWith('!');
     if (this.invert) s = s.slice(1);
@@ -46,15 +58,19 @@ export class CdxFilter {
     } else this.field = '';
     if (mode === 'exact') this.test = (v) => v === s;
     else if (mode === 'contains') this.test = (v) => v.includes(s);
-    else {
-      let re: RegExp;
+    else if (!/[\\^$.|?*+()[\]{}]/.test(s)) {
+      // No regex syntax: re.match of a literal is a prefix test.
+      this.test = (v) => v.startsWith(s);
+    } else {
+      let re: RE2JS;
       try {
-        // Anchored at the start only, as re.match: `mime:text/` matches text/html.
-        re = new RegExp(`^(?:${s})`);
+        re = RE2JS.compile(s);
       } catch (err) {
-        throw new NwaxError('NWAX_QUERY', `filter ${spec}: not a regular expression (${(err as Error).message})`, 2);
+        const why = (err as Error).message.replace(/^error parsing regexp: /, '');
+        throw new NwaxError('NWAX_QUERY', `filter ${spec}: not a pattern the linear-time matcher takes (${why}; backreferences and lookaround are not supported)`, 2);
       }
-      this.test = (v) => re.test(v);
+      // Anchored at the start only, as re.match: `mime:text/` matches text/html.
+      this.test = (v) => re.matcher(v).lookingAt();
     }
   }
 

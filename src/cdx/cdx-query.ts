@@ -8,6 +8,9 @@
 import { surt } from './surt.js';
 import type { CdxFields } from './cdx-reader.js';
 import { CdxFilter } from './cdx-filter.js';
+
+/** Filters one query may carry (each is compiled and run on every line read). */
+const MAX_FILTERS = 32;
 import { NwaxError } from '../util/errors.js';
 
 export type MatchType = 'exact' | 'prefix' | 'host' | 'domain';
@@ -118,7 +121,9 @@ export function parseCdxQuery(p: QueryParams, maxLimit = Infinity): CdxQuery {
   const from = p.from ? padTimestamp(p.from, false, 'from') : undefined;
   const to = p.to ? padTimestamp(p.to, true, 'to') : undefined;
   if (from && to && from > to) throw new CdxQueryError(`from=${p.from} is after to=${p.to}`);
-  const filters = (p.filter ?? []).filter((f) => f !== '').map((f) => new CdxFilter(f));
+  const given = (p.filter ?? []).filter((f) => f !== '');
+  if (given.length > MAX_FILTERS) throw new CdxQueryError(`filter: ${given.length} filters given, at most ${MAX_FILTERS} are taken`);
+  const filters = given.map((f) => new CdxFilter(f));
   let collapse: CdxQuery['collapse'];
   if (p.collapse) {
     const m = /^([a-z]+)(?::(\d+))?$/i.exec(p.collapse);

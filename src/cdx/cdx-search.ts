@@ -52,8 +52,12 @@ export async function* searchCdx(sources: CdxSource[], q: CdxQuery, limits: Sear
   let n = 0;
   let seen = 0;
   for await (const { line, source } of mergedLines(sources, q.startKey, q.endKey)) {
-    if ((++seen & 1023) === 0 && Date.now() > deadline) {
-      throw new CdxQueryError(`the query read ${seen} lines in ${limits.timeoutMs} ms and was stopped; narrow it (matchType, from/to, limit)`);
+    if ((++seen & 1023) === 0) {
+      if (Date.now() > deadline) {
+        throw new CdxQueryError(`the query read ${seen} lines in ${limits.timeoutMs} ms and was stopped; narrow it (matchType, from/to, limit)`);
+      }
+      // Let other requests in (a service's /healthz, a second query) between slices of work.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
     const f = source.reader.parse(line);
     if (!f) continue;

@@ -31,6 +31,8 @@ fl), /healthz. Search parameters: query, start, hitsPerPage (at most 100), hitsP
       hitsPerSite: conf.getNumber('nwax.serve.hits.per.site'),
       threads: conf.getNumber('nwax.serve.threads') || (await import('node:os')).availableParallelism(),
       suggestTitles: conf.getNumber('nwax.serve.suggest.titles'),
+      queryTimeout: conf.getNumber('nwax.serve.query.timeout'),
+      baseUrl: conf.getString('nwax.serve.base.url'),
       cdx: {
         sources: (flags.cdx ?? conf.getString('nwax.serve.cdx')).split(',').map((s) => s.trim()).filter(Boolean),
         maxResults: conf.getNumber('nwax.cdx.max.results'),

@@ -58,6 +58,17 @@ function dateRange(value: string, query: string, at: number): DateRange {
   return { from, to };
 }
 
+/** Different words a query may hold (as Google's 32): each costs FTS5 a posting-list scan. */
+export const MAX_TERMS = 32;
+
+function unique(phrases: string[][]): string[][] {
+  const seen = new Set<string>();
+  return phrases.filter((p) => {
+    const k = p.join(' ');
+    return !seen.has(k) && seen.add(k);
+  });
+}
+
 export function parseQuery(query: string): Query {
   const q: Query = { must: [], not: [], title: [], site: [], type: [], collection: [], url: [], date: [], highlight: [] };
   let i = 0;
@@ -122,6 +133,15 @@ export function parseQuery(query: string): Query {
     // A token that tokenizes to several words (e.g. "e-mail") is a phrase of them.
     (negate ? q.not : q.must).push(w);
     if (!negate) q.highlight.push(...w);
+  }
+  // The same word or phrase asked twice asks nothing more, but costs FTS5 a term each time.
+  q.must = unique(q.must);
+  q.not = unique(q.not);
+  q.title = unique(q.title);
+  q.highlight = [...new Set(q.highlight)];
+  const terms = new Set([...q.must, ...q.not, ...q.title].flat()).size;
+  if (terms > MAX_TERMS) {
+    throw new NwaxError('NWAX_QUERY', `query has ${terms} different words; at most ${MAX_TERMS} are searched (repeated words count once)`, 2);
   }
   const filters = q.site.length + q.type.length + q.collection.length + q.url.length + q.date.length;
   if (q.must.length + q.title.length + filters === 0) {

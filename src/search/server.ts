@@ -35,6 +35,13 @@ export interface ServeOptions {
   threads?: number;
   /** Titles of the best pages offered as suggestions (bounded). */
   suggestTitles: number;
+  /** Milliseconds a query may run before it is stopped with a 503 (nwax.serve.query.timeout; 0: no limit). */
+  queryTimeout?: number;
+  /**
+   * The service's public address for absolute links (OpenSearch description, RSS); empty: the
+   * address it listens on. Never taken from the request's Host header (nwax.serve.base.url).
+   */
+  baseUrl?: string;
   /** CDX sources /cdx answers from (nwax.serve.cdx); /cdx is off without them. */
   cdx?: { sources: string[]; maxResults: number; timeoutMs: number };
   log?: (line: string) => void;
@@ -61,7 +68,7 @@ function localBackend(opts: ServeOptions): Backend {
   // queries run on the pool's threads when there is one.
   const searcher = new Searcher(opts.dir);
   const suggester = new Suggester(searcher, opts.suggestTitles);
-  const pool = opts.threads && opts.threads > 0 ? new SearchPool(opts.dir, opts.threads) : undefined;
+  const pool = opts.threads && opts.threads > 0 ? new SearchPool(opts.dir, opts.threads, opts.queryTimeout ?? 0) : undefined;
   return {
     search: async (q, o) => (pool ? pool.search(q, o) : searcher.search(q, o)),
     health: async () => ({ status: 'ok', documents: searcher.documents() }),
@@ -150,10 +157,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const base = `http://${req.headers.host ?? `${opts.host}:${opts.port}`}`;
+    // Absolute links name the configured public address, or the one listened on: a Host header
+    // is the client's to choose, and would point links wherever it says.
+    const base = (opts.baseUrl || listening).replace(/\/+$/, '');
     let url: URL;
     try {
-      url = new URL(req.url ?? '/', base);
+      url = new URL(req.url ?? '/', 'http://nwax.invalid');
     } catch {
       send(res, 400, 'text/plain', 'bad request URL\n');
       return;
@@ -165,12 +174,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     }
     const path = url.pathname;
     const want = (ctype: string) => (err: unknown) => {
-      const status = err instanceof BadRequest || (err as { code?: string }).code === 'NWAX_QUERY' ? 400 : 500;
+      const code = (err as { code?: string }).code;
+      const status = err instanceof BadRequest || code === 'NWAX_QUERY' ? 400 : code === 'NWAX_TIMEOUT' ? 503 : 500;
       if (status === 500) throw err;
+      if (status === 503) res.setHeader('Retry-After', '5');
       const message = (err as Error).message;
-      if (ctype === 'text/html') send(res, 400, 'text/html', renderError(400, message, url.searchParams.get('query') ?? ''));
-      else if (ctype === 'application/json') send(res, 400, 'application/json', `${JSON.stringify({ error: message })}\n`);
-      else send(res, 400, 'text/plain', `${message}\n`);
+      if (ctype === 'text/html') send(res, status, 'text/html', renderError(status, message, url.searchParams.get('query') ?? ''));
+      else if (ctype === 'application/json') send(res, status, 'application/json', `${JSON.stringify({ error: message })}\n`);
+      else send(res, status, 'text/plain', `${message}\n`);
     };
     switch (path) {
       case '/':
@@ -214,8 +225,15 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       }
       default: {
         const m = /^\/stored\/([^/]+)\/(\d{1,12})$/.exec(path);
+        let set: string | undefined;
         try {
-          if (!m || !(await backend.stored(decodeURIComponent(m[1]), Number(m[2]), res))) send(res, 404, 'text/plain', 'no such page or document\n');
+          set = m ? decodeURIComponent(m[1]) : undefined;
+        } catch {
+          send(res, 400, 'text/plain', 'bad percent-encoding in the path\n');
+          return;
+        }
+        try {
+          if (set === undefined || !(await backend.stored(set, Number(m![2]), res))) send(res, 404, 'text/plain', 'no such page or document\n');
         } catch (err) {
           if (res.headersSent) throw err;
           send(res, 502, 'text/plain', `the archive could not be read: ${(err as Error).message}\n`);
@@ -224,14 +242,16 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     }
   }
 
+  let listening = `http://${opts.host}:${opts.port}`;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => resolve());
   });
   const addr = server.address() as AddressInfo;
+  listening = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
   return {
     server,
-    url: `http://${addr.address}:${addr.port}`,
+    url: listening,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => void backend.close().then(resolve));
