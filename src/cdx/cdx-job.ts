@@ -3,7 +3,7 @@
  * threads with --jobs), optionally sort, write to stdout or a file put in place at the end,
  * report damage as it is found and print the summary line.
  */
-import { mkdtempSync, rmSync, createWriteStream } from 'node:fs';
+import { rmSync, createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -17,6 +17,7 @@ import { parseByteSize } from '../conf/config.js';
 import { externalSort, writeLines } from '../mapreduce/external-sort.js';
 import { lineBatches } from '../mapreduce/line-reader.js';
 import { NwaxError } from '../util/errors.js';
+import { makeTempDir } from '../util/litter.js';
 
 export interface CdxJobOptions extends CdxOptions {
   format: CdxFormat;
@@ -98,7 +99,7 @@ export async function runCdx(files: string[], opts: CdxJobOptions): Promise<numb
   const jobs = opts.jobs === 0 ? availableParallelism() : opts.jobs;
   // Temporary files go next to the output (the disk that has room for it), else to the temp dir.
   const tmpDir = opts.tmpDir ?? (opts.output ? dirname(resolve(opts.output)) : tmpdir());
-  const dir = mkdtempSync(join(tmpDir, '.nwax-cdx-'));
+  const dir = makeTempDir(tmpDir, '.nwax-cdx-');
   try {
     await writeOutput(opts.output, async (out) => {
       const header = opts.header ? headerLine(opts.format) : undefined;

@@ -13,10 +13,11 @@
 import { Worker } from 'node:worker_threads';
 import { closeSync, existsSync, mkdirSync, openSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { writeShard, type ShardResult, type ShardTask } from './zipnum-shard.js';
 import { isGzip } from '../mapreduce/splits.js';
 import { InputError, NwaxError, describeFsError } from '../util/errors.js';
+import { sweepDead } from '../util/litter.js';
 
 export interface ZipnumBuildOptions {
   /** Lines per gzip block (nwax.zipnum.lines, default 3000). */
@@ -91,6 +92,7 @@ export async function buildZipnum(input: string, outDir: string, o: ZipnumBuildO
   const gzip = size >= 2 && isGzip(input);
   const wanted = gzip ? 1 : o.shards > 0 ? o.shards : Math.max(1, Math.ceil(size / o.shardSize));
   const ranges = gzip ? [[0, size] as [number, number]] : splitPoints(input, size, wanted);
+  sweepDead(dirname(resolve(outDir)), `.${basename(outDir)}.tmp-`);
   const tmp = join(dirname(outDir), `.${basename(outDir)}.tmp-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });

@@ -3,7 +3,7 @@
  * fetch, parse, updatedb, invertlinks, index, dedup), so that `nwax crawl` is a loop over them
  * and every step can also be run alone, as in Nutch.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import type { Configuration } from '../conf/config.js';
@@ -18,6 +18,7 @@ import { generateTime, hostOf } from '../crawl/generate-job.js';
 import type { CrawlDatum } from '../crawl/crawl-datum.js';
 import { segmentName } from '../segment/segment.js';
 import { InputError, NwaxError } from '../util/errors.js';
+import { makeTempDir } from '../util/litter.js';
 
 export interface StepContext {
   conf: Configuration;
@@ -30,8 +31,7 @@ export function urlFilters(conf: Configuration): UrlFilters {
 }
 
 function tmpNear(path: string, what: string): string {
-  mkdirSync(dirname(resolve(path)), { recursive: true });
-  return mkdtempSync(join(dirname(resolve(path)), `.${what}-`));
+  return makeTempDir(dirname(resolve(path)), `.${what}-`);
 }
 
 /** Seeds (a file, or a directory of files) into the CrawlDb. Returns the exit status. */
@@ -44,7 +44,7 @@ export async function inject(crawldb: string, seeds: string, s: StepContext): Pr
     throw new InputError(`${seeds}: no such seed file or directory`);
   }
   // The seeds are prepared in the temp dir: a crawl whose seeds are all bad leaves no directory behind.
-  const tmp = mkdtempSync(join(s.conf.getString('nwax.sort.tmpdir') || tmpdir(), 'nwax-inject-'));
+  const tmp = makeTempDir(s.conf.getString('nwax.sort.tmpdir') || tmpdir(), 'nwax-inject-');
   try {
     let warned = 0;
     const c = await prepareSeeds(files, tmp, urlFilters(s.conf), s.conf, (m) => void (++warned <= 20 && s.say(m)));

@@ -75,6 +75,10 @@ line whose offset does not start a record of its URL is reported with its CDX fi
     const { segmentName } = await import('../segment/segment.js');
     const segment = (cdx.length ? args.manifest : args.segment) ?? join(flags.dir, 'segments', segmentName());
     const temps: string[] = [];
+    // What a killed import of this segment left beside it (a CDX plan, a sorted exclusion list).
+    const { sweepDead } = await import('../util/litter.js');
+    const { basename, dirname, resolve } = await import('node:path');
+    for (const what of ['records-', 'exclusions-']) sweepDead(dirname(resolve(segment)), `${basename(segment)}.${what}`);
     try {
       const badExclusions = await this.exclusions(flags.exclude ?? conf.getString('nwax.import.exclusions'), segment, conf, flags.engine, defines, temps);
       const options = await jobActionOptions(conf, { ...flags, define: defines }, undefined, (m) => this.sayLine(m));

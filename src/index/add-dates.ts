@@ -7,12 +7,13 @@
  * from the first plus a new file, then swapping it in, is the incremental path.
  */
 import { renameSync, rmSync } from 'node:fs';
-import { dirname, join, basename } from 'node:path';
+import { dirname, join, basename, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { createIndex, finishIndex, openIndex } from './schema.js';
 import { detectCanonicalizer, urlKey, type Canonicalizer } from '../cdx/surt.js';
 import { lineBatches } from '../mapreduce/line-reader.js';
 import { NwaxError } from '../util/errors.js';
+import { sweepDead } from '../util/litter.js';
 
 export interface AddDatesOptions {
   canonicalizer: string;
@@ -87,6 +88,7 @@ export async function addDates(keyIndex: string, sources: string[], dest: string
   key.db.close();
   // Written aside, then renamed: a good dates index is never replaced by a half-written one.
   mkdirSync(dirname(dest), { recursive: true });
+  sweepDead(dirname(resolve(dest)), `.${basename(dest)}.tmp-`);
   const tmp = join(dirname(dest), `.${basename(dest)}.tmp-${process.pid}`);
   rmSync(tmp, { force: true });
   try {

@@ -5,10 +5,11 @@
  * every date inside. Written aside and renamed into place.
  */
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { openIndex } from './schema.js';
 import { IndexWriter, type IndexDocument } from './index-writer.js';
 import { NwaxError } from '../util/errors.js';
+import { sweepDead } from '../util/litter.js';
 
 interface DocRow {
   id: number; url: string; digest: string; date: string; dates: string; mime: string; status: number | null; length: number;
@@ -24,6 +25,7 @@ export interface MergeResult {
 export function mergeIndexes(out: string, inputs: string[], parallel: boolean): MergeResult {
   if (inputs.length === 0) throw new NwaxError('NWAX_USAGE', 'merge: no input indexes', 2);
   mkdirSync(dirname(out), { recursive: true });
+  sweepDead(dirname(resolve(out)), `.${basename(out)}.tmp-`);
   const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}`);
   rmSync(tmp, { force: true });
   const result: MergeResult = { documents: 0, leftOut: 0 };

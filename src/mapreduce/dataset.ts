@@ -2,11 +2,14 @@
  * Datasets: a directory of `part-NNNNN` sorted record files plus `_SUCCESS`. A job writes a new
  * version into a temporary sibling and puts it in place at the end (the old version renamed to
  * `.old` until then, then removed), so a crash never leaves a half-written dataset where a
- * good one stood. A `.locked` file with the holder's pid keeps a second job off the dataset.
+ * good one stood. A `.locked` file with the holder's pid and host keeps a second job off the
+ * dataset; a lock left by a job that is gone from this host is taken over with a warning.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { NwaxError } from '../util/errors.js';
+import { pidAlive, sweepDead } from '../util/litter.js';
 
 export const SUCCESS = '_SUCCESS';
 
@@ -14,35 +17,45 @@ export function partName(n: number): string {
   return `part-${String(n).padStart(5, '0')}`;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function lockPath(dir: string): string {
   return `${resolve(dir)}.locked`;
 }
 
-/** Takes the dataset's lock; `force` takes over a lock whose holder is gone or not. */
-export function lock(dir: string, force = false): () => void {
+/** What a lock file says: `PID HOST` (older nwax wrote the pid alone: this host). */
+function lockHolder(path: string): { pid: number; host: string } {
+  const [pid, host] = readFileSync(path, 'utf8').trim().split(/\s+/);
+  return { pid: Number(pid), host: host || hostname() };
+}
+
+/**
+ * Takes the dataset's lock. A lock whose holder is gone from this host (a killed job) is
+ * taken over with a warning; one held by a running process, or by a process on another host
+ * (whose state this one cannot see), only with `force`.
+ */
+export function lock(dir: string, force = false, warn: (message: string) => void = stderrWarning): () => void {
   const path = lockPath(dir);
   mkdirSync(dirname(path), { recursive: true });
+  const mine = `${process.pid} ${hostname()}\n`;
   try {
-    writeFileSync(path, `${process.pid}\n`, { flag: 'wx' });
+    writeFileSync(path, mine, { flag: 'wx' });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    const holder = Number(readFileSync(path, 'utf8').trim());
-    if (!force) {
-      const state = Number.isInteger(holder) && alive(holder) ? `held by running process ${holder}` : `left by process ${holder}, which is gone`;
+    const holder = lockHolder(path);
+    const here = holder.host === hostname();
+    const gone = here && Number.isInteger(holder.pid) && !pidAlive(holder.pid);
+    if (!force && !gone) {
+      const state = here ? `held by running process ${holder.pid}` : `held by process ${holder.pid} on ${holder.host}`;
       throw new NwaxError('NWAX_LOCKED', `${dir} is locked (${path}, ${state}); use --force if no job is using it`);
     }
-    writeFileSync(path, `${process.pid}\n`);
+    if (gone) warn(`${dir}: took over the lock left by process ${holder.pid}, which is gone (${path})`);
+    writeFileSync(path, mine);
   }
   return () => rmSync(path, { force: true });
+}
+
+function stderrWarning(message: string): void {
+  process.stderr.write(`nwax: ${message}\n`);
 }
 
 /** The parts of a complete dataset, in order; an error if it is not complete. */
@@ -99,16 +112,5 @@ export function recover(dir: string): void {
 
 /** Temporary versions left by writers that died (a crash, SIGKILL): removed before a new write. */
 function removeDeadWriters(target: string): void {
-  const prefix = `.${basename(target)}.tmp-`;
-  let names: string[] = [];
-  try {
-    names = readdirSync(dirname(target));
-  } catch {
-    return;
-  }
-  for (const n of names) {
-    if (!n.startsWith(prefix)) continue;
-    const pid = Number(n.slice(prefix.length));
-    if (Number.isInteger(pid) && pid !== process.pid && !alive(pid)) rmSync(join(dirname(target), n), { recursive: true, force: true });
-  }
+  sweepDead(dirname(target), `.${basename(target)}.tmp-`);
 }

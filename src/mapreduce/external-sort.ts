@@ -4,7 +4,7 @@
  * k-way, so input of any size needs only the budget. The shuffle of the MapReduce runner is
  * this same sort. `mergeSorted` merges inputs that are already sorted (`sort -m`).
  */
-import { createWriteStream, mkdtempSync, rmSync, type WriteStream } from 'node:fs';
+import { createWriteStream, rmSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -12,6 +12,7 @@ import { sortByteOrder, compareBytes, hasHighChars } from './byte-order.js';
 import { lineBatches } from './line-reader.js';
 import { dedupeSorted } from './run-utils.js';
 import { Worker } from 'node:worker_threads';
+import { makeTempDir, sweepDead } from '../util/litter.js';
 
 export interface SortOptions {
   /** Bytes of lines held in memory before a run is spilled (default 256 MiB). */
@@ -94,6 +95,8 @@ export async function* externalSort(input: AsyncIterable<string[]>, opts: SortOp
   let used = 0;
   const runs: string[] = [];
   let dir: string | undefined;
+  // Spills of a sort that was killed are removed now, whether or not this one spills.
+  sweepDead(opts.tmpDir ?? tmpdir(), '.nwax-sort-');
   const worker = new SpillWorker(runBudget);
   try {
     for await (const batch of input) {
@@ -102,7 +105,7 @@ export async function* externalSort(input: AsyncIterable<string[]>, opts: SortOp
         used += line.length + LINE_OVERHEAD;
       }
       if (used >= runBudget) {
-        dir ??= mkdtempSync(join(opts.tmpDir ?? tmpdir(), '.nwax-sort-'));
+        dir ??= makeTempDir(opts.tmpDir ?? tmpdir(), '.nwax-sort-');
         const path = join(dir, `run-${runs.length}`);
         if (opts.inProcess) await writeRun(buffer, path, opts.unique ?? false);
         else await worker.spill(buffer, path, opts.unique ?? false);

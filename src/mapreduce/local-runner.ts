@@ -7,7 +7,7 @@
  * the same part here and on a cluster; `nwax job NAME map | LC_ALL=C sort | nwax job NAME
  * reduce` gives the same bytes per partition (the equivalence test proves it).
  */
-import { closeSync, createWriteStream, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, createWriteStream, openSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,7 @@ import type { RecordFileOptions } from './record-file.js';
 import { writeDataset } from './dataset.js';
 import { markOutputs, partSink } from './job-output.js';
 import { NwaxError } from '../util/errors.js';
+import { makeTempDir } from '../util/litter.js';
 
 export interface LocalRunOptions {
   inputs: string[];
@@ -134,7 +135,7 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
   const budget = opts.sortMemory ?? 64 << 20;
   const threads = Math.max(1, opts.threads ?? 1);
   const counters: Counters = {};
-  const work = mkdtempSync(join(opts.tmpDir ?? tmpdir(), 'nwax-job-'));
+  const work = makeTempDir(opts.tmpDir ?? tmpdir(), 'nwax-job-');
   try {
     // Map: splits of the inputs (enough for every thread), each a task.
     const total = opts.inputs.reduce((n, f) => n + (f === '-' ? 0 : statSync(f).size), 0);

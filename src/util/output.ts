@@ -6,6 +6,8 @@
 import { createWriteStream, renameSync, rmSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { InputError } from './errors.js';
+import { basename, dirname, resolve } from 'node:path';
+import { sweepDead } from './litter.js';
 
 export class LineOutput {
   private stream: NodeJS.WritableStream;
@@ -15,6 +17,8 @@ export class LineOutput {
 
   constructor(readonly path: string | undefined) {
     if (path && path !== '-') {
+      // What a killed run wrote aside is removed first.
+      sweepDead(dirname(resolve(path)), `${basename(path)}.tmp-`);
       this.tmp = `${path}.tmp-${process.pid}`;
       const s: WriteStream = createWriteStream(this.tmp);
       s.on('error', () => {});
