@@ -4,7 +4,7 @@
  * k-way, so input of any size needs only the budget. The shuffle of the MapReduce runner is
  * this same sort. `mergeSorted` merges inputs that are already sorted (`sort -m`).
  */
-import { createWriteStream, rmSync, type WriteStream } from 'node:fs';
+import { createWriteStream, rmSync, statSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -63,16 +63,24 @@ class SpillWorker {
     // A heap limit makes the worker collect its garbage early instead of growing its heap:
     // room for its copy of a run, the sort's scratch space and the strings it writes.
     this.worker ??= new Worker(new URL('./sort-worker.js', import.meta.url), {
-      resourceLimits: { maxOldGenerationSizeMb: Math.max(256, Math.ceil((this.runBytes * 4) / 2 ** 20)) },
+      resourceLimits: { maxOldGenerationSizeMb: Math.max(48, Math.ceil((this.runBytes * 4) / 2 ** 20)) },
     });
     const w = this.worker;
     this.pending = new Promise<void>((resolve, reject) => {
-      w.once('message', (m: { ok: boolean; message?: string }) => {
+      // One listener of each kind per run, both removed when either fires (not one more
+      // 'error' listener per run for the life of the worker).
+      const done = (m: { ok: boolean; message?: string }) => {
+        w.off('error', failed);
         this.busy = false;
         if (m.ok) resolve();
         else reject(new Error(`sort run ${path}: ${m.message}`));
-      });
-      w.once('error', reject);
+      };
+      const failed = (err: Error) => {
+        w.off('message', done);
+        reject(err);
+      };
+      w.once('message', done);
+      w.once('error', failed);
     });
     w.postMessage({ lines, path, unique });
   }
@@ -85,6 +93,9 @@ class SpillWorker {
     void this.worker?.terminate();
   }
 }
+
+/** Memory one run takes while it is merged: its 1 MiB read buffer, a batch of its lines, slack. */
+const MERGE_BYTES_PER_RUN = 4 << 20;
 
 /** Sorts the lines of `input` (batches of lines, as lineBatches gives them). */
 export async function* externalSort(input: AsyncIterable<string[]>, opts: SortOptions = {}): AsyncGenerator<string[]> {
@@ -122,7 +133,11 @@ export async function* externalSort(input: AsyncIterable<string[]>, opts: SortOp
       for (let i = 0; i < last.length; i += 65536) yield last.slice(i, i + 65536);
       return;
     }
-    const sources: AsyncIterable<string[]>[] = runs.map((r) => lineBatches(r));
+    // A bounded fan-in (each run being merged holds a read buffer and a batch of lines): past
+    // it, runs are merged in passes first, so memory does not grow with the number of runs.
+    const fanIn = Math.max(2, Math.min(32, Math.floor(budget / MERGE_BYTES_PER_RUN)));
+    const merged = await mergeDown(runs, fanIn, join(dir!, 'merge'));
+    const sources: AsyncIterable<string[]>[] = merged.map((r) => lineBatches(r));
     sources.push((async function* () {
       yield last;
     })());
@@ -131,6 +146,27 @@ export async function* externalSort(input: AsyncIterable<string[]>, opts: SortOp
     worker.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Merges runs in passes of `factor` (smallest first, as Hadoop's merger does) until at most
+ * `factor` remain, so a reduce holds a bounded number of files open whatever the input size.
+ */
+export async function mergeDown(runs: string[], factor: number, prefix: string): Promise<string[]> {
+  const left = runs.map((path) => ({ path, size: statSync(path).size }));
+  let n = 0;
+  while (left.length > factor) {
+    left.sort((a, b) => a.size - b.size);
+    const group = left.splice(0, Math.min(factor, left.length - factor + 1));
+    const path = `${prefix}-${n++}`;
+    const out = createWriteStream(path);
+    for await (const batch of mergeSortedFiles(group.map((g) => g.path))) await writeLines(out, batch);
+    out.end();
+    await once(out, 'close');
+    for (const g of group) rmSync(g.path);
+    left.push({ path, size: statSync(path).size });
+  }
+  return left.map((r) => r.path);
 }
 
 /** Sorts and writes one run here, on the calling thread. */

@@ -16,7 +16,7 @@ import { checkedKey, Grouper, hashPartition, newContext, type Counters, type Job
 import { lineSplits, makeSplits, splitLines, type Split } from './splits.js';
 import { mapper, combiner } from './streaming.js';
 import { lineBatches } from './line-reader.js';
-import { mergeSortedFiles, writeLines } from './external-sort.js';
+import { mergeDown, mergeSortedFiles } from './external-sort.js';
 import { sortByteOrder } from './byte-order.js';
 import type { RecordFileOptions } from './record-file.js';
 import { writeDataset } from './dataset.js';
@@ -205,27 +205,6 @@ export async function runReduceTask(job: Job, task: ReduceTask, counters: Counte
   sink.close();
 }
 
-
-/**
- * Merges runs in passes of `factor` (smallest first, as Hadoop's merger does) until at most
- * `factor` remain, so a reduce holds a bounded number of files open whatever the input size.
- */
-async function mergeDown(runs: string[], factor: number, prefix: string): Promise<string[]> {
-  const left = runs.map((path) => ({ path, size: statSync(path).size }));
-  let n = 0;
-  while (left.length > factor) {
-    left.sort((a, b) => a.size - b.size);
-    const group = left.splice(0, Math.min(factor, left.length - factor + 1));
-    const path = `${prefix}-${n++}`;
-    const out = createWriteStream(path);
-    for await (const batch of mergeSortedFiles(group.map((g) => g.path))) await writeLines(out, batch);
-    out.end();
-    await once(out, 'close');
-    for (const g of group) rmSync(g.path);
-    left.push({ path, size: statSync(path).size });
-  }
-  return left.map((r) => r.path);
-}
 
 /** Heap per byte of a map task's buffer (measured: 2 made the job 7% slower for 3% less RSS). */
 const HEAP_PER_BUFFERED_BYTE = 3;
