@@ -163,7 +163,9 @@ async function* viaWorkers(
           } else reject(new NwaxError(m.code ?? 'NWAX_FORMAT', m.message ?? 'worker failed'));
         });
         worker.on('error', reject);
-        worker.on('exit', () => resolve());
+        // A thread that ends without its result (a crash, a promise that never settled) is
+        // an error naming the file, never a file that silently yields nothing.
+        worker.on('exit', (code) => (results[i] ? resolve() : reject(new NwaxError('NWAX_INTERNAL', `${files[i]}: indexing ended without a result (thread exit code ${code})`))));
       });
     }
   };
