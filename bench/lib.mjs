@@ -1,6 +1,6 @@
 // Shared by the benchmarks: time a command (wall seconds and peak RSS through GNU time), take
 // medians, print aligned tables.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -48,3 +48,17 @@ export function table(rows) {
 }
 
 export const q = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** `nwax serve ARGS` as its own process; resolves with its URL once it listens, and its process. */
+export function startServe(args) {
+  const server = spawn('node', [NWAX, 'serve', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let err = '';
+    server.stderr.on('data', (d) => {
+      err += d;
+      const m = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(err);
+      if (m) resolve({ url: m[1], server, stop: () => new Promise((ok) => { server.once('exit', ok); server.kill('SIGTERM'); }) });
+    });
+    server.once('exit', (code) => reject(new Error(`nwax serve exited ${code}: ${err}`)));
+  });
+}

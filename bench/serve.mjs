@@ -3,12 +3,11 @@
 // 30 s, the 500 queries of the index benchmark in turn; the same queries through the searcher
 // in-process (the limit without HTTP) in the same run; then a run at 80% of the in-process
 // rate for its p99. The server is its own process: its peak RSS is sampled every second.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import autocannon from 'autocannon';
-import { CORPUS_DIR, NWAX, ROOT, table } from './lib.mjs';
+import { CORPUS_DIR, ROOT, startServe, table } from './lib.mjs';
 import { makeQueries } from './index.mjs';
 import { benchIndexScale } from './index-scale.mjs';
 
@@ -56,16 +55,8 @@ export async function benchServe() {
   const inP99 = times[Math.floor(times.length * 0.99)];
   searcher.close();
 
-  const server = spawn('node', [NWAX, 'serve', '-dir', crawl, '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const url = await new Promise((resolve, reject) => {
-    let err = '';
-    server.stderr.on('data', (d) => {
-      err += d;
-      const m = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(err);
-      if (m) resolve(m[1]);
-    });
-    server.once('exit', (code) => reject(new Error(`nwax serve exited ${code}: ${err}`)));
-  });
+  // The access log off: this measures the search path (bench/serve-ops.mjs measures the log).
+  const { url, server } = await startServe(['-dir', crawl, '--port', '0', '-D', 'nwax.serve.access.log=']);
   const rss = [];
   const sampler = setInterval(() => rss.push(rssMB(server.pid)), 1000);
   try {

@@ -7,7 +7,10 @@ export default class Serve extends NwaxCommand {
 elsewhere). Routes: / (search page), /search?query= (HTML), /api/search (JSON), /opensearch (RSS 2.0 with the opensearch \
 and nutch namespaces, as NutchWAX's servlet), /opensearch.xml, /stored/SET/DOC (the archived bytes, sandboxed), \
 /suggest?q=, /cdx (pywb's CDX server API over --cdx: url, matchType, from, to, filter, collapse, limit, sort, closest, output, \
-fl), /healthz. Search parameters: query, start, hitsPerPage (at most 100), hitsPerSite (or hitsPerDup), dtstart, dtend.`;
+fl), /healthz (alive), /readyz (indexes open), /metrics (Prometheus), POST /admin/reload (loopback only). Search parameters: \
+query, start, hitsPerPage (at most 100), hitsPerSite (or hitsPerDup), dtstart, dtend. New, replaced and removed index sets are \
+served without a restart (looked for every nwax.serve.reload.interval ms, and on SIGHUP). SIGTERM lets requests in flight \
+finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per request (nwax.serve.access.log).`;
   static override examples = ['<%= config.bin %> serve --port 8081', '<%= config.bin %> serve -dir /data/crawl --port 8080', '<%= config.bin %> serve --port 8080 --shards http://a:8081,http://b:8081', '<%= config.bin %> serve --cdx /data/cluster'];
   static override flags = {
     dir: Flags.string({ description: 'The crawl directory with indexes/ and pindexes/ (default: property searcher.dir).' }),
@@ -33,6 +36,8 @@ fl), /healthz. Search parameters: query, start, hitsPerPage (at most 100), hitsP
       suggestTitles: conf.getNumber('nwax.serve.suggest.titles'),
       queryTimeout: conf.getNumber('nwax.serve.query.timeout'),
       baseUrl: conf.getString('nwax.serve.base.url'),
+      reloadInterval: conf.getNumber('nwax.serve.reload.interval'),
+      accessLog: { destination: conf.getString('nwax.serve.access.log'), queries: conf.getBoolean('nwax.serve.log.queries') },
       cdx: {
         sources: (flags.cdx ?? conf.getString('nwax.serve.cdx')).split(',').map((s) => s.trim()).filter(Boolean),
         maxResults: conf.getNumber('nwax.cdx.max.results'),
@@ -40,9 +45,26 @@ fl), /healthz. Search parameters: query, start, hitsPerPage (at most 100), hitsP
       },
       log: (l) => this.sayLine(l),
     });
+    // SIGTERM/SIGINT: stop accepting, let requests in flight finish (nwax.serve.shutdown.timeout),
+    // stop what still runs, exit 0. A second signal exits at once. SIGHUP reloads the indexes.
+    const timeout = conf.getNumber('nwax.serve.shutdown.timeout');
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) {
+        this.sayLine(`${signal} again: exiting now`);
+        process.exit(1);
+      }
+      stopping = true;
+      this.sayLine(`${signal}: finishing the requests in flight (at most ${timeout} ms), then exiting`);
+      void s.shutdown(timeout).then(() => process.exit(0));
+    };
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+    process.on('SIGHUP', () => void s.reload().then(
+      (r) => this.sayLine(`SIGHUP: index generation ${r.generation}${r.errors.length ? `; ${r.errors.join('; ')}` : ''}`),
+      (err: Error) => this.sayLine(`SIGHUP: reload failed: ${err.message}`),
+    ));
+    // Said once the signals are handled: whoever waits for this line may send them.
     this.sayLine(`serving ${flags.shards ? `a front over ${flags.shards}` : flags.dir ?? conf.getString('searcher.dir')} at ${s.url}/`);
-    const stop = () => void s.close().then(() => process.exit(0));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
   }
 }

@@ -3,8 +3,16 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Searcher, type SearchOptions } from './searcher.js';
 
 const searcher = new Searcher((workerData as { dir: string }).dir);
-parentPort!.on('message', (m: { id: number; query: string; opts: SearchOptions }) => {
+
+type Message = { id: number; query: string; opts: SearchOptions } | { id: number; reload: true };
+
+parentPort!.on('message', (m: Message) => {
   try {
+    if ('reload' in m) {
+      // Between two queries: the switch to the new sets cannot cut one in half.
+      parentPort!.postMessage({ id: m.id, reload: searcher.refresh(true) });
+      return;
+    }
     parentPort!.postMessage({ id: m.id, result: searcher.search(m.query, m.opts) });
   } catch (err) {
     const e = err as { message: string; code?: unknown; exitCode?: unknown };

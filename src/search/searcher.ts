@@ -69,6 +69,8 @@ export interface SearchResult {
   hits: Hit[];
   facets?: Facets;
   elapsedMs: number;
+  /** The index generation that answered (Searcher.generation). */
+  generation?: number;
 }
 
 
@@ -84,42 +86,107 @@ function stamp(set: IndexSet): string {
   }).join(' ');
 }
 
+/** What a reload found: whether the sets changed, and what could not be opened. */
+export interface ReloadResult {
+  changed: boolean;
+  generation: number;
+  /** Sets (or the directory) that could not be opened; the old ones serve on. */
+  errors: string[];
+}
+
 export class Searcher {
   private sets: OpenSet[];
   private stamps: string[];
   private checked = 0;
+  /** Rises by one each time the sets served change (a new, replaced or removed set). */
+  generation = 1;
+  /** When the sets last changed (ms since the epoch). */
+  lastReload = Date.now();
+  /** The last error of each set that failed to open, so each is logged once. */
+  private readonly failed = new Map<string, string>();
 
-  constructor(readonly dir: string) {
+  constructor(readonly dir: string, private readonly log: (message: string) => void = () => {}) {
     this.sets = findIndexSets(dir).map((s) => new OpenSet(s));
     this.stamps = this.sets.map((s) => stamp(s.set));
   }
 
   /**
-   * Reopens a set whose files were replaced (add-dates renames a new dates index into place;
-   * a new index run renames its dataset): at most once a second, so a busy service stats little.
-   * Until the new files open cleanly, the old ones keep serving.
+   * Looks for new, replaced and removed index sets under the directory (at most once a second
+   * unless `force`): a set whose files were swapped (add-dates renames a new dates index into
+   * place; an index run renames its dataset) or that appeared is opened beside the old ones, and
+   * the list of sets switches at once, between two queries, so a query sees the old sets or the
+   * new ones, never a mix. A new set that does not open (damaged, half-written) is not served;
+   * the set it would replace serves on; either is logged once.
    */
-  private refresh(): void {
+  refresh(force = false): ReloadResult {
     const now = Date.now();
-    if (now - this.checked < 1000) return;
+    const nothing = { changed: false, generation: this.generation, errors: [...this.failed.values()] };
+    if (!force && now - this.checked < 1000) return nothing;
     this.checked = now;
-    this.sets.forEach((s, i) => {
-      const st = stamp(s.set);
-      if (st === this.stamps[i]) return;
-      try {
-        const fresh = new OpenSet(s.set);
-        s.close();
-        this.sets[i] = fresh;
-        this.stamps[i] = st;
-      } catch {
-        // Half-swapped or unreadable: try again on a later query.
+    let found: IndexSet[];
+    try {
+      found = findIndexSets(this.dir);
+    } catch (err) {
+      // Mid-swap (a dataset renamed aside) or emptied: serve what is open until it settles.
+      this.fail(this.dir, `${(err as Error).message}; the open indexes serve on`);
+      return { ...nothing, errors: [...this.failed.values()] };
+    }
+    this.failed.delete(this.dir);
+    const old = new Map(this.sets.map((s, i) => [s.set.name, { open: s, stamp: this.stamps[i] }]));
+    const sets: OpenSet[] = [];
+    const stamps: string[] = [];
+    let changed = false;
+    for (const set of found) {
+      const st = stamp(set);
+      const before = old.get(set.name);
+      const same = before && before.stamp === st && before.open.set.main === set.main && before.open.set.dates === set.dates;
+      if (same) {
+        sets.push(before.open);
+        stamps.push(st);
+        old.delete(set.name);
+        continue;
       }
-    });
+      try {
+        sets.push(new OpenSet(set));
+        stamps.push(st);
+        changed = true;
+        this.failed.delete(set.name);
+      } catch (err) {
+        this.fail(set.name, `index set ${set.name}: ${(err as Error).message}; ${before ? 'the open one serves on' : 'not served'}`);
+        if (before) {
+          sets.push(before.open);
+          stamps.push(before.stamp);
+          old.delete(set.name);
+        }
+      }
+    }
+    // Replaced and removed sets: no query is running on this thread, so they close now.
+    if (old.size > 0) changed = true;
+    if (!changed) return { ...nothing, errors: [...this.failed.values()] };
+    this.sets = sets;
+    this.stamps = stamps;
+    this.generation++;
+    this.lastReload = now;
+    for (const { open } of old.values()) open.close();
+    this.log(`index generation ${this.generation}: ${sets.map((s) => s.set.name).join(', ')}`);
+    return { changed: true, generation: this.generation, errors: [...this.failed.values()] };
+  }
+
+  private fail(key: string, message: string): void {
+    if (this.failed.get(key) === message) return;
+    this.failed.set(key, message);
+    this.log(`reload: ${message}`);
+  }
+
+  /** The sets served now, with their documents (for /metrics and /readyz). */
+  setCounts(): { name: string; documents: number }[] {
+    return this.sets.map((s) => ({ name: s.set.name, documents: s.count }));
   }
 
   search(query: string, opts: SearchOptions = {}): SearchResult {
     const t0 = performance.now();
     this.refresh();
+    const generation = this.generation;
     const q = parseQuery(query);
     const start = Math.max(0, opts.start ?? 0);
     const want = Math.max(1, opts.hits ?? 10);
@@ -154,7 +221,7 @@ export class Searcher {
     }));
     markMore(hits, hidden, keyOf);
     const facets = opts.facets ? sumFacets(this.sets.map((s) => s.facets(q))) : undefined;
-    return { query, total, start, hits, ...(facets ? { facets } : {}), elapsedMs: performance.now() - t0 };
+    return { query, total, start, hits, ...(facets ? { facets } : {}), elapsedMs: performance.now() - t0, generation };
   }
 
   /** Where the stored copy of document `doc` of set `set` is; undefined when there is none. */

@@ -18,6 +18,8 @@ import { sendStored } from './stored.js';
 import { Suggester, type Suggestion } from './suggest.js';
 import { request } from 'undici';
 import { cdxServer } from './cdx-server.js';
+import { Metrics, accessLog, routeOf, type AccessLogOptions, type ServiceState } from './observe.js';
+import type { ReloadResult } from './searcher.js';
 
 export interface ServeOptions {
   /** The crawl directory searched here; unused with `shards`. */
@@ -42,6 +44,10 @@ export interface ServeOptions {
    * address it listens on. Never taken from the request's Host header (nwax.serve.base.url).
    */
   baseUrl?: string;
+  /** Milliseconds between looks for new, replaced and removed index sets (nwax.serve.reload.interval; 0: only on SIGHUP or POST /admin/reload). */
+  reloadInterval?: number;
+  /** Access log (nwax.serve.access.log, nwax.serve.log.queries); off when absent. */
+  accessLog?: AccessLogOptions;
   /** CDX sources /cdx answers from (nwax.serve.cdx); /cdx is off without them. */
   cdx?: { sources: string[]; maxResults: number; timeoutMs: number };
   log?: (line: string) => void;
@@ -50,12 +56,23 @@ export interface ServeOptions {
 export interface RunningServer {
   server: Server;
   url: string;
+  /** Closes at once: connections dropped, workers ended. */
   close(): Promise<void>;
+  /** Looks for new, replaced and removed index sets now (SIGHUP, POST /admin/reload). */
+  reload(): Promise<{ generation: number; errors: string[] }>;
+  /**
+   * Stops accepting, lets the requests in flight finish for up to `timeoutMs`, then stops
+   * what still runs (the search workers are ended) and closes.
+   */
+  shutdown(timeoutMs: number): Promise<void>;
 }
 
 /** What the routes need: this machine's indexes, or the backends of a shard front. */
 interface Backend {
-  search(query: string, opts: SearchOptions): Promise<SearchResult & { failed?: string[] }>;
+  search(query: string, opts: SearchOptions, signal?: AbortSignal): Promise<SearchResult & { failed?: string[] }>;
+  /** Looks for new, replaced and removed index sets; a shard front has none (its backends reload). */
+  reload(): Promise<{ generation: number; errors: string[] }>;
+  state: ServiceState;
   health(): Promise<Record<string, unknown>>;
   /** Streams the stored copy; false when there is no such document. */
   stored(set: string, doc: number, res: ServerResponse): Promise<boolean>;
@@ -66,11 +83,28 @@ interface Backend {
 function localBackend(opts: ServeOptions): Backend {
   // This thread keeps a searcher for the light work (stored copies, health, suggestions);
   // queries run on the pool's threads when there is one.
-  const searcher = new Searcher(opts.dir);
+  const searcher = new Searcher(opts.dir, opts.log);
   const suggester = new Suggester(searcher, opts.suggestTitles);
   const pool = opts.threads && opts.threads > 0 ? new SearchPool(opts.dir, opts.threads, opts.queryTimeout ?? 0) : undefined;
+  const reload = async (force: boolean) => {
+    const here: ReloadResult = searcher.refresh(force);
+    // The workers look for themselves on their next query; told now when something changed.
+    const workers = pool && (force || here.changed) ? await pool.reload() : [];
+    const errors = [...new Set([...here.errors, ...workers.flatMap((w) => w.errors)])];
+    return { generation: Math.max(here.generation, ...workers.map((w) => w.generation)), errors };
+  };
+  const timer = opts.reloadInterval ? setInterval(() => void reload(false).catch((err: Error) => opts.log?.(`reload: ${err.message}`)), opts.reloadInterval) : undefined;
+  timer?.unref();
   return {
-    search: async (q, o) => (pool ? pool.search(q, o) : searcher.search(q, o)),
+    search: async (q, o, signal) => (pool ? pool.search(q, o, signal) : searcher.search(q, o)),
+    reload: () => reload(true),
+    state: {
+      sets: () => searcher.setCounts(),
+      generation: () => searcher.generation,
+      lastReload: () => searcher.lastReload,
+      queued: () => pool?.queued ?? 0,
+      timeouts: () => pool?.timeouts ?? 0,
+    },
     health: async () => ({ status: 'ok', documents: searcher.documents() }),
     async stored(set, doc, res) {
       const ref = searcher.stored(set, doc);
@@ -80,16 +114,21 @@ function localBackend(opts: ServeOptions): Backend {
     },
     suggest: async (q) => suggester.suggest(q),
     close: async () => {
+      clearInterval(timer);
       await pool?.close();
       searcher.close();
     },
   };
 }
 
+const NO_STATE: ServiceState = { sets: () => [], generation: () => 0, lastReload: () => 0, queued: () => 0, timeouts: () => 0 };
+
 function shardBackend(opts: ServeOptions): Backend {
   const shards = new ShardSearcher(opts.shards!, opts.shardTimeout ?? 5000);
   return {
     search: (q, o) => shards.search(q, o),
+    reload: async () => ({ generation: 0, errors: [] }),
+    state: NO_STATE,
     async health() {
       const h = await shards.documents();
       return { status: h.failed.length ? 'partial' : 'ok', documents: h.documents, failedShards: h.failed };
@@ -131,6 +170,8 @@ function cdxOnlyWhenNoIndexes(opts: ServeOptions): Backend {
       search: async () => {
         throw new BadRequest(`no search here: ${why}; this service answers /cdx`);
       },
+      reload: async () => ({ generation: 0, errors: [] }),
+      state: NO_STATE,
       health: async () => ({ status: 'ok', documents: 0, cdx: true }),
       stored: async () => false,
       suggest: async () => [],
@@ -148,15 +189,40 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const cdx = opts.cdx?.sources.length ? await cdxServer(opts.cdx) : undefined;
   const backend = opts.shards?.length ? shardBackend(opts) : cdx ? cdxOnlyWhenNoIndexes(opts) : localBackend(opts);
   // Long query strings reach the handler (and get a 400 with a message) instead of Node's bare 431.
+  const metrics = new Metrics(backend.state);
+  const access = opts.accessLog ? accessLog(opts.accessLog) : undefined;
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
   const server = createServer({ maxHeaderSize: 256 * 1024 }, (req, res) => {
-    handle(req, res).catch((err: Error) => {
+    const t0 = performance.now();
+    inFlight++;
+    // A client that goes away before its answer stops its query.
+    const gone = new AbortController();
+    const answered: { generation?: number } = {};
+    // Bytes sent for this request (headers included): the socket's count, as it may carry several.
+    const sentBefore = req.socket.bytesWritten ?? 0;
+    res.once('close', () => {
+      if (!res.writableFinished) gone.abort();
+      inFlight--;
+      const path = (req.url ?? '/').split('?')[0];
+      const ms = performance.now() - t0;
+      const status = res.writableFinished ? res.statusCode : 499;
+      metrics.observe(routeOf(path), status, ms / 1000);
+      access?.write({
+        method: req.method ?? '', path: opts.accessLog?.queries ? (req.url ?? '/') : path, status,
+        bytes: (req.socket.bytesWritten ?? 0) - sentBefore,
+        ms: Math.round(ms * 10) / 10, ...(answered.generation ? { generation: answered.generation } : {}),
+      });
+      if (inFlight === 0) drained?.();
+    });
+    handle(req, res, gone.signal, answered).catch((err: Error) => {
       opts.log?.(`${req.method} ${req.url}: ${err.message}`);
       if (!res.headersSent) send(res, 500, 'text/plain', 'internal error\n');
       else res.destroy();
     });
   });
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function handle(req: IncomingMessage, res: ServerResponse, signal: AbortSignal, answered: { generation?: number }): Promise<void> {
     // Absolute links name the configured public address, or the one listened on: a Host header
     // is the client's to choose, and would point links wherever it says.
     const base = (opts.baseUrl || listening).replace(/\/+$/, '');
@@ -167,15 +233,28 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       send(res, 400, 'text/plain', 'bad request URL\n');
       return;
     }
+    const path = url.pathname;
+    if (path === '/admin/reload') {
+      // Only from this machine: a reload costs the service work, and says what it serves.
+      if (req.method !== 'POST') {
+        res.setHeader('Allow', 'POST');
+        send(res, 405, 'text/plain', 'POST to reload\n');
+      } else if (!isLoopback(req.socket.remoteAddress)) {
+        send(res, 403, 'text/plain', 'reload is allowed from loopback only\n');
+      } else {
+        send(res, 200, 'application/json', `${JSON.stringify(await backend.reload())}\n`);
+      }
+      return;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('Allow', 'GET, HEAD');
       send(res, 405, 'text/plain', 'only GET\n');
       return;
     }
-    const path = url.pathname;
     const want = (ctype: string) => (err: unknown) => {
       const code = (err as { code?: string }).code;
-      const status = err instanceof BadRequest || code === 'NWAX_QUERY' ? 400 : code === 'NWAX_TIMEOUT' ? 503 : 500;
+      if (code === 'NWAX_ABORTED') return; // nobody to answer
+      const status = err instanceof BadRequest || code === 'NWAX_QUERY' ? 400 : code === 'NWAX_TIMEOUT' || code === 'NWAX_SHUTDOWN' ? 503 : 500;
       if (status === 500) throw err;
       if (status === 503) res.setHeader('Retry-After', '5');
       const message = (err as Error).message;
@@ -190,6 +269,16 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       case '/healthz':
         send(res, 200, 'application/json', `${JSON.stringify(await backend.health())}\n`);
         return;
+      case '/readyz': {
+        // Ready when index sets are open (a shard front or a /cdx-only service: when it answers).
+        const sets = backend.state.sets();
+        const ready = backend.state === NO_STATE || sets.length > 0;
+        send(res, ready ? 200 : 503, 'application/json', `${JSON.stringify({ ready, generation: backend.state.generation(), sets })}\n`);
+        return;
+      }
+      case '/metrics':
+        send(res, 200, metrics.contentType.split(';')[0], await metrics.text());
+        return;
       case '/opensearch.xml':
         send(res, 200, 'application/opensearchdescription+xml', openSearchDescription(base));
         return;
@@ -201,7 +290,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           const p = searchParams(url.searchParams, { hitsPerSite: opts.hitsPerSite });
           // The HTML page shows facets; the APIs count them when asked (facets=1).
           const facets = ctype === 'text/html' || url.searchParams.get('facets') === '1';
-          const r = await backend.search(p.query, { start: p.start, hits: p.hitsPerPage, hitsPerSite: p.hitsPerSite, facets, sort: p.sort, reverse: p.reverse, dedupField: p.dedupField });
+          const r = await backend.search(p.query, { start: p.start, hits: p.hitsPerPage, hitsPerSite: p.hitsPerSite, facets, sort: p.sort, reverse: p.reverse, dedupField: p.dedupField }, signal);
+          answered.generation = r.generation;
           const body = ctype === 'text/html' ? renderResults(r, p, opts.wayback) : ctype === 'application/json' ? renderJson(r, opts.wayback) : renderRss(r, p, base, opts.wayback);
           send(res, 200, ctype, body);
         } catch (err) {
@@ -254,7 +344,28 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     url: listening,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
-      server.close(() => void backend.close().then(resolve));
+      server.close(() => void backend.close().then(() => access?.flush()).then(resolve));
     }),
+    reload: () => backend.reload(),
+    async shutdown(timeoutMs) {
+      // No new connections; idle keep-alive ones closed now, busy ones after their answer.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (inFlight > 0) {
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+          setTimeout(resolve, timeoutMs).unref();
+        });
+      }
+      // What still runs is stopped: connections dropped, workers (and their SQLite calls) ended.
+      server.closeAllConnections();
+      await backend.close();
+      await closed;
+      access?.flush();
+    },
   };
+}
+
+function isLoopback(address: string | undefined): boolean {
+  return !!address && (/^127\./.test(address) || address === '::1' || /^::ffff:127\./.test(address));
 }

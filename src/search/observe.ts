@@ -1,0 +1,111 @@
+/**
+ * How the service is operated: an access log (one JSON line a request, through pino) and
+ * Prometheus metrics (prom-client, in a registry of the server's own so that two services in
+ * one process do not mix their counts).
+ */
+import { pino, type Logger } from 'pino';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface AccessLogOptions {
+  /** `-` for stderr, a file path to append to, empty for no access log (nwax.serve.access.log). */
+  destination: string;
+  /** Log the query string too (nwax.serve.log.queries); by default the path alone. */
+  queries: boolean;
+}
+
+export interface AccessEntry {
+  method: string;
+  /** Path, with the query string when `queries` is set. */
+  path: string;
+  status: number;
+  bytes: number;
+  ms: number;
+  /** Index generation that answered (search routes). */
+  generation?: number;
+}
+
+/** The access log, or undefined when it is off. */
+export function accessLog(o: AccessLogOptions): { write(e: AccessEntry): void; flush(): void } | undefined {
+  if (!o.destination) return undefined;
+  // Asynchronous writes (pino's SonicBoom): a request never waits for the log's disk.
+  const dest = pino.destination({ dest: o.destination === '-' ? 2 : o.destination, sync: false, mkdir: true });
+  const log: Logger = pino({ base: undefined, messageKey: 'msg', timestamp: pino.stdTimeFunctions.isoTime }, dest);
+  return {
+    write: (e) => log.info(e),
+    flush: () => dest.flushSync(),
+  };
+}
+
+/** The route a path is counted under (bounded label values: never the raw path). */
+export function routeOf(path: string): string {
+  if (path.startsWith('/stored/')) return '/stored';
+  return ['/', '/search', '/api/search', '/opensearch', '/opensearch.xml', '/suggest', '/cdx', '/healthz', '/readyz', '/metrics', '/admin/reload'].includes(path) ? path : 'other';
+}
+
+export interface ServiceState {
+  sets(): { name: string; documents: number }[];
+  generation(): number;
+  lastReload(): number;
+  queued(): number;
+  timeouts(): number;
+}
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter;
+  private readonly latency: Histogram;
+
+  constructor(state: ServiceState) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry, prefix: 'nwax_' });
+    this.requests = new Counter({ name: 'nwax_http_requests_total', help: 'HTTP requests answered, by route and status.', labelNames: ['route', 'status'], registers });
+    this.latency = new Histogram({
+      name: 'nwax_http_request_duration_seconds', help: 'Time to answer a request, by route.', labelNames: ['route'], registers,
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    });
+    new Gauge({
+      name: 'nwax_search_queries_stopped_total', help: 'Queries stopped by the time budget (nwax.serve.query.timeout) since the start.', registers,
+      collect() {
+        this.set(state.timeouts());
+      },
+    });
+    new Gauge({
+      name: 'nwax_search_queue_length', help: 'Queries waiting or running on the search workers.', registers,
+      collect() {
+        this.set(state.queued());
+      },
+    });
+    new Gauge({
+      name: 'nwax_index_documents', help: 'Documents (versions: URL + digest) in each index set served.', labelNames: ['set'], registers,
+      collect() {
+        this.reset();
+        for (const s of state.sets()) this.set({ set: s.name }, s.documents);
+      },
+    });
+    new Gauge({
+      name: 'nwax_index_generation', help: 'Rises by one each time the index sets served change.', registers,
+      collect() {
+        this.set(state.generation());
+      },
+    });
+    new Gauge({
+      name: 'nwax_index_last_reload_timestamp_seconds', help: 'When the index sets served last changed.', registers,
+      collect() {
+        this.set(state.lastReload() / 1000);
+      },
+    });
+  }
+
+  observe(route: string, status: number, seconds: number): void {
+    this.requests.inc({ route, status: String(status) });
+    this.latency.observe({ route }, seconds);
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
