@@ -48,6 +48,7 @@ export interface ServiceState {
   lastReload(): number;
   queued(): number;
   timeouts(): number;
+  aborted(): number;
 }
 
 export class Metrics {
@@ -67,6 +68,12 @@ export class Metrics {
       name: 'nwax_search_queries_stopped_total', help: 'Queries stopped by the time budget (nwax.serve.query.timeout) since the start.', registers,
       collect() {
         this.set(state.timeouts());
+      },
+    });
+    new Gauge({
+      name: 'nwax_search_queries_abandoned_total', help: 'Queries stopped because their client went away, since the start.', registers,
+      collect() {
+        this.set(state.aborted());
       },
     });
     new Gauge({

@@ -104,6 +104,7 @@ function localBackend(opts: ServeOptions): Backend {
       lastReload: () => searcher.lastReload,
       queued: () => pool?.queued ?? 0,
       timeouts: () => pool?.timeouts ?? 0,
+      aborted: () => pool?.aborted ?? 0,
     },
     health: async () => ({ status: 'ok', documents: searcher.documents() }),
     async stored(set, doc, res) {
@@ -121,7 +122,7 @@ function localBackend(opts: ServeOptions): Backend {
   };
 }
 
-const NO_STATE: ServiceState = { sets: () => [], generation: () => 0, lastReload: () => 0, queued: () => 0, timeouts: () => 0 };
+const NO_STATE: ServiceState = { sets: () => [], generation: () => 0, lastReload: () => 0, queued: () => 0, timeouts: () => 0, aborted: () => 0 };
 
 function shardBackend(opts: ServeOptions): Backend {
   const shards = new ShardSearcher(opts.shards!, opts.shardTimeout ?? 5000);
