@@ -159,6 +159,27 @@ describe('live index updates', () => {
   });
 });
 
+describe('live CDX sources', () => {
+  it('a CDX file added to a served directory is answered after a reload', async () => {
+    const cdxDir = join(dir, 'cdxdir');
+    const { mkdirSync } = await import('node:fs');
+    mkdirSync(cdxDir, { recursive: true });
+    writeFileSync(join(cdxDir, 'a.cdx'), 'com,example)/a 20200101000000 http://example.com/a text/html 200 AAAA - - 1 0 a.warc.gz\n');
+    const s = await serve(['--cdx', cdxDir, '-dir', join(dir, 'none'), '--port', '0', '-D', 'nwax.serve.reload.interval=0']);
+    try {
+      const ask = async () => (await (await fetch(`${s.url}/cdx?url=example.com/b`)).text()).trim();
+      expect(await ask()).toBe('');
+      writeFileSync(join(cdxDir, '.b.cdx.tmp'), 'com,example)/b 20200102000000 http://example.com/b text/html 200 BBBB - - 1 0 b.warc.gz\n');
+      renameSync(join(cdxDir, '.b.cdx.tmp'), join(cdxDir, 'b.cdx'));
+      expect(await ask()).toBe('');
+      expect((await fetch(`${s.url}/admin/reload`, { method: 'POST' })).status).toBe(200);
+      expect(await ask()).toMatch(/^com,example\)\/b 20200102000000 /);
+    } finally {
+      await stop(s);
+    }
+  });
+});
+
 /** A second crawl, left untouched by the updates above. */
 const crawl2 = join(dir, 'crawl2');
 

@@ -7,6 +7,8 @@
 import { openCdxSources, type CdxSource } from '../cdx/cdx-source.js';
 import { parseCdxQuery } from '../cdx/cdx-query.js';
 import { searchCdx } from '../cdx/cdx-search.js';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface CdxAnswer {
   status: number;
@@ -14,10 +16,43 @@ export interface CdxAnswer {
   body: string;
 }
 
-export async function cdxServer(o: { sources: string[]; maxResults: number; timeoutMs: number }): Promise<{ answer(p: URLSearchParams): Promise<CdxAnswer> }> {
-  // Opened once: a cluster's summary is read into memory here, not per request.
-  const sources: CdxSource[] = o.sources.flatMap((s) => openCdxSources(s));
+/** The identity of the files under the source paths (names, inodes, mtimes): changes when one is added, swapped or removed. */
+function stampOf(paths: string[]): string {
+  const parts: string[] = [];
+  const visit = (p: string, depth: number) => {
+    let st;
+    try {
+      st = statSync(p);
+    } catch {
+      parts.push(`${p}:gone`);
+      return;
+    }
+    parts.push(`${p}:${st.ino}:${st.mtimeMs}:${st.size}`);
+    if (st.isDirectory() && depth < 2) for (const n of readdirSync(p).filter((x) => !x.startsWith('.')).sort()) visit(join(p, n), depth + 1);
+  };
+  for (const p of paths) visit(p, 0);
+  return parts.join('\n');
+}
+
+export async function cdxServer(o: { sources: string[]; maxResults: number; timeoutMs: number; log?: (m: string) => void }): Promise<{ answer(p: URLSearchParams): Promise<CdxAnswer>; reload(): boolean }> {
+  // Opened once (a cluster's summary is read into memory here, not per request), and again when
+  // the files under the source paths change: a new CDX file, a rebuilt cluster.
+  let sources: CdxSource[] = o.sources.flatMap((s) => openCdxSources(s));
+  let stamp = stampOf(o.sources);
   return {
+    reload() {
+      const now = stampOf(o.sources);
+      if (now === stamp) return false;
+      try {
+        sources = o.sources.flatMap((s) => openCdxSources(s));
+        stamp = now;
+        o.log?.(`reload: CDX sources reopened (${sources.length})`);
+        return true;
+      } catch (err) {
+        o.log?.(`reload: CDX sources: ${(err as Error).message}; the open ones serve on`);
+        return false;
+      }
+    },
     async answer(p) {
       const one = (n: string) => p.get(n) ?? undefined;
       let q;

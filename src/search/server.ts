@@ -187,8 +187,12 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
 }
 
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
-  const cdx = opts.cdx?.sources.length ? await cdxServer(opts.cdx) : undefined;
-  const backend = opts.shards?.length ? shardBackend(opts) : cdx ? cdxOnlyWhenNoIndexes(opts) : localBackend(opts);
+  const cdx = opts.cdx?.sources.length ? await cdxServer({ ...opts.cdx, log: opts.log }) : undefined;
+  const indexes = opts.shards?.length ? shardBackend(opts) : cdx ? cdxOnlyWhenNoIndexes(opts) : localBackend(opts);
+  // The CDX sources reload with the indexes: on the same timer, SIGHUP and /admin/reload.
+  const backend: Backend = cdx ? { ...indexes, reload: async () => (cdx.reload(), indexes.reload()) } : indexes;
+  const cdxTimer = cdx && opts.reloadInterval ? setInterval(() => cdx.reload(), opts.reloadInterval) : undefined;
+  cdxTimer?.unref();
   // Long query strings reach the handler (and get a 400 with a message) instead of Node's bare 431.
   const metrics = new Metrics(backend.state);
   const access = opts.accessLog ? accessLog(opts.accessLog) : undefined;
@@ -344,6 +348,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     server,
     url: listening,
     close: () => new Promise<void>((resolve) => {
+      clearInterval(cdxTimer);
       server.closeAllConnections();
       server.close(() => void backend.close().then(() => access?.flush()).then(resolve));
     }),
@@ -360,6 +365,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       }
       // What still runs is stopped: connections dropped, workers (and their SQLite calls) ended.
       server.closeAllConnections();
+      clearInterval(cdxTimer);
       await backend.close();
       await closed;
       access?.flush();
