@@ -14,7 +14,7 @@ import { makeQueries } from './index.mjs';
 const require = createRequire(import.meta.url);
 
 /** import, updatedb, invertlinks, index, add-dates of the corpus (once). */
-function buildCrawl(crawl) {
+export function buildCrawl(crawl) {
   if (existsSync(join(crawl, 'pindexes', 'part-00000', 'dates'))) return;
   const warc = join(CORPUS_DIR, 'nwax-bench.warc.gz');
   const run = (...args) => execFileSync('node', [NWAX, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });

@@ -31,7 +31,7 @@ The indexes are those under -dir (default property searcher.dir): every pindexes
     const searcher = new Searcher(flags.dir ?? conf.getString('searcher.dir'));
     try {
       const r = searcher.search((argv as string[]).join(' '), {
-        start: flags.start, hits: flags.hits, hitsPerSite: flags['hits-per-site'] ?? conf.getNumber('searcher.hits.per.site'),
+        start: flags.start, hits: flags.hits, hitsPerSite: flags['hits-per-site'] ?? conf.getNumber('searcher.hits.per.site'), hitsPerSiteDefault: flags['hits-per-site'] === undefined,
       });
       const template = conf.getString('nwax.wayback.prefix');
       process.stdout.write(flags.json ? renderJson(r, template) : renderText(r, template, process.stdout.isTTY === true));

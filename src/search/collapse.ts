@@ -18,6 +18,29 @@ export function dedupKey(field: DedupField | undefined): (x: Keyed) => string {
   return field === 'url' ? (x) => x.url : field === 'digest' ? (x) => x.digest : (x) => x.host;
 }
 
+/**
+ * One item per version (URL + digest), in order: a version that several index sets or shards
+ * hold (a set with a copy of its main, one archive imported twice, two collections) is one hit,
+ * at its best place, with the capture dates of all.
+ */
+export function mergeVersions<T extends Keyed & { dates: string | string[] }>(items: T[]): T[] {
+  const first = new Map<string, T>();
+  const out: T[] = [];
+  for (const it of items) {
+    const key = `${it.url} ${it.digest}`;
+    const f = first.get(key);
+    if (!f) {
+      first.set(key, it);
+      out.push(it);
+    } else if (Array.isArray(f.dates)) {
+      f.dates = [...new Set([...f.dates, ...(it.dates as string[])])].sort();
+    } else {
+      f.dates = `${f.dates} ${it.dates as string}`;
+    }
+  }
+  return out;
+}
+
 /** At most `perSite` items per key, in order (0: all); how many of each key were left out. */
 export function collapse<T extends Keyed>(items: T[], perSite: number, keyOf: (x: Keyed) => string): { shown: T[]; hidden: Map<string, number> } {
   const seen = new Map<string, number>();

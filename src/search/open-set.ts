@@ -21,6 +21,7 @@ export interface FieldOrder {
 export interface Row {
   id: number; url: string; digest: string; title: string; dates: string; mime: string; status: number | null; length: number;
   collection: string; segment: string; file: string; location: string; offset: number; clen: number; host: string; rank: number;
+  inlinks: number;
 }
 
 /** BM25 with weights for title, content, anchors, URL words, host. */
@@ -30,9 +31,13 @@ export class OpenSet {
   readonly db: Db;
   /** Whether dedup marked documents deleted (queries then go through the documents table). */
   private readonly hasDeleted: boolean;
+  /** The document count the index records (info.doc_count). */
+  private readonly docCount: number;
+  private documents: number | undefined;
   constructor(readonly set: IndexSet) {
     const main = openIndex(set.main, 'main');
     this.db = main.db;
+    this.docCount = main.info.docCount;
     if (set.dates) {
       const dates = openIndex(set.dates, 'dates');
       dates.db.close();
@@ -113,7 +118,7 @@ export class OpenSet {
     const { where, params } = this.filters(q);
     const join = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
     const cols = `docs.id, docs.url, docs.digest, docs.title, ${this.datesExpr()} AS dates, docs.mime, docs.status, docs.length, docs.collection,
-      docs.segment, docs.file, docs.location, docs.offset, docs.clen, docs.host, docs.boost`;
+      docs.segment, docs.file, docs.location, docs.offset, docs.clen, docs.host, docs.boost, docs.inlinks`;
     if (order) {
       // Every match in the order of a stored field (FTS5's rank does not apply).
       const from = match ? `fts JOIN docs ON docs.id = fts.rowid ${join}` : `docs ${join}`;
@@ -143,9 +148,10 @@ export class OpenSet {
       return { total, rows };
     }
     // Words: FTS5 ranks (BM25 with the field weights, through its own ORDER BY rank path) and
-    // gives the best candidates, which the boost (ln(e + inlinks) x score) then re-ranks. The
-    // filters and the deleted mark need the documents table; without them FTS5 answers alone.
-    const candidates = limit * 3;
+    // gives the best candidates, which the searcher re-ranks with bounded features (ranking.ts)
+    // over all sets together. The filters and the deleted mark need the documents table;
+    // without them FTS5 answers alone.
+    const candidates = Math.max(limit * 3, 100);
     const plain = where.length === 1 && !this.hasDeleted;
     let total: number;
     let ids: { id: number; r: number }[];
@@ -159,10 +165,9 @@ export class OpenSet {
     }
     if (ids.length === 0) return { total, rows: [] };
     const byId = new Map(ids.map((x) => [x.id, x.r]));
-    const docs = this.stmt(`SELECT ${cols} FROM docs ${join} WHERE docs.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids.map((x) => x.id))) as (Row & { boost: number })[];
-    for (const d of docs) d.rank = byId.get(d.id)! * d.boost;
-    docs.sort((a, b) => a.rank - b.rank || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));
-    return { total, rows: docs.slice(0, limit) };
+    const docs = this.stmt(`SELECT ${cols} FROM docs ${join} WHERE docs.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids.map((x) => x.id))) as Row[];
+    for (const d of docs) d.rank = byId.get(d.id)!;
+    return { total, rows: docs };
   }
 
   hosts(): string[] {
@@ -173,8 +178,16 @@ export class OpenSet {
     return (this.stmt("SELECT title FROM docs WHERE title != '' AND deleted = 0 ORDER BY boost DESC, id LIMIT ?").all(n) as { title: string }[]).map((r) => r.title);
   }
 
+  /**
+   * Documents served (not marked deleted by dedup). Counted once, when the set opens: an open set
+   * never changes (an update is a new file, opened as a new set), so /healthz and /metrics read
+   * a number, not a scan of the documents. Without deletions it is the count the index records.
+   */
   get count(): number {
-    return (this.stmt('SELECT count(*) AS n FROM docs WHERE deleted = 0').get() as { n: number }).n;
+    this.documents ??= this.hasDeleted
+      ? (this.stmt('SELECT count(*) AS n FROM docs WHERE deleted = 0').get() as { n: number }).n
+      : this.docCount;
+    return this.documents;
   }
 
   ref(id: number): StoredRef | undefined {

@@ -11,7 +11,8 @@ import { parseQuery } from './query.js';
 import { snippetOf, type Snippet } from './snippet.js';
 import type { StoredRef } from './stored.js';
 import { OpenSet, type FieldOrder, type Row } from './open-set.js';
-import { collapse, dedupKey, markMore, sumFacets, type DedupField } from './collapse.js';
+import { collapse, dedupKey, markMore, mergeVersions, sumFacets, type DedupField } from './collapse.js';
+import { DEFAULT_WEIGHTS, rerank, type RankingWeights } from './ranking.js';
 
 export interface Hit {
   url: string;
@@ -60,6 +61,13 @@ export interface SearchOptions {
   reverse?: boolean;
   /** What hitsPerSite counts by (NutchWAX's `dedupField`): the site (default), the URL, or the digest. */
   dedupField?: DedupField;
+  /**
+   * hitsPerSite as a default rather than asked for: then it applies only where the hits come
+   * from more than one site, and not to a site: query (a one-site collection lists its pages).
+   */
+  hitsPerSiteDefault?: boolean;
+  /** Weights of the ranking's features (ranking.ts); default nwax's. */
+  ranking?: RankingWeights;
 }
 
 export interface SearchResult {
@@ -190,7 +198,9 @@ export class Searcher {
     const q = parseQuery(query);
     const start = Math.max(0, opts.start ?? 0);
     const want = Math.max(1, opts.hits ?? 10);
-    const perSite = Math.max(0, opts.hitsPerSite ?? 0);
+    let perSite = Math.max(0, opts.hitsPerSite ?? 0);
+    // The words the text score is for (the title feature compares them with each title).
+    const ftsWords = [...new Set([...q.must, ...q.title].flat())];
     const order: FieldOrder | undefined = opts.sort === 'date' || opts.sort === 'url' ? { field: opts.sort, desc: opts.reverse === true } : undefined;
     // Enough candidates from each set for this page after collapsing.
     const limit = Math.min(5000, (start + want) * (perSite ? 10 : 1));
@@ -207,12 +217,19 @@ export class Searcher {
       const sign = order.desc ? -1 : 1;
       candidates.sort((a, b) => sign * (cmp(field(a), field(b)) || cmp(a.url, b.url)) || cmp(a.digest, b.digest));
     } else {
+      if (ftsWords.length) rerank(candidates, ftsWords, opts.ranking ?? DEFAULT_WEIGHTS);
       candidates.sort((a, b) => a.rank - b.rank || cmp(a.url, b.url) || cmp(a.dates, b.dates));
       if (opts.reverse) candidates.reverse();
     }
+    // A default hitsPerSite collapses only where there is more than one site to show.
+    if (opts.hitsPerSiteDefault && perSite > 0 && (q.site.length > 0 || new Set(candidates.map((c) => c.host)).size <= 1)) perSite = 0;
     // hitsPerSite counts by the dedup field, after the merge.
     const keyOf = dedupKey(opts.dedupField);
-    const { shown, hidden } = collapse(candidates, perSite, keyOf);
+    // One hit per version over all sets; the total counts a version once where its copies were
+    // among the candidates (exact whenever every match was: up to 100 per set and more).
+    const versions = mergeVersions(candidates);
+    total -= candidates.length - versions.length;
+    const { shown, hidden } = collapse(versions, perSite, keyOf);
     const page = shown.slice(start, start + want);
     const hits: Hit[] = page.map((r) => ({
       url: r.url, digest: r.digest, title: r.title, dates: [...new Set(r.dates.split(' ').filter(Boolean))].sort(), mime: r.mime, status: r.status,

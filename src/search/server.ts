@@ -295,7 +295,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           const p = searchParams(url.searchParams, { hitsPerSite: opts.hitsPerSite });
           // The HTML page shows facets; the APIs count them when asked (facets=1).
           const facets = ctype === 'text/html' || url.searchParams.get('facets') === '1';
-          const r = await backend.search(p.query, { start: p.start, hits: p.hitsPerPage, hitsPerSite: p.hitsPerSite, facets, sort: p.sort, reverse: p.reverse, dedupField: p.dedupField }, signal);
+          // NutchWAX's hitsPerSite keeps its meaning when asked for; the default collapses only across sites.
+          const hitsPerSiteDefault = !url.searchParams.has('hitsPerSite') && !url.searchParams.has('hitsPerDup');
+          const r = await backend.search(p.query, { start: p.start, hits: p.hitsPerPage, hitsPerSite: p.hitsPerSite, hitsPerSiteDefault, facets, sort: p.sort, reverse: p.reverse, dedupField: p.dedupField }, signal);
           answered.generation = r.generation;
           const body = ctype === 'text/html' ? renderResults(r, p, opts.wayback) : ctype === 'application/json' ? renderJson(r, opts.wayback) : renderRss(r, p, base, opts.wayback);
           send(res, 200, ctype, body);

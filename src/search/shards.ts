@@ -9,7 +9,7 @@
 import { Agent, request } from 'undici';
 import type { Facets, Hit, SearchOptions, SearchResult } from './searcher.js';
 import { parseQuery } from './query.js';
-import { collapse, dedupKey, markMore, sumFacets } from './collapse.js';
+import { collapse, dedupKey, markMore, mergeVersions, sumFacets } from './collapse.js';
 
 export interface ShardResult extends SearchResult {
   /** Backends that did not answer (URL and why). */
@@ -49,7 +49,7 @@ export class ShardSearcher {
     parseQuery(query); // syntax errors are the front's to report, before any backend is asked
     const start = Math.max(0, opts.start ?? 0);
     const want = Math.max(1, opts.hits ?? 10);
-    const perSite = Math.max(0, opts.hitsPerSite ?? 0);
+    let perSite = Math.max(0, opts.hitsPerSite ?? 0);
     const need = Math.min(100, (start + want) * (perSite ? 5 : 1));
     const answers = await Promise.allSettled(this.backends.map((b) => this.ask(b, query, need, opts)));
     const failed: string[] = [];
@@ -77,8 +77,12 @@ export class ShardSearcher {
     } else {
       all.sort((a, b) => sign * (b.score - a.score || cmp(a.url, b.url) || cmp(a.digest, b.digest)));
     }
+    // A default hitsPerSite collapses only where there is more than one site to show.
+    if (opts.hitsPerSiteDefault && perSite > 0 && (parseQuery(query).site.length > 0 || new Set(all.map((h) => h.host)).size <= 1)) perSite = 0;
     const keyOf = dedupKey(opts.dedupField);
-    const { shown, hidden } = collapse(all, perSite, keyOf);
+    const versions = mergeVersions(all);
+    total -= all.length - versions.length;
+    const { shown, hidden } = collapse(versions, perSite, keyOf);
     const hits = shown.slice(start, start + want);
     markMore(hits, hidden, keyOf);
     const facets = opts.facets ? sumFacets(answers.map((a) => (a.status === 'fulfilled' ? a.value.facets : undefined))) : undefined;

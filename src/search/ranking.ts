@@ -1,0 +1,92 @@
+/**
+ * The ranking: FTS5's BM25 (field weights title 4, content 1, anchors 2, URL words 1, host 0.5)
+ * plus bounded features, each in [0, 1], added in proportion to the best text score among the
+ * candidates:
+ *
+ *   score = bm25 + best_bm25 x (title x T + url x U + inlinks x I + depth x D + home x H)
+ *
+ * so a feature can lift a page among those that match the words about as well, never carry a
+ * page that matches them badly past one that matches them well (the old ln(e + inlinks)
+ * multiplier put hub pages first: 1.0 to 9.2 times the text score). The weights are tuned on
+ * `npm run bench -- relevance` (docs/decisions.md has the table).
+ *
+ * - title: how much of the query the title holds (the share of query words in it, and 1 when
+ *   the title is the query's words and nothing else). FTS5 normalizes BM25 by the length of the
+ *   whole row, so a title match on a long page is diluted; this puts it back.
+ * - url: the same for the words of the URL's path (without a home page's file name): a user
+ *   who types a section's name ("linux usb") means the section (/linux/usb/).
+ * - inlinks: ln(1 + inlinks) / ln(1 + 1000), capped at 1.
+ * - depth: 1 / (1 + directories in the URL path): a section's page before the pages below it.
+ * - home: 1 for a directory's home page (`/`, `index.html`, `index.htm`, `index.php`, `default.asp`...).
+ */
+import { words } from './query.js';
+
+export interface RankingWeights {
+  title: number;
+  url: number;
+  inlinks: number;
+  depth: number;
+  home: number;
+}
+
+/** nwax's ranking (measured on the relevance benchmark). */
+export const DEFAULT_WEIGHTS: RankingWeights = { title: 0.3, url: 0.3, inlinks: 0.05, depth: 0.1, home: 0.1 };
+
+/** Plain BM25, for comparison. */
+export const BM25_ONLY: RankingWeights = { title: 0, url: 0, inlinks: 0, depth: 0, home: 0 };
+
+export interface Candidate {
+  /** FTS5's bm25(): negative, lower is better. */
+  rank: number;
+  title: string;
+  url: string;
+  inlinks: number;
+}
+
+const HOME = /\/(?:index|default|home)\.(?:html?|php|aspx?|jsp|shtml)$|\/$/i;
+
+function path(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url;
+  }
+}
+
+/** (share of the query's words in `have` + 1 if they are all of them and nothing else) / 2. */
+function cover(queryWords: readonly string[], have: string[]): number {
+  if (queryWords.length === 0 || have.length === 0) return 0;
+  const set = new Set(have);
+  const covered = queryWords.filter((w) => set.has(w)).length / queryWords.length;
+  const exact = covered === 1 && new Set(queryWords).size === set.size ? 1 : 0;
+  return (covered + exact) / 2;
+}
+
+export function features(c: Candidate, queryWords: readonly string[]): RankingWeights {
+  const title = cover(queryWords, words(c.title ?? ''));
+  const p = path(c.url);
+  const url = cover(queryWords, words(p.replace(HOME, '/').replace(/\.[a-z0-9]{1,5}$/i, '')));
+  const dirs = p.split('/').filter(Boolean).length - (HOME.test(p) && !p.endsWith('/') ? 1 : 0);
+  return {
+    title,
+    url,
+    inlinks: Math.min(1, Math.log1p(Math.max(0, c.inlinks ?? 0)) / Math.log1p(1000)),
+    depth: 1 / (1 + Math.max(0, dirs)),
+    home: HOME.test(p) ? 1 : 0,
+  };
+}
+
+/**
+ * Scores candidates from every index set together (the best text score is the best of all):
+ * sets `rank` to the final score, negative as FTS5's, lower better.
+ */
+export function rerank<T extends Candidate>(cands: T[], queryWords: readonly string[], w: RankingWeights = DEFAULT_WEIGHTS): T[] {
+  if (cands.length === 0) return cands;
+  const best = Math.max(...cands.map((c) => -c.rank));
+  for (const c of cands) {
+    const f = features(c, queryWords);
+    const bonus = w.title * f.title + w.url * f.url + w.inlinks * f.inlinks + w.depth * f.depth + w.home * f.home;
+    c.rank = c.rank - best * bonus;
+  }
+  return cands;
+}
