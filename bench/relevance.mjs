@@ -60,7 +60,7 @@ function evaluate(searcher, set, ranking) {
   for (const q of set) {
     let hits;
     try {
-      hits = searcher.search(q.query, { hits: 10, snippets: false, ranking }).hits;
+      hits = searcher.search(q.query, { hits: 10, snippets: false, ranking, cache: false }).hits;
     } catch {
       hits = [];
     }

@@ -155,6 +155,11 @@ export function ftsMatch(q: Query): string | undefined {
   const phrase = (ws: string[]) => `"${ws.join(' ')}"`;
   const pos = [...q.must.map(phrase), ...q.title.map((t) => `title : ${phrase(t)}`)];
   if (pos.length === 0) return undefined;
+  // site: narrows the match inside FTS5 too (the host column holds the host's words), so a
+  // common word on one site of many is ranked among that site's pages, not all of them; the
+  // exact host test still follows in SQL.
+  const hosts = q.site.map((s) => words(s)).filter((ws) => ws.length > 0);
+  if (hosts.length) pos.push(`(${hosts.map((ws) => `host : ${phrase(ws)}`).join(' OR ')})`);
   const not = q.not.map(phrase);
   return not.length ? `(${pos.join(' AND ')}) NOT (${not.join(' OR ')})` : pos.join(' AND ');
 }

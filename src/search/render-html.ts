@@ -63,7 +63,7 @@ export function renderResults(r: SearchResult & { failed?: string[] }, p: Search
   const first = r.start + 1;
   const last = r.start + r.hits.length;
   const head = r.hits.length
-    ? `<h2>Hits ${first}-${last} of about ${r.total} for <q>${htmlEscape(p.query)}</q></h2>`
+    ? `<h2>Hits ${first}-${last} of ${r.totalExact === false ? 'more than' : 'about'} ${r.total} for <q>${htmlEscape(p.query)}</q></h2>`
     : `<h2>No hits for <q>${htmlEscape(p.query)}</q></h2>`;
   const nav: string[] = [];
   if (r.start > 0) nav.push(`<a rel="prev" href="${htmlEscape(link(p, { start: Math.max(0, r.start - p.hitsPerPage) }))}">Previous page</a>`);

@@ -14,7 +14,7 @@ function showDate(d: string): string {
 export function renderText(r: SearchResult, template: string, bold: boolean): string {
   const out: string[] = [];
   const last = r.start + r.hits.length;
-  out.push(r.hits.length ? `Hits ${r.start + 1}-${last} (of ${r.total}) for ${JSON.stringify(r.query)} in ${r.elapsedMs.toFixed(0)} ms` : `No hits (of ${r.total}) for ${JSON.stringify(r.query)}`);
+  out.push(r.hits.length ? `Hits ${r.start + 1}-${last} (of ${r.totalExact === false ? 'more than ' : ''}${r.total}) for ${JSON.stringify(r.query)} in ${r.elapsedMs.toFixed(0)} ms` : `No hits (of ${r.totalExact === false ? 'more than ' : ''}${r.total}) for ${JSON.stringify(r.query)}`);
   r.hits.forEach((h, i) => {
     out.push('');
     out.push(`${r.start + i + 1}. ${h.title || h.url}`);
@@ -30,7 +30,7 @@ export function renderText(r: SearchResult, template: string, bold: boolean): st
 
 export function renderJson(r: SearchResult & { failed?: string[] }, template: string): string {
   return `${JSON.stringify({
-    query: r.query, total: r.total, start: r.start, elapsedMs: Math.round(r.elapsedMs * 10) / 10,
+    query: r.query, total: r.total, totalExact: r.totalExact !== false, start: r.start, elapsedMs: Math.round(r.elapsedMs * 10) / 10,
     ...(r.failed ? { partial: r.failed.length > 0, failedShards: r.failed } : {}),
     hits: r.hits.map((h) => ({ ...h, replay: h.dates.map((d) => ({ date: d, url: replayUrl(template, h, d) })) })),
     ...(r.facets ? { facets: r.facets } : {}),

@@ -68,11 +68,16 @@ export interface SearchOptions {
   hitsPerSiteDefault?: boolean;
   /** Weights of the ranking's features (ranking.ts); default nwax's. */
   ranking?: RankingWeights;
+  /** Answer from the cache of recent queries where it can (default true; benchmarks say false). */
+  cache?: boolean;
 }
 
 export interface SearchResult {
   query: string;
+  /** Versions matched (a lower bound when totalExact is false: matches are counted up to a cap). */
   total: number;
+  /** false when the total is a lower bound. */
+  totalExact?: boolean;
   start: number;
   hits: Hit[];
   facets?: Facets;
@@ -93,6 +98,9 @@ function stamp(set: IndexSet): string {
     }
   }).join(' ');
 }
+
+/** Answers kept for repeated queries (per searcher: one per search worker). */
+const CACHE_ENTRIES = 256;
 
 /** What a reload found: whether the sets changed, and what could not be opened. */
 export interface ReloadResult {
@@ -191,9 +199,31 @@ export class Searcher {
     return this.sets.map((s) => ({ name: s.set.name, documents: s.count }));
   }
 
+  /**
+   * Recent answers, by query, options and index generation (a reload makes them stale by
+   * itself): a popular query, a page reloaded, the next page asked twice cost a lookup.
+   */
+  private readonly cache = new Map<string, SearchResult>();
+
   search(query: string, opts: SearchOptions = {}): SearchResult {
     const t0 = performance.now();
     this.refresh();
+    if (opts.cache === false) return this.searchUncached(query, opts, t0);
+    const key = `${this.generation}\u0000${query}\u0000${JSON.stringify(opts)}`;
+    const hit = this.cache.get(key);
+    if (hit) {
+      // Most recently used last: the first key is the one to drop.
+      this.cache.delete(key);
+      this.cache.set(key, hit);
+      return { ...hit, elapsedMs: performance.now() - t0 };
+    }
+    const result = this.searchUncached(query, opts, t0);
+    this.cache.set(key, result);
+    if (this.cache.size > CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
+    return result;
+  }
+
+  private searchUncached(query: string, opts: SearchOptions, t0: number): SearchResult {
     const generation = this.generation;
     const q = parseQuery(query);
     const start = Math.max(0, opts.start ?? 0);
@@ -205,10 +235,12 @@ export class Searcher {
     // Enough candidates from each set for this page after collapsing.
     const limit = Math.min(5000, (start + want) * (perSite ? 10 : 1));
     let total = 0;
+    let totalExact = true;
     const candidates: (Row & { set: OpenSet })[] = [];
     for (const s of this.sets) {
       const r = s.search(q, limit, order);
       total += r.total;
+      if (r.capped) totalExact = false;
       for (const row of r.rows) candidates.push({ ...row, set: s });
     }
     const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -238,7 +270,7 @@ export class Searcher {
     }));
     markMore(hits, hidden, keyOf);
     const facets = opts.facets ? sumFacets(this.sets.map((s) => s.facets(q))) : undefined;
-    return { query, total, start, hits, ...(facets ? { facets } : {}), elapsedMs: performance.now() - t0, generation };
+    return { query, total, ...(totalExact ? {} : { totalExact }), start, hits, ...(facets ? { facets } : {}), elapsedMs: performance.now() - t0, generation };
   }
 
   /** Where the stored copy of document `doc` of set `set` is; undefined when there is none. */

@@ -18,6 +18,7 @@ export interface ShardResult extends SearchResult {
 
 interface BackendJson {
   total: number;
+  totalExact?: boolean;
   facets?: Facets;
   hits: (Hit & { replay?: unknown })[];
 }
@@ -54,6 +55,7 @@ export class ShardSearcher {
     const answers = await Promise.allSettled(this.backends.map((b) => this.ask(b, query, need, opts)));
     const failed: string[] = [];
     let total = 0;
+    let totalExact = true;
     const all: Hit[] = [];
     answers.forEach((a, i) => {
       if (a.status === 'rejected') {
@@ -63,6 +65,7 @@ export class ShardSearcher {
         return;
       }
       total += a.value.total;
+      if (a.value.totalExact === false) totalExact = false;
       for (const h of a.value.hits) {
         const { replay: _replay, ...hit } = h;
         all.push({ ...hit, set: `${i}~${hit.set}`, moreFromSite: 0 });
@@ -86,7 +89,7 @@ export class ShardSearcher {
     const hits = shown.slice(start, start + want);
     markMore(hits, hidden, keyOf);
     const facets = opts.facets ? sumFacets(answers.map((a) => (a.status === 'fulfilled' ? a.value.facets : undefined))) : undefined;
-    return { query, total, start, hits, ...(facets ? { facets } : {}), elapsedMs: performance.now() - t0, failed };
+    return { query, total, ...(totalExact ? {} : { totalExact }), start, hits, ...(facets ? { facets } : {}), elapsedMs: performance.now() - t0, failed };
   }
 
   /** The backend URL of a front-side stored reference `SHARD~SET/DOC`. */

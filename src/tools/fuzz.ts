@@ -103,6 +103,24 @@ async function main(): Promise<void> {
   const counts = { cases: 0, hangs: 0, crashes: 0, stacks: 0, lost: 0, withIssues: 0, clean: 0 };
   const byMutation: Record<string, number> = {};
   const failures: string[] = [];
+  /** Counts a hang, a crash or a stack trace; whether there is an outcome to check further. */
+  const answered = (o: Outcome | 'hang', tag: string, c: { hangs: number; crashes: number; stacks: number }): o is Outcome => {
+    if (o === 'hang') {
+      c.hangs++;
+      failures.push(`${tag}: no result in ${timeout} ms`);
+      return false;
+    }
+    if (o.error) {
+      c.crashes++;
+      failures.push(`${tag}: ${o.error}`);
+      return false;
+    }
+    if (o.messages.some((m) => /\n\s+at .*:\d+:\d+/.test(m))) {
+      c.stacks++;
+      failures.push(`${tag}: a message carries a stack trace`);
+    }
+    return true;
+  };
   let next = 0;
 
   const work = async (pool: Pool) => {
@@ -121,20 +139,7 @@ async function main(): Promise<void> {
       counts.cases++;
       const o = await pool.run(c.bytes, file);
       const tag = `case ${id} (${c.mutation} at ${c.at} of ${file}, seed ${seed})`;
-      if (o === 'hang') {
-        counts.hangs++;
-        failures.push(`${tag}: no result in ${timeout} ms`);
-        continue;
-      }
-      if (o.error) {
-        counts.crashes++;
-        failures.push(`${tag}: ${o.error}`);
-        continue;
-      }
-      if (o.messages.some((m) => /\n\s+at .*:\d+:\d+/.test(m))) {
-        counts.stacks++;
-        failures.push(`${tag}: a message carries a stack trace`);
-      }
+      if (!answered(o, tag, counts)) continue;
       if (o.messages.length) counts.withIssues++;
       else counts.clean++;
       // Every record that ends before the damage is still there, to the letter.
@@ -172,20 +177,7 @@ async function main(): Promise<void> {
       kit.cases++;
       const tag = `kit case ${id} (${kind}${full ? ', 40 MiB' : ''}, damage at ${a.at}, seed ${seed})`;
       const o = await pool.run(a.bytes, a.name, limits);
-      if (o === 'hang') {
-        kit.hangs++;
-        failures.push(`${tag}: no result in ${timeout} ms`);
-        continue;
-      }
-      if (o.error) {
-        kit.crashes++;
-        failures.push(`${tag}: ${o.error}`);
-        continue;
-      }
-      if (o.messages.some((m) => /\n\s+at .*:\d+:\d+/.test(m))) {
-        kit.stacks++;
-        failures.push(`${tag}: a message carries a stack trace`);
-      }
+      if (!answered(o, tag, kit)) continue;
       const got = new Map(o.lines.map((l) => {
         const f = l.split(' ');
         return [f[2], f[5]];
