@@ -246,6 +246,24 @@ describe('logs and metrics', () => {
   });
 });
 
+describe('bad settings of the service', () => {
+  it('an access log that cannot be written, a negative interval or a base URL that is none: one clear line, no stack', () => {
+    const cases: [string, number, RegExp][] = [
+      [`nwax.serve.access.log=${join(dir, 'no-such-dir', 'a.log')}`, 1, /nwax\.serve\.access\.log: cannot write .*a\.log \(no such directory /],
+      [`nwax.serve.access.log=${dir}`, 1, /cannot write .* \(is a directory\)/],
+      ['nwax.serve.reload.interval=-5', 2, /nwax\.serve\.reload\.interval must be a whole number of milliseconds >= 0, got -5/],
+      ['nwax.serve.shutdown.timeout=1.5', 2, /nwax\.serve\.shutdown\.timeout must be a whole number/],
+      ['nwax.serve.base.url=not a url', 2, /nwax\.serve\.base\.url must be an http\(s\) URL/],
+    ];
+    for (const [define, code, message] of cases) {
+      const r = nwax(['serve', '-dir', crawl2, '--port', '0', '-D', define]);
+      expect(r.code, define).toBe(code);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/\n\s+at .*:\d+:\d+/);
+    }
+  });
+});
+
 describe('shutdown on time', () => {
   /** 1,000,000 CDX lines: a backtracking-free but long /cdx query keeps a request in flight for seconds. */
   const big = join(dir, 'slow.cdx');

@@ -23,6 +23,13 @@ finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per
   async run(): Promise<void> {
     const { flags } = await this.parse(Serve);
     const conf = await this.configurationFor(flags.define);
+    const { UsageError } = await import('../util/errors.js');
+    for (const name of ['nwax.serve.query.timeout', 'nwax.serve.reload.interval', 'nwax.serve.shutdown.timeout']) {
+      const v = conf.getNumber(name);
+      if (!Number.isInteger(v) || v < 0) throw new UsageError(`${name} must be a whole number of milliseconds >= 0, got ${v}`);
+    }
+    const base = conf.getString('nwax.serve.base.url');
+    if (base && !/^https?:\/\/[^/\s]+(\/\S*)?$/i.test(base)) throw new UsageError(`nwax.serve.base.url must be an http(s) URL, got ${JSON.stringify(base)}`);
     const { startServer } = await import('../search/server.js');
     const s = await startServer({
       dir: flags.dir ?? conf.getString('searcher.dir'),

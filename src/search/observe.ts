@@ -3,7 +3,10 @@
  * Prometheus metrics (prom-client, in a registry of the server's own so that two services in
  * one process do not mix their counts).
  */
+import { openSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { pino, type Logger } from 'pino';
+import { InputError } from '../util/errors.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface AccessLogOptions {
@@ -27,11 +30,31 @@ export interface AccessEntry {
 /** The access log, or undefined when it is off. */
 export function accessLog(o: AccessLogOptions): { write(e: AccessEntry): void; flush(): void } | undefined {
   if (!o.destination) return undefined;
-  // Asynchronous writes (pino's SonicBoom): a request never waits for the log's disk.
-  const dest = pino.destination({ dest: o.destination === '-' ? 2 : o.destination, sync: false, mkdir: true });
+  // Opened here, so that a path that cannot be written is an error at start, naming it.
+  let fd = 2;
+  if (o.destination !== '-') {
+    // The directory must exist (no recursive mkdir: it loops on some virtual file systems).
+    try {
+      fd = openSync(o.destination, 'a');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const why = code === 'ENOENT' ? `no such directory ${dirname(o.destination)}` : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : code;
+      throw new InputError(`nwax.serve.access.log: cannot write ${o.destination} (${why})`);
+    }
+  }
+  // Asynchronous writes (pino's SonicBoom): a request never waits for the log's disk. A write
+  // that fails later (a full disk) is said once on stderr; the service goes on.
+  const dest = pino.destination({ dest: fd, sync: false });
+  let failed = false;
+  dest.on('error', (err: Error) => {
+    if (!failed) process.stderr.write(`nwax serve: access log ${o.destination}: ${err.message}; requests are no longer logged\n`);
+    failed = true;
+  });
   const log: Logger = pino({ base: undefined, messageKey: 'msg', timestamp: pino.stdTimeFunctions.isoTime }, dest);
   return {
-    write: (e) => log.info(e),
+    write: (e) => {
+      if (!failed) log.info(e);
+    },
     flush: () => dest.flushSync(),
   };
 }
