@@ -143,26 +143,6 @@ export class SegmentCursor {
     }
   }
 
-  /** Distance from the read position to `needle`, scanning at most `limit` bytes; -1 if absent. */
-  async indexOf(needle: Buffer, limit: number): Promise<number> {
-    // Fast case: inside the head segment.
-    if (this.segs.length > 0) {
-      const head = this.segs[0].data;
-      const end = Math.min(head.length, this.pos + limit);
-      const i = head.subarray(0, end).indexOf(needle, this.pos);
-      if (i >= 0) return i - this.pos;
-    }
-    let scanned = 0;
-    for (;;) {
-      const have = await this.ensure(Math.min(limit, scanned + 65536));
-      const view = this.peek(have);
-      const i = view.indexOf(needle, Math.max(0, scanned - needle.length + 1));
-      if (i >= 0) return i;
-      if (have >= limit || have === scanned) return -1;
-      scanned = have;
-    }
-  }
-
   /** gzip: bytes left in the head segment, and whether it is its member's last (call after ensure). */
   headSegment(): { left: number; endsMember: boolean } {
     if (this.segs.length === 0) return { left: 0, endsMember: false };
@@ -177,32 +157,6 @@ export class SegmentCursor {
     const slice = head.subarray(this.pos, this.pos + len);
     this.advance(len);
     return slice;
-  }
-
-  /** Streams the next `n` bytes as slices; stops early at the end of data or damage. */
-  async *take(n: number): AsyncGenerator<Buffer> {
-    while (n > 0) {
-      if ((await this.ensure(1)) === 0) return;
-      const head = this.segs[0].data;
-      const len = Math.min(n, head.length - this.pos);
-      const slice = head.subarray(this.pos, this.pos + len);
-      this.advance(len);
-      n -= len;
-      yield slice;
-    }
-  }
-
-  /** Skips `n` bytes; returns how many were there. */
-  async skip(n: number): Promise<number> {
-    let skipped = 0;
-    while (skipped < n) {
-      if ((await this.ensure(1)) === 0) break;
-      const left = this.segs[0].data.length - this.pos;
-      const k = Math.min(left, n - skipped);
-      this.advance(k);
-      skipped += k;
-    }
-    return skipped;
   }
 
   /** After damage: forget what is buffered and carry on after it. Returns the damage. */

@@ -87,41 +87,21 @@ export class Metrics {
       name: 'nwax_http_request_duration_seconds', help: 'Time to answer a request, by route.', labelNames: ['route'], registers,
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     });
-    new Gauge({
-      name: 'nwax_search_queries_stopped_total', help: 'Queries stopped by the time budget (nwax.serve.query.timeout) since the start.', registers,
-      collect() {
-        this.set(state.timeouts());
-      },
-    });
-    new Gauge({
-      name: 'nwax_search_queries_abandoned_total', help: 'Queries stopped because their client went away, since the start.', registers,
-      collect() {
-        this.set(state.aborted());
-      },
-    });
-    new Gauge({
-      name: 'nwax_search_queue_length', help: 'Queries waiting or running on the search workers.', registers,
-      collect() {
-        this.set(state.queued());
-      },
-    });
+    // Gauges read from the service's state when Prometheus scrapes.
+    const read = (name: string, help: string, value: () => number) =>
+      new Gauge({ name, help, registers, collect() {
+        this.set(value());
+      } });
+    read('nwax_search_queries_stopped_total', 'Queries stopped by the time budget (nwax.serve.query.timeout) since the start.', state.timeouts);
+    read('nwax_search_queries_abandoned_total', 'Queries stopped because their client went away, since the start.', state.aborted);
+    read('nwax_search_queue_length', 'Queries waiting or running on the search workers.', state.queued);
+    read('nwax_index_generation', 'Rises by one each time the index sets served change.', state.generation);
+    read('nwax_index_last_reload_timestamp_seconds', 'When the index sets served last changed.', () => state.lastReload() / 1000);
     new Gauge({
       name: 'nwax_index_documents', help: 'Documents (versions: URL + digest) in each index set served.', labelNames: ['set'], registers,
       collect() {
         this.reset();
         for (const s of state.sets()) this.set({ set: s.name }, s.documents);
-      },
-    });
-    new Gauge({
-      name: 'nwax_index_generation', help: 'Rises by one each time the index sets served change.', registers,
-      collect() {
-        this.set(state.generation());
-      },
-    });
-    new Gauge({
-      name: 'nwax_index_last_reload_timestamp_seconds', help: 'When the index sets served last changed.', registers,
-      collect() {
-        this.set(state.lastReload() / 1000);
       },
     });
   }
