@@ -198,7 +198,17 @@ describe('add-dates and parallel index sets', () => {
     db.close();
     const v = nwax(['dumpindex', '-c', old]);
     expect(v.code).toBe(1);
-    expect(v.stderr).toMatch(/old-index: index schema version 0, this nwax reads version 1; rebuild it/);
+    expect(v.stderr).toMatch(/old-index: index schema version 0, this nwax reads version 2; rebuild it/);
+
+    // One made by another text analysis: its terms are not what queries ask, so it is refused.
+    const otherIndex = join(dir, 'other-analyzer');
+    copyFileSync(main, otherIndex);
+    const db2 = new Database(otherIndex);
+    db2.prepare("UPDATE info SET value = 'nwax-text/0' WHERE key = 'analyzer'").run();
+    db2.close();
+    const a = nwax(['dumpindex', '-c', otherIndex]);
+    expect(a.code).toBe(1);
+    expect(a.stderr).toMatch(/other-analyzer: terms made by text analysis nwax-text\/0, this nwax searches with nwax-text\/1.*rebuild it/);
   });
 });
 

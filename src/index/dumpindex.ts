@@ -8,7 +8,7 @@ export interface DumpOptions {
   field?: string;
 }
 
-const MAIN_FIELDS = ['url', 'digest', 'date', 'dates', 'mime', 'status', 'length', 'collection', 'segment', 'file', 'location', 'offset', 'clen', 'title', 'host', 'inlinks', 'boost', 'anchors', 'deleted'];
+const MAIN_FIELDS = ['url', 'digest', 'date', 'dates', 'mime', 'status', 'length', 'collection', 'segment', 'file', 'location', 'offset', 'clen', 'title', 'host', 'inlinks', 'boost', 'anchors', 'lang', 'deleted'];
 
 export function* dumpIndexes(paths: string[], opts: DumpOptions): Generator<string> {
   const open = paths.map((p) => ({ path: p, ...openIndex(p) }));

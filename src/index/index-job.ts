@@ -11,6 +11,7 @@ import { datasetOf, segmentOf, type CrawlDatum } from '../crawl/crawl-datum.js';
 import type { Inlinks } from '../crawl/linkdb-job.js';
 import { normalizeUrl, splitDocumentKey, type ContentPointer, type CrawlFetch, type ParseData } from '../segment/segment.js';
 import { IndexWriter, type IndexDocument } from './index-writer.js';
+import { languageOf } from '../analysis/language.js';
 
 /** One piece of a version, tagged by where it came from. */
 type Piece =
@@ -94,6 +95,7 @@ export const indexJob: Job = {
         collection: c.collection, segment: ver.seg ?? '', file: c.file, location: c.location, offset: c.offset, clen: c.length,
         title: ver.pd.title, text: ver.text ?? '', anchors, inlinks: inlinks.length,
         boost: Math.log(Math.E + inlinks.length) * (ver.db?.score ?? 1),
+        lang: ver.pd.meta.lang ?? languageOf(undefined, ver.pd.title, ver.text ?? ''),
       };
       ctx.count('documents indexed');
       emit(`${url} ${digest}`, doc);

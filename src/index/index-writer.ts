@@ -5,6 +5,7 @@
  */
 import { createIndex, finishIndex, type Db } from './schema.js';
 import type Database from 'better-sqlite3';
+import { indexText } from '../analysis/analyzer.js';
 
 export interface IndexDocument {
   url: string;
@@ -26,6 +27,8 @@ export interface IndexDocument {
   anchors: string[];
   inlinks: number;
   boost: number;
+  /** The language (ISO 639-1 where there is one, else 639-3), '' when unknown. */
+  lang: string;
 }
 
 /** Host for site: (lower case, without `www.`). */
@@ -37,9 +40,14 @@ export function siteHost(url: string): string {
   }
 }
 
-/** The words of a URL (host parts, path segments), so a query for them finds the page. */
+/** The words of a URL (host parts, path segments, %-escapes undone), so a query for them finds the page. */
 export function urlWords(url: string): string {
-  return url.replace(/^[a-z]+:\/\//i, '').split(/[^\p{L}\p{N}]+/u).filter(Boolean).join(' ');
+  const rest = url.replace(/^[a-z]+:\/\//i, '');
+  try {
+    return decodeURIComponent(rest);
+  } catch {
+    return rest;
+  }
 }
 
 const BATCH = 1000;
@@ -53,8 +61,8 @@ export class IndexWriter {
 
   constructor(readonly path: string) {
     this.db = createIndex(path, 'main');
-    this.insertDoc = this.db.prepare(`INSERT INTO docs(id, url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, host, inlinks, boost, text, anchors)
-      VALUES (@id, @url, @digest, @date, @dates, @mime, @status, @length, @collection, @segment, @file, @location, @offset, @clen, @title, @host, @inlinks, @boost, @text, @anchors)`);
+    this.insertDoc = this.db.prepare(`INSERT INTO docs(id, url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, host, inlinks, boost, text, anchors, lang)
+      VALUES (@id, @url, @digest, @date, @dates, @mime, @status, @length, @collection, @segment, @file, @location, @offset, @clen, @title, @host, @inlinks, @boost, @text, @anchors, @lang)`);
     this.insertFts = this.db.prepare('INSERT INTO fts(rowid, title, content, anchors, urlwords, host) VALUES (?, ?, ?, ?, ?, ?)');
   }
 
@@ -73,9 +81,9 @@ export class IndexWriter {
         this.insertDoc.run({
           id, url: d.url, digest: d.digest, date: d.date, dates: d.dates.join(' '), mime: d.mime, status: d.status, length: d.length,
           collection: d.collection, segment: d.segment, file: d.file, location: d.location, offset: d.offset, clen: d.clen,
-          title: d.title, host, inlinks: d.inlinks, boost: d.boost, text: d.text, anchors: d.anchors.join('\n'),
+          title: d.title, host, inlinks: d.inlinks, boost: d.boost, text: d.text, anchors: d.anchors.join('\n'), lang: d.lang,
         });
-        this.insertFts.run(id, d.title, d.text, d.anchors.join('\n'), urlWords(d.url), host);
+        this.insertFts.run(id, indexText(d.title), indexText(d.text), indexText(d.anchors.join('\n')), indexText(urlWords(d.url)), indexText(host));
       }
     })();
   }

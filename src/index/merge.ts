@@ -14,7 +14,7 @@ import { sweepDead } from '../util/litter.js';
 interface DocRow {
   id: number; url: string; digest: string; date: string; dates: string; mime: string; status: number | null; length: number;
   collection: string; segment: string; file: string; location: string; offset: number; clen: number; title: string;
-  inlinks: number; boost: number; text: string; anchors: string | null; deleted: number;
+  inlinks: number; boost: number; text: string; anchors: string | null; lang: string | null; deleted: number;
 }
 
 export interface MergeResult {
@@ -60,7 +60,7 @@ export function mergeIndexes(out: string, inputs: string[], parallel: boolean): 
         const doc: IndexDocument = {
           url: r.url, digest: r.digest, date: r.date, dates, mime: r.mime, status: r.status, length: r.length, collection: r.collection,
           segment: r.segment, file: r.file, location: r.location, offset: r.offset, clen: r.clen, title: r.title, text: r.text ?? '',
-          anchors: r.anchors ? r.anchors.split('\n') : [], inlinks: r.inlinks, boost: r.boost,
+          anchors: r.anchors ? r.anchors.split('\n') : [], inlinks: r.inlinks, boost: r.boost, lang: r.lang ?? '',
         };
         w.add(doc);
         result.documents++;

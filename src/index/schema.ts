@@ -2,7 +2,8 @@
  * The on-disk index: one SQLite database per partition (better-sqlite3, FTS5), as DESIGN says
  * why: no load time, memory independent of size, BM25, phrases. `main` holds one row per
  * document (rowid = document number) with the stored fields and a contentless FTS5 table over
- * title, content, anchors, URL words and host; a parallel `dates` index holds, per document
+ * title, content, anchors, URL words and host, holding the terms of nwax's analyzer (one term
+ * per space, under FTS5's ascii tokenizer, so FTS5 neither splits nor folds them again); a parallel `dates` index holds, per document
  * number, every capture date. Each database records its kind, document count and schema
  * version; opening one of another version is a clear error. Rows are never removed (numbers
  * stay aligned with the parallel indexes): dedup marks a duplicate `deleted`.
@@ -10,8 +11,10 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { NwaxError } from '../util/errors.js';
+import { ANALYZER } from '../analysis/analyzer.js';
 
-export const SCHEMA_VERSION = 1;
+/** 2: terms from the analyzer (analysis/analyzer.ts) under FTS5's ascii tokenizer; a lang column. */
+export const SCHEMA_VERSION = 2;
 export type IndexKind = 'main' | 'dates';
 export type Db = Database.Database;
 
@@ -21,10 +24,11 @@ CREATE TABLE docs(
   id INTEGER PRIMARY KEY, url TEXT NOT NULL, digest TEXT NOT NULL, date TEXT NOT NULL, dates TEXT NOT NULL,
   mime TEXT, status INTEGER, length INTEGER, collection TEXT, segment TEXT, file TEXT, location TEXT,
   offset INTEGER, clen INTEGER, title TEXT, host TEXT, inlinks INTEGER, boost REAL NOT NULL, text TEXT, anchors TEXT,
-  deleted INTEGER NOT NULL DEFAULT 0);
+  lang TEXT NOT NULL DEFAULT '', deleted INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX docs_url ON docs(url);
 CREATE INDEX docs_host ON docs(host);
-CREATE VIRTUAL TABLE fts USING fts5(title, content, anchors, urlwords, host, content='', tokenize='unicode61 remove_diacritics 2');
+CREATE INDEX docs_lang ON docs(lang);
+CREATE VIRTUAL TABLE fts USING fts5(title, content, anchors, urlwords, host, content='', tokenize='ascii');
 `;
 
 export const DATES_SCHEMA = `
@@ -34,6 +38,8 @@ CREATE TABLE dates(id INTEGER PRIMARY KEY, dates TEXT NOT NULL);
 
 export interface IndexInfo {
   kind: IndexKind;
+  /** The text analysis of a main index's terms. */
+  analyzer?: string;
   docCount: number;
   version: number;
 }
@@ -49,9 +55,15 @@ export function readInfo(db: Db, path: string): IndexInfo {
   const m = new Map(rows.map((r) => [r.key, r.value]));
   const version = Number(m.get('schema_version'));
   if (version !== SCHEMA_VERSION) {
-    throw new NwaxError('NWAX_FORMAT', `${path}: index schema version ${m.get('schema_version') ?? '?'}, this nwax reads version ${SCHEMA_VERSION}; rebuild it with this version (nwax index)`);
+    const older = version === 1 ? ' (its words were cut by an older text analysis, which lost Greek, Hindi, Korean, Thai and Khmer words)' : '';
+    throw new NwaxError('NWAX_FORMAT', `${path}: index schema version ${m.get('schema_version') ?? '?'}${older}, this nwax reads version ${SCHEMA_VERSION}; rebuild it with this version: nwax index OUTDIR CRAWLDB LINKDB SEGMENT... (the segments stay as they are)`);
   }
-  return { kind: m.get('kind') as IndexKind, docCount: Number(m.get('doc_count')), version };
+  const kind = m.get('kind') as IndexKind;
+  const analyzer = m.get('analyzer');
+  if (kind === 'main' && analyzer !== ANALYZER) {
+    throw new NwaxError('NWAX_FORMAT', `${path}: terms made by text analysis ${analyzer ?? '?'}, this nwax searches with ${ANALYZER}: queries would not find what the index holds; rebuild it: nwax index OUTDIR CRAWLDB LINKDB SEGMENT...`);
+  }
+  return { kind, analyzer, docCount: Number(m.get('doc_count')), version };
 }
 
 /** Opens an index read-only and checks its version (and kind, when given). */
@@ -85,6 +97,7 @@ export function createIndex(path: string, kind: IndexKind): Db {
   db.pragma('synchronous = OFF');
   db.exec(kind === 'main' ? MAIN_SCHEMA : DATES_SCHEMA);
   db.prepare('INSERT INTO info(key, value) VALUES (?, ?), (?, ?)').run('schema_version', String(SCHEMA_VERSION), 'kind', kind);
+  if (kind === 'main') db.prepare('INSERT INTO info(key, value) VALUES (?, ?)').run('analyzer', ANALYZER);
   return db;
 }
 

@@ -20,6 +20,8 @@ export interface HtmlParse {
   nofollow: boolean;
   /** The text was cut at the limit. */
   truncated: boolean;
+  /** The language the page declares: `<html lang>`, else `<meta http-equiv=content-language>` ('' for none). */
+  lang: string;
 }
 
 export interface HtmlOptions {
@@ -55,6 +57,8 @@ export class HtmlExtractor {
   private description = '';
   private noindex = false;
   private nofollow = false;
+  private htmlLang = '';
+  private metaLang = '';
   private readonly links: Outlink[] = [];
   private readonly seen = new Set<string>();
   /** Hrefs already resolved against the current base (pages repeat their links). */
@@ -86,11 +90,13 @@ export class HtmlExtractor {
       noindex: this.noindex,
       nofollow: this.nofollow,
       truncated: this.truncated,
+      lang: (this.htmlLang || this.metaLang).trim().slice(0, 35),
     };
   }
 
   private open(name: string, attrs: Record<string, string>): void {
     if (name === 'title' && !this.title) this.inTitle = true;
+    if (name === 'html' && attrs.lang && !this.htmlLang) this.htmlLang = attrs.lang;
     if (HIDDEN.has(name)) this.hidden++;
     if (name === 'base' && attrs.href) {
       const b = this.resolve(attrs.href);
@@ -154,6 +160,8 @@ export class HtmlExtractor {
       if (words.includes('nofollow') || words.includes('none')) this.nofollow = true;
     } else if (name === 'description' && !this.description) {
       this.description = content;
+    } else if ((attrs['http-equiv'] ?? '').toLowerCase() === 'content-language' && !this.metaLang) {
+      this.metaLang = content;
     }
   }
 

@@ -88,7 +88,7 @@ export class ContentParser {
   /** The parse, once the payload has been written (PDF text is read asynchronously). */
   async finish(): Promise<Parse> {
     if (this.kind !== 'pdf') return this.parseText();
-    const base = { outlinks: [], noindex: false, nofollow: false, description: '', title: '', text: '' };
+    const base = { outlinks: [], noindex: false, nofollow: false, description: '', title: '', text: '', lang: '' };
     if (this.cut) {
       return { ...base, status: 'failed', truncated: true, error: `PDF larger than ${this.opts.byteLimit} bytes (nwax.import.parse.bytes): not read` };
     }
@@ -113,7 +113,7 @@ export class ContentParser {
     } catch (err) {
       this.error ??= (err as Error).message;
     }
-    const base = { outlinks: [], noindex: false, nofollow: false, description: '', title: '', text: '', truncated: this.cut };
+    const base = { outlinks: [], noindex: false, nofollow: false, description: '', title: '', text: '', truncated: this.cut, lang: '' };
     if (this.error) return { ...base, status: 'failed', error: this.error };
     if (!this.kind) return { ...base, status: 'metadata' };
     const cs = { charset: this.charset?.encoding, charsetSource: this.charset?.source };

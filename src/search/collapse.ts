@@ -69,10 +69,10 @@ export function markMore<T extends Keyed & { moreFromSite: number }>(hits: T[], 
 
 /** Facet counts of several partitions or shards, summed; the top 10 of each. */
 export function sumFacets(parts: (Facets | undefined)[]): Facets {
-  const sums = { site: new Map<string, number>(), type: new Map<string, number>(), year: new Map<string, number>() };
+  const sums = { site: new Map<string, number>(), type: new Map<string, number>(), year: new Map<string, number>(), lang: new Map<string, number>() };
   for (const f of parts) {
-    for (const name of ['site', 'type', 'year'] as const) for (const [v, n] of f?.[name] ?? []) sums[name].set(v, (sums[name].get(v) ?? 0) + n);
+    for (const name of ['site', 'type', 'year', 'lang'] as const) for (const [v, n] of f?.[name] ?? []) sums[name].set(v, (sums[name].get(v) ?? 0) + n);
   }
   const top = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 10);
-  return { site: top(sums.site), type: top(sums.type), year: top(sums.year) };
+  return { site: top(sums.site), type: top(sums.type), year: top(sums.year), lang: top(sums.lang) };
 }

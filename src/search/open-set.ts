@@ -22,6 +22,7 @@ export interface Row {
   id: number; url: string; digest: string; title: string; dates: string; mime: string; status: number | null; length: number;
   collection: string; segment: string; file: string; location: string; offset: number; clen: number; host: string; rank: number;
   inlinks: number;
+  lang: string;
 }
 
 /** `P` when the range `from-to` is P000... to P999... (one whole year, month, day...), else undefined. */
@@ -81,6 +82,7 @@ export class OpenSet {
     anyOf(q.site, () => '(docs.host = ? OR docs.host LIKE ?)', (s) => [s, `%.${s}`]);
     anyOf(q.type, (t) => (t.includes('/') ? 'docs.mime = ?' : '(docs.mime LIKE ? OR docs.mime LIKE ?)'), (t) => (t.includes('/') ? [t] : [`${t}/%`, `%/${t}`]));
     anyOf(q.collection, () => 'docs.collection = ?', (c) => [c]);
+    anyOf(q.lang, () => 'docs.lang = ?', (l) => [l]);
     anyOf(q.url, () => 'docs.url = ?', (u) => {
       try {
         return [new URL(u).href];
@@ -124,7 +126,7 @@ export class OpenSet {
     all.push(...params);
     const count = (expr: string) => (this.stmt(`SELECT ${expr} AS v, count(*) AS n FROM ${from} WHERE ${where.join(' AND ')} GROUP BY v ORDER BY n DESC, v LIMIT 10`).all(...all) as { v: string; n: number }[])
       .map((r): [string, number] => [String(r.v), r.n]);
-    return { site: count('docs.host'), type: count('docs.mime'), year: count('substr(docs.date, 1, 4)') };
+    return { site: count('docs.host'), type: count('docs.mime'), year: count('substr(docs.date, 1, 4)'), lang: count("docs.lang").filter(([v]) => v !== '') };
   }
 
   search(q: Query, limit: number, order?: FieldOrder): { total: number; rows: Row[]; capped?: boolean } {
@@ -132,7 +134,7 @@ export class OpenSet {
     const { where, params } = this.filters(q);
     const join = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
     const cols = `docs.id, docs.url, docs.digest, docs.title, ${this.datesExpr()} AS dates, docs.mime, docs.status, docs.length, docs.collection,
-      docs.segment, docs.file, docs.location, docs.offset, docs.clen, docs.host, docs.boost, docs.inlinks`;
+      docs.segment, docs.file, docs.location, docs.offset, docs.clen, docs.host, docs.boost, docs.inlinks, docs.lang`;
     if (order) {
       // Every match in the order of a stored field (FTS5's rank does not apply).
       const from = match ? `fts JOIN docs ON docs.id = fts.rowid ${join}` : `docs ${join}`;
@@ -211,6 +213,11 @@ export class OpenSet {
 
   ref(id: number): StoredRef | undefined {
     return this.stmt('SELECT url, location, offset, clen, mime FROM docs WHERE id = ? AND deleted = 0').get(id) as StoredRef | undefined;
+  }
+
+  /** The first characters of the stored text of a document (the ranking's exact feature). */
+  head(id: number, chars = 2000): string {
+    return (this.stmt('SELECT substr(text, 1, ?) AS t FROM docs WHERE id = ?').get(chars, id) as { t: string | null } | undefined)?.t ?? '';
   }
 
   /** The stored text of a document (for its snippet: only the hits shown need it). */

@@ -2,11 +2,15 @@
  * The query language: words (all required), "phrases", -exclusions (of words or phrases), and
  * fields: site: (host, with or without www., subdomains included), type: (a MIME type, its
  * major part, or its subtype: type:pdf), collection:, url: (one URL: all its versions),
- * title: (a word of the title), date:YYYY[MM[DD[hh[mm[ss]]]]] and date:A-B (the upper bound
- * padded to the end of its period: date:2007-2008 runs to the last second of 2008). A comma
- * list means any of them (collection:a,b). Errors point at the bad token.
+ * title: (a word of the title), lang: (a language: lang:ja, lang:ko,ja), date:YYYY[MM[DD[hh[mm[ss]]]]]
+ * and date:A-B (the upper bound padded to the end of its period: date:2007-2008 runs to the
+ * last second of 2008). A comma list means any of them (collection:a,b). Errors point at the
+ * bad token. Words become terms through the analyzer the index was made with
+ * (analysis/analyzer.ts): a word that is several terms (東京都, e-mail) is a phrase of them.
  */
 import { NwaxError } from '../util/errors.js';
+import { isCjkUnit, markTerms, surfaces, terms } from '../analysis/analyzer.js';
+import { primaryLanguage } from '../analysis/language.js';
 
 export interface DateRange {
   from: string;
@@ -25,11 +29,14 @@ export interface Query {
   collection: string[];
   url: string[];
   date: DateRange[];
-  /** The words to mark in snippets. */
+  lang: string[];
+  /** The terms to mark in snippets. */
   highlight: string[];
+  /** The query's words as typed (marks kept), for the exact-form feature of the ranking. */
+  exact: string[];
 }
 
-const FIELDS = new Set(['site', 'type', 'collection', 'url', 'title', 'date']);
+const FIELDS = new Set(['site', 'type', 'collection', 'url', 'title', 'date', 'lang']);
 
 export class QuerySyntaxError extends NwaxError {
   constructor(query: string, at: number, what: string) {
@@ -38,9 +45,9 @@ export class QuerySyntaxError extends NwaxError {
   }
 }
 
-/** The words of a text as the index tokenizes them (letters and digits; lower case). */
+/** The terms of a text as the index holds them (the analyzer's, without the index's CJK tails). */
 export function words(text: string): string[] {
-  return text.toLowerCase().normalize('NFKD').replace(/\p{M}/gu, '').split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  return terms(text);
 }
 
 function pad(date: string, digit: string): string {
@@ -70,7 +77,7 @@ function unique(phrases: string[][]): string[][] {
 }
 
 export function parseQuery(query: string): Query {
-  const q: Query = { must: [], not: [], title: [], site: [], type: [], collection: [], url: [], date: [], highlight: [] };
+  const q: Query = { must: [], not: [], title: [], site: [], type: [], collection: [], url: [], date: [], lang: [], highlight: [], exact: [] };
   let i = 0;
   while (i < query.length) {
     if (/\s/.test(query[i])) {
@@ -86,11 +93,15 @@ export function parseQuery(query: string): Query {
     if (query[i] === '"') {
       const end = query.indexOf('"', i + 1);
       if (end < 0) throw new QuerySyntaxError(query, i, 'unterminated phrase (no closing ")');
-      const phrase = words(query.slice(i + 1, end));
+      const inner = query.slice(i + 1, end);
+      const phrase = words(inner);
       i = end + 1;
       if (phrase.length === 0) continue;
       (negate ? q.not : q.must).push(phrase);
-      if (!negate) q.highlight.push(...phrase);
+      if (!negate) {
+        q.highlight.push(...markTerms(inner));
+        q.exact.push(...surfaces(inner));
+      }
       continue;
     }
     let end = i;
@@ -111,7 +122,7 @@ export function parseQuery(query: string): Query {
         case 'title': {
           const w = words(value);
           if (w.length) q.title.push(w);
-          q.highlight.push(...w);
+          q.highlight.push(...markTerms(value));
           break;
         }
         case 'site':
@@ -123,6 +134,12 @@ export function parseQuery(query: string): Query {
         case 'url':
           q.url.push(...list);
           break;
+        case 'lang': {
+          const bad = list.find((l) => !primaryLanguage(l));
+          if (bad !== undefined) throw new QuerySyntaxError(query, start, `lang:${bad} is not a language code (lang:en, lang:zh-CN)`);
+          q.lang.push(...list.map((l) => primaryLanguage(l)));
+          break;
+        }
         default:
           q.collection.push(...list);
       }
@@ -132,7 +149,10 @@ export function parseQuery(query: string): Query {
     if (w.length === 0) continue;
     // A token that tokenizes to several words (e.g. "e-mail") is a phrase of them.
     (negate ? q.not : q.must).push(w);
-    if (!negate) q.highlight.push(...w);
+    if (!negate) {
+      q.highlight.push(...markTerms(token));
+      q.exact.push(...surfaces(token));
+    }
   }
   // The same word or phrase asked twice asks nothing more, but costs FTS5 a term each time.
   q.must = unique(q.must);
@@ -143,16 +163,25 @@ export function parseQuery(query: string): Query {
   if (terms > MAX_TERMS) {
     throw new NwaxError('NWAX_QUERY', `query has ${terms} different words; at most ${MAX_TERMS} are searched (repeated words count once)`, 2);
   }
-  const filters = q.site.length + q.type.length + q.collection.length + q.url.length + q.date.length;
+  const filters = q.site.length + q.type.length + q.collection.length + q.url.length + q.date.length + q.lang.length;
   if (q.must.length + q.title.length + filters === 0) {
     throw new QuerySyntaxError(query, 0, q.not.length ? 'a query needs a word or a field besides -exclusions' : 'empty query');
   }
   return q;
 }
 
+/**
+ * One phrase of terms in FTS5's syntax. A phrase that ends in a lone CJK character ends in a
+ * prefix search: the index holds characters as bigrams (and each piece's last one alone), so
+ * `天` is every term that starts with it, and `abc東` finds abc東京.
+ */
+export function ftsPhrase(ws: string[]): string {
+  return isCjkUnit(ws[ws.length - 1] ?? '') ? `"${ws.join(' ')}" *` : `"${ws.join(' ')}"`;
+}
+
 /** FTS5 MATCH text for the query's word parts, or undefined when it has none. */
 export function ftsMatch(q: Query): string | undefined {
-  const phrase = (ws: string[]) => `"${ws.join(' ')}"`;
+  const phrase = ftsPhrase;
   const pos = [...q.must.map(phrase), ...q.title.map((t) => `title : ${phrase(t)}`)];
   if (pos.length === 0) return undefined;
   // site: narrows the match inside FTS5 too (the host column holds the host's words), so a
@@ -166,5 +195,5 @@ export function ftsMatch(q: Query): string | undefined {
 
 /** FTS5 MATCH text for the exclusions alone (a query of fields and -words). */
 export function ftsExclusions(q: Query): string | undefined {
-  return q.not.length ? q.not.map((ws) => `"${ws.join(' ')}"`).join(' OR ') : undefined;
+  return q.not.length ? q.not.map(ftsPhrase).join(' OR ') : undefined;
 }

@@ -18,8 +18,14 @@
  * - inlinks: ln(1 + inlinks) / ln(1 + 1000), capped at 1.
  * - depth: 1 / (1 + directories in the URL path): a section's page before the pages below it.
  * - home: 1 for a directory's home page (`/`, `index.html`, `index.htm`, `index.php`, `default.asp`...).
+ * - exact: where the query's words carry marks that the index folds away (Vietnamese `dụng`
+ *   and `dung` are one term, French `économie` and `economie`), the share of them that the title
+ *   and the head of the text have in the very form typed, so the exact form comes before the
+ *   folded one. Weighed as the title: a user who types the marks means them.
  */
 import { words } from './query.js';
+import { fold } from '../analysis/fold.js';
+import { surfaces } from '../analysis/analyzer.js';
 
 export interface RankingWeights {
   title: number;
@@ -27,13 +33,14 @@ export interface RankingWeights {
   inlinks: number;
   depth: number;
   home: number;
+  exact: number;
 }
 
 /** nwax's ranking (measured on the relevance benchmark). */
-export const DEFAULT_WEIGHTS: RankingWeights = { title: 0.3, url: 0.3, inlinks: 0.05, depth: 0.1, home: 0.1 };
+export const DEFAULT_WEIGHTS: RankingWeights = { title: 0.3, url: 0.3, inlinks: 0.05, depth: 0.1, home: 0.1, exact: 0.3 };
 
 /** Plain BM25, for comparison. */
-export const BM25_ONLY: RankingWeights = { title: 0, url: 0, inlinks: 0, depth: 0, home: 0 };
+export const BM25_ONLY: RankingWeights = { title: 0, url: 0, inlinks: 0, depth: 0, home: 0, exact: 0 };
 
 export interface Candidate {
   /** FTS5's bm25(): negative, lower is better. */
@@ -41,15 +48,23 @@ export interface Candidate {
   title: string;
   url: string;
   inlinks: number;
+  /** The head of the stored text (for the exact feature; read only when the query has marks). */
+  head?: string;
 }
 
 const HOME = /\/(?:index|default|home)\.(?:html?|php|aspx?|jsp|shtml)$|\/$/i;
 
 function path(url: string): string {
+  let p: string;
   try {
-    return new URL(url).pathname;
+    p = new URL(url).pathname;
   } catch {
     return url;
+  }
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    return p;
   }
 }
 
@@ -62,7 +77,16 @@ function cover(queryWords: readonly string[], have: string[]): number {
   return (covered + exact) / 2;
 }
 
-export function features(c: Candidate, queryWords: readonly string[]): RankingWeights {
+function share(words: readonly string[], have: Set<string>): number {
+  return words.filter((w) => have.has(w)).length / words.length;
+}
+
+/** The query's forms that folding changes (their marks tell words apart), or none. */
+export function marked(exact: readonly string[]): string[] {
+  return exact.filter((w) => fold(w) !== w);
+}
+
+export function features(c: Candidate, queryWords: readonly string[], exact: readonly string[] = []): RankingWeights {
   const title = cover(queryWords, words(c.title ?? ''));
   const p = path(c.url);
   const url = cover(queryWords, words(p.replace(HOME, '/').replace(/\.[a-z0-9]{1,5}$/i, '')));
@@ -73,6 +97,7 @@ export function features(c: Candidate, queryWords: readonly string[]): RankingWe
     inlinks: Math.min(1, Math.log1p(Math.max(0, c.inlinks ?? 0)) / Math.log1p(1000)),
     depth: 1 / (1 + Math.max(0, dirs)),
     home: HOME.test(p) ? 1 : 0,
+    exact: exact.length ? share(exact, new Set(surfaces(`${c.title ?? ''} ${c.head ?? ''}`))) : 0,
   };
 }
 
@@ -80,12 +105,13 @@ export function features(c: Candidate, queryWords: readonly string[]): RankingWe
  * Scores candidates from every index set together (the best text score is the best of all):
  * sets `rank` to the final score, negative as FTS5's, lower better.
  */
-export function rerank<T extends Candidate>(cands: T[], queryWords: readonly string[], w: RankingWeights = DEFAULT_WEIGHTS): T[] {
+export function rerank<T extends Candidate>(cands: T[], queryWords: readonly string[], w: RankingWeights = DEFAULT_WEIGHTS, exact: readonly string[] = []): T[] {
   if (cands.length === 0) return cands;
   const best = Math.max(...cands.map((c) => -c.rank));
+  const forms = marked(exact);
   for (const c of cands) {
-    const f = features(c, queryWords);
-    const bonus = w.title * f.title + w.url * f.url + w.inlinks * f.inlinks + w.depth * f.depth + w.home * f.home;
+    const f = features(c, queryWords, forms);
+    const bonus = w.title * f.title + w.url * f.url + w.inlinks * f.inlinks + w.depth * f.depth + w.home * f.home + w.exact * (f.exact ?? 0);
     c.rank = c.rank - best * bonus;
   }
   return cands;

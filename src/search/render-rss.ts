@@ -22,7 +22,7 @@ export function renderRss(r: SearchResult, p: SearchParams, base: string, templa
       ['url', h.url], ['digest', h.digest], ['date', h.dates[0]], ...h.dates.map((d): [string, string] => ['capture', d]),
       ['type', h.mime], ['length', h.length], ['collection', h.collection], ['segment', h.segment], ['arcname', h.file], ['arcoffset', h.offset],
     ];
-    return `<item>${el('title', h.title || h.url)}${el('link', replayUrl(template, h, h.dates[0]))}${el('description', markSnippet(h.snippet, '', ''))}`
+    return `<item>${el('title', h.title || h.url)}${el('link', replayUrl(template, h, h.dates[0]))}${el('description', markSnippet(h.snippet, '', ''))}${h.lang ? el('dc:language', h.lang) : ''}`
       + `${el('nutch:site', h.host)}${el('nutch:score', h.score.toFixed(6))}${fields.map(([k, v]) => el(`nutch:${k}`, v)).join('')}`
       + `${el('guid', `${h.url} ${h.digest}`)}</item>`;
   }).join('\n');

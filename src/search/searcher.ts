@@ -12,7 +12,7 @@ import { snippetOf, type Snippet } from './snippet.js';
 import type { StoredRef } from './stored.js';
 import { OpenSet, type FieldOrder, type Row } from './open-set.js';
 import { collapse, dedupKey, markMore, mergeVersions, sumFacets, type DedupField } from './collapse.js';
-import { DEFAULT_WEIGHTS, rerank, type RankingWeights } from './ranking.js';
+import { DEFAULT_WEIGHTS, marked, rerank, type RankingWeights } from './ranking.js';
 
 export interface Hit {
   url: string;
@@ -30,6 +30,8 @@ export interface Hit {
   offset: number;
   clen: number;
   host: string;
+  /** The document's language ('' when unknown). */
+  lang: string;
   score: number;
   snippet: Snippet;
   /** Index set and document number. */
@@ -44,6 +46,8 @@ export interface Facets {
   site: [string, number][];
   type: [string, number][];
   year: [string, number][];
+  /** Languages (documents of no known language are not counted). */
+  lang: [string, number][];
 }
 
 export interface SearchOptions {
@@ -249,7 +253,11 @@ export class Searcher {
       const sign = order.desc ? -1 : 1;
       candidates.sort((a, b) => sign * (cmp(field(a), field(b)) || cmp(a.url, b.url)) || cmp(a.digest, b.digest));
     } else {
-      if (ftsWords.length) rerank(candidates, ftsWords, opts.ranking ?? DEFAULT_WEIGHTS);
+      if (ftsWords.length) {
+        // Words typed with marks are compared in their exact form with the head of each text.
+        if (marked(q.exact).length) for (const c of candidates) (c as { head?: string }).head = c.set.head(c.id);
+        rerank(candidates, ftsWords, opts.ranking ?? DEFAULT_WEIGHTS, q.exact);
+      }
       candidates.sort((a, b) => a.rank - b.rank || cmp(a.url, b.url) || cmp(a.dates, b.dates));
       if (opts.reverse) candidates.reverse();
     }
@@ -266,7 +274,7 @@ export class Searcher {
     const hits: Hit[] = page.map((r) => ({
       url: r.url, digest: r.digest, title: r.title, dates: [...new Set(r.dates.split(' ').filter(Boolean))].sort(), mime: r.mime, status: r.status,
       length: r.length, collection: r.collection, segment: r.segment, file: r.file, location: r.location, offset: r.offset, clen: r.clen,
-      host: r.host, score: -r.rank, snippet: opts.snippets === false ? { text: '', marks: [] } : snippetOf(r.set.text(r.id), q.highlight), set: r.set.set.name, doc: r.id, moreFromSite: 0,
+      host: r.host, lang: r.lang ?? '', score: -r.rank, snippet: opts.snippets === false ? { text: '', marks: [] } : snippetOf(r.set.text(r.id), q.highlight), set: r.set.set.name, doc: r.id, moreFromSite: 0,
     }));
     markMore(hits, hidden, keyOf);
     const facets = opts.facets ? sumFacets(this.sets.map((s) => s.facets(q))) : undefined;

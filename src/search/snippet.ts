@@ -1,8 +1,13 @@
 /**
  * Snippets from a window of the stored text around the first matches (never a re-tokenized
- * page): the window starts a little before the first query word found and holds the marks of
- * every query word in it, as [start, end) offsets for the renderer to mark and escape.
+ * page): the window starts a little before the first query term found and holds the marks of
+ * every query term in it, as [start, end) offsets for the renderer to mark and escape. Terms
+ * are found by the analyzer that made the index (analysis/analyzer.ts), so a Japanese, Thai or
+ * Greek snippet marks the word searched for, as the index matched it: `東京` inside 東京都, `resume`
+ * on résumé.
  */
+import { isCjkUnit, tokens, type Token } from '../analysis/analyzer.js';
+
 export interface Snippet {
   text: string;
   marks: [number, number][];
@@ -10,33 +15,59 @@ export interface Snippet {
 
 const WINDOW = 240;
 const BEFORE = 60;
+/** Text searched for a first match: past it the snippet is the page's head (bounded work per hit). */
+const SCAN = 200_000;
 
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** How a token matches: as a whole term, by its first character (a one-character CJK query), or not. */
+type Match = 'whole' | 'first' | undefined;
+
+function matcher(highlight: string[]): (t: Token) => Match {
+  const terms = new Set(highlight.filter(Boolean));
+  // A lone CJK character is searched as a prefix of the index's bigrams (query.ts).
+  const prefixes = [...terms].filter(isCjkUnit);
+  return (t) => (terms.has(t.term) ? 'whole' : prefixes.some((p) => t.term.startsWith(p)) ? 'first' : undefined);
+}
+
+function firstMatch(text: string, hit: (t: Token) => Match): Token | undefined {
+  for (const t of tokens(text.length > SCAN ? text.slice(0, SCAN) : text)) if (hit(t)) return t;
+  return undefined;
+}
+
+/** The marks of the matching tokens of `window`, overlapping ones (CJK bigrams) joined. */
+function marksIn(window: string, hit: (t: Token) => Match, shift: number): [number, number][] {
+  const marks: [number, number][] = [];
+  for (const t of tokens(window)) {
+    const how = hit(t);
+    if (!how) continue;
+    const end = how === 'first' ? t.start + String.fromCodePoint(window.codePointAt(t.start)!).length : t.end;
+    const last = marks[marks.length - 1];
+    if (last && t.start + shift <= last[1]) last[1] = Math.max(last[1], end + shift);
+    else marks.push([t.start + shift, end + shift]);
+  }
+  return marks;
 }
 
 export function snippetOf(text: string, highlight: string[]): Snippet {
-  const terms = [...new Set(highlight)].filter(Boolean).sort((a, b) => b.length - a.length);
-  if (terms.length === 0 || text.length === 0) return { text: text.slice(0, WINDOW) + (text.length > WINDOW ? ' …' : ''), marks: [] };
-  const re = new RegExp(`(?<![\\p{L}\\p{N}])(?:${terms.map(escapeRe).join('|')})(?![\\p{L}\\p{N}])`, 'giu');
-  const first = re.exec(text);
-  let start = first ? Math.max(0, first.index - BEFORE) : 0;
+  if (highlight.length === 0 || text.length === 0) return { text: text.slice(0, WINDOW) + (text.length > WINDOW ? ' …' : ''), marks: [] };
+  const hit = matcher(highlight);
+  const first = firstMatch(text, hit);
+  let start = first ? Math.max(0, first.start - BEFORE) : 0;
   // Start and end at word boundaries where there is one nearby.
   if (start > 0) {
     const sp = text.indexOf(' ', start);
-    if (sp >= 0 && sp < (first?.index ?? start + 20)) start = sp + 1;
+    if (sp >= 0 && sp < (first?.start ?? start + 20)) start = sp + 1;
+    // Never inside a surrogate pair.
+    else if (/[\udc00-\udfff]/.test(text[start])) start++;
   }
   let end = Math.min(text.length, start + WINDOW);
   if (end < text.length) {
     const sp = text.lastIndexOf(' ', end);
     if (sp > start + WINDOW / 2) end = sp;
+    else if (/[\udc00-\udfff]/.test(text[end])) end++;
   }
   const prefix = start > 0 ? '… ' : '';
   const window = text.slice(start, end);
-  const marks: [number, number][] = [];
-  re.lastIndex = 0;
-  for (let m = re.exec(window); m; m = re.exec(window)) marks.push([prefix.length + m.index, prefix.length + m.index + m[0].length]);
-  return { text: prefix + window + (end < text.length ? ' …' : ''), marks };
+  return { text: prefix + window + (end < text.length ? ' …' : ''), marks: marksIn(window, hit, prefix.length) };
 }
 
 /** The snippet with its marks between `open` and `close`, every piece passed through `escape`. */

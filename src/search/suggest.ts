@@ -2,8 +2,11 @@
  * Search-as-you-type: MiniSearch over the site names and the titles of the best pages
  * (highest boost first, at most `titles` of them), built once when the service starts. Bounded
  * in memory by design: this is what MiniSearch is kept for (DESIGN), prefix and fuzzy matching.
+ * Titles and what is typed are cut by the index's analyzer, so a prefix in any script (`résu`,
+ * `東`, `서울`) finds what the search would.
  */
 import MiniSearch from 'minisearch';
+import { terms } from '../analysis/analyzer.js';
 import type { Searcher } from './searcher.js';
 
 export interface Suggestion {
@@ -12,7 +15,9 @@ export interface Suggestion {
 }
 
 export class Suggester {
-  private readonly index = new MiniSearch<{ id: number; text: string; kind: string }>({ fields: ['text'], storeFields: ['text', 'kind'] });
+  private readonly index = new MiniSearch<{ id: number; text: string; kind: string }>({
+    fields: ['text'], storeFields: ['text', 'kind'], tokenize: terms, processTerm: (t) => t,
+  });
 
   constructor(searcher: Searcher, titles: number) {
     let id = 0;

@@ -16,6 +16,7 @@ import type { StatusFilter } from './status-filter.js';
 import type { ManifestEntry } from './manifest.js';
 import { digestWithAlgorithm, documentKey, normalizeUrl, type Capture } from './segment.js';
 import { InputError, visible } from '../util/errors.js';
+import { languageOf } from '../analysis/language.js';
 
 export interface ImportOptions {
   /** Records of one task read at the same time by import --cdx. */
@@ -134,6 +135,8 @@ async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry,
   const date = r.date ?? '';
   const status = r.http?.status ? Number(r.http.status) : null;
   const outlinks = p.nofollow ? [] : p.outlinks;
+  // The page's own declaration first, then the server's, then the text (Nutch's language-identifier order).
+  const lang = p.status === 'success' ? languageOf(p.lang || r.http?.headers.get('Content-Language'), p.title, p.text) : '';
   // `date` first: the reduce sees a key's captures in date order (values sort as JSON text).
   return {
     date,
@@ -146,7 +149,7 @@ async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry,
       nofollow: p.nofollow,
       parse: p.status,
       ...(p.error ? { parseError: p.error } : {}),
-      meta: { url, digest, date, mime, status, length: r.payloadDigest ? r.contentLength - (r.http?.length ?? 0) : stored, collection: entry.collection, file, offset: base + r.offset, ...(p.charset ? { charset: p.charset } : {}), ...(p.truncated ? { truncated: true } : {}) },
+      meta: { url, digest, date, mime, status, length: r.payloadDigest ? r.contentLength - (r.http?.length ?? 0) : stored, collection: entry.collection, file, offset: base + r.offset, ...(p.charset ? { charset: p.charset } : {}), ...(p.truncated ? { truncated: true } : {}), lang },
     },
     parse_text: p.text,
     crawl_fetch: { status: 'fetch_success', date, dates: [date] },

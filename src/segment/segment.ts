@@ -85,6 +85,11 @@ export interface ParseData {
     offset: number;
     charset?: string;
     truncated?: boolean;
+    /**
+     * The language (analysis/language.ts: declared by the page or its server, else detected), ''
+     * when unknown; absent in segments of nwax before 0.2, whose language the index job detects.
+     */
+    lang?: string;
   };
 }
 
