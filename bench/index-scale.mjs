@@ -8,7 +8,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CORPUS_DIR, ROOT, table } from './lib.mjs';
+import { CORPUS_DIR, ROOT, indexIsCurrent, table } from './lib.mjs';
 import { buildBare, ensureSegment, latencyRows } from './index.mjs';
 
 const REPLICAS = Number(process.env.NWAX_BENCH_REPLICAS ?? 55);
@@ -58,7 +58,7 @@ export async function benchIndexScale() {
   const crawl = join(CORPUS_DIR, `scale-crawl-${REPLICAS}`);
   const parts = [0, 1].map((p) => join(crawl, 'indexes', `part-0000${p}`));
   let build = 'reused';
-  if (!parts.every((p) => existsSync(p))) {
+  if (!(await Promise.all(parts.map(indexIsCurrent))).every(Boolean)) {
     rmSync(crawl, { recursive: true, force: true });
     mkdirSync(join(crawl, 'indexes'), { recursive: true });
     const t0 = Date.now();

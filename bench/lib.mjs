@@ -62,3 +62,18 @@ export function startServe(args) {
     server.once('exit', (code) => reject(new Error(`nwax serve exited ${code}: ${err}`)));
   });
 }
+
+/**
+ * Whether a built index can be reused: it exists and has the schema and analyzer this nwax
+ * reads (a bench's index left by an older version is rebuilt, not a crash).
+ */
+export async function indexIsCurrent(path) {
+  if (!existsSync(path)) return false;
+  const { openIndex } = await import(join(ROOT, 'dist', 'index', 'schema.js'));
+  try {
+    openIndex(path).db.close();
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -77,7 +77,7 @@ function evaluate(searcher, set, ranking) {
 
 export async function benchRelevance() {
   const crawl = join(CORPUS_DIR, 'serve-ops-crawl');
-  buildCrawl(crawl);
+  await buildCrawl(crawl);
   const Database = require(join(ROOT, 'node_modules', 'better-sqlite3'));
   const { words } = await import(join(ROOT, 'dist', 'search', 'query.js'));
   const { Searcher } = await import(join(ROOT, 'dist', 'search', 'searcher.js'));

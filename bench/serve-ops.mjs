@@ -8,14 +8,15 @@ import { copyFileSync, existsSync, renameSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import autocannon from 'autocannon';
-import { CORPUS_DIR, NWAX, ROOT, median, startServe, table } from './lib.mjs';
+import { CORPUS_DIR, NWAX, ROOT, indexIsCurrent, median, startServe, table } from './lib.mjs';
 import { makeQueries } from './index.mjs';
 
 const require = createRequire(import.meta.url);
 
 /** import, updatedb, invertlinks, index, add-dates of the corpus (once). */
-export function buildCrawl(crawl) {
-  if (existsSync(join(crawl, 'pindexes', 'part-00000', 'dates'))) return;
+export async function buildCrawl(crawl) {
+  if (existsSync(join(crawl, 'pindexes', 'part-00000', 'dates')) && await indexIsCurrent(join(crawl, 'indexes', 'part-00000'))) return;
+  rmSync(crawl, { recursive: true, force: true });
   const warc = join(CORPUS_DIR, 'nwax-bench.warc.gz');
   const run = (...args) => execFileSync('node', [NWAX, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
   const manifest = join(crawl, 'manifest');
@@ -48,7 +49,7 @@ function serve(crawl, defines) {
 
 export async function benchServeOps({ runs = 3 } = {}) {
   const crawl = join(CORPUS_DIR, 'serve-ops-crawl');
-  buildCrawl(crawl);
+  await buildCrawl(crawl);
   const Database = require(join(ROOT, 'node_modules', 'better-sqlite3'));
   const queries = makeQueries(new Database(join(crawl, 'indexes', 'part-00000'), { readonly: true }));
   const paths = queries.map((q) => `/api/search?${new URLSearchParams({ query: q.words.join(' '), hitsPerPage: '10', hitsPerSite: '0' })}`);

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import autocannon from 'autocannon';
-import { CORPUS_DIR, ROOT, startServe, table } from './lib.mjs';
+import { CORPUS_DIR, ROOT, indexIsCurrent, startServe, table } from './lib.mjs';
 import { makeQueries } from './index.mjs';
 import { benchIndexScale } from './index-scale.mjs';
 
@@ -30,7 +30,7 @@ function cannon(url, paths, opts) {
 
 export async function benchServe() {
   const crawl = join(CORPUS_DIR, 'scale-crawl-55');
-  if (!existsSync(join(crawl, 'indexes', 'part-00001'))) await benchIndexScale();
+  if (!(await indexIsCurrent(join(crawl, 'indexes', 'part-00001')))) await benchIndexScale();
   const Database = require(join(ROOT, 'node_modules', 'better-sqlite3'));
   const queries = makeQueries(new Database(join(crawl, 'indexes', 'part-00000'), { readonly: true }));
   const text = (q) => `${q.words.join(' ')}${q.site ? ` site:${q.site}` : ''}${q.year ? ` date:${q.year}` : ''}`;

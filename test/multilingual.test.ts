@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serveCli, tempDir } from './helpers.js';
+import { nwax, serveCli, tempDir } from './helpers.js';
 import { pipeline } from './example-pipeline.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc } from '../scripts/make-fixtures.mjs';
@@ -196,6 +196,16 @@ describe('pages in eleven scripts, imported, indexed and served', () => {
     expect(Object.fromEntries(f.facets!.lang)).toEqual({ ru: 2, ko: 2 });
     const bad = await fetch(`${srv.url}/api/search?query=${encodeURIComponent('lang:?')}`);
     expect(bad.status).toBe(400);
+  });
+
+  it('says the language in OpenSearch RSS and in dumpindex', async () => {
+    const rss = await (await fetch(`${srv.url}/opensearch?query=${encodeURIComponent('서울')}&hitsPerSite=0`)).text();
+    expect(rss).toContain('xmlns:dc="http://purl.org/dc/elements/1.1/"');
+    expect(rss).toContain('<dc:language>ko</dc:language>');
+    const dump = nwax(['dumpindex', '-f', 'lang', join(crawl, 'indexes', 'part-00000')]);
+    expect(dump.code, dump.stderr).toBe(0);
+    const langs = dump.stdout.trim().split('\n').map((l) => l.split('\t')[1]);
+    expect(new Set(langs)).toEqual(new Set(PAGES.map((p) => p.lang)));
   });
 
   it('ranks the exact form of a word before the folded one (Vietnamese dụng, dung)', async () => {

@@ -27,7 +27,7 @@ export function renderRss(r: SearchResult, p: SearchParams, base: string, templa
       + `${el('guid', `${h.url} ${h.digest}`)}</item>`;
   }).join('\n');
   return `<?xml version="1.0" encoding="UTF-8"?>
-<rss version="2.0" xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" xmlns:nutch="http://www.nutch.org/opensearchrss/1.0/">
+<rss version="2.0" xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" xmlns:nutch="http://www.nutch.org/opensearchrss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/">
 <channel>${el('title', `nwax: ${p.query}`)}${el('description', `nwax search results for ${p.query}`)}${el('link', `${base}/search?${params}`)}
 ${el('opensearch:totalResults', r.total)}${el('opensearch:startIndex', p.start)}${el('opensearch:itemsPerPage', p.hitsPerPage)}
 ${el('nutch:query', p.query)}${el('nutch:responseTime', (r.elapsedMs / 1000).toFixed(3))}${el('nutch:urlParams', params.toString())}
