@@ -11,7 +11,8 @@
 // Lucene 8 from Debian (liblucene8-java, a JDK: bench/lucene/MultilingualLucene.java, one index
 // per language and chain; the best chain by MRR@10 shown). Then query latency p50/p99, and the
 // language detector's agreement with the pages' own `<html lang>` (eld, tinyld, franc when
-// installed in NWAX_ML_DETECTORS, a node_modules directory).
+// installed in NWAX_ML_DETECTORS, a node_modules directory), and charset detection on the pages
+// re-encoded in eight legacy encodings with no declaration.
 //
 // NWAX_ML_BEFORE=DIR: an older nwax checkout (built), measured beside this one (all languages).
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -30,7 +31,7 @@ function decodeEntities(s) {
 }
 
 /** Title and visible text of a help page (for the queries' document frequencies and Lucene). */
-function readPage(file) {
+export function readPage(file) {
   const html = readFileSync(file, 'utf8');
   const title = decodeEntities(/<title>([^<]*)<\/title>/i.exec(html)?.[1] ?? '').replace(/\s+/g, ' ').trim();
   const body = html.slice(html.search(/<body/i)).replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]+>/g, ' ');
@@ -183,11 +184,45 @@ async function detectors(pages) {
   return rows;
 }
 
+/**
+ * Pages that declare their charset nowhere: the corpus's pages re-encoded (glibc iconv, `-c`
+ * dropping what an encoding cannot hold), their `<meta charset>` removed, parsed by nwax with a
+ * Content-Type without charset. Right when the text extracted is the text of the same bytes
+ * with their charset declared.
+ */
+export async function charsets(pages) {
+  const { ContentParser } = await import(join(ROOT, 'dist', 'parse', 'parse.js'));
+  const parse = async (bytes, charset) => {
+    const contentType = charset ? `text/html; charset=${charset}` : 'text/html';
+    const p = new ContentParser({ url: 'http://x/', mime: 'text/html', contentType, textLimit: 1 << 20, byteLimit: 1 << 24, maxOutlinks: 0 });
+    for (let i = 0; i < bytes.length; i += 65536) p.write(bytes.subarray(i, i + 65536));
+    return p.finish();
+  };
+  const cases = [['windows-1251', 'ru'], ['KOI8-R', 'ru'], ['ISO-8859-2', 'de'], ['windows-1252', 'de'], ['windows-1252', 'en-US'], ['SHIFT_JIS', 'ja'], ['EUC-KR', 'ko'], ['GB18030', 'zh-CN'], ['BIG5', 'zh-CN']];
+  const rows = [['encoding', 'pages of', 'pages', 'decoded right', 'detected as (most)']];
+  for (const [enc, lang] of cases) {
+    const list = pages.filter((p) => p.lang === lang).slice(0, 50);
+    let right = 0;
+    const labels = new Map();
+    for (const p of list) {
+      const html = readFileSync(p.file, 'utf8').replace(/<meta[^>]*charset[^>]*>/gi, '');
+      const encoded = spawnSync('iconv', ['-c', '-f', 'UTF-8', '-t', enc], { input: html, maxBuffer: 1 << 26 }).stdout;
+      // The truth: the same bytes with their charset declared (WHATWG's tables, as a browser).
+      const [got, want] = [await parse(encoded), await parse(encoded, enc)];
+      if (got.text === want.text && got.title === want.title) right++;
+      labels.set(got.charset, (labels.get(got.charset) ?? 0) + 1);
+    }
+    const top = [...labels].sort((a, b) => b[1] - a[1]).slice(0, 2).map(([l, n]) => `${l} ${n}`).join(', ');
+    rows.push([enc, lang, list.length, (right / list.length).toFixed(2), top]);
+  }
+  return rows;
+}
+
 export async function benchMultilingual({ runs = 3 } = {}) {
   execFileSync('bash', [join(ROOT, 'bench', 'make-multilingual-corpus.sh'), DIR], { stdio: ['ignore', 'ignore', 'inherit'] });
   const pages = readFileSync(join(DIR, 'pages.tsv'), 'utf8').trim().split('\n').map((l) => {
     const [lang, url, file] = l.split('\t');
-    return { lang, url, ...readPage(file) };
+    return { lang, url, file, ...readPage(file) };
   });
   const queries = makeQueries(pages);
   const work = join(DIR, 'work');
@@ -230,6 +265,8 @@ export async function benchMultilingual({ runs = 3 } = {}) {
     ]),
     '  language detection: share of pages where the detector agrees with the page\'s <html lang> (the help pages are partly untranslated English, so these are lower bounds):',
     table(await detectors(pages)),
+    '  charsets declared nowhere (the pages re-encoded, their meta charset removed): text decoded as the page was written',
+    table(await charsets(pages)),
   ];
   return lines.join('\n');
 }

@@ -148,6 +148,11 @@ describe('pages in eleven scripts, imported, indexed and served', () => {
     }));
     // A Vietnamese page whose title has the folded form only: the exact form ranks first.
     records.push({ url: 'http://lang.example/vi/dung-dich.html', date: '20210101000000', id: '00000000-0000-4000-8000-000000000199', body: '<html lang="vi"><head><title>Dung dịch sử dung</title></head><body><p>Dung dịch hóa học dung.</p></body></html>' });
+    // Windows-1251 declared nowhere, after 9 KB of ASCII markup (the sniffer's head is ASCII).
+    const cp1251 = (t: string) => Buffer.from([...t].map((c) => (c >= 'А' && c <= 'я' ? 0xc0 + c.charCodeAt(0) - 0x410 : c.charCodeAt(0))));
+    const legacy = Buffer.concat([Buffer.from(`<html><head><title>Legacy</title><script>${'var x = 1;\n'.repeat(800)}</script></head><body><p>`),
+      cp1251('Каталог старинных рукописей городской библиотеки'), Buffer.from('</p></body></html>')]);
+    records.push({ url: 'http://lang.example/ru/legacy.html', date: '20210101000000', id: '00000000-0000-4000-8000-000000000198', body: legacy, headers: { 'Content-Type': 'text/html', 'Content-Length': String(legacy.length) } } as never);
     const warc = join(dir, 'languages.warc.gz');
     await writeWarc(warc, records);
     const manifest = join(dir, 'manifest');
@@ -193,7 +198,7 @@ describe('pages in eleven scripts, imported, indexed and served', () => {
     expect(new Set(both.hits.map((h) => h.lang))).toEqual(new Set(['ko', 'ja']));
     expect(both.total).toBe(3);
     const f = await ask('lang:ru,ko', '&facets=1');
-    expect(Object.fromEntries(f.facets!.lang)).toEqual({ ru: 2, ko: 2 });
+    expect(Object.fromEntries(f.facets!.lang)).toEqual({ ru: 3, ko: 2 });
     const bad = await fetch(`${srv.url}/api/search?query=${encodeURIComponent('lang:?')}`);
     expect(bad.status).toBe(400);
   });
@@ -206,6 +211,12 @@ describe('pages in eleven scripts, imported, indexed and served', () => {
     expect(dump.code, dump.stderr).toBe(0);
     const langs = dump.stdout.trim().split('\n').map((l) => l.split('\t')[1]);
     expect(new Set(langs)).toEqual(new Set(PAGES.map((p) => p.lang)));
+  });
+
+  it('reads a page in a legacy charset declared nowhere, whose Cyrillic comes after kilobytes of ASCII', async () => {
+    const r = await ask('рукописей');
+    expect(r.hits.map((h) => h.url)).toEqual(['http://lang.example/ru/legacy.html']);
+    expect(r.hits[0].lang).toBe('ru');
   });
 
   it('ranks the exact form of a word before the folded one (Vietnamese dụng, dung)', async () => {

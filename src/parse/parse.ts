@@ -50,6 +50,8 @@ export class ContentParser {
   private headLength = 0;
   private decoder: TextDecoder | undefined;
   private charset: Charset | undefined;
+  /** The encoding is a default over ASCII bytes, to be decided at the first non-ASCII byte. */
+  private undecided = false;
   private html: HtmlExtractor | undefined;
   private plain: string[] = [];
   private plainLength = 0;
@@ -127,6 +129,10 @@ export class ContentParser {
   private start(head: Buffer): void {
     this.head = [];
     this.charset = sniffCharset(head, this.opts.contentType, this.kind === 'html');
+    // Nothing declared and nothing but ASCII so far (pages whose first kilobytes are markup and
+    // scripts): every ASCII-based encoding reads those bytes alike, so the choice waits for the
+    // first byte past ASCII (feed).
+    this.undecided = this.charset.source === 'default';
     try {
       this.decoder = new TextDecoder(this.charset.encoding);
     } catch {
@@ -137,6 +143,18 @@ export class ContentParser {
   }
 
   private feed(bytes: Buffer): void {
+    if (this.undecided) {
+      const at = bytes.findIndex((b) => b > 0x7f);
+      if (at >= 0) {
+        this.feedText(this.decoder!.decode(bytes.subarray(0, at), { stream: true }));
+        bytes = bytes.subarray(at);
+        this.undecided = false;
+        // As much as is at hand (up to 64 KiB): past the markup, pages may hold few such bytes.
+        const found = sniffCharset(bytes.subarray(0, 65536), undefined, false);
+        this.charset = { ...found, source: found.source === 'default' ? 'default' : 'detected' };
+        this.decoder = new TextDecoder(found.encoding);
+      }
+    }
     this.feedText(this.decoder!.decode(bytes, { stream: true }));
   }
 
