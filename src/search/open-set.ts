@@ -216,7 +216,7 @@ export class OpenSet {
   }
 
   /** The first characters of the stored text of a document (the ranking's exact feature). */
-  head(id: number, chars = 2000): string {
+  head(id: number, chars = 1000): string {
     return (this.stmt('SELECT substr(text, 1, ?) AS t FROM docs WHERE id = ?').get(chars, id) as { t: string | null } | undefined)?.t ?? '';
   }
 

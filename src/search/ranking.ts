@@ -25,7 +25,6 @@
  */
 import { words } from './query.js';
 import { fold } from '../analysis/fold.js';
-import { surfaces } from '../analysis/analyzer.js';
 
 export interface RankingWeights {
   title: number;
@@ -82,9 +81,25 @@ function cover(queryWords: readonly string[], have: string[]): number {
   return (covered + exact) / 2;
 }
 
-function share(words: readonly string[], have: Set<string>): number {
-  return words.filter((w) => have.has(w)).length / words.length;
+/**
+ * The share of `forms` (NFKC, lower case, marks kept) that `text` holds as whole words. A
+ * search in the text, not its analysis: a query with marks reads a hundred heads of texts.
+ */
+function written(forms: readonly string[], text: string): number {
+  const t = text.normalize('NFKC').toLowerCase();
+  let n = 0;
+  for (const f of forms) {
+    for (let at = t.indexOf(f); at >= 0; at = t.indexOf(f, at + 1)) {
+      if (!WORD_CHAR.test(t[at - 1] ?? ' ') && !WORD_CHAR.test(t[at + f.length] ?? ' ')) {
+        n++;
+        break;
+      }
+    }
+  }
+  return n / forms.length;
 }
+
+const WORD_CHAR = /[\p{L}\p{M}\p{N}]/u;
 
 /** The query's forms that folding changes (their marks tell words apart), or none. */
 export function marked(exact: readonly string[]): string[] {
@@ -102,7 +117,7 @@ export function features(c: Candidate, queryWords: readonly string[], exact: rea
     inlinks: Math.min(1, Math.log1p(Math.max(0, c.inlinks ?? 0)) / Math.log1p(1000)),
     depth: 1 / (1 + Math.max(0, dirs)),
     home: HOME.test(p) ? 1 : 0,
-    exact: exact.length ? share(exact, new Set(surfaces(`${c.title ?? ''} ${c.head ?? ''}`))) : 0,
+    exact: exact.length ? written(exact, `${c.title ?? ''} ${c.head ?? ''}`) : 0,
   };
 }
 
