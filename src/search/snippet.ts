@@ -28,8 +28,37 @@ function matcher(highlight: string[]): (t: Token) => Match {
   return (t) => (terms.has(t.term) ? 'whole' : prefixes.some((p) => t.term.startsWith(p)) ? 'first' : undefined);
 }
 
-function firstMatch(text: string, hit: (t: Token) => Match): Token | undefined {
-  for (const t of tokens(text.length > SCAN ? text.slice(0, SCAN) : text)) if (hit(t)) return t;
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+const SPACED = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Armenian}\p{Script=Devanagari}\p{N}]/u;
+
+/**
+ * Where the first query term is written in the text as the term itself (most are: ASCII
+ * words, bigrams inside runs of Han and kana, Thai words), by one native regular expression
+ * search, or -1. Words of scripts with spaces must stand alone; the pieces of scripts without
+ * spaces may sit inside a run.
+ */
+function quickFirst(text: string, highlight: string[]): number {
+  const byLength = [...highlight].sort((a, b) => b.length - a.length);
+  const spaced = byLength.filter((t) => SPACED.test(t)).map(escapeRe);
+  const inRuns = byLength.filter((t) => !SPACED.test(t)).map(escapeRe);
+  const alts = [...(spaced.length ? [`(?<![\\p{L}\\p{N}])(?:${spaced.join('|')})(?![\\p{L}\\p{M}\\p{N}])`] : []), ...inRuns];
+  const m = new RegExp(alts.join('|'), 'iu').exec(text.length > SCAN ? text.slice(0, SCAN) : text);
+  return m ? m.index : -1;
+}
+
+/**
+ * The first match: found as written (above), else, where the text holds anything past ASCII,
+ * by the analyzer's tokens (résumé for resume, ｷｬﾌﾟｼｮﾝ for キャプション), which costs a pass of
+ * analysis over the text: a page matched only in its title or anchors pays it.
+ */
+function firstMatch(text: string, highlight: string[], hit: (t: Token) => Match): number | undefined {
+  const quick = quickFirst(text, highlight);
+  if (quick >= 0) return quick;
+  if (!/[^\x00-\x7f]/.test(text)) return undefined;
+  for (const t of tokens(text.length > SCAN ? text.slice(0, SCAN) : text)) if (hit(t)) return t.start;
   return undefined;
 }
 
@@ -50,12 +79,12 @@ function marksIn(window: string, hit: (t: Token) => Match, shift: number): [numb
 export function snippetOf(text: string, highlight: string[]): Snippet {
   if (highlight.length === 0 || text.length === 0) return { text: text.slice(0, WINDOW) + (text.length > WINDOW ? ' …' : ''), marks: [] };
   const hit = matcher(highlight);
-  const first = firstMatch(text, hit);
-  let start = first ? Math.max(0, first.start - BEFORE) : 0;
+  const first = firstMatch(text, [...new Set(highlight.filter(Boolean))], hit);
+  let start = first !== undefined ? Math.max(0, first - BEFORE) : 0;
   // Start and end at word boundaries where there is one nearby.
   if (start > 0) {
     const sp = text.indexOf(' ', start);
-    if (sp >= 0 && sp < (first?.start ?? start + 20)) start = sp + 1;
+    if (sp >= 0 && sp < (first ?? start + 20)) start = sp + 1;
     // Never inside a surrogate pair.
     else if (/[\udc00-\udfff]/.test(text[start])) start++;
   }
