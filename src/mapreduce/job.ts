@@ -5,6 +5,7 @@
  */
 import { NwaxError } from '../util/errors.js';
 import { Configuration } from '../conf/config.js';
+import { compareBytes } from './byte-order.js';
 
 export type Emit = (key: string, value: unknown) => void;
 
@@ -141,10 +142,20 @@ export function newContext(counters: Counters, properties: readonly string[] = [
   };
 }
 
-/** Feeds sorted `key TAB value-json` lines to `reduce`, group by group. */
+/**
+ * Feeds `key TAB value-json` lines, grouped by key, to `reduce`, group by group. The values of
+ * a group reach `reduce` in the byte order of their JSON text, whatever order they came in:
+ * Hadoop sorts by key only, so under streaming the values of a key arrive in no defined order,
+ * while the local runner sorts whole lines. With this, no reducer can depend on that order
+ * (the import's "first capture by date", a seed's first metadata, generate's per-host caps)
+ * and both engines give the same bytes. Already-ordered groups (the local runner's) cost one
+ * comparison a value.
+ */
 export class Grouper {
   private key: string | undefined;
   private values: unknown[] = [];
+  private texts: string[] = [];
+  private ordered = true;
 
   constructor(
     private readonly job: Job,
@@ -159,17 +170,29 @@ export class Grouper {
     this.lineNo++;
     const tab = line.indexOf('\t');
     const key = tab < 0 ? line : line.slice(0, tab);
-    const value = tab < 0 ? null : parseValue(line.slice(tab + 1), `job ${this.job.name} ${this.counter === 'reduce input groups' ? 'reduce' : 'combine'} input, line ${this.lineNo}`);
+    const text = tab < 0 ? 'null' : line.slice(tab + 1);
+    const value = tab < 0 ? null : parseValue(text, `job ${this.job.name} ${this.counter === 'reduce input groups' ? 'reduce' : 'combine'} input, line ${this.lineNo}`);
     if (key !== this.key) this.flush();
     this.key = key;
+    const last = this.texts[this.texts.length - 1];
+    if (last !== undefined && this.ordered && compareBytes(last, text) > 0) this.ordered = false;
     this.values.push(value);
+    this.texts.push(text);
   }
 
   flush(): void {
     if (this.key === undefined) return;
     this.ctx.count(this.counter);
-    this.job.reduce(this.key, this.values, this.emit, this.ctx);
+    let values = this.values;
+    if (!this.ordered) {
+      const texts = this.texts;
+      const order = values.map((_, i) => i).sort((a, b) => compareBytes(texts[a], texts[b]));
+      values = order.map((i) => this.values[i]);
+    }
+    this.job.reduce(this.key, values, this.emit, this.ctx);
     this.key = undefined;
     this.values = [];
+    this.texts = [];
+    this.ordered = true;
   }
 }

@@ -66,7 +66,8 @@ export const importJob: Job = {
     await importArchive(entry, await importOptions(ctx), emit, ctx);
   },
   reduce(key, values, emit, ctx) {
-    // Values arrive in date order (their JSON starts with the date): the first is the version's capture.
+    // Values arrive in the byte order of their JSON (Grouper), which starts with the date: the
+    // first is the version's first capture, under either engine.
     const captures = values as Capture[];
     const first = captures[0];
     if (captures.length > 1) ctx.count('repeat captures merged', captures.length - 1);
