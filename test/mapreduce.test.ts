@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { hashPartition } from '../src/mapreduce/job.js';
 import { JOBS } from '../src/jobs/index.js';
-import { HAVE_FIXTURES, ROOT, breathe, fixture, nwax, nwaxAsync, tempDir } from './helpers.js';
+import { HAVE_FIXTURES, ROOT, breathe, fixture, nwax, nwaxAsync, partRecords, tempDir } from './helpers.js';
 
 /** Hadoop's Text.hashCode (WritableComparator.hashBytes) written out with BigInt, independently. */
 function javaTextHash(key: string): bigint {
@@ -238,14 +238,29 @@ describe.skipIf(!HAVE_FIXTURES)('a job killed in the middle of its reduce', () =
 });
 
 describe('nwax job on bad input', () => {
-  it('names a missing or directory input, and counts lines that are not CDX', () => {
+  it('reads a directory as Hadoop does, names a missing input, and counts lines that are not CDX', () => {
     const dir = tempDir();
     const missing = nwax(['job', 'cdx-url-count', 'run', '-o', join(dir, 'o1'), join(dir, 'nope.cdx')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/nope\.cdx: no such file/);
-    const isDir = nwax(['job', 'cdx-url-count', 'run', '-o', join(dir, 'o2'), dir]);
+    // A directory is its files, hidden and _ files left out (a streaming job's output as input).
+    const input = join(dir, 'in');
+    mkdirSync(input);
+    writeFileSync(join(input, 'part-00000'), 'com,example)/ 20200101000000 http://example.com/ text/html 200 A - - 1 0 a.warc.gz\n');
+    writeFileSync(join(input, 'part-00001'), 'com,example)/b 20200101000000 http://example.com/b text/html 200 B - - 1 0 a.warc.gz\n');
+    writeFileSync(join(input, '_SUCCESS'), '');
+    writeFileSync(join(input, '.part-00000.crc'), 'not CDX\n');
+    const fromDir = nwax(['job', 'cdx-url-count', 'run', '-o', join(dir, 'o2'), input]);
+    expect(fromDir.code, fromDir.stderr).toBe(0);
+    const fromFiles = nwax(['job', 'cdx-url-count', 'run', '-o', join(dir, 'o2f'), join(input, 'part-00000'), join(input, 'part-00001')]);
+    expect(fromFiles.code, fromFiles.stderr).toBe(0);
+    expect(fromDir.stderr).toMatch(/map input records 2/);
+    expect(fromDir.stderr).not.toMatch(/not CDX/);
+    expect(partRecords(join(dir, 'o2', 'part-00000'))).toEqual(partRecords(join(dir, 'o2f', 'part-00000')));
+    mkdirSync(join(input, 'deeper'));
+    const isDir = nwax(['job', 'cdx-url-count', 'run', '-o', join(dir, 'o4'), input]);
     expect(isDir.code).toBe(1);
-    expect(isDir.stderr).toMatch(/is a directory/);
+    expect(isDir.stderr).toMatch(/deeper: a directory inside the input directory/);
     const garbage = join(dir, 'garbage.bin');
     writeFileSync(garbage, Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256)));
     const r = nwax(['job', 'cdx-url-count', 'run', '-o', join(dir, 'o3'), garbage]);

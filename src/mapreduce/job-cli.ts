@@ -1,6 +1,6 @@
 /** What `nwax job NAME ACTION` does: the streaming tasks on stdin/stdout, or a whole run. */
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Counters, Job } from './job.js';
 import { mapper, reducer, combiner } from './streaming.js';
@@ -31,6 +31,33 @@ export interface JobActionOptions {
   /** The exit status from the counters (a job that skipped damaged input exits 3, say); default 0. */
   exitCode?: (counters: Counters) => number;
   say: (m: string) => void;
+}
+
+/**
+ * A local input as the files a job reads: a file is itself; a directory is every file in it
+ * (sorted), leaving out hidden files and Hadoop's `_SUCCESS`, `_logs` and `.crc` side files,
+ * as FileInputFormat does; a directory inside is an error (one level, as Hadoop without
+ * recursion).
+ */
+export function localInputFiles(input: string): string[] {
+  if (input === '-') return [input];
+  let st;
+  try {
+    st = statSync(input);
+  } catch (err) {
+    throw new InputError(describeFsError(input, err as NodeJS.ErrnoException));
+  }
+  if (st.isFile()) return [input];
+  if (!st.isDirectory()) throw new InputError(`${input}: not a regular file or a directory; a job reads files`);
+  const files: string[] = [];
+  for (const name of readdirSync(input).sort()) {
+    if (name.startsWith('.') || name.startsWith('_')) continue;
+    const path = join(input, name);
+    if (!statSync(path).isFile()) throw new InputError(`${path}: a directory inside the input directory ${input}; give the datasets themselves (a job reads one level, as Hadoop does)`);
+    files.push(path);
+  }
+  if (files.length === 0) throw new InputError(`${input}: a directory with no input files in it`);
+  return files;
 }
 
 export async function runJobAction(job: Job, action: string, inputs: string[], opts: JobActionOptions): Promise<number> {
@@ -74,17 +101,9 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
     if (r.error) throw new UsageError(`hadoop: ${(r.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not on the PATH' : r.error.message}`);
     return r.status ?? 1;
   }
-  // Local inputs must be readable files (Hadoop inputs are the cluster's paths, not checked here).
-  for (const i of inputs) {
-    if (i === '-') continue;
-    let st;
-    try {
-      st = statSync(i);
-    } catch (err) {
-      throw new InputError(describeFsError(i, err as NodeJS.ErrnoException));
-    }
-    if (!st.isFile()) throw new InputError(`${i}: ${st.isDirectory() ? 'is a directory' : 'not a regular file'}; a job reads files`);
-  }
+  // Local inputs must be readable files, or directories of them read as Hadoop's FileInputFormat
+  // reads one (Hadoop inputs are the cluster's paths, not checked here).
+  inputs = inputs.flatMap(localInputFiles);
   const started = Date.now();
   const progress = new Progress(`nwax job ${job.name}`);
   const r = await runLocal(job, {
