@@ -5,6 +5,8 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { hashPartition } from '../src/mapreduce/job.js';
 import { JOBS } from '../src/jobs/index.js';
+// @ts-expect-error: a plain JavaScript module of the project's own scripts
+import { writeWarc } from '../scripts/make-fixtures.mjs';
 import { HAVE_FIXTURES, ROOT, breathe, fixture, nwax, nwaxAsync, partRecords, tempDir } from './helpers.js';
 
 /** Hadoop's Text.hashCode (WritableComparator.hashBytes) written out with BigInt, independently. */
@@ -267,6 +269,19 @@ describe('nwax job on bad input', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/not CDX lines \d+/);
     for (const s of [missing.stderr, isDir.stderr, r.stderr]) expect(s).not.toMatch(/internal error|\n\s+at /);
+  });
+
+  it('a streaming map waits for a slow reader: no listener per write, the records wait in the archive', async () => {
+    const dir = tempDir();
+    // 200 pages of 60 KB of text: 12 MB of map output, 12 flushes past the 1 MiB buffer.
+    const records = Array.from({ length: 200 }, (_, i) => ({ url: `http://slow.example/${i}.html`, date: '20200101000000', id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      body: `<html><head><title>Page ${i}</title></head><body><p>${`word${i} `.repeat(7000)}</p></body></html>` }));
+    const warc = join(dir, 'slow.warc.gz');
+    await writeWarc(warc, records);
+    const r = spawnSync('bash', ['-c', `echo '${warc} slow' | node ${join(ROOT, 'bin', 'run.js')} job import map | (sleep 2; wc -l)`], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('200');
+    expect(r.stderr).not.toMatch(/MaxListenersExceededWarning|memory leak/);
   });
 
   it('names the line of reduce input that is not key TAB json, and where a gzip input is cut', () => {

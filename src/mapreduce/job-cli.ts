@@ -65,7 +65,7 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
   if (action === 'map' || action === 'reduce' || action === 'combine') {
     // A streaming task: stdin to stdout. Counters go to stderr as Hadoop Streaming reads them.
     const out = new LineOutput(undefined);
-    const write = (l: string) => void out.write(l);
+    const write = (l: string) => out.write(l);
     const props = opts.properties ?? [];
     const task = action === 'map' ? { push: mapper(job, write, counters, props), flush: () => {} }
       : action === 'reduce' ? reducer(job, write, counters, props) : combiner(job, write, counters, props).grouper;

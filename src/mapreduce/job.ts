@@ -7,7 +7,12 @@ import { NwaxError } from '../util/errors.js';
 import { Configuration } from '../conf/config.js';
 import { compareBytes } from './byte-order.js';
 
-export type Emit = (key: string, value: unknown) => void;
+/**
+ * Where a task's records go. It may return a promise when its output is congested (a streaming
+ * task's stdout read slowly by Hadoop): an asynchronous map awaits it, so a 10 GB archive's
+ * records wait in the archive, not in memory.
+ */
+export type Emit = (key: string, value: unknown) => void | Promise<void>;
 
 /** Where a reduce task's records go. */
 export interface RecordSink {

@@ -76,7 +76,7 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
       let out = sortByteOrder(lines);
       if (job.combine) {
         const combined: string[] = [];
-        const c = combiner(job, (l) => combined.push(l), counters, task.properties);
+        const c = combiner(job, (l) => void combined.push(l), counters, task.properties);
         for (const l of out) c.grouper.push(l);
         c.grouper.flush();
         out = c.inOrder() ? combined : sortByteOrder(combined);

@@ -5,7 +5,7 @@
  */
 import { checkedKey, Grouper, newContext, splitInput, type Counters, type Job } from './job.js';
 
-export type LineSink = (line: string) => void;
+export type LineSink = (line: string) => void | Promise<void>;
 
 /**
  * A map task: feed it input lines; it writes `key TAB value-json` lines to `out`. The result of
@@ -16,7 +16,7 @@ export function mapper(job: Job, out: LineSink, counters: Counters, properties: 
   const ctx = newContext(counters, properties, inputFile ?? process.env.mapreduce_map_input_file ?? process.env.map_input_file ?? '');
   const emit = (k: string, v: unknown) => {
     ctx.count('map output records');
-    out(`${checkedKey(job, k)}\t${JSON.stringify(v) ?? 'null'}`);
+    return out(`${checkedKey(job, k)}\t${JSON.stringify(v) ?? 'null'}`);
   };
   // Where a bad line is: the input file (stdin under streaming without a name) and the line
   // number in this task's input (a split that starts inside a file counts from its start).

@@ -40,7 +40,7 @@ function mimeOf(r: ArchiveRecord): string {
 
 
 /** Reads one archive of the manifest and emits its captures under their document keys. */
-export async function importArchive(entry: ManifestEntry, opts: ImportOptions, emit: (key: string, c: Capture) => void, ctx: TaskContext): Promise<void> {
+export async function importArchive(entry: ManifestEntry, opts: ImportOptions, emit: (key: string, c: Capture) => void | Promise<void>, ctx: TaskContext): Promise<void> {
   let reader;
   try {
     reader = await readArchive(entry.location, {
@@ -79,7 +79,7 @@ export async function importArchive(entry: ManifestEntry, opts: ImportOptions, e
  * Returns false when the record was damaged (the reader has reported it).
  */
 export async function importRecord(r: ArchiveRecord, file: string, entry: ManifestEntry, opts: ImportOptions,
-  emit: (key: string, c: Capture) => void, ctx: TaskContext, base: number): Promise<boolean> {
+  emit: (key: string, c: Capture) => void | Promise<void>, ctx: TaskContext, base: number): Promise<boolean> {
   ctx.count('records read');
   // A record without a target URL is not the capture of a page (nothing could find it).
   if ((r.format === 'arc' ? r.type === 'filedesc' : !CAPTURE_TYPES.has(r.type)) || r.url.trim() === '') {
@@ -103,7 +103,8 @@ export async function importRecord(r: ArchiveRecord, file: string, entry: Manife
     ctx.warn(`${entry.location}: offset ${base + r.offset}: ${r.url}: parse failed (${pd.parseError}); imported without text`);
   }
   ctx.count('imported');
-  emit(documentKey(r.url, pd.meta.digest), capture);
+  // Waits while the task's output is congested (see Emit).
+  await emit(documentKey(r.url, pd.meta.digest), capture);
   return true;
 }
 

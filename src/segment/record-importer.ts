@@ -23,7 +23,7 @@ function sameUrl(a: string, b: string): boolean {
   }
 }
 
-export async function importRecords(g: RecordGroup, opts: ImportOptions, emit: (key: string, c: Capture) => void, ctx: TaskContext): Promise<void> {
+export async function importRecords(g: RecordGroup, opts: ImportOptions, emit: (key: string, c: Capture) => void | Promise<void>, ctx: TaskContext): Promise<void> {
   const entry = { location: g.archive, collection: g.collection };
   let failed: string | undefined;
   const one = async ([offset, length, ref, url]: PlannedRecord) => {

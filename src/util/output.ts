@@ -14,6 +14,7 @@ export class LineOutput {
   private buf = '';
   private readonly tmp: string | undefined;
   private broken = false;
+  private draining: Promise<void> | undefined;
 
   constructor(readonly path: string | undefined) {
     if (path && path !== '-') {
@@ -35,9 +36,10 @@ export class LineOutput {
     }
   }
 
-  async write(line: string): Promise<void> {
+  /** Buffers a line; past 1 MiB writes it out and returns the promise of that (await it to follow a slow reader). */
+  write(line: string): Promise<void> | undefined {
     this.buf += `${line}\n`;
-    if (this.buf.length >= 1 << 20) await this.flush();
+    return this.buf.length >= 1 << 20 ? this.flush() : undefined;
   }
 
   async writeAll(lines: readonly string[]): Promise<void> {
@@ -47,10 +49,17 @@ export class LineOutput {
   }
 
   async flush(): Promise<void> {
+    // Writers that do not wait share one wait for 'drain' (one listener, not one per write).
+    if (this.draining) await this.draining;
     if (!this.buf || this.broken) return;
     const b = this.buf;
     this.buf = '';
-    if (!this.stream.write(b)) await once(this.stream, 'drain');
+    if (!this.stream.write(b)) {
+      this.draining ??= once(this.stream, 'drain').then(() => {
+        this.draining = undefined;
+      });
+      await this.draining;
+    }
   }
 
   /** Flushes and, for a file, renames it into place. */
