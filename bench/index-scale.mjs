@@ -38,7 +38,7 @@ for (let i = Number(partition); i < Number(replicas); i += 2) {
     const dates = (fetch.get(k)?.dates ?? [c.date]).map((d) => year + d.slice(4));
     w.add({ url: u.href, digest: k.slice(sp + 1), date: dates[0], dates, mime: c.mime, status: c.status, length: p.meta.length,
       collection: 'bench', segment: 'scale', file: c.file, location: c.location, offset: c.offset, clen: c.length,
-      title: p.title, text: text.get(k) ?? '', anchors: [], inlinks: 0, boost: 1 });
+      title: p.title, text: text.get(k) ?? '', anchors: [], inlinks: 0, boost: 1, lang: p.meta.lang ?? '' });
   }
 }
 console.log(w.close());
