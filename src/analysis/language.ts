@@ -62,11 +62,13 @@ const SHARE = 0.2;
 /** The language a text looks like, '' when it cannot tell. */
 export function detectLanguage(text: string): string {
   const sample = text.slice(0, SAMPLE);
+  // Letters, roughly (a count, not a parse): ASCII letters, and what lies past Latin-1's
+  // symbols but general punctuation and the ideographic space.
   let letters = 0;
   for (let i = 0; i < sample.length; i++) {
-    const c = sample.charCodeAt(i) | 0x20;
-    // ASCII letters, and anything past ASCII but punctuation and spaces (a count, not a parse).
-    if ((c >= 97 && c <= 122) || (sample.charCodeAt(i) > 0xbf && sample.charCodeAt(i) !== 0x3000 && (sample.charCodeAt(i) < 0x2000 || sample.charCodeAt(i) > 0x206f))) letters++;
+    const c = sample.charCodeAt(i);
+    const lower = c | 0x20;
+    if ((lower >= 0x61 && lower <= 0x7a) || (c > 0xbf && c !== 0x3000 && (c < 0x2000 || c > 0x206f))) letters++;
   }
   if (letters < 20) return '';
   // Latin and ASCII only (most of the web): no script to count.

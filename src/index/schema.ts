@@ -3,8 +3,8 @@
  * why: no load time, memory independent of size, BM25, phrases. `main` holds one row per
  * document (rowid = document number) with the stored fields and a contentless FTS5 table over
  * title, content, anchors, URL words and host, holding the terms of nwax's analyzer (one term
- * per space, under FTS5's ascii tokenizer, so FTS5 neither splits nor folds them again); a parallel `dates` index holds, per document
- * number, every capture date. Each database records its kind, document count and schema
+ * per space, under FTS5's ascii tokenizer, so FTS5 neither splits nor folds them again); a
+ * parallel `dates` index holds, per document number, every capture date. Each database records its kind, document count and schema
  * version; opening one of another version is a clear error. Rows are never removed (numbers
  * stay aligned with the parallel indexes): dedup marks a duplicate `deleted`.
  */

@@ -88,9 +88,10 @@ function highByteWords(head: Buffer): Buffer {
 
 /**
  * chardet's guess. A single-byte guess is checked on the words that hold bytes past ASCII
- * alone (when there are a few words' worth): on a page of mostly English markup and words with some Russian, the whole head reads
- * as ISO-8859-1 (English letter statistics win), its Cyrillic words alone as windows-1251 or
- * KOI8-R (measured: `npm run bench -- multilingual`, charsets).
+ * alone (when there are a few words' worth): on a page of mostly English markup and words with
+ * some Russian, the whole head reads as ISO-8859-1 (English letter statistics win), its
+ * Cyrillic words alone as windows-1251 or KOI8-R (measured: `npm run bench -- multilingual`,
+ * charsets).
  */
 function guess(head: Buffer): string | undefined {
   const first = analyse(head)[0];

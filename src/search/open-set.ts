@@ -124,9 +124,10 @@ export class OpenSet {
       }
     }
     all.push(...params);
-    const count = (expr: string) => (this.stmt(`SELECT ${expr} AS v, count(*) AS n FROM ${from} WHERE ${where.join(' AND ')} GROUP BY v ORDER BY n DESC, v LIMIT 10`).all(...all) as { v: string; n: number }[])
+    const count = (expr: string, also = '') => (this.stmt(`SELECT ${expr} AS v, count(*) AS n FROM ${from} WHERE ${where.join(' AND ')}${also} GROUP BY v ORDER BY n DESC, v LIMIT 10`).all(...all) as { v: string; n: number }[])
       .map((r): [string, number] => [String(r.v), r.n]);
-    return { site: count('docs.host'), type: count('docs.mime'), year: count('substr(docs.date, 1, 4)'), lang: count("docs.lang").filter(([v]) => v !== '') };
+    // Documents of no known language take no place among the ten languages shown.
+    return { site: count('docs.host'), type: count('docs.mime'), year: count('substr(docs.date, 1, 4)'), lang: count('docs.lang', " AND docs.lang != ''") };
   }
 
   search(q: Query, limit: number, order?: FieldOrder): { total: number; rows: Row[]; capped?: boolean } {

@@ -131,7 +131,7 @@ export function rerank<T extends Candidate>(cands: T[], queryWords: readonly str
   const forms = marked(exact);
   for (const c of cands) {
     const f = features(c, queryWords, forms);
-    const bonus = w.title * f.title + w.url * f.url + w.inlinks * f.inlinks + w.depth * f.depth + w.home * f.home + w.exact * (f.exact ?? 0);
+    const bonus = w.title * f.title + w.url * f.url + w.inlinks * f.inlinks + w.depth * f.depth + w.home * f.home + w.exact * f.exact;
     c.rank = c.rank - best * bonus;
   }
   return cands;
