@@ -58,7 +58,7 @@ export async function benchMapreduce({ runs = 5 } = {}) {
   if (!existsSync(join(rf, '_SUCCESS'))) {
     execFileSync('node', [NWAX, 'job', 'cdx-url-count', 'run', '--force', '--threads', '2', '--reduces', '1', '--memory', '256M', '-o', rf, distinctFile], { stdio: 'ignore' });
   }
-  const part = join(rf, 'part-00000');
+  const part = join(rf, 'part-00000.gz');
   const probe = execFileSync('node', ['-e', `
     const { RecordFileReader } = await import(${JSON.stringify(join(NWAX, '..', '..', 'dist', 'mapreduce', 'record-file.js'))});
     const { execFileSync } = await import('node:child_process');

@@ -49,9 +49,9 @@ export function dataLines(text: string): string[] {
 }
 
 /** `nwax` as a child process that does not block this one (for tests that serve it over HTTP). */
-export function nwaxAsync(args: string[], opts: { cwd?: string } = {}): Promise<RunResult> {
+export function nwaxAsync(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? ROOT });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env });
     child.stdin.end(); // nothing on stdin (a command reading `-` sees its end)
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -76,7 +76,7 @@ export function partRecords(part: string): [string, unknown][] {
 export function segmentRecords(segment: string, name: string): Map<string, unknown> {
   const dir = join(segment, name);
   const out = new Map<string, unknown>();
-  for (const f of readdirSync(dir).filter((n) => /^part-\d{5}$/.test(n)).sort()) for (const [k, v] of partRecords(join(dir, f))) out.set(k, v);
+  for (const f of readdirSync(dir).filter((n) => /^part-\d{5}\.gz$/.test(n)).sort()) for (const [k, v] of partRecords(join(dir, f))) out.set(k, v);
   return out;
 }
 

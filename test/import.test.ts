@@ -340,6 +340,6 @@ describe('import on Hadoop', () => {
   it('prints a streaming command with one manifest line per map task', () => {
     const r = nwax(['import', '--engine', 'hadoop', '-D', 'nwax.filter.http.status=200-399', '/user/me/manifest', '/user/me/segments/20200101000000']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.trim()).toMatch(/^hadoop jar \S+ -D mapreduce\.input\.lineinputformat\.linespermap=1 -D stream\.map\.input\.ignoreKey=true -D mapreduce\.job\.name=nwax-import .*-input \/user\/me\/manifest -inputformat org\.apache\.hadoop\.mapred\.lib\.NLineInputFormat -output \/user\/me\/segments\/20200101000000 -mapper 'nwax job import map -D nwax\.filter\.http\.status=200-399' -reducer 'nwax job import reduce -D nwax\.filter\.http\.status=200-399'$/);
+    expect(r.stdout.trim()).toMatch(/^hadoop jar \S+ -D mapreduce\.input\.lineinputformat\.linespermap=1 -D stream\.map\.input\.ignoreKey=true -D mapreduce\.job\.name=nwax-import .*-input \/user\/me\/manifest -inputformat org\.apache\.hadoop\.mapred\.lib\.NLineInputFormat -output \/user\/me\/segments\/20200101000000\.tmp-\d{14} -mapper 'nwax job import map -D nwax\.filter\.http\.status=200-399' -reducer 'nwax job import reduce -D nwax\.filter\.http\.status=200-399' -lazyOutput \\\n {2}&& .* hadoop fs -mv \/user\/me\/segments\/20200101000000\.tmp-\d{14} \/user\/me\/segments\/20200101000000 && hadoop fs -rm -r -f \/user\/me\/segments\/20200101000000\.old$/);
   });
 });

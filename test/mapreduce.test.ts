@@ -52,16 +52,20 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
   // Each job's real input: CDX lines for the CDX jobs, a manifest of archives for import.
   const cdxInput = join(dir, 'input.cdx');
   writeFileSync(cdxInput, nwax(['cdx', '-q', ...archives]).stdout);
+  const dupInput = join(dir, 'input.dup');
+  writeFileSync(dupInput, nwax(['dedup-cdx', cdxInput]).stdout);
   const manifest = join(dir, 'manifest.txt');
   writeFileSync(manifest, `# four archives\n${archives.map((a, i) => `${a} coll${i % 2}`).join('\n')}\n`);
   // The datasets jobs read, made by the jobs themselves on those archives.
   const seg = join(dir, 'crawl', 'segments', '20200101000000');
   const crawldb = join(dir, 'crawl', 'crawldb');
   const linkdb = join(dir, 'crawl', 'linkdb');
-  const partsOf = (d: string) => readdirSync(d).filter((f) => /^part-\d{5}$/.test(f)).sort().map((f) => join(d, f));
+  const partsOf = (d: string) => readdirSync(d).filter((f) => /^part-\d{5}\.gz$/.test(f)).sort().map((f) => join(d, f));
   const segParts = (...names: string[]) => names.flatMap((n) => partsOf(join(seg, n)));
   const inputs: Record<string, { paths: string[]; minMapped: number; minOut: number }> = {
     'cdx-url-count': { paths: [cdxInput], minMapped: 500, minOut: 300 },
+    // dedup-cdx lines of those CDX lines: the dates job's input (hundreds of millions on a cluster).
+    dates: { paths: [dupInput], minMapped: 400, minOut: 300 },
     import: { paths: [manifest], minMapped: 100, minOut: 90 },
   };
   // (Child processes that do not block this one: a long synchronous wait starves vitest's RPC.)
@@ -89,7 +93,7 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
   }, 60_000);
   /** What each map task of a streaming job reads: the file on stdin, its name in the environment. */
   const streamedMap = (name: string, paths: string[]) => paths.map((p) =>
-    sh(`${p.endsWith('.txt') || p.endsWith('.cdx') ? 'cat' : 'zcat'} ${p} | mapreduce_map_input_file=${p} node ${bin} job ${name} map`)).join('');
+    sh(`${p.endsWith('.gz') ? 'zcat' : 'cat'} ${p} | mapreduce_map_input_file=${p} node ${bin} job ${name} map`)).join('');
   /** An index part (SQLite) as the `key TAB doc` lines its streaming reduce printed. */
   const indexText = (part: string) => {
     const db = new Database(part, { readonly: true });
@@ -110,7 +114,7 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
   };
   const bin = join(__dirname, '..', 'bin', 'run.js');
   /** A part as `key TAB value` text: the part itself, or one named output of streaming reduce lines. */
-  const partText = (out: string, p: number, output?: string) => sh(`zcat ${join(out, ...(output ? [output] : []), `part-0000${p}`)}`);
+  const partText = (out: string, p: number, output?: string) => sh(`zcat ${join(out, ...(output ? [output] : []), `part-0000${p}.gz`)}`);
   const fieldOf = (lines: string, output: string) => lines.split('\n').filter(Boolean).flatMap((l) => {
     const tab = l.indexOf('\t');
     const v = JSON.parse(l.slice(tab + 1))[output];
@@ -194,7 +198,8 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
   it('lists the jobs and prints a Hadoop Streaming command with generic options first', () => {
     expect(nwax(['job', '--list']).stdout).toContain('cdx-url-count');
     const cmd = nwax(['job', 'cdx-url-count', 'run', '--engine', 'hadoop', '--reduces', '4', '-o', '/out', '/in/a', '/in/b']).stdout.trim();
-    expect(cmd).toMatch(/^hadoop jar \S+hadoop-streaming\S*\.jar -D mapreduce\.job\.name=nwax-cdx-url-count -D mapreduce\.job\.reduces=4 (-files \S+ -cmdenv NWAX_CONF_DIR=\. )?-input \/in\/a -input \/in\/b -output \/out -mapper 'nwax job cdx-url-count map' -combiner 'nwax job cdx-url-count combine' -reducer 'nwax job cdx-url-count reduce'$/);
+    // Written aside, then put in place of the old output with hadoop fs (an output directory must not exist).
+    expect(cmd).toMatch(/^hadoop jar \S+hadoop-streaming\S*\.jar -D mapreduce\.job\.name=nwax-cdx-url-count -D mapreduce\.job\.reduces=4 (-files \S+ -cmdenv NWAX_CONF_DIR=\. )?-input \/in\/a -input \/in\/b -output \/out\.tmp-(\d{14}) -mapper 'nwax job cdx-url-count map' -combiner 'nwax job cdx-url-count combine' -reducer 'nwax job cdx-url-count reduce' -lazyOutput \\\n  && hadoop fs -rm -r -f \/out\.old && \{ ! hadoop fs -test -e \/out \|\| hadoop fs -mv \/out \/out\.old; \} && hadoop fs -mv \/out\.tmp-\2 \/out && hadoop fs -rm -r -f \/out\.old$/);
     const bad = nwax(['job', 'no-such-job', 'run', '-o', '/x', '/y']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/no job named no-such-job/);
@@ -221,7 +226,7 @@ describe.skipIf(!HAVE_FIXTURES)('a job killed in the middle of its reduce', () =
     const exited = new Promise<string | null>((r) => child.once('exit', (_code, signal) => r(signal)));
     const tmp = join(dir, `.counts.tmp-${child.pid}`);
     // Kill it as soon as its reduce has started writing the new version (7 parts still to go).
-    for (let i = 0; i < 6000 && !existsSync(join(tmp, 'part-00000')); i++) await new Promise((r) => setTimeout(r, 2));
+    for (let i = 0; i < 6000 && !existsSync(join(tmp, 'part-00000.gz')); i++) await new Promise((r) => setTimeout(r, 2));
     child.kill('SIGKILL');
     expect(await exited, 'the job ended before it could be killed mid-reduce').toBe('SIGKILL');
 
@@ -232,7 +237,7 @@ describe.skipIf(!HAVE_FIXTURES)('a job killed in the middle of its reduce', () =
     expect(rerun.stderr).toMatch(new RegExp(`counts: took over the lock left by process ${child.pid}, which is gone`));
     const fresh = join(dir, 'fresh');
     expect(nwax(['job', 'cdx-url-count', 'run', '-o', fresh, '--reduces', '8', big]).code).toBe(0);
-    for (const f of readdirSync(fresh).filter((n) => /^part-\d+$/.test(n))) {
+    for (const f of readdirSync(fresh).filter((n) => /^part-\d+\.gz$/.test(n))) {
       expect(spawnSync('zcat', [join(out, f)]).stdout.equals(spawnSync('zcat', [join(fresh, f)]).stdout)).toBe(true);
     }
     expect(readdirSync(dir).filter((f) => f.includes('.tmp-'))).toEqual([]);
@@ -258,7 +263,7 @@ describe('nwax job on bad input', () => {
     expect(fromFiles.code, fromFiles.stderr).toBe(0);
     expect(fromDir.stderr).toMatch(/map input records 2/);
     expect(fromDir.stderr).not.toMatch(/not CDX/);
-    expect(partRecords(join(dir, 'o2', 'part-00000'))).toEqual(partRecords(join(dir, 'o2f', 'part-00000')));
+    expect(partRecords(join(dir, 'o2', 'part-00000.gz'))).toEqual(partRecords(join(dir, 'o2f', 'part-00000.gz')));
     mkdirSync(join(input, 'deeper'));
     const isDir = nwax(['job', 'cdx-url-count', 'run', '-o', join(dir, 'o4'), input]);
     expect(isDir.code).toBe(1);
@@ -299,12 +304,44 @@ describe('nwax job on bad input', () => {
       expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
     }
     // A dataset part with a line that is not key TAB json: the file and the line are named.
-    const part = join(dir, 'crawl_fetch', 'part-00000');
+    const part = join(dir, 'crawl_fetch', 'part-00000.gz');
     mkdirSync(join(dir, 'crawl_fetch'));
     writeFileSync(part, 'http://a.example/ sha1:AAAA\t{"status":"fetch_success","date":"20070101000000"}\nhttp://b.example/ sha1:BBBB\tgarbage\n');
     const m = nwax(['job', 'updatedb', 'run', '-o', join(dir, 'db'), part]);
     expect(m.code).toBe(1);
-    expect(m.stderr).toMatch(/job updatedb: .*crawl_fetch\/part-00000: line 2: not "key TAB value-json" \("garbage"\)/);
+    expect(m.stderr).toMatch(/job updatedb: .*crawl_fetch\/part-00000\.gz: line 2: not "key TAB value-json" \("garbage"\)/);
+    expect(m.stderr).not.toMatch(/internal error|\n\s+at /);
+  });
+});
+
+describe('a reduce task under Hadoop Streaming', () => {
+  it('writes its partition as the local runner does, as side-effect files in the task\'s work directory, nothing on stdout', () => {
+    const dir = tempDir();
+    const cdx = join(dir, 'in.cdx');
+    writeFileSync(cdx, Array.from({ length: 3000 }, (_, i) => `org,example)/${i % 700}/${'é✓'[i % 2]} 2007010100000${i % 10} http://example.org/ text/html 200 AAAA - - 10 ${i} a.gz`).join('\n') + '\n');
+    const local = join(dir, 'local');
+    expect(nwax(['job', 'cdx-url-count', 'run', '-o', local, '--reduces', '3', cdx]).code).toBe(0);
+    const mapped = spawnSync('bash', ['-c', `node ${join(ROOT, 'bin', 'run.js')} job cdx-url-count map ${cdx} | LC_ALL=C sort`], { maxBuffer: 1 << 26 }).stdout.toString();
+    for (let p = 0; p < 3; p++) {
+      // The environment Hadoop gives a reduce task: its work output directory (a URI) and partition.
+      const work = join(dir, `_temporary/attempt_r_00000${p}_0`);
+      const mine = mapped.split('\n').filter((l) => l && hashPartition(l.slice(0, l.indexOf('\t')), 3) === p).join('\n') + '\n';
+      const r = nwax(['job', 'cdx-url-count', 'reduce'], { input: mine, env: { mapreduce_task_output_dir: `file:${work}`, mapreduce_task_partition: String(p) } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/reporter:counter:nwax,reduce output records,\d+/);
+      const name = `part-0000${p}.gz`;
+      expect(readdirSync(work).sort()).toEqual([`.${name}.idx`, name]);
+      expect(readFileSync(join(work, name)).equals(readFileSync(join(local, name))), name).toBe(true);
+      expect(readFileSync(join(work, `.${name}.idx`), 'utf8')).toBe(readFileSync(join(local, `.${name}.idx`), 'utf8'));
+    }
+    // A gzip part that reaches a map as text (named without .gz, so Hadoop did not inflate it).
+    const gz = join(dir, 'crawl_fetch', 'part-00000');
+    mkdirSync(join(dir, 'crawl_fetch'));
+    writeFileSync(gz, readFileSync(join(local, 'part-00000.gz')));
+    const m = nwax(['job', 'updatedb', 'map'], { input: readFileSync(gz), env: { mapreduce_map_input_file: gz } });
+    expect(m.code).toBe(1);
+    expect(m.stderr).toMatch(/crawl_fetch\/part-00000: line 1: not "key TAB value-json" \(gzip bytes read as text: a gzip part must be named \*\.gz/);
     expect(m.stderr).not.toMatch(/internal error|\n\s+at /);
   });
 });

@@ -53,7 +53,7 @@ describe('sorted record files', () => {
     expect(() => w2.append('a', 2)).toThrow(/bad: key "a" after "b": records must be appended in key order/);
     expect(() => w2.append('c\td', 3)).toThrow(/holds a tab or newline/);
     w2.close();
-    expect(() => new RecordFileReader(join(dir, 'nope'))).toThrow(/no block index/);
+    expect(() => new RecordFileReader(join(dir, 'nope'))).toThrow(/nope: no such part/);
   });
 });
 
@@ -123,5 +123,48 @@ describe('datasets', () => {
     await writeDataset(ds, writeParts(1, 'rerun'), { force: true });
     expect(new RecordFileReader(parts(ds)[0]).get('key-0')).toEqual(['rerun']);
     expect(readFileSync(join(ds, '_SUCCESS'), 'utf8')).toBe('');
+  });
+});
+
+describe('parts written by either engine', () => {
+  // The same 3000 records as nwax writes them, as Hadoop Streaming writes text, and gzipped whole.
+  const dir = tempDir();
+  const keys = cSort(Array.from({ length: 3000 }, (_, i) => `org,example)/${i}/${'é✓'[i % 2]}`));
+  const lines = keys.map((k, i) => `${k}\t${JSON.stringify({ n: i })}\n`).join('');
+
+  it('reads a part without its block index: plain text by a scan, a gzip stream whole, an older sidecar beside it', () => {
+    const text = join(dir, 'text', 'part-00000');
+    const gz = join(dir, 'gz', 'part-00000.gz');
+    const old = join(dir, 'old', 'part-00000');
+    for (const d of ['text', 'gz', 'old']) spawnSync('mkdir', ['-p', join(dir, d)]);
+    writeFileSync(text, lines);
+    writeFileSync(gz, spawnSync('gzip', ['-c'], { input: lines }).stdout);
+    const w = new RecordFileWriter(old, { blockSize: 1024 });
+    keys.forEach((k, i) => w.append(k, { n: i }));
+    w.close();
+    // The sidecar is hidden from Hadoop's FileInputFormat; an older nwax wrote it beside the part.
+    expect(existsSync(join(dir, 'old', '.part-00000.idx'))).toBe(true);
+    spawnSync('mv', [join(dir, 'old', '.part-00000.idx'), `${old}.idx`]);
+    for (const p of [text, gz, old]) {
+      const r = new RecordFileReader(p);
+      expect([...r.entries()].map((e) => e.key), p).toEqual(keys);
+      expect(r.get(keys[1234]), p).toEqual([{ n: 1234 }]);
+      expect(r.get('org,example)/nope'), p).toEqual([]);
+      expect([...r.prefix('org,example)/29')].length, p).toBe(keys.filter((k) => k.startsWith('org,example)/29')).length);
+    }
+    expect(new RecordFileReader(text).blockCount).toBeGreaterThan(1);
+  });
+
+  it('takes a streaming job\'s output as a dataset: .crc files left out, a named output complete by its parent\'s _SUCCESS', () => {
+    const seg = join(dir, 'seg');
+    spawnSync('mkdir', ['-p', join(seg, 'content')]);
+    writeFileSync(join(seg, '_SUCCESS'), '');
+    writeFileSync(join(seg, '._SUCCESS.crc'), 'crc');
+    writeFileSync(join(seg, 'content', 'part-00001.gz'), spawnSync('gzip', ['-c'], { input: lines }).stdout);
+    writeFileSync(join(seg, 'content', '.part-00001.gz.crc'), 'crc');
+    writeFileSync(join(seg, 'content', 'part-00000'), '');
+    expect(parts(join(seg, 'content')).map((p) => p.split('/').pop())).toEqual(['part-00000', 'part-00001.gz']);
+    spawnSync('mkdir', ['-p', join(dir, 'half', 'content')]);
+    expect(() => parts(join(dir, 'half', 'content'))).toThrow(/content: no _SUCCESS: the job that wrote it did not finish/);
   });
 });

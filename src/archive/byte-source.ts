@@ -1,6 +1,7 @@
 /**
  * Opens an archive input as a stream of byte chunks: a local path, an http(s) URL (streamed,
- * resumed after a lost connection: remote-source.ts), or `-` for stdin. Errors name the input
+ * resumed after a lost connection: remote-source.ts), a cluster's file system URL (hdfs://...,
+ * through `hadoop fs -cat`: hadoop-source.ts), or `-` for stdin. Errors name the input
  * and say what is wrong, without a stack.
  */
 import { createReadStream, promises as fsp } from 'node:fs';
@@ -15,6 +16,8 @@ export interface RemoteOptions {
   retries: number;
   /** Sent as User-Agent. */
   userAgent?: string;
+  /** The command that reads archives on a cluster's file system (hdfs://...): nwax.hadoop.command. */
+  hadoop?: string;
 }
 
 /** Part of an archive: one record at the offset and length a CDX line gives. */
@@ -26,6 +29,12 @@ export interface ByteRange {
 
 export function isRemote(path: string): boolean {
   return /^https?:\/\//i.test(path);
+}
+
+/** A URL of a cluster's file system (hdfs://, s3a://, ...: any scheme but http(s) and file), read with `hadoop fs`. */
+export function isClusterPath(path: string): boolean {
+  const m = /^([a-z][a-z0-9+.-]*):\/\//i.exec(path);
+  return m !== null && !/^(https?|file)$/i.test(m[1]);
 }
 
 export interface ByteSource {
@@ -48,6 +57,7 @@ export interface ByteSource {
 const CHUNK = 1 << 20;
 
 export async function openByteSource(path: string, remote: RemoteOptions = { timeout: 10_000, retries: 3 }): Promise<ByteSource> {
+  if (isClusterPath(path)) return (await import('./hadoop-source.js')).openClusterSource(path, remote.hadoop);
   if (isRemote(path)) {
     // undici loads only when an archive is remote.
     const { openRemoteSource } = await import('./remote-source.js');
@@ -106,6 +116,7 @@ export async function openByteSource(path: string, remote: RemoteOptions = { tim
  * error). Nothing outside the range is read.
  */
 export async function openByteRange(path: string, range: ByteRange, remote: RemoteOptions = { timeout: 10_000, retries: 3 }): Promise<ByteSource> {
+  if (isClusterPath(path)) return (await import('./hadoop-source.js')).openClusterSource(path, remote.hadoop, range);
   if (isRemote(path)) {
     const { openRemoteSource } = await import('./remote-source.js');
     return openRemoteSource(path, remote, range);

@@ -5,7 +5,8 @@ export default class AddDates extends NwaxCommand {
   static override summary = 'Build a parallel dates index: every capture date of every document, without rewriting the main index.';
   static override description = `For every document number of KEY-INDEX (a row for each, so the numbers stay aligned), writes \
 the union of its dates in the SOURCE indexes (a main index, or an earlier dates index) and every date that DATES-FILE \
-(dedup-cdx or revisits lines: URLKEY sha1:DIGEST DATE [FILE]; - for stdin) gives for canonical(url) + digest. DEST is \
+(dedup-cdx or revisits lines: URLKEY sha1:DIGEST DATE [FILE]; - for stdin; or the dataset \`nwax job dates\` made of \
+such lines, on a cluster when there are hundreds of millions) gives for canonical(url) + digest. DEST is \
 written aside and renamed into place. The incremental path: build a new dates index from the old one plus a new file, \
 then put it in the old one's place. The last argument is the dates file; give - for stdin.`;
   static override examples = [

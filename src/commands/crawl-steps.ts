@@ -8,7 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import type { Configuration } from '../conf/config.js';
 import { defaultConfDir } from '../conf/config.js';
-import { parts, SUCCESS, writeDataset } from '../mapreduce/dataset.js';
+import { parts, recordPartName, SUCCESS, writeDataset } from '../mapreduce/dataset.js';
 import { RecordFileReader, RecordFileWriter } from '../mapreduce/record-file.js';
 import { hashPartition } from '../mapreduce/job.js';
 import type { JobFlagValues } from './job-options.js';
@@ -91,7 +91,7 @@ export async function generate(crawldb: string, segmentsDir: string, s: StepCont
     await writeDataset(join(segment, 'crawl_generate'), async (dir) => {
       lists.forEach((list, i) => {
         list.sort((a, b) => Buffer.compare(Buffer.from(a.url), Buffer.from(b.url)));
-        const w = new RecordFileWriter(join(dir, `part-${String(i).padStart(5, '0')}`));
+        const w = new RecordFileWriter(join(dir, recordPartName(i)));
         for (const v of list) w.append(v.url, v.datum);
         w.close();
       });

@@ -45,6 +45,9 @@ line whose offset does not start a record of its URL is reported with its CDX fi
     ...jobFlags,
   };
 
+  /** Files the Hadoop tasks need (the exclusion list). */
+  private readonly shipped: string[] = [];
+
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Import);
     const { readFileSync, rmSync, statSync } = await import('node:fs');
@@ -95,6 +98,7 @@ line whose offset does not start a record of its URL is reported with its CDX fi
       const job = findJob('import')!;
       process.exitCode = await runJobAction(job, 'run', [input], {
         ...options,
+        files: this.shipped,
         output: segment,
         // Exit 3 when something was skipped: damaged records, unreadable archives, bad list or CDX lines.
         exitCode: (c) => ((c['read-error'] ?? 0) + (c['archives failed'] ?? 0) + (c['cdx-offset-mismatch'] ?? 0) + skipped > 0 ? 3 : 0),
@@ -112,15 +116,20 @@ line whose offset does not start a record of its URL is reported with its CDX fi
   private async exclusions(list: string, segment: string, conf: Configuration, engine: string, defines: string[], temps: string[]): Promise<number> {
     if (!list) return 0;
     if (engine !== 'local') {
-      defines.push(`nwax.import.exclusions=${list}`);
+      // Shipped to every task node (-files, from this machine or the cluster's file system):
+      // the tasks read it from their working directory.
+      const { basename } = await import('node:path');
+      defines.push(`nwax.import.exclusions=${basename(list)}`);
+      this.shipped.push(list);
       return 0;
     }
     const { existsSync } = await import('node:fs');
     const { InputError } = await import('../util/errors.js');
     if (!existsSync(list)) throw new InputError(`${list}: no such exclusion list`);
     const { prepareExclusions } = await import('../segment/exclusions.js');
+    const { indexPath } = await import('../mapreduce/record-file.js');
     const sorted = `${segment}.exclusions-${process.pid}`;
-    temps.push(sorted, `${sorted}.idx`);
+    temps.push(sorted, indexPath(sorted));
     const prep = await prepareExclusions(list, {
       canonicalizer: conf.getString('nwax.import.canonicalizer'),
       memory: conf.getBytes('nwax.import.exclusions.memory'),

@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { NwaxCommand } from './base.js';
-import { jobFlags, runRegisteredJob } from './job-options.js';
+import { jobFlags, runDatasetJob } from './job-options.js';
 
 export default class IndexCommand extends NwaxCommand {
   static override summary = 'Index segments: one full-text index (SQLite FTS5) per partition, a document per version (URL + digest).';
@@ -21,13 +21,7 @@ and counted. CRAWLDB and LINKDB may be missing (no scores, no anchors).`;
   async run(): Promise<void> {
     const { args, argv, flags } = await this.parse(IndexCommand);
     const conf = await this.configurationFor(flags.define);
-    const { datasetInputs } = await import('./dataset-inputs.js');
     const segments = (argv as string[]).slice(3);
-    const inputs = [
-      ...(await datasetInputs(args.crawldb, [], [])),
-      ...(await datasetInputs(args.linkdb, [], [])),
-      ...(await datasetInputs(undefined, segments, ['parse_data', 'parse_text', 'content', 'crawl_fetch'])),
-    ];
-    process.exitCode = await runRegisteredJob('index', inputs, args.indexes, conf, flags, (m) => this.sayLine(m));
+    process.exitCode = await runDatasetJob('index', undefined, segments, ['parse_data', 'parse_text', 'content', 'crawl_fetch'], args.indexes, conf, flags, (m) => this.sayLine(m), { dbs: [args.crawldb, args.linkdb] });
   }
 }

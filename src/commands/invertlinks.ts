@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { NwaxCommand } from './base.js';
-import { jobFlags, runRegisteredJob } from './job-options.js';
+import { jobFlags, runDatasetJob } from './job-options.js';
 
 export default class Invertlinks extends NwaxCommand {
   static override summary = 'Invert the links of segments into the LinkDb (Nutch\'s invertlinks): URL -> inlinks (from URL, anchor text).';
@@ -18,8 +18,6 @@ time. db.ignore.internal.links drops links within a host; db.max.anchor.length a
   async run(): Promise<void> {
     const { args, argv, flags } = await this.parse(Invertlinks);
     const conf = await this.configurationFor(flags.define);
-    const { datasetInputs } = await import('./dataset-inputs.js');
-    const inputs = await datasetInputs(args.linkdb, (argv as string[]).slice(1), ['crawl_parse']);
-    process.exitCode = await runRegisteredJob('invertlinks', inputs, args.linkdb, conf, flags, (m) => this.sayLine(m));
+    process.exitCode = await runDatasetJob('invertlinks', args.linkdb, (argv as string[]).slice(1), ['crawl_parse'], args.linkdb, conf, flags, (m) => this.sayLine(m));
   }
 }

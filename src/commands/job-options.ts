@@ -42,9 +42,25 @@ export async function jobActionOptions(conf: Configuration, flags: JobFlagValues
 }
 
 /** Runs registered job `name` over `inputs` into `output` (the pipeline commands: updatedb, invertlinks, index). */
-export async function runRegisteredJob(name: string, inputs: string[], output: string, conf: Configuration, flags: JobFlagValues, say: (m: string) => void): Promise<number> {
+export async function runRegisteredJob(name: string, inputs: string[], output: string, conf: Configuration, flags: JobFlagValues, say: (m: string) => void, extra: Partial<JobActionOptions> = {}): Promise<number> {
   const { findJob } = await import('../jobs/index.js');
   const { runJobAction } = await import('../mapreduce/job-cli.js');
   const job = findJob(name)!;
-  return runJobAction(job, 'run', inputs, { ...(await jobActionOptions(conf, flags, job.numReduces, say)), output });
+  return runJobAction(job, 'run', inputs, { ...(await jobActionOptions(conf, flags, job.numReduces, say)), ...extra, output });
+}
+
+/**
+ * Runs a job over a database and segments (updatedb, invertlinks, index): their parts on this
+ * machine, or on the cluster the directories by name, never looked at from here.
+ */
+export async function runDatasetJob(name: string, db: string | undefined, segments: string[], segmentParts: string[], output: string, conf: Configuration, flags: JobFlagValues, say: (m: string) => void, more: { dbs?: string[] } = {}): Promise<number> {
+  const { datasetInputs, clusterInputs } = await import('./dataset-inputs.js');
+  if (flags.engine === 'hadoop') {
+    const dirs = clusterInputs([...(more.dbs ?? []), ...(db ? [db] : [])], segments, segmentParts);
+    return runRegisteredJob(name, dirs.inputs, output, conf, flags, say, { required: dirs.required });
+  }
+  const inputs: string[] = [];
+  for (const d of more.dbs ?? []) inputs.push(...(await datasetInputs(d, [], [])));
+  inputs.push(...(await datasetInputs(db, segments, segmentParts)));
+  return runRegisteredJob(name, inputs, output, conf, flags, say);
 }

@@ -1,6 +1,6 @@
 import { Args } from '@oclif/core';
 import { NwaxCommand } from './base.js';
-import { jobFlags, runRegisteredJob } from './job-options.js';
+import { jobFlags, runDatasetJob } from './job-options.js';
 
 export default class Updatedb extends NwaxCommand {
   static override summary = 'Update the CrawlDb from segments (Nutch\'s updatedb): fetch statuses, dates, digests; new URLs from a live crawl\'s links.';
@@ -19,8 +19,6 @@ due again after db.fetch.interval.default seconds. An import's CrawlDb is keyed 
   async run(): Promise<void> {
     const { args, argv, flags } = await this.parse(Updatedb);
     const conf = await this.configurationFor(flags.define);
-    const { datasetInputs } = await import('./dataset-inputs.js');
-    const inputs = await datasetInputs(args.crawldb, (argv as string[]).slice(1), ['crawl_fetch', 'crawl_parse']);
-    process.exitCode = await runRegisteredJob('updatedb', inputs, args.crawldb, conf, flags, (m) => this.sayLine(m));
+    process.exitCode = await runDatasetJob('updatedb', args.crawldb, (argv as string[]).slice(1), ['crawl_fetch', 'crawl_parse'], args.crawldb, conf, flags, (m) => this.sayLine(m));
   }
 }

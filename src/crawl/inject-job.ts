@@ -5,7 +5,7 @@
  * seeds with the CrawlDb already there: a URL the db knows keeps its entry (Nutch's default).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { SUCCESS } from '../mapreduce/dataset.js';
+import { recordPartName, SUCCESS } from '../mapreduce/dataset.js';
 import { visible } from '../util/errors.js';
 import { join } from 'node:path';
 import type { Job } from '../mapreduce/job.js';
@@ -83,7 +83,7 @@ export async function prepareSeeds(files: string[], out: string, filters: UrlFil
     }
   }
   mkdirSync(join(out, 'seeds'), { recursive: true });
-  const w = new RecordFileWriter(join(out, 'seeds', 'part-00000'));
+  const w = new RecordFileWriter(join(out, 'seeds', recordPartName(0)));
   let last = '';
   for await (const sorted of externalSort(seeds(), { memory: conf.getBytes('nwax.sort.memory') })) {
     for (const l of sorted) {

@@ -16,7 +16,7 @@ import type { Configuration } from '../conf/config.js';
 import { base32 } from '../archive/digest.js';
 import { WarcWriter } from '../archive/warc-writer.js';
 import { RecordFileReader, RecordFileWriter } from '../mapreduce/record-file.js';
-import { parts, writeDataset } from '../mapreduce/dataset.js';
+import { parts, recordPartName, writeDataset } from '../mapreduce/dataset.js';
 import type { CrawlDatum, FetchStatus } from '../crawl/crawl-datum.js';
 import type { UrlFilters } from '../crawl/url-filters.js';
 import { FetchQueues } from './fetch-queues.js';
@@ -229,7 +229,7 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
   }
   // crawl_fetch, keyed by URL in byte order, written aside and put in place.
   await writeDataset(join(segment, 'crawl_fetch'), async (tmp) => {
-    const w = new RecordFileWriter(join(tmp, 'part-00000'));
+    const w = new RecordFileWriter(join(tmp, recordPartName(0)));
     for (const url of [...results.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))) w.append(url, results.get(url));
     w.close();
   }, { force: true });

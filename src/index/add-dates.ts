@@ -3,10 +3,11 @@
  * document number of the key index (in order, a row for each, so numbers stay aligned): the
  * union of that document's dates in the source indexes (a main index's own dates, or an
  * earlier dates index) and every date the dates file gives (dedup-cdx or revisits lines,
- * `URLKEY sha1:DIGEST DATE [FILE]`) for canonical(url) + digest. Building a second dates index
+ * `URLKEY sha1:DIGEST DATE [FILE]`, or the dataset the dates job makes of them on a cluster)
+ * for canonical(url) + digest. Building a second dates index
  * from the first plus a new file, then swapping it in, is the incremental path.
  */
-import { renameSync, rmSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, basename, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { createIndex, finishIndex, openIndex } from './schema.js';
@@ -28,13 +29,38 @@ export interface AddDatesResult {
   unmatched: number;
 }
 
+/**
+ * A dates file: text lines, or the dataset the dates job made of them (a directory of
+ * `"URLKEY DIGEST" -> [dates]` records): each a version's key and its dates, or a bad line.
+ */
+async function* versionDates(datesFile: string): AsyncGenerator<{ key: string; dates: string[]; lines: number } | { bad: number }> {
+  if (datesFile !== '-' && existsSync(datesFile) && statSync(datesFile).isDirectory()) {
+    const { parts } = await import('../mapreduce/dataset.js');
+    const { RecordFileReader } = await import('../mapreduce/record-file.js');
+    for (const p of parts(datesFile)) {
+      for (const r of new RecordFileReader(p).entries()) yield { key: r.key, dates: (r.value as string[]) ?? [], lines: 1 };
+    }
+    return;
+  }
+  let lineNo = 0;
+  for await (const batch of lineBatches(datesFile)) {
+    for (const line of batch) {
+      lineNo++;
+      if (line.trim() === '') continue;
+      const f = line.split(' ');
+      if (f.length < 3 || f.length > 4 || !/^[a-z0-9]+:\S+$/i.test(f[1]) || !/^\d{14}$/.test(f[2])) yield { bad: lineNo };
+      else yield { key: `${f[0]} ${f[1]}`, dates: [f[2]], lines: 1 };
+    }
+  }
+}
+
 /** The canonicalizer of a dates file: `auto` looks at its first keys. */
 async function canonicalizerOf(file: string, name: string): Promise<Canonicalizer> {
   if (name === 'surt' || name === 'massaged') return name;
   if (name !== 'auto') throw new NwaxError('NWAX_CONF', `canonicalizer "${name}" is not auto, surt or massaged`);
   const keys: string[] = [];
-  for await (const batch of lineBatches(file)) {
-    for (const l of batch) if (l.trim()) keys.push(l.slice(0, l.indexOf(' ')));
+  for await (const v of versionDates(file)) {
+    if ('key' in v) keys.push(v.key.slice(0, v.key.indexOf(' ')));
     if (keys.length >= 1000) break;
   }
   return detectCanonicalizer(keys);
@@ -61,25 +87,21 @@ export async function addDates(keyIndex: string, sources: string[], dest: string
     for (const r of key.db.prepare('SELECT id, url, digest FROM docs').iterate() as Iterable<{ id: number; url: string; digest: string }>) {
       byKey.set(`${urlKey(r.url, canon)} ${r.digest}`, r.id);
     }
-    let lineNo = 0;
-    for await (const batch of lineBatches(datesFile)) {
-      for (const line of batch) {
-        lineNo++;
-        if (line.trim() === '') continue;
-        result.linesRead++;
-        const f = line.split(' ');
-        if (f.length < 3 || f.length > 4 || !/^[a-z0-9]+:\S+$/i.test(f[1]) || !/^\d{14}$/.test(f[2])) {
-          result.badLines++;
-          if (result.badLines <= 20) opts.warn(`${datesFile === '-' ? 'stdin' : datesFile}: line ${lineNo}: not "URLKEY sha1:DIGEST DATE [FILE]"; line skipped`);
-          continue;
-        }
-        const id = byKey.get(`${f[0]} ${f[1]}`);
-        if (id === undefined) {
-          result.unmatched++;
-          continue;
-        }
-        if (!dates[id].has(f[2])) {
-          dates[id].add(f[2]);
+    for await (const v of versionDates(datesFile)) {
+      if ('bad' in v) {
+        result.badLines++;
+        if (result.badLines <= 20) opts.warn(`${datesFile === '-' ? 'stdin' : datesFile}: line ${v.bad}: not "URLKEY sha1:DIGEST DATE [FILE]"; line skipped`);
+        continue;
+      }
+      result.linesRead += v.lines;
+      const id = byKey.get(v.key);
+      if (id === undefined) {
+        result.unmatched++;
+        continue;
+      }
+      for (const d of v.dates) {
+        if (!dates[id].has(d)) {
+          dates[id].add(d);
           result.datesAdded++;
         }
       }

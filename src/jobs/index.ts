@@ -11,6 +11,7 @@ import { indexJob } from '../index/index-job.js';
 import { injectJob } from '../crawl/inject-job.js';
 import { generateJob } from '../crawl/generate-job.js';
 import { parseJob } from '../crawl/parse-job.js';
+import { datesJob } from '../index/dates-job.js';
 
 export const JOBS: Record<string, Job> = {
   [cdxUrlCount.name]: cdxUrlCount,
@@ -21,6 +22,7 @@ export const JOBS: Record<string, Job> = {
   [injectJob.name]: injectJob,
   [generateJob.name]: generateJob,
   [parseJob.name]: parseJob,
+  [datesJob.name]: datesJob,
 };
 
 export function findJob(name: string): Job | undefined {

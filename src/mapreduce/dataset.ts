@@ -1,5 +1,6 @@
 /**
- * Datasets: a directory of `part-NNNNN` sorted record files plus `_SUCCESS`. A job writes a new
+ * Datasets: a directory of `part-NNNNN.gz` sorted record files plus `_SUCCESS`, the layout both
+ * engines write (a Hadoop Streaming reduce writes the same files as task side-effect files). A job writes a new
  * version into a temporary sibling and puts it in place at the end (the old version renamed to
  * `.old` until then, then removed), so a crash never leaves a half-written dataset where a
  * good one stood. A `.locked` file with the holder's pid and host keeps a second job off the
@@ -16,6 +17,18 @@ export const SUCCESS = '_SUCCESS';
 export function partName(n: number): string {
   return `part-${String(n).padStart(5, '0')}`;
 }
+
+/** A record file part: `.gz`, so that Hadoop's TextInputFormat inflates it. */
+export function recordPartName(n: number): string {
+  return `${partName(n)}.gz`;
+}
+
+/**
+ * The files of a dataset that are its parts: `part-NNNNN.gz` (record files), `part-NNNNN`
+ * (older nwax, or Hadoop Streaming's plain text), `part-r-NNNNN`; never the hidden block
+ * indexes, `.crc` checksums or `_SUCCESS`.
+ */
+export const PART = /^part-(?:[mr]-)?\d{5}(?:\.gz)?$/;
 
 
 function lockPath(dir: string): string {
@@ -58,13 +71,16 @@ function stderrWarning(message: string): void {
   process.stderr.write(`nwax: ${message}\n`);
 }
 
-/** The parts of a complete dataset, in order; an error if it is not complete. */
+/**
+ * The parts of a complete dataset, in order; an error if it is not complete. A named output of
+ * a Hadoop job (a segment's `content`) is complete when the job's `_SUCCESS` is in its parent.
+ */
 export function parts(dir: string): string[] {
   if (!existsSync(dir)) throw new NwaxError('NWAX_INPUT', `${dir}: no such dataset`);
-  if (!existsSync(join(dir, SUCCESS))) {
+  if (!existsSync(join(dir, SUCCESS)) && !existsSync(join(dir, '..', SUCCESS))) {
     throw new NwaxError('NWAX_INPUT', `${dir}: no ${SUCCESS}: the job that wrote it did not finish`);
   }
-  return readdirSync(dir).filter((f) => /^part-\d{5}$/.test(f)).sort().map((f) => join(dir, f));
+  return readdirSync(dir).filter((f) => PART.test(f)).sort().map((f) => join(dir, f));
 }
 
 export interface WriteOptions {

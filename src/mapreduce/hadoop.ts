@@ -3,7 +3,7 @@
  * streaming options, as hadoop-streaming.jar requires. Mapper, combiner and reducer are the
  * same entry points the local runner uses (`nwax job NAME map|combine|reduce`); the default
  * partitioner (HashPartitioner on the Text key before the first tab) is the one the local
- * runner reproduces.
+ * runner reproduces. The reduce writes the local runner's layout itself (task-output.ts).
  */
 import type { Job } from './job.js';
 
@@ -19,12 +19,14 @@ export interface HadoopOptions {
   nwax?: string;
   /** -D overrides the tasks run with (passed on their command lines). */
   properties?: readonly string[];
+  /** The hadoop command; default `hadoop`. */
+  hadoop?: string;
 }
 
 export function hadoopCommand(job: Job, opts: HadoopOptions): string[] {
   const jar = opts.jar ?? process.env.HADOOP_STREAMING_JAR ?? '$HADOOP_HOME/share/hadoop/tools/lib/hadoop-streaming.jar';
   const nwax = opts.nwax ?? 'nwax';
-  const args = ['hadoop', 'jar', jar,
+  const args = [opts.hadoop ?? 'hadoop', 'jar', jar,
     '-D', `mapreduce.job.name=nwax-${job.name}`,
     // Streaming's defaults (key = the text before the first tab) are what the local runner uses.
     '-D', `mapreduce.job.reduces=${opts.numReduces}`,
@@ -40,7 +42,9 @@ export function hadoopCommand(job: Job, opts: HadoopOptions): string[] {
   const task = (action: string) => shellLine([nwax, 'job', job.name, action, ...(opts.properties ?? []).flatMap((p) => ['-D', p])]);
   args.push('-output', opts.output, '-mapper', task('map'));
   if (job.combine) args.push('-combiner', task('combine'));
-  args.push('-reducer', task('reduce'));
+  // The reduce writes the job's own parts as task side-effect files (task-output.ts) and
+  // nothing on stdout: -lazyOutput keeps streaming from creating empty text parts beside them.
+  args.push('-reducer', task('reduce'), '-lazyOutput');
   return args;
 }
 

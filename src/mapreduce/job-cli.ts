@@ -1,12 +1,11 @@
 /** What `nwax job NAME ACTION` does: the streaming tasks on stdin/stdout, or a whole run. */
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Counters, Job } from './job.js';
 import { mapper, reducer, combiner } from './streaming.js';
 import { lineBatches } from './line-reader.js';
 import { runLocal } from './local-runner.js';
-import { hadoopCommand, shellLine } from './hadoop.js';
+import { hadoopTaskOutputDir, sideEffectReducer } from './task-output.js';
 import { LineOutput } from '../util/output.js';
 import { parseByteSize, defaultConfDir } from '../conf/config.js';
 import { Progress, formatCounts } from '../util/progress.js';
@@ -30,6 +29,10 @@ export interface JobActionOptions {
   properties?: string[];
   /** The exit status from the counters (a job that skipped damaged input exits 3, say); default 0. */
   exitCode?: (counters: Counters) => number;
+  /** With --engine hadoop: files shipped to the tasks (-files) besides the site configuration. */
+  files?: string[];
+  /** With --engine hadoop: directories that must exist on the cluster (segments), checked with --run. */
+  required?: string[];
   say: (m: string) => void;
 }
 
@@ -60,8 +63,21 @@ export function localInputFiles(input: string): string[] {
   return files;
 }
 
+/** A streaming task's counters, as Hadoop Streaming reads them from stderr. */
+function reportCounters(counters: Counters): void {
+  for (const [k, v] of Object.entries(counters)) process.stderr.write(`reporter:counter:nwax,${k},${v}\n`);
+}
+
 export async function runJobAction(job: Job, action: string, inputs: string[], opts: JobActionOptions): Promise<number> {
   const counters: Counters = {};
+  if (action === 'reduce' && hadoopTaskOutputDir()) {
+    // A reduce task under Hadoop: the job's own parts, as side-effect files of the task.
+    const task = sideEffectReducer(job, counters, opts.properties ?? []);
+    for await (const batch of lineBatches(inputs[0] ?? '-')) for (const line of batch) task.push(line);
+    task.close();
+    reportCounters(counters);
+    return 0;
+  }
   if (action === 'map' || action === 'reduce' || action === 'combine') {
     // A streaming task: stdin to stdout. Counters go to stderr as Hadoop Streaming reads them.
     const out = new LineOutput(undefined);
@@ -78,7 +94,7 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
     }
     task.flush();
     await out.close();
-    for (const [k, v] of Object.entries(counters)) process.stderr.write(`reporter:counter:nwax,${k},${v}\n`);
+    reportCounters(counters);
     return 0;
   }
   if (action === 'write') {
@@ -93,13 +109,15 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
   if (inputs.length === 0) throw new UsageError(`nwax job ${job.name} run: no input files`);
   if (!opts.output) throw new UsageError(`nwax job ${job.name} run: -o OUTPUT (the output dataset) is needed`);
   if (opts.engine === 'hadoop') {
+    const { runOnHadoop } = await import('./hadoop-run.js');
+    const { Configuration } = await import('../conf/config.js');
     const site = join(defaultConfDir(), 'nwax-site.json');
-    const cmd = hadoopCommand(job, { inputs, output: opts.output, numReduces: opts.reduces, files: existsSync(site) ? [site] : [], properties: opts.properties });
-    process.stdout.write(`${shellLine(cmd)}\n`);
-    if (!opts.runHadoop) return 0;
-    const r = spawnSync(cmd[0], cmd.slice(1), { stdio: 'inherit' });
-    if (r.error) throw new UsageError(`hadoop: ${(r.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not on the PATH' : r.error.message}`);
-    return r.status ?? 1;
+    return runOnHadoop(job, {
+      inputs, output: opts.output, numReduces: opts.reduces, properties: opts.properties ?? [],
+      files: [...(existsSync(site) ? [site] : []), ...(opts.files ?? [])],
+      run: opts.runHadoop, hadoop: Configuration.load(opts.properties ?? []).getString('nwax.hadoop.command'),
+      required: opts.required, exitCode: opts.exitCode, say: opts.say,
+    });
   }
   // Local inputs must be readable files, or directories of them read as Hadoop's FileInputFormat
   // reads one (Hadoop inputs are the cluster's paths, not checked here).

@@ -6,17 +6,17 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { newContext, type Counters, type Job, type RecordSink, type TaskContext } from './job.js';
 import { RecordFileWriter, type RecordFileOptions } from './record-file.js';
-import { partName, SUCCESS, writeDataset } from './dataset.js';
+import { partName, recordPartName, SUCCESS, writeDataset } from './dataset.js';
 import { lineBatches } from './line-reader.js';
 import { NwaxError } from '../util/errors.js';
 
 /**
  * Where partition `partition` of a job's output goes in dataset `dir`: a sorted record file
- * `part-NNNNN`; with named outputs one per name (`NAME/part-NNNNN`, each field of the value
+ * `part-NNNNN.gz`; with named outputs one per name (`NAME/part-NNNNN.gz`, each field of the value
  * to its own); or the job's own output format (the index job's SQLite).
  */
 export function partSink(job: Job, dir: string, partition: number, ctx: TaskContext, recordFile?: RecordFileOptions): RecordSink {
-  const part = partName(partition);
+  const part = recordPartName(partition);
   if (job.outputs) {
     const names = job.outputs;
     const named = names.map((name) => {
@@ -33,7 +33,7 @@ export function partSink(job: Job, dir: string, partition: number, ctx: TaskCont
       close: () => named.forEach((w) => w.close()),
     };
   }
-  if (job.outputFormat) return job.outputFormat(join(dir, part), ctx);
+  if (job.outputFormat) return job.outputFormat(join(dir, partName(partition)), ctx);
   const writer = new RecordFileWriter(join(dir, part), recordFile);
   return { write: (key, value) => writer.appendLine(key, JSON.stringify(value) ?? 'null'), close: () => writer.close() };
 }

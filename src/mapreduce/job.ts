@@ -107,8 +107,13 @@ function parseValue(text: string, where: string): unknown {
 /** `where` names the input line in an error (file and line number). */
 export function splitInput(job: Job, line: string, where = `job ${job.name} map input`): [string, unknown] {
   if (job.input === 'lines') return ['', line];
+  // Gzip bytes read as text (its magic 1f 8b as UTF-8): a part named without `.gz`, which
+  // Hadoop's TextInputFormat does not inflate.
+  if (line.startsWith('\u001f\ufffd')) {
+    throw new NwaxError('NWAX_FORMAT', `${where}: not "key TAB value-json" (gzip bytes read as text: a gzip part must be named *.gz for Hadoop to inflate it)`);
+  }
   const tab = line.indexOf('\t');
-  if (tab < 0) return [line, null];
+  if (tab < 0) throw new NwaxError('NWAX_FORMAT', `${where}: not "key TAB value-json" (no tab)`);
   return [line.slice(0, tab), parseValue(line.slice(tab + 1), where)];
 }
 

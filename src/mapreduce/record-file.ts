@@ -1,12 +1,20 @@
 /**
  * Sorted record files: the parts of every nwax dataset (DESIGN, "Data on disk"). Lines
  * `key TAB value-json`, sorted by key in byte order, cut into blocks that are each one gzip
- * member, with a sidecar index `<part>.idx` of `firstKey TAB offset TAB length` per block. The
- * part streams like text (`zcat part-00000`), greps like text, feeds Hadoop Streaming as is,
- * and gives random access by key: binary search in the sidecar, one block read. Like a Hadoop
- * MapFile, and like the ZipNum clusters of large Wayback installations.
+ * member, with a hidden sidecar index `.<part>.idx` of `firstKey TAB offset TAB length` per
+ * block. The part (`part-00000.gz`) streams like text (`zcat`), greps like text, feeds Hadoop
+ * Streaming as is (its TextInputFormat inflates a `.gz` file, concatenated members included,
+ * and leaves hidden files out of a job's input), and gives random access by key: binary
+ * search in the sidecar, one block read. Like a Hadoop MapFile, and like the ZipNum clusters
+ * of large Wayback installations.
+ *
+ * Parts without a sidecar are read too: plain text (what Hadoop Streaming's TextOutputFormat
+ * writes) gets its block index by one scan; a gzip stream without one (a streaming job with
+ * output compression) is read whole. Sidecars of older nwax (`<part>.idx`, beside parts
+ * without `.gz`) are found as well.
  */
-import { closeSync, openSync, readFileSync, readSync, writeSync, fstatSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, writeSync, fstatSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { gzipSync, gunzipSync } from 'node:zlib';
 import { compareBytes } from './byte-order.js';
 import { NwaxError } from '../util/errors.js';
@@ -24,9 +32,18 @@ interface BlockEntry {
   length: number;
 }
 
+/** The block index of a part: hidden, so that Hadoop's FileInputFormat leaves it out of a job's input. */
 export function indexPath(part: string): string {
+  return join(dirname(part), `.${basename(part)}.idx`);
+}
+
+/** Where nwax before 0.2 put the block index (beside the part, not hidden). */
+function legacyIndexPath(part: string): string {
   return `${part}.idx`;
 }
+
+/** Text blocks cut when a part without a block index is scanned. */
+const SCAN_BLOCK = 64 * 1024;
 
 function checkKey(key: string, where: string): void {
   if (key.includes('\t') || key.includes('\n')) {
@@ -104,21 +121,76 @@ export interface Record {
 /** Reads one part: everything in order, by key, or a key range. */
 export class RecordFileReader {
   private readonly blocks: BlockEntry[];
+  /** How the blocks are stored: gzip members (the record file), plain text, or one gzip stream read whole. */
+  private readonly kind: 'members' | 'text' | 'stream';
+  private whole: string[] | undefined;
 
   constructor(readonly path: string) {
-    let text: string;
-    try {
-      text = readFileSync(indexPath(path), 'utf8');
-    } catch {
-      throw new NwaxError('NWAX_INPUT', `${path}: no block index ${indexPath(path)} (not a sorted record file, or written by a job that did not finish)`);
+    const idx = [indexPath(path), legacyIndexPath(path)].find((p) => existsSync(p));
+    if (idx === undefined) {
+      const scanned = RecordFileReader.scan(path);
+      this.kind = scanned.gzip ? 'stream' : 'text';
+      this.blocks = scanned.blocks;
+      return;
     }
+    this.kind = 'members';
+    const text = readFileSync(idx, 'utf8');
     this.blocks = text.split('\n').filter(Boolean).map((l, i) => {
       const [firstKey, offset, length] = l.split('\t');
       if (length === undefined || !/^\d+$/.test(offset) || !/^\d+$/.test(length)) {
-        throw new NwaxError('NWAX_FORMAT', `${indexPath(path)}: line ${i + 1}: not "key TAB offset TAB length"`);
+        throw new NwaxError('NWAX_FORMAT', `${idx}: line ${i + 1}: not "key TAB offset TAB length"`);
       }
       return { firstKey, offset: Number(offset), length: Number(length) };
     });
+  }
+
+  /**
+   * A part with no block index: plain text is cut into blocks at line ends (one read of the
+   * file); a gzip stream is one block, inflated whole when read.
+   */
+  private static scan(path: string): { gzip: boolean; blocks: BlockEntry[] } {
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch {
+      throw new NwaxError('NWAX_INPUT', `${path}: no such part`);
+    }
+    try {
+      const size = fstatSync(fd).size;
+      const head = Buffer.alloc(2);
+      readSync(fd, head, 0, 2, 0);
+      if (size >= 2 && head[0] === 0x1f && head[1] === 0x8b) return { gzip: true, blocks: size ? [{ firstKey: '', offset: 0, length: size }] : [] };
+      const blocks: BlockEntry[] = [];
+      const buf = Buffer.allocUnsafe(1 << 20);
+      let start = 0; // where the current block starts
+      let pos = 0;
+      let atLineStart = true;
+      let key: number[] | undefined = [];
+      let keyDone = false;
+      while (pos < size) {
+        const n = readSync(fd, buf, 0, buf.length, pos);
+        if (n <= 0) break;
+        for (let i = 0; i < n; i++) {
+          const c = buf[i];
+          if (atLineStart && pos + i - start >= SCAN_BLOCK) {
+            blocks.push({ firstKey: Buffer.from(key!).toString('utf8'), offset: start, length: pos + i - start });
+            start = pos + i;
+            key = [];
+            keyDone = false;
+          }
+          atLineStart = c === 0x0a;
+          if (!keyDone) {
+            if (c === 0x09 || c === 0x0a) keyDone = true;
+            else key!.push(c);
+          }
+        }
+        pos += n;
+      }
+      if (size > start) blocks.push({ firstKey: Buffer.from(key!).toString('utf8'), offset: start, length: size - start });
+      return { gzip: false, blocks };
+    } finally {
+      closeSync(fd);
+    }
   }
 
   get blockCount(): number {
@@ -126,17 +198,37 @@ export class RecordFileReader {
   }
 
   private readBlock(fd: number, b: BlockEntry): string[] {
+    if (this.kind === 'stream') return (this.whole ??= this.inflateWhole(fd));
     const buf = Buffer.allocUnsafe(b.length);
     const n = readSync(fd, buf, 0, b.length, b.offset);
     if (n !== b.length) throw new NwaxError('NWAX_FORMAT', `${this.path}: offset ${b.offset}: block cut short (${n} of ${b.length} bytes)`);
     let text: string;
+    if (this.kind === 'text') text = buf.toString('utf8');
+    else {
+      try {
+        text = gunzipSync(buf).toString('utf8');
+      } catch (err) {
+        throw new NwaxError('NWAX_FORMAT', `${this.path}: offset ${b.offset}: corrupt block (${(err as Error).message})`);
+      }
+    }
+    const lines = text.split('\n');
+    // A last line without its newline (a text part cut by hand) is still a record.
+    if (lines[lines.length - 1] === '') lines.pop();
+    return lines;
+  }
+
+  private inflateWhole(fd: number): string[] {
+    const size = fstatSync(fd).size;
+    const buf = Buffer.allocUnsafe(size);
+    readSync(fd, buf, 0, size, 0);
+    let text: string;
     try {
       text = gunzipSync(buf).toString('utf8');
     } catch (err) {
-      throw new NwaxError('NWAX_FORMAT', `${this.path}: offset ${b.offset}: corrupt block (${(err as Error).message})`);
+      throw new NwaxError('NWAX_FORMAT', `${this.path}: corrupt gzip stream (${(err as Error).message})`);
     }
     const lines = text.split('\n');
-    lines.pop();
+    if (lines[lines.length - 1] === '') lines.pop();
     return lines;
   }
 

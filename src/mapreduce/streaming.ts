@@ -24,8 +24,9 @@ export function mapper(job: Job, out: LineSink, counters: Counters, properties: 
   const from = splitStart ? ` of the split at byte ${splitStart}` : '';
   let lineNo = 0;
   return (line) => {
-    ctx.count('map input records');
     lineNo++;
+    if (line === '' && job.input === 'records') return;
+    ctx.count('map input records');
     const [k, v] = splitInput(job, line, `job ${job.name}: ${file}: line ${lineNo}${from}`);
     return job.map(k, v, emit, ctx);
   };

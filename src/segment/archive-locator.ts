@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { isRemote } from '../archive/byte-source.js';
+import { isClusterPath, isRemote } from '../archive/byte-source.js';
 import { InputError, describeFsError } from '../util/errors.js';
 
 type Place = { kind: 'dir'; dir: string } | { kind: 'url'; prefix: string } | { kind: 'index'; map: Map<string, string> };
@@ -41,7 +41,7 @@ export class ArchiveLocator {
   async locate(name: string): Promise<string | undefined> {
     if (this.cache.has(name)) return this.cache.get(name);
     let found: string | undefined;
-    if (isRemote(name) || (isAbsolute(name) && existsSync(name))) found = name;
+    if (isRemote(name) || isClusterPath(name) || (isAbsolute(name) && existsSync(name))) found = name;
     for (let i = 0; !found && i < this.places.length; i++) {
       const p = this.places[i];
       if (p.kind === 'dir') {

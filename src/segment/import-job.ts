@@ -40,7 +40,7 @@ function importOptions(ctx: TaskContext): Promise<ImportOptions> {
       maxOutlinks: conf.getNumber('db.max.outlinks.per.page'),
       strict: conf.getBoolean('nwax.import.strict'),
       fetches: conf.getNumber('nwax.import.cdx.fetches'),
-      remote: { timeout: conf.getNumber('http.timeout'), retries: conf.getNumber('nwax.http.retries'), userAgent: conf.getString('http.agent.name') },
+      remote: { timeout: conf.getNumber('http.timeout'), retries: conf.getNumber('nwax.http.retries'), userAgent: conf.getString('http.agent.name'), hadoop: conf.getString('nwax.hadoop.command') },
     };
   })());
 }

@@ -27,7 +27,7 @@ export interface ImportOptions {
   byteLimit: number;
   maxOutlinks: number;
   strict: boolean;
-  remote: { timeout: number; retries: number; userAgent?: string };
+  remote: { timeout: number; retries: number; userAgent?: string; hadoop?: string };
 }
 
 /** WARC record types that are captures of a URL. */

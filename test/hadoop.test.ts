@@ -1,0 +1,147 @@
+/**
+ * The NutchWAX session on real Apache Hadoop 2.6 Streaming (local mode: LocalJobRunner, the
+ * local file system standing for HDFS; ../shared/tools/hadoop-local/README.md sets it up):
+ * import -e, updatedb, invertlinks, index and the dates job with `--engine hadoop --run`, beside
+ * the local runner on the same archives. Every dataset, every index and the search results
+ * must be the same; each engine reads what the other wrote. Skipped, saying so, where there is
+ * no Hadoop (CI has none): set NWAX_HADOOP_HOME or put `hadoop` on the PATH.
+ */
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BIN, fixture, HAVE_FIXTURES, ROOT, nwaxAsync, tempDir, type RunResult } from './helpers.js';
+
+const HOME = process.env.NWAX_HADOOP_HOME;
+const HADOOP = HOME && existsSync(join(HOME, 'bin', 'hadoop')) ? join(HOME, 'bin', 'hadoop')
+  : spawnSync('sh', ['-c', 'command -v hadoop']).stdout?.toString().trim() || undefined;
+
+if (!HADOOP) console.log('hadoop.test: skipped: no Hadoop (set NWAX_HADOOP_HOME, see ../shared/tools/hadoop-local/README.md)');
+
+describe.skipIf(!HADOOP)('the pipeline on real Hadoop Streaming', () => {
+  const dir = tempDir();
+  // The task nodes run `nwax` from the PATH: this checkout. The shared local-mode launcher's
+  // `hadoop fs` has no -mv (real Hadoop's has): on local paths it is mv.
+  const bin = join(dir, 'bin');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'nwax'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
+  // Local mode has no HDFS: `hadoop fs -cat hdfs://localhost/PATH` stands for a read of PATH
+  // from the cluster, to show how an import reads a manifest's hdfs:// archives.
+  writeFileSync(join(bin, 'hadoop'), [
+    '#!/bin/sh',
+    'if [ "$1" = fs ] && [ "$2" = -mv ]; then shift 2; exec mv "$@"; fi',
+    'if [ "$1" = fs ] && [ "$2" = -cat ]; then case "$3" in hdfs://localhost/*) p=${3#hdfs://localhost}; [ -f "$p" ] || { echo "cat: $3: No such file or directory" >&2; exit 1; }; exec cat "$p" ;; esac; fi',
+    `exec ${JSON.stringify(HADOOP)} "$@"`, ''].join('\n'));
+  chmodSync(join(bin, 'nwax'), 0o755);
+  chmodSync(join(bin, 'hadoop'), 0o755);
+  const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
+
+  /** nwax in a child process (Hadoop jobs take seconds: the test worker must not block). */
+  const run = (args: string[]): Promise<RunResult> => nwaxAsync(args, { cwd: dir, env });
+  const ok = async (args: string[], codes = [0]): Promise<RunResult> => {
+    const r = await run(args);
+    expect(codes, `nwax ${args.join(' ')}\n${r.stderr.split('\n').filter((l) => !/ INFO /.test(l)).join('\n')}`).toContain(r.code);
+    return r;
+  };
+
+  const archives = [join(ROOT, 'fixtures', 'example', 'dedup-example.warc.gz'), ...(HAVE_FIXTURES ? ['pywb/iana.warc.gz', 'wget/crawl1.warc.gz', 'wget/crawl2.warc.gz'].map(fixture) : [])];
+  const manifest = join(dir, 'manifest');
+  writeFileSync(manifest, archives.map((a, i) => `${a} coll${i % 2}`).join('\n') + '\n');
+  const dups = join(dir, 'all.dup');
+
+  /** The records of a dataset, part by part, as text (the parts' names and layout included). */
+  const dataset = (d: string): Record<string, string> => Object.fromEntries(readdirSync(d, { recursive: true, encoding: 'utf8' })
+    .filter((f) => /(^|\/)part-\d{5}\.gz$/.test(f)).sort()
+    .map((f) => [f, spawnSync('zcat', [join(d, f)]).stdout.toString()]));
+  /** The counters of a job's one-line summary, without the local runner's own (its spills and runs). */
+  const counters = (stderr: string, job: string): Record<string, number> => {
+    const line = stderr.split('\n').find((l) => l.startsWith(`nwax ${job}: ${job}: `)) ?? '';
+    const counts = line.slice(line.indexOf('; ') + 2).split(', ').map((c) => /^(.*) (\d+)$/.exec(c)).filter((m) => m !== null);
+    return Object.fromEntries(counts.filter((m) => !/^(shuffled runs|runs merged)/.test(m![1])).map((m) => [m![1], Number(m![2])]));
+  };
+
+  const session = async (crawl: string, engine: string[]) => {
+    const seg = join(crawl, 'segments', '20071011000000');
+    const log: Record<string, string> = {};
+    log.import = (await ok(['import', ...engine, '--reduces', '2', '-e', dups, manifest, seg], [0, 3])).stderr;
+    log.updatedb = (await ok(['updatedb', ...engine, '--reduces', '2', join(crawl, 'crawldb'), seg])).stderr;
+    log.invertlinks = (await ok(['invertlinks', ...engine, '--reduces', '2', join(crawl, 'linkdb'), seg])).stderr;
+    log.index = (await ok(['index', ...engine, '--reduces', '2', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg])).stderr;
+    log.dates = (await ok(['job', 'dates', 'run', ...engine, '-o', join(crawl, 'dates'), dups])).stderr;
+    for (const p of ['part-00000', 'part-00001']) {
+      await ok(['add-dates', join(crawl, 'indexes', p), join(crawl, 'indexes', p), join(crawl, 'pindexes', p, 'dates'), join(crawl, 'dates')]);
+    }
+    return { seg, log };
+  };
+
+  it('gives the local runner\'s segment, CrawlDb, LinkDb, indexes, dates and search results', async () => {
+    const cdx = join(dir, 'all.cdx');
+    await ok(['cdx', '-o', cdx, ...archives]);
+    writeFileSync(dups, (await ok(['dedup-cdx', cdx])).stdout);
+    const local = await session(join(dir, 'local'), []);
+    const hadoop = await session(join(dir, 'hadoop'), ['--engine', 'hadoop', '--run']);
+    for (const d of ['segments/20071011000000', 'crawldb', 'linkdb', 'dates']) {
+      const a = dataset(join(dir, 'local', d));
+      const b = dataset(join(dir, 'hadoop', d));
+      expect(Object.keys(b).length, d).toBeGreaterThan(0);
+      expect(b, d).toEqual(a);
+    }
+    for (const p of ['indexes/part-00000', 'indexes/part-00001', 'pindexes/part-00000/dates', 'pindexes/part-00001/dates']) {
+      const a = await ok(['dumpindex', join(dir, 'local', p)]);
+      const b = await ok(['dumpindex', join(dir, 'hadoop', p)]);
+      expect(b.stdout.length, p).toBeGreaterThan(100);
+      expect(b.stdout, p).toBe(a.stdout);
+    }
+    // The summary on Hadoop carries the local run's counters.
+    for (const job of ['import', 'updatedb', 'invertlinks', 'index', 'dates']) {
+      expect(counters(hadoop.log[job], job), job).toEqual(counters(local.log[job], job));
+      expect(hadoop.log[job], job).toMatch(new RegExp(`${job}: on Hadoop, \\d+ reduces?, output in `));
+    }
+    expect(counters(hadoop.log.import, 'import')['repeat captures merged'] ?? 0).toBeGreaterThanOrEqual(0);
+    for (const q of ['welcome', 'url:http://example.org/index.html', 'date:20071005 welcome', 'iana', 'debian']) {
+      const a = JSON.parse((await ok(['search', '--json', '--dir', join(dir, 'local'), q])).stdout);
+      const b = JSON.parse((await ok(['search', '--json', '--dir', join(dir, 'hadoop'), q])).stdout);
+      const hits = (r: { hits: { url: string; digest: string; dates: string[]; title: string }[] }) => r.hits.map((h) => [h.url, h.digest, h.dates, h.title]);
+      expect(hits(b), q).toEqual(hits(a));
+      // The worked example: five versions of the page, its ten capture dates back through add-dates.
+      if (q.startsWith('url:')) expect(hits(b).flatMap((h) => h[2] as string[]).length).toBe(10);
+    }
+
+    // Each engine reads what the other wrote: local commands on the Hadoop segment, a Hadoop
+    // job on the local one.
+    const list = await ok(['readseg', '-list', hadoop.seg]);
+    expect(list.stdout).toBe((await ok(['readseg', '-list', local.seg])).stdout);
+    await ok(['updatedb', join(dir, 'cross-local-db'), hadoop.seg]);
+    await ok(['updatedb', '--engine', 'hadoop', '--run', join(dir, 'cross-hadoop-db'), local.seg]);
+    const once = dataset(join(dir, 'cross-local-db'));
+    expect(Object.values(once).join('')).toBe(Object.values(dataset(join(dir, 'cross-hadoop-db'))).join(''));
+    expect(Object.values(once).join('').split('\n').length).toBeGreaterThan(5);
+  }, 600_000);
+
+  it('reports bad input on the cluster path as it does locally: a missing archive, a missing segment', async () => {
+    const bad = join(dir, 'bad-manifest');
+    const cut = join(dir, 'cut.warc.gz');
+    const bytes = readFileSync(archives[0]);
+    writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length * 0.55)));
+    writeFileSync(bad, `${archives[0]} a\n${join(dir, 'no-such.warc.gz')} a\n${cut} b\n`);
+    const r = await run(['import', '--engine', 'hadoop', '--run', bad, join(dir, 'bad', 'seg')]);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/no-such\.warc\.gz: no such file/);
+    expect(r.stderr).toMatch(/cut\.warc\.gz: offset \d+: .*record skipped/);
+    expect(r.stderr).toMatch(/archives failed 1/);
+    expect(r.stderr).not.toMatch(/internal error|\n\s+at [\w.]+ \(/);
+    const local = await run(['import', bad, join(dir, 'bad', 'local-seg')]);
+    expect(local.code).toBe(3);
+    expect(counters(r.stderr, 'import')).toEqual(counters(local.stderr, 'import'));
+    // Archives named by the cluster's URLs are read with `hadoop fs -cat`, here and in the tasks.
+    const remote = join(dir, 'hdfs-manifest');
+    writeFileSync(remote, `hdfs://localhost${archives[0]} a\nhdfs://localhost${join(dir, 'gone.warc.gz')} a\n`);
+    const h = await run(['import', '--engine', 'hadoop', '--run', remote, join(dir, 'bad', 'hdfs-seg')]);
+    expect(h.code, h.stderr).toBe(3);
+    expect(h.stderr).toMatch(/hdfs:\/\/localhost\/\S+gone\.warc\.gz: hadoop fs -cat failed: .*No such file or directory/);
+    expect(h.stderr).toMatch(/documents 5\b/);
+    const seg = await run(['updatedb', '--engine', 'hadoop', '--run', join(dir, 'bad', 'db'), join(dir, 'bad', 'nope')]);
+    expect(seg.code).toBe(1);
+    expect(seg.stderr).toMatch(/bad\/nope: no such directory on the cluster's file system/);
+  }, 300_000);
+});
