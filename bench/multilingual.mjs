@@ -42,7 +42,7 @@ const langCode = (dir) => dir.split('-')[0].toLowerCase();
 const NO_SPACES = new Set(['ja', 'zh', 'km', 'th']);
 
 /** The two queries of each page: its title, and its rarest word. */
-function makeQueries(pages) {
+export function makeQueries(pages) {
   const byLang = new Map();
   for (const p of pages) (byLang.get(p.lang) ?? byLang.set(p.lang, []).get(p.lang)).push(p);
   const queries = [];
@@ -73,7 +73,7 @@ function nwaxRun(root, args) {
 }
 
 /** import, updatedb, invertlinks once; index `runs` times (timed). */
-function build(root, crawl, runs) {
+export function build(root, crawl, runs) {
   const seg = join(crawl, 'segments', '20200101000000');
   mkdirSync(crawl, { recursive: true });
   writeFileSync(join(crawl, 'manifest'), `${join(DIR, 'multilingual.warc.gz')} multilingual\n`);
@@ -96,7 +96,7 @@ function pct(xs, p) {
 }
 
 /** Scores of one engine: per language and kind, { n, mrr, s1, s10, zero }. */
-async function evaluate(root, crawl, queries, withLang) {
+export async function evaluate(root, crawl, queries, withLang, ranking) {
   const { Searcher } = await import(join(root, 'dist', 'search', 'searcher.js'));
   const s = new Searcher(crawl);
   const scores = new Map();
@@ -110,7 +110,7 @@ async function evaluate(root, crawl, queries, withLang) {
     let r;
     const t0 = performance.now();
     try {
-      r = s.search(text, { hits: 10, hitsPerSite: 0, snippets: false, cache: false });
+      r = s.search(text, { hits: 10, hitsPerSite: 0, snippets: false, cache: false, ranking });
     } catch {
       a.zero++;
       continue;
@@ -130,7 +130,7 @@ async function evaluate(root, crawl, queries, withLang) {
 }
 
 /** Lucene's scores, best chain per language and kind (by MRR@10), or undefined without a JDK and Lucene. */
-function lucene(pages, queries, work) {
+export function lucene(pages, queries, work) {
   const jars = LUCENE_JARS.map((j) => `/usr/share/java/lucene-${j}-8.7.0.jar`);
   jars.push('/usr/share/java/icu4j.jar');
   if (!jars.every(existsSync) || spawnSync('javac', ['-version']).status !== 0) return undefined;

@@ -53,7 +53,7 @@ export function querySets(db, words, n = 300) {
   return { title, passage, navigational };
 }
 
-function evaluate(searcher, set, ranking) {
+export function evaluate(searcher, set, ranking) {
   let rr = 0;
   let s1 = 0;
   let s10 = 0;
@@ -91,6 +91,8 @@ export async function benchRelevance() {
         'nwax (defaults)': ranking.DEFAULT_WEIGHTS,
         'plain BM25 (field weights)': ranking.BM25_ONLY,
         ...Object.fromEntries(Object.keys(ranking.BM25_ONLY).map((f) => [`BM25 + ${f} alone`, { ...ranking.BM25_ONLY, [f]: ranking.DEFAULT_WEIGHTS[f] }])),
+        // Each feature's share: the defaults without it.
+        ...Object.fromEntries(Object.keys(ranking.BM25_ONLY).map((f) => [`nwax without ${f}`, { ...ranking.DEFAULT_WEIGHTS, [f]: 0 }])),
       }
     : { 'nwax (this build)': undefined };
   const rows = [['ranking', ...Object.keys(sets).flatMap((k) => [`${k} MRR@10`, 'S@1', 'S@10'])]];

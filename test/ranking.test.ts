@@ -35,6 +35,26 @@ describe('the ranking', () => {
     for (const v of Object.values(features(weak, q))) expect(v).toBeLessThanOrEqual(1);
   });
 
+  it('among titles that hold the word, the short one first; the length alone counts, and only the form typed', () => {
+    // Equal text scores: the title's own length norm decides (as Lucene's per-field norm would).
+    const short = { url: 'http://a.example/x', title: '東京', inlinks: 0, rank: -5 };
+    const long = { url: 'http://a.example/y', title: '東京都の天気予報と週間天気', inlinks: 0, rank: -5 };
+    rerank([long, short], ['東京']);
+    expect(short.rank).toBeLessThan(long.rank);
+    const avg = (words: number) => features({ ...short, title: 'a b c d' }, ['a'], [], words).fit;
+    expect(avg(4)).toBeCloseTo(0, 10);
+    expect(avg(8)).toBeGreaterThan(0);
+    expect(avg(2)).toBeLessThan(0);
+    expect(features(short, ['nope'], [], 4).fit).toBe(0);
+    // A query with marks: a title with only the folded form (lục for lúc) gets no fit.
+    const folded = { url: 'http://v.example/1', title: 'Lục', inlinks: 0, rank: -5 };
+    const typed = { url: 'http://v.example/2', title: 'Hàm Lúc Chạy', inlinks: 0, rank: -5 };
+    expect(features(folded, ['luc'], ['lúc'], 3).fit).toBe(0);
+    expect(features(typed, ['luc'], ['lúc'], 3).fit).toBeCloseTo(0, 10);
+    rerank([folded, typed], ['luc'], DEFAULT_WEIGHTS, ['lúc']);
+    expect(typed.rank).toBeLessThan(folded.rank);
+  });
+
   it('plain BM25 leaves the text order alone', () => {
     const cands = [{ url: 'http://x/', title: 'x', inlinks: 9, rank: -2 }, { url: 'http://y/a/b', title: 'q', inlinks: 0, rank: -3 }];
     rerank(cands, ['q'], BM25_ONLY);
