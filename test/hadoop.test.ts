@@ -128,6 +128,12 @@ describe.skipIf(!HADOOP)('the pipeline on real Hadoop Streaming', () => {
     const once = dataset(join(dir, 'cross-local-db'));
     expect(Object.values(once).join('')).toBe(Object.values(dataset(join(dir, 'cross-hadoop-db'))).join(''));
     expect(Object.values(once).join('').split('\n').length).toBeGreaterThan(5);
+    // The local index job over what Hadoop wrote gives the index Hadoop's index job gave.
+    const crossIndexes = join(dir, 'cross-indexes');
+    await ok(['index', '--reduces', '2', crossIndexes, join(dir, 'hadoop', 'crawldb'), join(dir, 'hadoop', 'linkdb'), hadoop.seg]);
+    for (const p of ['part-00000', 'part-00001']) {
+      expect((await ok(['dumpindex', join(crossIndexes, p)])).stdout, p).toBe((await ok(['dumpindex', join(dir, 'hadoop', 'indexes', p)])).stdout);
+    }
   }, 600_000);
 
   it('reports bad input on the cluster path as it does locally: a missing archive, a missing segment', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readFileSync, writeFileSync, readdirSync, existsSync } from 'node:fs';
+import { readFileSync, writeFileSync, readdirSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { HAVE_FIXTURES, SPEC, fixture, nwax, nwaxAsync, segmentRecords, tempDir, FIXTURES } from './helpers.js';
@@ -333,6 +333,35 @@ describe('bad input', () => {
     expect(empty.code).toBe(1);
     expect(empty.stderr).toMatch(/empty-manifest: lists no archive/);
     expect(existsSync(join(dir, 'y'))).toBe(false);
+  });
+});
+
+describe('manifests', () => {
+  it('take paths with spaces, quoted as in CSV or in a TSV line, beside NutchWAX\'s "path collection" lines', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'crawl 2007'));
+    const names = ['crawl 2007/a "quoted" one.warc.gz', 'crawl 2007/tab line.warc.gz', 'plain.warc.gz'];
+    for (const [i, n] of names.entries()) {
+      await writeWarc(join(dir, n), dedupExampleRecords().map((r: { url: string }) => ({ ...r, url: r.url.replace('index', `page${i}`) })));
+    }
+    writeFileSync(join(dir, 'manifest'), [
+      '# one of each form',
+      `"${join(dir, names[0]).replace(/"/g, '""')}"   quoted`,
+      `${join(dir, names[1])}\ttsv`,
+      `${join(dir, names[2])} plain`,
+    ].join('\n') + '\n');
+    const r = nwax(['import', join(dir, 'manifest'), join(dir, 'seg')]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/archives 3\b/);
+    const content = [...(segmentRecords(join(dir, 'seg'), 'content') as Map<string, { collection: string }>).values()];
+    for (const c of ['quoted', 'tsv', 'plain']) expect(content.filter((x) => x.collection === c), c).toHaveLength(5);
+    // A quote left open: the line is named, nothing is imported.
+    writeFileSync(join(dir, 'bad'), `${join(dir, names[2])} plain\n"${join(dir, names[1])} open\n`);
+    const bad = nwax(['import', join(dir, 'bad'), join(dir, 'bad-seg')]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/bad: line 2: not "path \[collection\]"/);
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(join(dir, 'bad-seg'))).toBe(false);
   });
 });
 

@@ -6,7 +6,8 @@ import type { Configuration } from '../conf/config.js';
 export default class Import extends NwaxCommand {
   static override summary = 'Import the archives a manifest lists into a segment, one document per version (URL + digest).';
   static override description = `MANIFEST lists one archive per line: a path or an http(s) URL, then optionally a collection \
-name; blank lines and # comments are skipped. Each archive is one map task (both cores at work); remote archives are \
+name; blank lines and # comments are skipped. A path holding spaces is quoted as in CSV ("/data/crawl 2007/a.warc.gz" \
+october), or the line is TSV (path TAB collection). Each archive is one map task (both cores at work); remote archives are \
 streamed, and resumed after a lost connection. WARC response and resource records and ARC records are imported when \
 their HTTP status passes nwax.filter.http.status (default 200-299); revisit, request, metadata and warcinfo records are \
 counted, not imported. With -e, the captures the list names (dedup-cdx or revisits lines: URLKEY sha1:DIGEST DATE) are \
@@ -68,7 +69,15 @@ line whose offset does not start a record of its URL is reported with its CDX fi
       }
       // A manifest without one archive is a mistake (a wrong file, say), not an empty import.
       const { parseManifestLine } = await import('../segment/manifest.js');
-      if (!readFileSync(manifest, 'utf8').split('\n').some((l) => parseManifestLine(l))) {
+      const lines = readFileSync(manifest, 'utf8').split('\n');
+      const entries = lines.map((l, i) => {
+        try {
+          return parseManifestLine(l);
+        } catch (err) {
+          throw new InputError(`${manifest}: line ${i + 1}: ${(err as Error).message}`);
+        }
+      });
+      if (!entries.some(Boolean)) {
         throw new InputError(`${manifest}: lists no archive (one path or URL per line, then an optional collection)`);
       }
     }
@@ -101,7 +110,7 @@ line whose offset does not start a record of its URL is reported with its CDX fi
         files: this.shipped,
         output: segment,
         // Exit 3 when something was skipped: damaged records, unreadable archives, bad list or CDX lines.
-        exitCode: (c) => ((c['read-error'] ?? 0) + (c['archives failed'] ?? 0) + (c['cdx-offset-mismatch'] ?? 0) + skipped > 0 ? 3 : 0),
+        exitCode: (c) => ((c['read-error'] ?? 0) + (c['archives failed'] ?? 0) + (c['bad manifest lines'] ?? 0) + (c['cdx-offset-mismatch'] ?? 0) + skipped > 0 ? 3 : 0),
       });
     } finally {
       for (const f of temps) rmSync(f, { force: true });

@@ -60,7 +60,15 @@ export const importJob: Job = {
       await importRecords(JSON.parse(line) as RecordGroup, await importOptions(ctx), emit, ctx);
       return;
     }
-    const entry = parseManifestLine(line);
+    let entry;
+    try {
+      entry = parseManifestLine(line);
+    } catch (err) {
+      // (The import command checks a local manifest before the job; on a cluster it is read here.)
+      ctx.count('bad manifest lines');
+      ctx.warn(`${ctx.inputFile || 'manifest'}: ${JSON.stringify(line.slice(0, 100))}: ${(err as Error).message}; line skipped`);
+      return;
+    }
     if (!entry) return;
     ctx.count('archives');
     await importArchive(entry, await importOptions(ctx), emit, ctx);
