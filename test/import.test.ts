@@ -365,6 +365,32 @@ describe('manifests', () => {
   });
 });
 
+describe.skipIf(!HAVE_FIXTURES)('one archive, several map tasks', () => {
+  it('cuts gzip archives at member starts and gives the segment of one task per archive, damaged archives included', async () => {
+    const dir = tempDir();
+    // ARC and WARC from four writers, a 1.9 MB page, and an archive cut short in a record.
+    const cut = join(dir, 'cut.warc.gz');
+    writeFileSync(cut, readFileSync(fixture('wget/crawl1.warc.gz')).subarray(0, 300_000));
+    const archives = ['cdx-writer/15_digit_date.arc.gz', 'webarchive-discovery/BL-20140325121225068-00000-32090~opera~8443.warc.gz',
+      'webarchive-discovery/flashfrozen-jwat-recompressed.warc.gz', 'cdx-writer/giant_html.warc.gz', 'pywb/iana.warc.gz'].map(fixture);
+    writeFileSync(join(dir, 'manifest'), [...archives, cut].map((a, i) => `${a} c${i}`).join('\n') + '\n');
+    const one = await nwaxAsync(['import', '-D', 'nwax.import.split.size=0', join(dir, 'manifest'), join(dir, 'one')]);
+    const split = await nwaxAsync(['import', '-D', 'nwax.import.split.size=16K', join(dir, 'manifest'), join(dir, 'split')]);
+    expect(one.code, one.stderr).toBe(3);
+    expect(split.code, split.stderr).toBe(3);
+    expect(one.stderr).toMatch(/import: 6 map tasks/);
+    expect(Number(/import: (\d+) map tasks/.exec(split.stderr)?.[1])).toBeGreaterThan(50);
+    for (const c of ['records read', 'imported', 'read-error', 'archives', 'documents']) {
+      expect(new RegExp(`${c} (\\d+)`).exec(split.stderr)?.[1], c).toBe(new RegExp(`${c} (\\d+)`).exec(one.stderr)?.[1]);
+    }
+    for (const d of ['content', 'parse_data', 'parse_text', 'crawl_fetch', 'crawl_parse']) {
+      const a = segmentRecords(join(dir, 'one'), d);
+      expect(a.size, d).toBeGreaterThan(100);
+      expect(segmentRecords(join(dir, 'split'), d), d).toEqual(a);
+    }
+  }, 120_000);
+});
+
 describe('import on Hadoop', () => {
   it('prints a streaming command with one manifest line per map task', () => {
     const r = nwax(['import', '--engine', 'hadoop', '-D', 'nwax.filter.http.status=200-399', '/user/me/manifest', '/user/me/segments/20200101000000']);

@@ -7,7 +7,8 @@ export default class Import extends NwaxCommand {
   static override summary = 'Import the archives a manifest lists into a segment, one document per version (URL + digest).';
   static override description = `MANIFEST lists one archive per line: a path or an http(s) URL, then optionally a collection \
 name; blank lines and # comments are skipped. A path holding spaces is quoted as in CSV ("/data/crawl 2007/a.warc.gz" \
-october), or the line is TSV (path TAB collection). Each archive is one map task (both cores at work); remote archives are \
+october), or the line is TSV (path TAB collection). Each archive is one map task (both cores at work), and a local gzip \
+archive larger than nwax.import.split.size is cut into several at gzip member starts; remote archives are \
 streamed, and resumed after a lost connection. WARC response and resource records and ARC records are imported when \
 their HTTP status passes nwax.filter.http.status (default 200-299); revisit, request, metadata and warcinfo records are \
 counted, not imported. With -e, the captures the list names (dedup-cdx or revisits lines: URLKEY sha1:DIGEST DATE) are \
@@ -101,6 +102,13 @@ line whose offset does not start a record of its URL is reported with its CDX fi
         input = `${segment}.records${flags.engine === 'local' ? `-${process.pid}` : ''}`;
         if (flags.engine === 'local') temps.push(input);
         skipped += await this.planCdx(cdx, input, flags, conf, options.threads);
+      } else if (flags.engine === 'local') {
+        // Large local archives cut into several map tasks (both cores on one archive).
+        const planned = await this.planSplits(manifest!, segment, conf.getBytes('nwax.import.split.size'));
+        if (planned) {
+          temps.push(planned);
+          input = planned;
+        }
       }
       const { findJob } = await import('../jobs/index.js');
       const { runJobAction } = await import('../mapreduce/job-cli.js');
@@ -115,6 +123,29 @@ line whose offset does not start a record of its URL is reported with its CDX fi
     } finally {
       for (const f of temps) rmSync(f, { force: true });
     }
+  }
+
+  /**
+   * The manifest's archives larger than the split size as task lines of byte ranges
+   * (archive-splits.ts), the other lines as they are; undefined when nothing is cut.
+   */
+  private async planSplits(manifest: string, segment: string, splitSize: number): Promise<string | undefined> {
+    if (splitSize <= 0) return undefined;
+    const { readFileSync, writeFileSync } = await import('node:fs');
+    const { parseManifestLine } = await import('../segment/manifest.js');
+    const { planSplits } = await import('../segment/archive-splits.js');
+    let cut = 0;
+    const lines = readFileSync(manifest, 'utf8').split('\n').flatMap((line) => {
+      const entry = parseManifestLine(line);
+      const splits = entry ? planSplits(entry, splitSize) : [];
+      if (splits.length < 2) return [line];
+      cut++;
+      return splits.map((split) => JSON.stringify({ split }));
+    });
+    if (cut === 0) return undefined;
+    const planned = `${segment}.records-${process.pid}`;
+    writeFileSync(planned, `${lines.join('\n')}\n`);
+    return planned;
   }
 
   /**

@@ -11,6 +11,7 @@ import { parseByteSize } from '../conf/config.js';
 import { asCanonicalizer, loadExclusions, type Exclusions } from './exclusions.js';
 import { importArchive, type ImportOptions } from './importer.js';
 import { parseManifestLine } from './manifest.js';
+import type { ArchiveSplit } from './archive-splits.js';
 import { parseStatusFilter } from './status-filter.js';
 import { SEGMENT_PARTS, type Capture } from './segment.js';
 import type { RecordGroup } from './cdx-plan.js';
@@ -53,6 +54,13 @@ export const importJob: Job = {
   outputs: SEGMENT_PARTS,
   async map(_key, value, emit, ctx) {
     const line = value as string;
+    if (line.startsWith('{"split":')) {
+      // A part of a large archive (archive-splits.ts): the records that start in it.
+      const { split } = JSON.parse(line) as { split: ArchiveSplit };
+      ctx.count(split.start === 0 ? 'archives' : 'archive splits past the first');
+      await importArchive({ location: split.archive, collection: split.collection }, await importOptions(ctx), emit, ctx, split);
+      return;
+    }
     if (line.startsWith('{')) {
       // A task line of import --cdx: records of one archive at their offsets.
       const { importRecords } = await import('./record-importer.js');

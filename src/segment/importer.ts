@@ -6,7 +6,8 @@
  * the archive, not a copy. Outcomes are counted; damaged records are reported and skipped by
  * the reader, which goes on with the rest of the archive.
  */
-import { readArchive } from '../archive/reader.js';
+import { ArchiveReader, readArchive, type ReadIssue } from '../archive/reader.js';
+import { openByteRange } from '../archive/byte-source.js';
 import type { ArchiveRecord } from '../archive/record.js';
 import { base32, sha1Hasher } from '../archive/digest.js';
 import { ContentParser } from '../parse/parse.js';
@@ -39,21 +40,27 @@ function mimeOf(r: ArchiveRecord): string {
 }
 
 
-/** Reads one archive of the manifest and emits its captures under their document keys. */
-export async function importArchive(entry: ManifestEntry, opts: ImportOptions, emit: (key: string, c: Capture) => void | Promise<void>, ctx: TaskContext): Promise<void> {
+/**
+ * Reads one archive of the manifest and emits its captures under their document keys; with a
+ * split, only the records that start in [start, end) (archive-splits.ts).
+ */
+export async function importArchive(entry: ManifestEntry, opts: ImportOptions, emit: (key: string, c: Capture) => void | Promise<void>, ctx: TaskContext,
+  split: { start: number; end?: number } = { start: 0 }): Promise<void> {
+  const base = split.start;
   let reader;
   try {
-    reader = await readArchive(entry.location, {
+    const readOpts = {
       strict: opts.strict,
       remote: opts.remote,
-      onIssue: (i) => {
+      onIssue: (i: ReadIssue) => {
         // Damage that costs a record is reported; a quirk read past (a chunked header over a
         // payload that is not) is only counted.
         if (!i.skipped) return ctx.count(`warning ${i.reason}`);
         ctx.count('read-error');
-        ctx.warn(`${i.file}: offset ${i.offset}: ${i.reason}: ${i.detail}; record skipped`);
+        ctx.warn(`${base ? entry.location : i.file}: offset ${i.offset + base}: ${i.reason}: ${i.detail}; record skipped`);
       },
-    });
+    };
+    reader = base === 0 ? await readArchive(entry.location, readOpts) : new ArchiveReader(await openByteRange(entry.location, { offset: base }, opts.remote), readOpts);
   } catch (err) {
     if (opts.strict || !(err instanceof InputError)) throw err;
     ctx.count('archives failed');
@@ -62,7 +69,11 @@ export async function importArchive(entry: ManifestEntry, opts: ImportOptions, e
   }
   const file = reader.source.fileName;
   try {
-    for await (const r of reader) await importRecord(r, file, entry, opts, emit, ctx, 0);
+    for await (const r of reader) {
+      // The next split's first record: it reads on from there.
+      if (split.end !== undefined && base + r.offset >= split.end) break;
+      await importRecord(r, file, entry, opts, emit, ctx, base);
+    }
   } catch (err) {
     if (opts.strict || !(err instanceof InputError)) throw err;
     // The archive could not be read on (a lost connection past its retries, say).
