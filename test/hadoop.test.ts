@@ -94,7 +94,11 @@ describe.skipIf(!HADOOP)('the pipeline on real Hadoop Streaming', () => {
         // The first line that differs, not two whole datasets, when they do.
         const [la, lb] = [a[part].split('\n'), b[part].split('\n')];
         const at = la.findIndex((l, i) => l !== lb[i]);
-        expect(at < 0 && la.length === lb.length ? '' : `line ${at + 1}:\n  local  ${la[at]?.slice(0, 300)}\n  hadoop ${lb[at]?.slice(0, 300)}`, `${d}/${part}`).toBe('');
+        const [x, y] = [la[at] ?? '', lb[at] ?? ''];
+        let c = 0;
+        while (c < x.length && x[c] === y[c]) c++;
+        const around = (t: string) => `${t.slice(0, 120)} ... [${c}] ${JSON.stringify(t.slice(Math.max(0, c - 80), c + 80))} (${t.length} chars)`;
+        expect(at < 0 && la.length === lb.length ? '' : `line ${at + 1}:\n  local  ${around(x)}\n  hadoop ${around(y)}`, `${d}/${part}`).toBe('');
       }
     }
     for (const p of ['indexes/part-00000', 'indexes/part-00001', 'pindexes/part-00000/dates', 'pindexes/part-00001/dates']) {

@@ -33,6 +33,8 @@ export interface ParseOptions {
 }
 
 const HEAD = 8192;
+/** Bytes from the first one past ASCII that decide an undeclared encoding. */
+const SNIFF = 65536;
 
 export type ContentKind = 'html' | 'text' | 'pdf';
 
@@ -56,6 +58,9 @@ export class ContentParser {
   private plain: string[] = [];
   private plainLength = 0;
   private bytes = 0;
+  /** Bytes held from the first one past ASCII until SNIFF of them decide the encoding. */
+  private pending: Buffer[] | undefined;
+  private pendingLength = 0;
   private cut = false;
   private error: string | undefined;
 
@@ -110,6 +115,7 @@ export class ContentParser {
       if (this.kind && !this.error) {
         if (this.encoded) this.start(this.decodeContent(Buffer.concat(this.head)));
         else if (!this.decoder) this.start(Buffer.concat(this.head));
+        if (!this.error && this.pending) this.decide();
         if (!this.error) this.feedText(this.decoder!.decode());
       }
     } catch (err) {
@@ -128,7 +134,9 @@ export class ContentParser {
 
   private start(head: Buffer): void {
     this.head = [];
-    this.charset = sniffCharset(head, this.opts.contentType, this.kind === 'html');
+    // Exactly the first HEAD bytes, however the payload came in chunks: the same bytes give the
+    // same parse (a run on a loaded machine reads larger chunks).
+    this.charset = sniffCharset(head.subarray(0, HEAD), this.opts.contentType, this.kind === 'html');
     // Nothing declared and nothing but ASCII so far (pages whose first kilobytes are markup and
     // scripts): every ASCII-based encoding reads those bytes alike, so the choice waits for the
     // first byte past ASCII (feed).
@@ -143,19 +151,36 @@ export class ContentParser {
   }
 
   private feed(bytes: Buffer): void {
+    if (this.pending) {
+      this.pending.push(bytes);
+      this.pendingLength += bytes.length;
+      if (this.pendingLength >= SNIFF) this.decide();
+      return;
+    }
     if (this.undecided) {
       const at = bytes.findIndex((b) => b > 0x7f);
       if (at >= 0) {
         this.feedText(this.decoder!.decode(bytes.subarray(0, at), { stream: true }));
-        bytes = bytes.subarray(at);
-        this.undecided = false;
-        // As much as is at hand (up to 64 KiB): past the markup, pages may hold few such bytes.
-        const found = sniffCharset(bytes.subarray(0, 65536), undefined, false);
-        this.charset = { ...found, source: found.source === 'default' ? 'default' : 'detected' };
-        this.decoder = new TextDecoder(found.encoding);
+        // From the first byte past ASCII, SNIFF bytes (or all there are) decide the encoding:
+        // past the markup, pages may hold few such bytes. Held until then, whatever the chunks.
+        this.pending = [];
+        this.pendingLength = 0;
+        this.feed(bytes.subarray(at));
+        return;
       }
     }
     this.feedText(this.decoder!.decode(bytes, { stream: true }));
+  }
+
+  /** The encoding from the bytes held since the first one past ASCII; then they are read. */
+  private decide(): void {
+    const held = Buffer.concat(this.pending!);
+    this.pending = undefined;
+    this.undecided = false;
+    const found = sniffCharset(held.subarray(0, SNIFF), undefined, false);
+    this.charset = { ...found, source: found.source === 'default' ? 'default' : 'detected' };
+    this.decoder = new TextDecoder(found.encoding);
+    this.feedText(this.decoder.decode(held, { stream: true }));
   }
 
   private feedText(text: string): void {
