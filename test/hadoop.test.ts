@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { BIN, fixture, HAVE_FIXTURES, ROOT, nwaxAsync, tempDir, type RunResult } from './helpers.js';
 
 const HOME = process.env.NWAX_HADOOP_HOME;
@@ -57,7 +58,7 @@ describe.skipIf(!HADOOP)('the pipeline on real Hadoop Streaming', () => {
   /** The records of a dataset, part by part, as text (the parts' names and layout included). */
   const dataset = (d: string): Record<string, string> => Object.fromEntries(readdirSync(d, { recursive: true, encoding: 'utf8' })
     .filter((f) => /(^|\/)part-\d{5}\.gz$/.test(f)).sort()
-    .map((f) => [f, spawnSync('zcat', [join(d, f)]).stdout.toString()]));
+    .map((f) => [f, gunzipSync(readFileSync(join(d, f))).toString()]));
   /** The counters of a job's one-line summary, without the local runner's own (its spills and runs). */
   const counters = (stderr: string, job: string): Record<string, number> => {
     const line = stderr.split('\n').find((l) => l.startsWith(`nwax ${job}: ${job}: `)) ?? '';
