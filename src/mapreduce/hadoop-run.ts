@@ -59,9 +59,14 @@ export function parseCounters(report: string): Counters {
   return counters;
 }
 
+/** The hadoop command could not be started. */
+function notStarted(hadoop: string, err: Error): UsageError {
+  return new UsageError(`${hadoop}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not on the PATH (property nwax.hadoop.command)' : err.message}`);
+}
+
 function hadoopFs(hadoop: string, args: string[]): number {
   const r = spawnSync(hadoop, args, { stdio: ['ignore', 'ignore', 'inherit'] });
-  if (r.error) throw new UsageError(`${hadoop}: ${(r.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not on the PATH (property nwax.hadoop.command)' : r.error.message}`);
+  if (r.error) throw notStarted(hadoop, r.error);
   return r.status ?? 1;
 }
 
@@ -75,7 +80,7 @@ function streamingJob(cmd: string[]): Promise<{ status: number; report: string }
       process.stderr.write(d);
       tail = (tail + d).slice(-256 * 1024);
     });
-    child.on('error', (err) => reject(new UsageError(`${cmd[0]}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not on the PATH (property nwax.hadoop.command)' : err.message}`)));
+    child.on('error', (err) => reject(notStarted(cmd[0], err)));
     child.on('close', (code) => resolve({ status: code ?? 1, report: tail }));
   });
 }

@@ -132,8 +132,8 @@ function fit(queryWords: readonly string[], have: string[], avgLength: number): 
   return (queryWords.filter((w) => set.has(w)).length / queryWords.length) * (norm - AT_AVERAGE);
 }
 
-export function features(c: Candidate, queryWords: readonly string[], exact: readonly string[] = [], avgTitle = 1): RankingWeights {
-  const titleWords = words(c.title ?? '');
+/** `titleWords`: the title's words, when the caller has them already. */
+export function features(c: Candidate, queryWords: readonly string[], exact: readonly string[] = [], avgTitle = 1, titleWords = words(c.title ?? '')): RankingWeights {
   const title = cover(queryWords, titleWords);
   const p = path(c.url);
   const url = cover(queryWords, words(p.replace(HOME, '/').replace(/\.[a-z0-9]{1,5}$/i, '')));
@@ -159,10 +159,12 @@ export function rerank<T extends Candidate>(cands: T[], queryWords: readonly str
   if (cands.length === 0) return cands;
   const best = Math.max(...cands.map((c) => -c.rank));
   const forms = marked(exact);
-  const titled = cands.filter((c) => c.title);
-  const avgTitle = w.fit ? titled.reduce((n, c) => n + words(c.title).length, 0) / Math.max(1, titled.length) : 1;
-  for (const c of cands) {
-    const f = features(c, queryWords, forms, avgTitle);
+  // Each title analyzed once: for the candidates' mean length, then for the features.
+  const titleWords = cands.map((c) => words(c.title ?? ''));
+  const titled = cands.filter((c) => c.title).length;
+  const avgTitle = titleWords.reduce((n, t) => n + t.length, 0) / Math.max(1, titled);
+  for (const [i, c] of cands.entries()) {
+    const f = features(c, queryWords, forms, avgTitle, titleWords[i]);
     const bonus = w.title * f.title + w.url * f.url + w.inlinks * f.inlinks + w.depth * f.depth + w.home * f.home + w.exact * f.exact + w.fit * f.fit;
     c.rank = c.rank - best * bonus;
   }
