@@ -6,6 +6,7 @@
  * then reads its dataset, one record per version that has duplicates, in place of the lines.
  */
 import type { Job } from '../mapreduce/job.js';
+import { visible } from '../util/errors.js';
 
 /** Reports the first bad lines of a task; the rest are counted. */
 const WARNINGS = 20;
@@ -28,7 +29,7 @@ export const datesJob: Job = {
     const f = line.split(' ');
     if (f.length < 3 || f.length > 4 || !/^[a-z0-9]+:\S+$/i.test(f[1]) || !/^\d{14}$/.test(f[2]) || /[\x00-\x1f]/.test(f[0])) {
       ctx.count('bad lines');
-      if (++warned <= WARNINGS) ctx.warn(`job dates: ${ctx.inputFile || 'stdin'}: not "URLKEY sha1:DIGEST DATE [FILE]": ${JSON.stringify(line.slice(0, 80))}; line skipped`);
+      if (++warned <= WARNINGS) ctx.warn(`job dates: ${ctx.inputFile || 'stdin'}: not "URLKEY sha1:DIGEST DATE [FILE]": ${visible(JSON.stringify(line.slice(0, 80)))}; line skipped`);
       return;
     }
     ctx.count('dates read');

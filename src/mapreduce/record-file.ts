@@ -17,7 +17,7 @@ import { closeSync, existsSync, openSync, readFileSync, readSync, writeSync, fst
 import { basename, dirname, join } from 'node:path';
 import { gzipSync, gunzipSync } from 'node:zlib';
 import { compareBytes } from './byte-order.js';
-import { NwaxError } from '../util/errors.js';
+import { NwaxError, visible } from '../util/errors.js';
 
 export interface RecordFileOptions {
   /** Uncompressed bytes per block (one gzip member each); default 64 KiB. */
@@ -237,7 +237,7 @@ export class RecordFileReader {
     try {
       return { key: line.slice(0, tab), value: JSON.parse(line.slice(tab + 1)) };
     } catch {
-      throw new NwaxError('NWAX_FORMAT', `${path}: a record whose value is not JSON: ${JSON.stringify(line.slice(0, 80))}`);
+      throw new NwaxError('NWAX_FORMAT', `${path}: a record whose value is not JSON: ${visible(JSON.stringify(line.slice(0, 80)))}`);
     }
   }
 
