@@ -2,6 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { NwaxCommand } from './base.js';
 import { jobActionOptions, jobFlags } from './job-options.js';
 import type { Configuration } from '../conf/config.js';
+import type { ManifestEntry } from '../segment/manifest.js';
 
 export default class Import extends NwaxCommand {
   static override summary = 'Import the archives a manifest lists into a segment, one document per version (URL + digest).';
@@ -61,6 +62,7 @@ line whose offset does not start a record of its URL is reported with its CDX fi
     if (!cdx.length && !args.manifest) throw new UsageError('give a manifest (one archive per line), or --cdx FILE');
     const manifest = cdx.length ? undefined : args.manifest!;
     // (On Hadoop the manifest is a path in HDFS.)
+    let manifestLines: { line: string; entry: ManifestEntry | undefined }[] = [];
     if (manifest && flags.engine === 'local') {
       try {
         if (!statSync(manifest).isFile()) throw new InputError(`${manifest}: not a file; the manifest lists archives, one per line`);
@@ -78,6 +80,7 @@ line whose offset does not start a record of its URL is reported with its CDX fi
           throw new InputError(`${manifest}: line ${i + 1}: ${(err as Error).message}`);
         }
       });
+      manifestLines = lines.map((line, i) => ({ line, entry: entries[i] }));
       if (!entries.some(Boolean)) {
         throw new InputError(`${manifest}: lists no archive (one path or URL per line, then an optional collection)`);
       }
@@ -104,7 +107,7 @@ line whose offset does not start a record of its URL is reported with its CDX fi
         skipped += await this.planCdx(cdx, input, flags, conf, options.threads);
       } else if (flags.engine === 'local') {
         // Large local archives cut into several map tasks (both cores on one archive).
-        const planned = await this.planSplits(manifest!, segment, conf.getBytes('nwax.import.split.size'));
+        const planned = await this.planSplits(manifestLines, segment, conf.getBytes('nwax.import.split.size'));
         if (planned) {
           temps.push(planned);
           input = planned;
@@ -129,14 +132,12 @@ line whose offset does not start a record of its URL is reported with its CDX fi
    * The manifest's archives larger than the split size as task lines of byte ranges
    * (archive-splits.ts), the other lines as they are; undefined when nothing is cut.
    */
-  private async planSplits(manifest: string, segment: string, splitSize: number): Promise<string | undefined> {
+  private async planSplits(manifest: { line: string; entry: ManifestEntry | undefined }[], segment: string, splitSize: number): Promise<string | undefined> {
     if (splitSize <= 0) return undefined;
-    const { readFileSync, writeFileSync } = await import('node:fs');
-    const { parseManifestLine } = await import('../segment/manifest.js');
+    const { writeFileSync } = await import('node:fs');
     const { planSplits } = await import('../segment/archive-splits.js');
     let cut = 0;
-    const lines = readFileSync(manifest, 'utf8').split('\n').flatMap((line) => {
-      const entry = parseManifestLine(line);
+    const lines = manifest.flatMap(({ line, entry }) => {
       const splits = entry ? planSplits(entry, splitSize) : [];
       if (splits.length < 2) return [line];
       cut++;
