@@ -98,6 +98,17 @@ describe('datasets', () => {
     writeFileSync(`${ds}.locked`, '999999999 some-other-host\n');
     expect(() => lock(ds)).toThrow(/held by process 999999999 on some-other-host\); use --force/);
     lock(ds, true)();
+    // A lock that names no process (an older nwax killed between creating and writing it; pid
+    // 0 would ask kill() about this process group, which always answers "alive").
+    for (const text of ['', '0\n', 'garbage\n']) {
+      writeFileSync(`${ds}.locked`, text);
+      const said: string[] = [];
+      const release = lock(ds, false, (m) => said.push(m));
+      expect(said, JSON.stringify(text)).toEqual([expect.stringMatching(/linkdb: took over a lock that names no process/)]);
+      expect(readFileSync(`${ds}.locked`, 'utf8')).toMatch(new RegExp(`^${process.pid} `));
+      release();
+    }
+    expect(readdirSync(root)).toEqual([]);
   });
 
   it('leaves the old version readable when the writer is killed mid-write', async () => {

@@ -6,7 +6,7 @@
  * good one stood. A `.locked` file with the holder's pid and host keeps a second job off the
  * dataset; a lock left by a job that is gone from this host is taken over with a warning.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { NwaxError } from '../util/errors.js';
@@ -38,7 +38,26 @@ function lockPath(dir: string): string {
 /** What a lock file says: `PID HOST` (older nwax wrote the pid alone: this host). */
 function lockHolder(path: string): { pid: number; host: string } {
   const [pid, host] = readFileSync(path, 'utf8').trim().split(/\s+/);
-  return { pid: Number(pid), host: host || hostname() };
+  return { pid: /^\d+$/.test(pid) ? Number(pid) : NaN, host: host || hostname() };
+}
+
+/**
+ * Creates the lock file whole or not at all: written aside, then hard-linked into place (link
+ * fails if the name exists, as `O_EXCL` does). A job killed between creating the lock and
+ * writing its pid would otherwise leave an empty lock that names no process.
+ */
+function createLock(path: string, content: string): boolean {
+  const aside = `${path}.tmp-${process.pid}`;
+  writeFileSync(aside, content);
+  try {
+    linkSync(aside, path);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    rmSync(aside, { force: true });
+  }
 }
 
 /**
@@ -50,18 +69,20 @@ export function lock(dir: string, force = false, warn: (message: string) => void
   const path = lockPath(dir);
   mkdirSync(dirname(path), { recursive: true });
   const mine = `${process.pid} ${hostname()}\n`;
-  try {
-    writeFileSync(path, mine, { flag: 'wx' });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  sweepDead(dirname(path), `${basename(path)}.tmp-`);
+  if (!createLock(path, mine)) {
     const holder = lockHolder(path);
     const here = holder.host === hostname();
-    const gone = here && Number.isInteger(holder.pid) && !pidAlive(holder.pid);
+    // A lock naming no process (empty or garbage: written by an older nwax killed mid-write,
+    // or by hand) has no holder to wait for.
+    const nameless = !(holder.pid > 0);
+    const gone = nameless || (here && !pidAlive(holder.pid));
     if (!force && !gone) {
       const state = here ? `held by running process ${holder.pid}` : `held by process ${holder.pid} on ${holder.host}`;
       throw new NwaxError('NWAX_LOCKED', `${dir} is locked (${path}, ${state}); use --force if no job is using it`);
     }
-    if (gone) warn(`${dir}: took over the lock left by process ${holder.pid}, which is gone (${path})`);
+    if (nameless) warn(`${dir}: took over a lock that names no process (${path})`);
+    else if (gone) warn(`${dir}: took over the lock left by process ${holder.pid}, which is gone (${path})`);
     writeFileSync(path, mine);
   }
   return () => rmSync(path, { force: true });

@@ -7,8 +7,13 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Whether a process with this id runs on this host. */
+/**
+ * Whether a process with this id runs on this host. Only a positive integer names one process:
+ * `kill(0, 0)` would ask about this process group (always alive), `kill(-1, 0)` about every
+ * process.
+ */
 export function pidAlive(pid: number): boolean {
+  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;
