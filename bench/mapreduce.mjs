@@ -41,7 +41,7 @@ export async function benchMapreduce({ runs = 5 } = {}) {
   }, runs);
   const s = m['LC_ALL=C sort -S 256M | uniq -c'];
   const n = m['nwax job cdx-url-count (local, 2 threads)'];
-  const distinct = Number(execFileSync('bash', ['-c', `zcat ${q(out)}/part-????? | wc -l`]).toString());
+  const distinct = Number(execFileSync('bash', ['-c', `zcat ${q(out)}/part-?????.gz | wc -l`]).toString());
   const lines = [
     `MapReduce benchmark: group-and-count over ${N} records (${distinct} distinct keys); medians of ${runs}`,
     table([

@@ -1,16 +1,18 @@
 /**
  * External sort of text lines in byte order (as `LC_ALL=C sort`, `-u` with `unique`): lines
- * are buffered up to a memory budget, sorted, spilled as runs to a temp directory and merged
- * k-way, so input of any size needs only the budget. The shuffle of the MapReduce runner is
+ * are buffered as bytes up to a memory budget, sorted, spilled as runs to a temp directory and
+ * merged k-way, so input of any size needs only the budget. The shuffle of the MapReduce runner is
  * this same sort. `mergeSorted` merges inputs that are already sorted (`sort -m`).
  */
-import { createWriteStream, rmSync, statSync, type WriteStream } from 'node:fs';
+import { closeSync, openSync, rmSync, statSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { sortByteOrder, compareBytes, hasHighChars } from './byte-order.js';
+import { compareBytes, hasHighChars } from './byte-order.js';
 import { lineBatches } from './line-reader.js';
-import { dedupeSorted } from './run-utils.js';
+import { LineArena, OutBuffer, decodeLines, writeRun } from './line-arena.js';
+import { ArenaLines, FileLines, mergeLines, type LineCursor } from './byte-merge.js';
+import type { SpillMessage } from './sort-worker.js';
 import { Worker } from 'node:worker_threads';
 import { makeTempDir, sweepDead } from '../util/litter.js';
 
@@ -24,9 +26,6 @@ export interface SortOptions {
   /** Sort spilled runs on this thread instead of a worker (for callers that are workers themselves). */
   inProcess?: boolean;
 }
-
-/** Per-line overhead of a JS string in an array, counted against the budget. */
-const LINE_OVERHEAD = 112;
 
 export async function writeLines(out: WriteStream, lines: Iterable<string>): Promise<void> {
   let buf = '';
@@ -42,29 +41,25 @@ export async function writeLines(out: WriteStream, lines: Iterable<string>): Pro
 
 /**
  * Sorts and writes runs on a worker thread, one at a time, so that reading the next run and
- * sorting the last one use both cores.
+ * sorting the last one use both cores. A run is handed over, not copied: its arena's memory
+ * moves to the worker.
  */
 class SpillWorker {
   private worker: Worker | undefined;
   private pending: Promise<void> | undefined;
   private busy = false;
 
-  constructor(private readonly runBytes: number) {}
-
   /**
-   * Hands `lines` to the worker (they are copied; the caller may drop them), or, when the
-   * worker is still busy with the previous run, sorts and writes them on this thread rather
-   * than wait: both cores stay at work.
+   * Hands `arena` to the worker (the caller must not use it again), or, when the worker is
+   * still busy with the previous run, sorts and writes it on this thread rather than wait:
+   * both cores stay at work.
    */
-  async spill(lines: string[], path: string, unique: boolean): Promise<void> {
-    if (this.busy) return writeRun(lines, path, unique);
+  async spill(arena: LineArena, path: string, unique: boolean): Promise<void> {
+    if (this.busy) return writeRun(arena, path, unique);
     await this.pending;
     this.busy = true;
-    // A heap limit makes the worker collect its garbage early instead of growing its heap:
-    // room for its copy of a run, the sort's scratch space and the strings it writes.
-    this.worker ??= new Worker(new URL('./sort-worker.js', import.meta.url), {
-      resourceLimits: { maxOldGenerationSizeMb: Math.max(48, Math.ceil((this.runBytes * 4) / 2 ** 20)) },
-    });
+    // The run's bytes are off the worker's heap: a small heap is enough.
+    this.worker ??= new Worker(new URL('./sort-worker.js', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: 64 } });
     const w = this.worker;
     this.pending = new Promise<void>((resolve, reject) => {
       // One listener of each kind per run, both removed when either fires (not one more
@@ -82,7 +77,8 @@ class SpillWorker {
       w.once('message', done);
       w.once('error', failed);
     });
-    w.postMessage({ lines, path, unique });
+    const message: SpillMessage = { buf: arena.buf.buffer as ArrayBuffer, used: arena.used, start: arena.start, len: arena.len, count: arena.count, path, unique };
+    w.postMessage(message, [message.buf, message.start.buffer as ArrayBuffer, message.len.buffer as ArrayBuffer]);
   }
 
   async drain(): Promise<void> {
@@ -94,54 +90,52 @@ class SpillWorker {
   }
 }
 
-/** Memory one run takes while it is merged: its 1 MiB read buffer, a batch of its lines, slack. */
+/** Memory one run takes while it is merged: its 1 MiB read buffer, the output chunk, slack. */
 const MERGE_BYTES_PER_RUN = 4 << 20;
 
-/** Sorts the lines of `input` (batches of lines, as lineBatches gives them). */
+/**
+ * Sorts the lines of `input` (batches of lines, as lineBatches gives them). Lines are held as
+ * UTF-8 bytes in arenas up to the budget, sorted by their bytes, spilled as runs and merged
+ * as bytes; only the output is decoded, a megabyte at a time.
+ */
 export async function* externalSort(input: AsyncIterable<string[]>, opts: SortOptions = {}): AsyncGenerator<string[]> {
   const budget = opts.memory ?? 256 << 20;
-  // Two runs live at once (one filling or sorting here, one being sorted by the worker): half each.
+  // Two runs live at once (one filling here, one being sorted by the worker): half each.
   const runBudget = opts.inProcess ? budget : budget / 2;
-  let buffer: string[] = [];
-  let used = 0;
+  const unique = opts.unique ?? false;
+  let arena = new LineArena(runBudget);
   const runs: string[] = [];
   let dir: string | undefined;
   // Spills of a sort that was killed are removed now, whether or not this one spills.
   sweepDead(opts.tmpDir ?? tmpdir(), '.nwax-sort-');
-  const worker = new SpillWorker(runBudget);
+  const worker = new SpillWorker();
   try {
     for await (const batch of input) {
       for (const line of batch) {
-        buffer.push(line);
-        used += line.length + LINE_OVERHEAD;
-      }
-      if (used >= runBudget) {
-        dir ??= makeTempDir(opts.tmpDir ?? tmpdir(), '.nwax-sort-');
-        const path = join(dir, `run-${runs.length}`);
-        if (opts.inProcess) await writeRun(buffer, path, opts.unique ?? false);
-        else await worker.spill(buffer, path, opts.unique ?? false);
-        runs.push(path);
-        buffer = [];
-        used = 0;
+        arena.add(line);
+        if (arena.full()) {
+          dir ??= makeTempDir(opts.tmpDir ?? tmpdir(), '.nwax-sort-');
+          const path = join(dir, `run-${runs.length}`);
+          if (opts.inProcess) writeRun(arena, path, unique);
+          else await worker.spill(arena, path, unique);
+          runs.push(path);
+          arena = new LineArena(runBudget);
+        }
       }
     }
     await worker.drain();
-    let last = sortByteOrder(buffer);
-    if (opts.unique) last = dedupeSorted(last);
-    buffer = [];
+    const { order } = arena.sorted();
     if (runs.length === 0) {
-      for (let i = 0; i < last.length; i += 65536) yield last.slice(i, i + 65536);
+      yield* arena.decodedLines(order, 0, arena.count, unique);
       return;
     }
-    // A bounded fan-in (each run being merged holds a read buffer and a batch of lines): past
-    // it, runs are merged in passes first, so memory does not grow with the number of runs.
+    // A bounded fan-in (each run being merged holds a read buffer): past it, runs are merged
+    // in passes first, so memory does not grow with the number of runs.
     const fanIn = Math.max(2, Math.min(32, Math.floor(budget / MERGE_BYTES_PER_RUN)));
     const merged = await mergeDown(runs, fanIn, join(dir!, 'merge'));
-    const sources: AsyncIterable<string[]>[] = merged.map((r) => lineBatches(r));
-    sources.push((async function* () {
-      yield last;
-    })());
-    yield* mergeBatches(sources, opts.unique ?? false);
+    const cursors: LineCursor[] = merged.map((r) => new FileLines(r));
+    cursors.push(new ArenaLines(arena, order, 0, arena.count));
+    for (const chunk of mergeLines(cursors, unique)) yield decodeLines(chunk, chunk.length);
   } finally {
     worker.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
@@ -151,6 +145,7 @@ export async function* externalSort(input: AsyncIterable<string[]>, opts: SortOp
 /**
  * Merges runs in passes of `factor` (smallest first, as Hadoop's merger does) until at most
  * `factor` remain, so a reduce holds a bounded number of files open whatever the input size.
+ * Runs are this sort's own files (newline-terminated lines): merged as bytes.
  */
 export async function mergeDown(runs: string[], factor: number, prefix: string): Promise<string[]> {
   const left = runs.map((path) => ({ path, size: statSync(path).size }));
@@ -159,24 +154,26 @@ export async function mergeDown(runs: string[], factor: number, prefix: string):
     left.sort((a, b) => a.size - b.size);
     const group = left.splice(0, Math.min(factor, left.length - factor + 1));
     const path = `${prefix}-${n++}`;
-    const out = createWriteStream(path);
-    for await (const batch of mergeSortedFiles(group.map((g) => g.path))) await writeLines(out, batch);
-    out.end();
-    await once(out, 'close');
+    const fd = openSync(path, 'w');
+    try {
+      const out = new OutBuffer(fd);
+      for (const chunk of mergeLines(group.map((g) => new FileLines(g.path)))) out.put(chunk, 0, chunk.length);
+      out.flush();
+    } finally {
+      closeSync(fd);
+    }
     for (const g of group) rmSync(g.path);
     left.push({ path, size: statSync(path).size });
   }
   return left.map((r) => r.path);
 }
 
-/** Sorts and writes one run here, on the calling thread. */
-async function writeRun(lines: string[], path: string, unique: boolean): Promise<void> {
-  let sorted = sortByteOrder(lines);
-  if (unique) sorted = dedupeSorted(sorted);
-  const out = createWriteStream(path);
-  await writeLines(out, sorted);
-  out.end();
-  await once(out, 'close');
+/**
+ * The lines of this sort's own run files, merged as bytes, decoded in batches of 64 KiB: small
+ * enough that a batch's strings die young (in V8's scavenges) instead of filling the old heap.
+ */
+export function* mergeRunFiles(paths: string[]): Generator<string[]> {
+  for (const chunk of mergeLines(paths.map((p) => new FileLines(p)), false, 64 << 10)) yield decodeLines(chunk, chunk.length);
 }
 
 /** A cursor over one sorted source of line batches. */

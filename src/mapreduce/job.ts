@@ -181,13 +181,37 @@ export class Grouper {
     const tab = line.indexOf('\t');
     const key = tab < 0 ? line : line.slice(0, tab);
     const text = tab < 0 ? 'null' : line.slice(tab + 1);
-    const value = tab < 0 ? null : parseValue(text, `job ${this.job.name} ${this.counter === 'reduce input groups' ? 'reduce' : 'combine'} input, line ${this.lineNo}`);
+    const value = tab < 0 ? null : this.parse(text);
     if (key !== this.key) this.flush();
     this.key = key;
     const last = this.texts[this.texts.length - 1];
     if (last !== undefined && this.ordered && compareBytes(last, text) > 0) this.ordered = false;
     this.values.push(value);
     this.texts.push(text);
+  }
+
+  /** The last value parsed, when a primitive (counts: the same text again and again) is reused. */
+  private lastText: string | undefined;
+  private lastValue: unknown;
+
+  private parse(text: string): unknown {
+    if (text === this.lastText) return this.lastValue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      parseValue(text, this.where); // throws the error that names the line
+    }
+    if (value === null || typeof value !== 'object') {
+      this.lastText = text;
+      this.lastValue = value;
+    }
+    return value;
+  }
+
+  /** The input line, for an error (made only when one is thrown). */
+  private get where(): string {
+    return `job ${this.job.name} ${this.counter === 'reduce input groups' ? 'reduce' : 'combine'} input, line ${this.lineNo}`;
   }
 
   flush(): void {

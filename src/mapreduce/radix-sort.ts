@@ -10,6 +10,15 @@
 
 const SMALL = 12;
 
+/**
+ * Sorts `idx[lo, hi)` (line numbers) by the bytes of the lines they name: line i is
+ * `buf[start[i], start[i] + len[i])`. Byte order of UTF-8 is code point order, so lines held as
+ * UTF-8 (the external sort's arenas) need no fallback. `cache` is scratch space as long as `idx`.
+ */
+export function sortLineIndex(idx: Int32Array, buf: Uint8Array, start: Int32Array, len: Int32Array, lo: number, hi: number, cache = new Float64Array(idx.length)): void {
+  sortRange(idx, cache, start, len, buf, lo, hi, 0, false);
+}
+
 /** Sorted copy of `lines` in byte order, or undefined when a character is above U+00FF. */
 export function radixSortLines(lines: string[]): string[] | undefined {
   const n = lines.length;

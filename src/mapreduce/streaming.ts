@@ -7,17 +7,27 @@ import { checkedKey, Grouper, newContext, splitInput, type Counters, type Job } 
 
 export type LineSink = (line: string) => void | Promise<void>;
 
+/** Where the local runner's map output goes: key and value JSON apart, never joined into a line. */
+export interface RecordSink {
+  record(key: string, valueJson: string): void;
+}
+
 /**
  * A map task: feed it input lines; it writes `key TAB value-json` lines to `out`. The result of
  * a call is the map's promise where the job's map is asynchronous: await it before the next.
  */
-export function mapper(job: Job, out: LineSink, counters: Counters, properties: readonly string[] = [], inputFile?: string, splitStart = 0): (line: string) => void | Promise<void> {
+export function mapper(job: Job, out: LineSink | RecordSink, counters: Counters, properties: readonly string[] = [], inputFile?: string, splitStart = 0): (line: string) => void | Promise<void> {
   // Hadoop Streaming names the task's input file in the environment.
   const ctx = newContext(counters, properties, inputFile ?? process.env.mapreduce_map_input_file ?? process.env.map_input_file ?? '');
-  const emit = (k: string, v: unknown) => {
-    ctx.count('map output records');
-    return out(`${checkedKey(job, k)}\t${JSON.stringify(v) ?? 'null'}`);
-  };
+  const emit = typeof out === 'function'
+    ? (k: string, v: unknown) => {
+      ctx.count('map output records');
+      return out(`${checkedKey(job, k)}\t${JSON.stringify(v) ?? 'null'}`);
+    }
+    : (k: string, v: unknown) => {
+      ctx.count('map output records');
+      out.record(checkedKey(job, k), JSON.stringify(v) ?? 'null');
+    };
   // Where a bad line is: the input file (stdin under streaming without a name) and the line
   // number in this task's input (a split that starts inside a file counts from its start).
   const file = ctx.inputFile || 'stdin';
