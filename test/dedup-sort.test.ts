@@ -74,6 +74,60 @@ describe.skipIf(!HAVE_FIXTURES)('revisits', () => {
   });
 });
 
+describe.skipIf(!HAVE_FIXTURES)('dedup-cdx reads CDX11 from its bytes as the NutchWAX script does', () => {
+  // The script of NutchWAX's documentation, the oracle for plain CDX11.
+  const script = (file: string) => spawnSync('bash', ['-c',
+    `awk 'substr($0,1,4) != " CDX" { print $1" sha1:"$6" "$2" "$11 }' '${file}' | LC_ALL=C sort -u | awk '{ k = $1" "$2; if (k == p) print; p = k }'`]).stdout.toString();
+
+  it('gives the script\'s lines on the Wayback production CDX with non-ASCII keys and CRLF lines, whatever the digest prefix; names each bad line', () => {
+    const dir = tempDir();
+    // 2,144 real lines, each again a year later: half of the copies keep their digest.
+    const real = dataLines(readFileSync(fixture('openwayback/test-cdx.txt'), 'utf8'));
+    const lines = [...real];
+    real.forEach((l, i) => {
+      const f = l.split(' ');
+      f[1] = String(Number(f[1].slice(0, 4)) + 1) + f[1].slice(4);
+      if (i % 2) f[5] = `${f[5].slice(0, 31)}Z`;
+      f[10] = `copy-${i % 3}.warc.gz`;
+      lines.push(f.join(' '));
+    });
+    // Keys in UTF-8 (IRIs kept as they are by some indexers), and CRLF line ends.
+    lines.push('jp,example)/\u65e5\u672c 20100101000000 http://example.jp/ text/html 200 JJJJ - - 1 0 j.warc.gz');
+    lines.push('jp,example)/\u65e5\u672c 20110101000000 http://example.jp/ text/html 200 JJJJ - - 1 0 k.warc.gz');
+    lines.push('jp,example)/\u65e5 20110101000000 http://example.jp/ text/html 200 JJJJ - - 1 0 k.warc.gz');
+    lines.push('org,crlf)/ 20100101000000 http://crlf.org/ text/html 200 CCCC - - 1 0 c.warc.gz\r');
+    lines.push('org,crlf)/ 20110101000000 http://crlf.org/ text/html 200 CCCC - - 1 0 c.warc.gz\r');
+    const plain = join(dir, 'plain.cdx');
+    writeFileSync(plain, ` CDX N b a m s k r M S V g\n${lines.join('\n')}\n`);
+    const expected = script(plain);
+    expect(expected.split('\n').length).toBeGreaterThan(1000);
+    const r = nwax(['dedup-cdx', '--memory', '64K', plain]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(expected);
+    // The same captures with digests written sha1:X and SHA1:X, bad lines among them, and no
+    // newline at the end: the same output; each bad line named.
+    const prefixed = lines.map((l, i) => {
+      const f = l.split(' ');
+      if (i % 3 === 1) f[5] = `sha1:${f[5]}`;
+      if (i % 3 === 2) f[5] = `SHA1:${f[5]}`;
+      return f.join(' ');
+    });
+    prefixed.splice(100, 0, '- 20100101000000 http://x.org/ text/html 200 AAAA - - 1 0 x.warc.gz');
+    prefixed.splice(200, 0, 'org,x)/ 2010-01-01 http://x.org/ text/html 200 AAAA - - 1 0 x.warc.gz');
+    prefixed.splice(300, 0, 'org,x)/ 20100101000000 http://x.org/ text/html 200 - - - 1 0 x.warc.gz');
+    prefixed.splice(400, 0, 'org,x)/ 20100101000000 three fields');
+    const mixed = join(dir, 'mixed.cdx');
+    writeFileSync(mixed, ` CDX N b a m s k r M S V g\n${prefixed.join('\n')}`);
+    const m = nwax(['dedup-cdx', '--memory', '64K', mixed]);
+    expect(m.code).toBe(3);
+    expect(m.stdout).toBe(expected);
+    expect(m.stderr).toMatch(/mixed\.cdx: line 102: no URL key/);
+    expect(m.stderr).toMatch(/mixed\.cdx: line 202: "2010-01-01" is not a 14-digit date/);
+    // The general reader takes a short line as a capture without a digest.
+    expect(m.stderr).toMatch(/passed over: no digest 2, not CDX 2/);
+  });
+});
+
 describe.skipIf(!HAVE_FIXTURES)('sort-cdx is LC_ALL=C sort', () => {
   // 2,144 lines of the Wayback Machine's production CDX.
   const wayback = readFileSync(fixture('openwayback/test-cdx.txt'), 'utf8');

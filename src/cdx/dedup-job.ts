@@ -1,8 +1,8 @@
 /** The dedup-cdx, revisits and sort-cdx jobs: lines in, sorted lines out, summary on stderr. */
 import { dedupCdx, revisits, newDedupStats } from './dedup.js';
-import { externalSort, mergeSortedFiles } from '../mapreduce/external-sort.js';
-import { lineBatches } from '../mapreduce/line-reader.js';
-import { writeOutput } from '../util/output.js';
+import { ExternalSorter, mergeSortedFiles, type SortOptions } from '../mapreduce/external-sort.js';
+import { lineChunks } from '../mapreduce/line-reader.js';
+import { writeOutput, type LineOutput } from '../util/output.js';
 import { Progress, formatCounts } from '../util/progress.js';
 import { parseByteSize } from '../conf/config.js';
 import { dirname, resolve } from 'node:path';
@@ -16,16 +16,43 @@ export interface SortJobOptions {
   say: (m: string) => void;
 }
 
-async function* concat(paths: string[], legend: { line?: string }): AsyncGenerator<string[]> {
-  for (const p of paths) {
-    for await (const b of lineBatches(p)) {
-      // A ` CDX` legend is not data: keep the first for the top of the output.
-      if (b.length && b[0].startsWith(' CDX')) {
-        legend.line ??= b[0];
-        yield b.slice(1);
-      } else yield b;
+/**
+ * sort-cdx: the files' lines sorted as bytes, never decoded. A ` CDX` legend on a file's first
+ * line is not data: the first one is kept for the top of the output. Returns the lines written.
+ */
+async function sortFiles(files: string[], opts: SortOptions, out: LineOutput, progress: (lines: number) => void): Promise<number> {
+  const sorter = new ExternalSorter(opts);
+  let legend: Buffer | undefined;
+  try {
+    for (const path of files) {
+      let first = true;
+      for await (const chunk of lineChunks(path)) {
+        let s = 0;
+        while (s < chunk.length) {
+          const e = chunk.indexOf(0x0a, s);
+          if (first && chunk.toString('latin1', s, Math.min(e, s + 4)) === ' CDX') legend ??= Buffer.from(chunk.subarray(s, e + 1));
+          else {
+            const pending = sorter.addBytes(chunk, s, e);
+            if (pending) await pending;
+          }
+          first = false;
+          s = e + 1;
+        }
+      }
     }
+  } catch (err) {
+    sorter.dispose();
+    throw err;
   }
+  let lines = 0;
+  for await (const chunk of sorter.chunks()) {
+    if (legend) await out.writeBytes(legend);
+    legend = undefined;
+    for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, i + 1)) lines++;
+    progress(lines);
+    await out.writeBytes(chunk);
+  }
+  return lines;
 }
 
 export async function runDedupJob(job: 'dedup-cdx' | 'revisits' | 'sort-cdx', files: string[], opts: SortJobOptions): Promise<number> {
@@ -38,14 +65,14 @@ export async function runDedupJob(job: 'dedup-cdx' | 'revisits' | 'sort-cdx', fi
   let lines = 0;
   try {
     await writeOutput(opts.output, async (out) => {
-      if (job === 'sort-cdx') {
-        const legend: { line?: string } = {};
-        const input = opts.merge ? mergeSortedFiles(files, opts.unique) : externalSort(concat(files, legend), { ...sortOpts, unique: opts.unique });
-        let first = true;
-        for await (const b of input) {
-          if (first && legend.line) await out.write(legend.line);
-          first = false;
-          const data = opts.merge ? b.filter((l) => !l.startsWith(' CDX')) : b;
+      if (job === 'sort-cdx' && !opts.merge) {
+        lines = await sortFiles(files, { ...sortOpts, unique: opts.unique }, out, (n) => {
+          progress.lines = n;
+        });
+      } else if (job === 'sort-cdx') {
+        // --merge: files sorted already (sort -m); legends left out.
+        for await (const b of mergeSortedFiles(files, opts.unique)) {
+          const data = b.filter((l) => !l.startsWith(' CDX'));
           lines += data.length;
           progress.lines = lines;
           await out.writeAll(data);
@@ -53,10 +80,10 @@ export async function runDedupJob(job: 'dedup-cdx' | 'revisits' | 'sort-cdx', fi
       } else {
         const gen = job === 'dedup-cdx' ? dedupCdx(files, sortOpts, stats) : revisits(files, sortOpts, stats);
         for await (const b of gen) {
-          lines += b.length;
-          progress.lines = lines;
-          await out.writeAll(b);
+          await out.writeBytes(b);
+          progress.lines = stats.output;
         }
+        lines = stats.output;
       }
     });
   } finally {

@@ -91,52 +91,99 @@ class SpillWorker {
 const MERGE_BYTES_PER_RUN = 4 << 20;
 
 /**
- * Sorts the lines of `input` (batches of lines, as lineBatches gives them). Lines are held as
- * UTF-8 bytes in arenas up to the budget, sorted by their bytes, spilled as runs and merged
- * as bytes; only the output is decoded, a megabyte at a time.
+ * An external sort fed line by line, as strings or as bytes: lines are held as UTF-8 in arenas
+ * up to the budget, sorted by their bytes, spilled as runs and merged as bytes. `chunks()`
+ * gives the sorted lines as bytes; `externalSort` below decodes them for callers of strings.
  */
+export class ExternalSorter {
+  private readonly runBudget: number;
+  private readonly unique: boolean;
+  private arena: LineArena;
+  private readonly runs: string[] = [];
+  private dir: string | undefined;
+  private readonly worker = new SpillWorker();
+
+  constructor(private readonly opts: SortOptions = {}) {
+    // Two runs live at once (one filling here, one being sorted by the worker): half each.
+    this.runBudget = opts.inProcess ? this.budget : this.budget / 2;
+    this.unique = opts.unique ?? false;
+    this.arena = new LineArena(this.runBudget);
+    // Spills of a sort that was killed are removed now, whether or not this one spills.
+    sweepDead(opts.tmpDir ?? tmpdir(), '.nwax-sort-');
+  }
+
+  private get budget(): number {
+    return this.opts.memory ?? 256 << 20;
+  }
+
+  /** Adds a line (without its newline); a promise when a run is being handed over (await it). */
+  add(line: string): Promise<void> | undefined {
+    this.arena.add(line);
+    return this.arena.full() ? this.spill() : undefined;
+  }
+
+  /** Adds `buf[from, to)` as a line. */
+  addBytes(buf: Uint8Array, from: number, to: number): Promise<void> | undefined {
+    this.arena.addBytes(buf, from, to);
+    return this.arena.full() ? this.spill() : undefined;
+  }
+
+  private async spill(): Promise<void> {
+    this.dir ??= makeTempDir(this.opts.tmpDir ?? tmpdir(), '.nwax-sort-');
+    const path = join(this.dir, `run-${this.runs.length}`);
+    if (this.opts.inProcess) writeRun(this.arena, path, this.unique);
+    else await this.worker.spill(this.arena, path, this.unique);
+    this.runs.push(path);
+    this.arena = new LineArena(this.runBudget);
+  }
+
+  /**
+   * The sorted lines, as chunks of whole lines (each with its newline). A chunk is valid until
+   * the next is asked for. The sort's files are removed when the chunks end or are abandoned.
+   */
+  async *chunks(): AsyncGenerator<Buffer> {
+    try {
+      // The last run is sorted here while the worker may still sort the one before.
+      const arena = this.arena;
+      const { order } = arena.sorted();
+      await this.worker.drain();
+      if (this.runs.length === 0) {
+        yield* arena.chunks(order, 0, arena.count, this.unique);
+        return;
+      }
+      // A bounded fan-in (each run being merged holds a read buffer): past it, runs are merged
+      // in passes first, so memory does not grow with the number of runs.
+      const fanIn = Math.max(2, Math.min(32, Math.floor(this.budget / MERGE_BYTES_PER_RUN)));
+      const merged = await mergeDown(this.runs, fanIn, join(this.dir!, 'merge'));
+      const cursors: LineCursor[] = merged.map((r) => new FileLines(r));
+      cursors.push(new ArenaLines(arena, order, 0, arena.count));
+      yield* mergeLines(cursors, this.unique);
+    } finally {
+      this.dispose();
+    }
+  }
+
+  /** Stops the worker and removes the spills (also when the sort is abandoned). */
+  dispose(): void {
+    this.worker.close();
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true });
+    this.dir = undefined;
+  }
+}
+
+/** Sorts the lines of `input` (batches of lines, as lineBatches gives them); decoded batches out. */
 export async function* externalSort(input: AsyncIterable<string[]>, opts: SortOptions = {}): AsyncGenerator<string[]> {
-  const budget = opts.memory ?? 256 << 20;
-  // Two runs live at once (one filling here, one being sorted by the worker): half each.
-  const runBudget = opts.inProcess ? budget : budget / 2;
-  const unique = opts.unique ?? false;
-  let arena = new LineArena(runBudget);
-  const runs: string[] = [];
-  let dir: string | undefined;
-  // Spills of a sort that was killed are removed now, whether or not this one spills.
-  sweepDead(opts.tmpDir ?? tmpdir(), '.nwax-sort-');
-  const worker = new SpillWorker();
+  const sorter = new ExternalSorter(opts);
   try {
     for await (const batch of input) {
       for (const line of batch) {
-        arena.add(line);
-        if (arena.full()) {
-          dir ??= makeTempDir(opts.tmpDir ?? tmpdir(), '.nwax-sort-');
-          const path = join(dir, `run-${runs.length}`);
-          if (opts.inProcess) writeRun(arena, path, unique);
-          else await worker.spill(arena, path, unique);
-          runs.push(path);
-          arena = new LineArena(runBudget);
-        }
+        const pending = sorter.add(line);
+        if (pending) await pending;
       }
     }
-    // The last run is sorted here while the worker may still sort the one before.
-    const { order } = arena.sorted();
-    await worker.drain();
-    if (runs.length === 0) {
-      yield* arena.decodedLines(order, 0, arena.count, unique);
-      return;
-    }
-    // A bounded fan-in (each run being merged holds a read buffer): past it, runs are merged
-    // in passes first, so memory does not grow with the number of runs.
-    const fanIn = Math.max(2, Math.min(32, Math.floor(budget / MERGE_BYTES_PER_RUN)));
-    const merged = await mergeDown(runs, fanIn, join(dir!, 'merge'));
-    const cursors: LineCursor[] = merged.map((r) => new FileLines(r));
-    cursors.push(new ArenaLines(arena, order, 0, arena.count));
-    for (const chunk of mergeLines(cursors, unique)) yield decodeLines(chunk, chunk.length);
+    for await (const chunk of sorter.chunks()) yield decodeLines(chunk, chunk.length);
   } finally {
-    worker.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    sorter.dispose();
   }
 }
 

@@ -20,7 +20,7 @@ const utf8Write = (buf: Buffer, s: string, at: number): number =>
   (buf as unknown as { utf8Write(s: string, at: number): number }).utf8Write(s, at);
 
 /** Copies a short range byte by byte (Buffer#copy's call costs more below this length). */
-const SHORT_COPY = 64;
+const SHORT_COPY = 32;
 
 export function copyBytes(src: Uint8Array, from: number, to: number, dst: Uint8Array, at: number): void {
   if (to - from < SHORT_COPY) {
@@ -100,7 +100,7 @@ export class LineArena {
     const need = to - from + 1;
     if (this.used + need > this.buf.length) this.grow(need);
     const at = this.used;
-    this.buf.set(src.subarray(from, to), at);
+    copyBytes(src, from, to, this.buf, at);
     this.push(at, to - from, partition);
   }
 
@@ -206,9 +206,12 @@ export class LineArena {
     return written;
   }
 
-  /** The lines `order[from, to)` decoded, in batches of about `batchBytes` (for a consumer of strings). */
-  *decodedLines(order: Int32Array, from: number, to: number, unique = false, batchBytes = 1 << 20): Generator<string[]> {
-    const chunk = Buffer.allocUnsafeSlow(batchBytes);
+  /**
+   * The lines `order[from, to)` as chunks of about `chunkBytes` of whole lines (each with its
+   * newline); a chunk is valid until the next is asked for.
+   */
+  *chunks(order: Int32Array, from: number, to: number, unique = false, chunkBytes = 1 << 20): Generator<Buffer> {
+    const chunk = Buffer.allocUnsafeSlow(chunkBytes);
     let used = 0;
     let prev = -1;
     for (let k = from; k < to; k++) {
@@ -217,17 +220,17 @@ export class LineArena {
       prev = i;
       const n = this.len[i] + 1;
       if (used + n > chunk.length) {
-        if (used > 0) yield decodeLines(chunk, used);
+        if (used > 0) yield chunk.subarray(0, used);
         used = 0;
         if (n > chunk.length) {
-          yield decodeLines(this.buf.subarray(this.start[i], this.start[i] + n), n);
+          yield this.buf.subarray(this.start[i], this.start[i] + n);
           continue;
         }
       }
       copyBytes(this.buf, this.start[i], this.start[i] + n, chunk, used);
       used += n;
     }
-    if (used > 0) yield decodeLines(chunk, used);
+    if (used > 0) yield chunk.subarray(0, used);
   }
 }
 

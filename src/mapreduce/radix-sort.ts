@@ -1,7 +1,7 @@
 /**
  * Sorting lines in byte order without calling a comparator: the lines are packed into one
  * Latin-1 buffer and an index array is sorted by multikey quicksort (Bentley & Sedgewick's
- * three-way radix quicksort), on four bytes at a time (cached keys, as Ng & Kakehi's cached
+ * three-way radix quicksort), on six bytes at a time (cached keys, as Ng & Kakehi's cached
  * multikey quicksort): a partition on one position at a time, so shared prefixes
  * (every CDX key of a site shares one) are walked once, not once per comparison. Used when
  * every character is at most U+00FF, where Latin-1 byte order is code point order and so
@@ -41,19 +41,29 @@ export function radixSortLines(lines: string[]): string[] | undefined {
   return out;
 }
 
+/** Bytes per step of the sort: six bytes and a count (0-6) fit a double exactly (256^6 * 7 < 2^53). */
+const STEP = 6;
+const RADIX = STEP + 1;
+
 /**
- * The next four bytes of line i from byte d as one number that orders as the bytes do: the
- * bytes big-endian, times 5, plus how many of the four the line has (0-4). A line that ends
- * inside the four is padded with zeros and its count breaks the tie with a line that has real
- * zero bytes there, so the shorter line sorts first, as in byte order.
+ * The next six bytes of line i from byte d as one number that orders as the bytes do: the
+ * bytes big-endian, times 7, plus how many of the six the line has (0-6). A line that ends
+ * inside the six is padded with zeros and its count breaks the tie with a line that has real
+ * zero bytes there, so the shorter line sorts first, as in byte order. Six, not four: keys
+ * that share long prefixes (every capture of a URL and digest in dedup-cdx) are walked in
+ * a third fewer steps.
  */
 function keyAt(buf: Uint8Array, start: Int32Array, len: Int32Array, i: number, d: number): number {
   const s = start[i] + d;
   const left = len[i] - d;
-  if (left >= 4) return (((buf[s] << 24) | (buf[s + 1] << 16) | (buf[s + 2] << 8) | buf[s + 3]) >>> 0) * 5 + 4;
+  if (left >= STEP) {
+    const hi = (buf[s] << 8) | buf[s + 1];
+    const lo = ((buf[s + 2] << 24) | (buf[s + 3] << 16) | (buf[s + 4] << 8) | buf[s + 5]) >>> 0;
+    return (hi * 4294967296 + lo) * RADIX + STEP;
+  }
   let v = 0;
-  for (let k = 0; k < 4; k++) v = v * 256 + (k < left ? buf[s + k] : 0);
-  return v * 5 + (left > 0 ? left : 0);
+  for (let k = 0; k < STEP; k++) v = v * 256 + (k < left ? buf[s + k] : 0);
+  return v * RADIX + (left > 0 ? left : 0);
 }
 
 /** Compares two lines from byte d on. */
@@ -72,7 +82,7 @@ function compareFrom(buf: Uint8Array, start: Int32Array, len: Int32Array, a: num
 }
 
 /**
- * Three-way radix quicksort on four bytes at a time: the keys of a range at depth d are loaded
+ * Three-way radix quicksort on six bytes at a time: the keys of a range at depth d are loaded
  * once into `cache` (parallel to `idx`), so partitions compare numbers in a sequential array
  * instead of reaching into the lines' bytes at random for every element and byte.
  */
@@ -124,10 +134,10 @@ function sortRange(idx: Int32Array, cache: Float64Array, start: Int32Array, len:
     }
     sortRange(idx, cache, start, len, buf, lo, lt, d, true);
     sortRange(idx, cache, start, len, buf, gt, hi, d, true);
-    if (pivot % 5 !== 4) return; // the equal part ended within these bytes: equal lines
+    if (pivot % RADIX !== STEP) return; // the equal part ended within these bytes: equal lines
     lo = lt;
     hi = gt;
-    d += 4;
+    d += STEP;
     loaded = false;
   }
 }

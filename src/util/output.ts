@@ -48,6 +48,22 @@ export class LineOutput {
     if (this.buf.length >= 1 << 20) await this.flush();
   }
 
+  /**
+   * Writes lines given as bytes (whole lines with their newlines). The bytes are copied: the
+   * caller may reuse its buffer.
+   */
+  async writeBytes(bytes: Uint8Array): Promise<void> {
+    if (bytes.length === 0) return;
+    await this.flush();
+    if (this.broken) return;
+    if (!this.stream.write(Buffer.from(bytes))) {
+      this.draining ??= once(this.stream, 'drain').then(() => {
+        this.draining = undefined;
+      });
+      await this.draining;
+    }
+  }
+
   async flush(): Promise<void> {
     // Writers that do not wait share one wait for 'drain' (one listener, not one per write).
     if (this.draining) await this.draining;
