@@ -95,6 +95,9 @@ line whose offset does not start a record of its URL is reported with its CDX fi
     const { sweepDead } = await import('../util/litter.js');
     const { basename, dirname, resolve } = await import('node:path');
     for (const what of ['records-', 'exclusions-']) sweepDead(dirname(resolve(segment)), `${basename(segment)}.${what}`);
+    // The segment's folder (`crawl/segments/`) may not exist yet: the plan and the sorted
+    // exclusion list are written beside the segment before the job makes it.
+    if (flags.engine === 'local') (await import('node:fs')).mkdirSync(dirname(resolve(segment)), { recursive: true });
     try {
       const badExclusions = await this.exclusions(flags.exclude ?? conf.getString('nwax.import.exclusions'), segment, conf, flags.engine, defines, temps);
       const options = await jobActionOptions(conf, { ...flags, define: defines }, undefined, (m) => this.sayLine(m));

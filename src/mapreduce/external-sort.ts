@@ -128,13 +128,16 @@ export class ExternalSorter {
     return this.arena.full() ? this.spill() : undefined;
   }
 
-  private async spill(): Promise<void> {
+  /** The full arena becomes a run; lines added from now on go to a new one. */
+  private spill(): Promise<void> | undefined {
+    const full = this.arena;
+    this.arena = new LineArena(this.runBudget);
     this.dir ??= makeTempDir(this.opts.tmpDir ?? tmpdir(), '.nwax-sort-');
     const path = join(this.dir, `run-${this.runs.length}`);
-    if (this.opts.inProcess) writeRun(this.arena, path, this.unique);
-    else await this.worker.spill(this.arena, path, this.unique);
     this.runs.push(path);
-    this.arena = new LineArena(this.runBudget);
+    if (!this.opts.inProcess) return this.worker.spill(full, path, this.unique);
+    writeRun(full, path, this.unique);
+    return undefined;
   }
 
   /**

@@ -1,6 +1,6 @@
 /**
- * A run of lines held as bytes: one growing Buffer of UTF-8 lines (each followed by `\n`) and
- * typed arrays of where each starts, so that buffering, sorting and spilling ten million lines
+ * A run of lines held as bytes: one Buffer of UTF-8 lines (each followed by `\n`) and typed
+ * arrays of where each starts, so that buffering, sorting and spilling ten million lines
  * makes no JS string or object per line (the garbage of holding strings was a fifth of the
  * engine's time). Memory counted against the budget is exact: the bytes of the lines plus
  * `INDEX_BYTES_PER_LINE` for the index arrays and the sort's scratch space.
@@ -43,11 +43,18 @@ export class LineArena {
   part: Int32Array;
   count = 0;
 
-  /** `limit`: bytes of lines and index past which `full()` holds. */
-  constructor(readonly limit: number) {
+  /** Bytes of lines and index past which `full()` holds. */
+  readonly limit: number;
+
+  /**
+   * `limit`: the run's budget, at most 1 GiB (offsets are 32-bit; a larger budget makes more
+   * runs, not larger ones).
+   */
+  constructor(limit: number) {
+    this.limit = Math.min(limit, MAX_FIRST);
     // The whole budget at once: untouched pages cost no memory (the allocation is an mmap), and
     // growing by doubling would hold the old and the new buffer at once, 1.5x the budget.
-    this.buf = Buffer.allocUnsafeSlow(Number.isFinite(limit) ? Math.min(MAX_FIRST, Math.max(4096, limit)) : FIRST_BYTES);
+    this.buf = Buffer.allocUnsafeSlow(Number.isFinite(limit) ? Math.max(4096, this.limit) : FIRST_BYTES);
     this.start = new Int32Array(FIRST_LINES);
     this.len = new Int32Array(FIRST_LINES);
     this.part = new Int32Array(FIRST_LINES);
