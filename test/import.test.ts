@@ -375,7 +375,8 @@ describe.skipIf(!HAVE_FIXTURES)('one archive, several map tasks', () => {
       'webarchive-discovery/flashfrozen-jwat-recompressed.warc.gz', 'cdx-writer/giant_html.warc.gz', 'pywb/iana.warc.gz'].map(fixture);
     writeFileSync(join(dir, 'manifest'), [...archives, cut].map((a, i) => `${a} c${i}`).join('\n') + '\n');
     const one = await nwaxAsync(['import', '-D', 'nwax.import.split.size=0', join(dir, 'manifest'), join(dir, 'one')]);
-    const split = await nwaxAsync(['import', '-D', 'nwax.import.split.size=16K', join(dir, 'manifest'), join(dir, 'split')]);
+    // Into a segments folder that does not exist yet: the split plan is written beside the segment.
+    const split = await nwaxAsync(['import', '-D', 'nwax.import.split.size=16K', join(dir, 'manifest'), join(dir, 'crawl', 'segments', 'split')]);
     expect(one.code, one.stderr).toBe(3);
     expect(split.code, split.stderr).toBe(3);
     expect(one.stderr).toMatch(/import: 6 map tasks/);
@@ -386,7 +387,7 @@ describe.skipIf(!HAVE_FIXTURES)('one archive, several map tasks', () => {
     for (const d of ['content', 'parse_data', 'parse_text', 'crawl_fetch', 'crawl_parse']) {
       const a = segmentRecords(join(dir, 'one'), d);
       expect(a.size, d).toBeGreaterThan(100);
-      expect(segmentRecords(join(dir, 'split'), d), d).toEqual(a);
+      expect(segmentRecords(join(dir, 'crawl', 'segments', 'split'), d), d).toEqual(a);
     }
   }, 120_000);
 });

@@ -26,10 +26,12 @@ async function sortFiles(files: string[], opts: SortOptions, out: LineOutput, pr
   try {
     for (const path of files) {
       let first = true;
-      for await (const chunk of lineChunks(path)) {
+      let lineNo = 0;
+      for await (const chunk of lineChunks(path, () => lineNo)) {
         let s = 0;
         while (s < chunk.length) {
           const e = chunk.indexOf(0x0a, s);
+          lineNo++;
           if (first && chunk.toString('latin1', s, Math.min(e, s + 4)) === ' CDX') legend ??= Buffer.from(chunk.subarray(s, e + 1));
           else {
             const pending = sorter.addBytes(chunk, s, e);

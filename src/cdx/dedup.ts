@@ -106,7 +106,7 @@ async function addCaptures(path: string, kind: Kind, stats: DedupStats, sorter: 
     }
     return pickKey(kind, f, stats);
   };
-  for await (const chunk of lineChunks(path)) {
+  for await (const chunk of lineChunks(path, () => lineNo)) {
     let s = 0;
     while (s < chunk.length) {
       const e = chunk.indexOf(0x0a, s);

@@ -71,9 +71,10 @@ export async function* lineBatches(path: string): AsyncGenerator<string[]> {
 /**
  * The file's bytes in chunks that each end at a line's end (its newline included; a last line
  * without one gets one), for readers that take fields from the bytes and never decode a line
- * they do not need as text. Gunzipped on the fly as lineBatches.
+ * they do not need as text. Gunzipped on the fly as lineBatches. `linesRead` tells an error
+ * how many lines the caller had taken when the data broke off.
  */
-export async function* lineChunks(path: string): AsyncGenerator<Buffer> {
+export async function* lineChunks(path: string, linesRead?: () => number): AsyncGenerator<Buffer> {
   const stream = await openStream(path);
   let carry: Buffer | undefined;
   let text = 0;
@@ -89,7 +90,9 @@ export async function* lineChunks(path: string): AsyncGenerator<Buffer> {
     }
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'Z_DATA_ERROR' || e.code === 'Z_BUF_ERROR') throw new InputError(`${path}: after ${text} bytes of text: corrupt or cut-short gzip data (${e.message})`);
+    // Where: the lines the caller has taken (it counts them as it reads), else the bytes.
+    const where = linesRead ? `line ${linesRead()}` : `${text} bytes of text`;
+    if (e.code === 'Z_DATA_ERROR' || e.code === 'Z_BUF_ERROR') throw new InputError(`${path}: after ${where}: corrupt or cut-short gzip data (${e.message})`);
     throw new InputError(describeFsError(path, e));
   }
   if (carry && carry.length > 0) yield Buffer.concat([carry, Buffer.from('\n')]);
