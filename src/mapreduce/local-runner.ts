@@ -117,6 +117,7 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
 function combineRun(job: Job, arena: LineArena, order: Int32Array, from: number, to: number, fd: number, counters: Counters, properties: string[]): boolean {
   const out = new OutBuffer(fd);
   const c = combiner(job, (l) => out.putLine(l), counters, properties);
+  let singles = 0;
   let k = from;
   while (k < to) {
     let e = k + 1;
@@ -124,6 +125,8 @@ function combineRun(job: Job, arena: LineArena, order: Int32Array, from: number,
     if (e - k === 1) {
       const i = order[k];
       out.put(arena.buf, arena.start[i], arena.start[i] + arena.len[i] + 1);
+      // Still a group of the combine step (Hadoop, which calls the combiner on it, counts it).
+      singles++;
     } else {
       for (let j = k; j < e; j++) c.grouper.push(arena.line(order[j]));
       c.grouper.flush();
@@ -131,6 +134,7 @@ function combineRun(job: Job, arena: LineArena, order: Int32Array, from: number,
     k = e;
   }
   out.flush();
+  if (singles > 0) counters['combine input groups'] = (counters['combine input groups'] ?? 0) + singles;
   return c.inOrder();
 }
 
