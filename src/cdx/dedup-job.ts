@@ -68,7 +68,7 @@ export async function runDedupJob(job: 'dedup-cdx' | 'revisits' | 'sort-cdx', fi
   try {
     await writeOutput(opts.output, async (out) => {
       if (job === 'sort-cdx' && !opts.merge) {
-        lines = await sortFiles(files, { ...sortOpts, unique: opts.unique }, out, (n) => {
+        lines = await sortFiles(files, { ...sortOpts, unique: opts.unique, readerHelps: true }, out, (n) => {
           progress.lines = n;
         });
       } else if (job === 'sort-cdx') {
