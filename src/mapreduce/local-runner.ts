@@ -232,7 +232,7 @@ export async function runReduceTask(job: Job, task: ReduceTask, counters: Counte
 /**
  * Heap per byte of a map task's buffer. The buffer itself is a line arena, off the heap; what
  * the heap holds in proportion to it is the garbage of making the records and of combining a
- * spill's repeated keys (group-and-count: 12.7 s and 460 MB at 1, against 13.2 s and 540 MB at
+ * spill's repeated keys (group-and-count: 13 s either way; 460 MB peak at 1, 540 MB at
  * 3, the factor of the string buffer).
  */
 const HEAP_PER_BUFFERED_BYTE = 1;
