@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { sortByteOrder, compareBytes } from '../src/mapreduce/byte-order.js';
+import { compareBytes } from '../src/mapreduce/byte-order.js';
+import { LineArena } from '../src/mapreduce/line-arena.js';
+
+/** The lines sorted as the engine sorts a run: as bytes in a line arena. */
+function sortByteOrder(lines: string[]): string[] {
+  const arena = new LineArena(1 << 24);
+  for (const l of lines) arena.add(l);
+  const { order } = arena.sorted();
+  return Array.from(order, (i) => arena.line(i));
+}
 
 const cSort = (lines: string[]) =>
   spawnSync('sort', [], { input: `${lines.join('\n')}\n`, env: { ...process.env, LC_ALL: 'C' } }).stdout.toString().split('\n').slice(0, -1);

@@ -194,23 +194,9 @@ export class LineArena {
     return this.buf.toString('utf8', s, s + this.len[i]);
   }
 
-  /**
-   * Writes the lines `order[from, to)` to `fd`, each with its newline, through a 1 MiB
-   * buffer; with `unique`, a line equal to the one before it is left out. Returns the lines written.
-   */
-  writeLines(fd: number, order: Int32Array, from: number, to: number, unique = false): number {
-    const out = new OutBuffer(fd);
-    let written = 0;
-    let prev = -1;
-    for (let k = from; k < to; k++) {
-      const i = order[k];
-      if (unique && prev >= 0 && this.same(prev, i)) continue;
-      prev = i;
-      out.put(this.buf, this.start[i], this.start[i] + this.len[i] + 1);
-      written++;
-    }
-    out.flush();
-    return written;
+  /** Writes the lines `order[from, to)` to `fd`, as `chunks()` gives them. */
+  writeLines(fd: number, order: Int32Array, from: number, to: number, unique = false): void {
+    for (const chunk of this.chunks(order, from, to, unique)) writeAll(fd, chunk);
   }
 
   /**

@@ -1,11 +1,10 @@
 /**
- * Sorting lines in byte order without calling a comparator: the lines are packed into one
- * Latin-1 buffer and an index array is sorted by multikey quicksort (Bentley & Sedgewick's
- * three-way radix quicksort), on six bytes at a time (cached keys, as Ng & Kakehi's cached
- * multikey quicksort): a partition on one position at a time, so shared prefixes
- * (every CDX key of a site shares one) are walked once, not once per comparison. Used when
- * every character is at most U+00FF, where Latin-1 byte order is code point order and so
- * UTF-8 byte order; other input is sorted by the caller's fallback.
+ * Sorting lines in byte order without calling a comparator: an index array over the lines of
+ * a line arena (UTF-8 bytes) is sorted by multikey quicksort (Bentley & Sedgewick's three-way
+ * radix quicksort), on six bytes at a time (cached keys, as Ng & Kakehi's cached multikey
+ * quicksort): a partition on one position at a time, so shared prefixes (every CDX key of a
+ * site shares one) are walked once, not once per comparison. UTF-8 byte order is code point
+ * order, the order of `LC_ALL=C sort`.
  */
 
 const SMALL = 12;
@@ -17,28 +16,6 @@ const SMALL = 12;
  */
 export function sortLineIndex(idx: Int32Array, buf: Uint8Array, start: Int32Array, len: Int32Array, lo: number, hi: number, cache = new Float64Array(idx.length)): void {
   sortRange(idx, cache, start, len, buf, lo, hi, 0, false);
-}
-
-/** Sorted copy of `lines` in byte order, or undefined when a character is above U+00FF. */
-export function radixSortLines(lines: string[]): string[] | undefined {
-  const n = lines.length;
-  const joined = lines.join('\n');
-  if (/[^\x00-\xff]/.test(joined)) return undefined;
-  const buf = Buffer.from(joined, 'latin1');
-  const start = new Int32Array(n);
-  const len = new Int32Array(n);
-  let at = 0;
-  for (let i = 0; i < n; i++) {
-    start[i] = at;
-    len[i] = lines[i].length;
-    at += lines[i].length + 1;
-  }
-  const idx = new Int32Array(n);
-  for (let i = 0; i < n; i++) idx[i] = i;
-  sortRange(idx, new Float64Array(n), start, len, buf, 0, n, 0, false);
-  const out = new Array<string>(n);
-  for (let i = 0; i < n; i++) out[i] = lines[idx[i]];
-  return out;
 }
 
 /** Bytes per step of the sort: six bytes and a count (0-6) fit a double exactly (256^6 * 7 < 2^53). */

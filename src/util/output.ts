@@ -55,13 +55,7 @@ export class LineOutput {
   async writeBytes(bytes: Uint8Array): Promise<void> {
     if (bytes.length === 0) return;
     await this.flush();
-    if (this.broken) return;
-    if (!this.stream.write(Buffer.from(bytes))) {
-      this.draining ??= once(this.stream, 'drain').then(() => {
-        this.draining = undefined;
-      });
-      await this.draining;
-    }
+    if (!this.broken) await this.send(Buffer.from(bytes));
   }
 
   async flush(): Promise<void> {
@@ -70,7 +64,12 @@ export class LineOutput {
     if (!this.buf || this.broken) return;
     const b = this.buf;
     this.buf = '';
-    if (!this.stream.write(b)) {
+    await this.send(b);
+  }
+
+  /** Writes to the stream; past its high-water mark, waits for 'drain' (one shared wait). */
+  private async send(data: string | Buffer): Promise<void> {
+    if (!this.stream.write(data)) {
       this.draining ??= once(this.stream, 'drain').then(() => {
         this.draining = undefined;
       });
