@@ -13,7 +13,7 @@ import { CORPUS_DIR, NWAX, measure, table, q } from './lib.mjs';
 function contentOf(segment) {
   const dir = join(segment, 'content');
   const out = new Map();
-  for (const f of readdirSync(dir).filter((n) => /^part-\d{5}$/.test(n))) {
+  for (const f of readdirSync(dir).filter((n) => /^part-\d{5}(\.gz)?$/.test(n))) {
     const bytes = readFileSync(join(dir, f));
     for (const l of (bytes.length ? gunzipSync(bytes).toString('utf8') : '').split('\n')) {
       if (!l) continue;

@@ -21,7 +21,7 @@ const { readdirSync } = await import('node:fs');
 const read = (name) => {
   const m = new Map();
   const dir = seg + '/' + name;
-  for (const f of readdirSync(dir).filter((n) => /^part-\\d{5}$/.test(n))) for (const r of new RecordFileReader(dir + '/' + f).entries()) m.set(r.key, r.value);
+  for (const f of readdirSync(dir).filter((n) => /^part-\\d{5}(\\.gz)?$/.test(n))) for (const r of new RecordFileReader(dir + '/' + f).entries()) m.set(r.key, r.value);
   return m;
 };
 const pd = read('parse_data'), text = read('parse_text'), content = read('content'), fetch = read('crawl_fetch');
@@ -79,5 +79,6 @@ export async function benchIndexScale() {
     `nwax search at scale: ${docs} documents (${REPLICAS} replicas of the bench corpus), 2 partitions, ${(bytes / 1e9).toFixed(1)} GB (${Math.round(bytes / docs)} bytes/document); built in ${build} (2 processes); bare FTS5 table of the same rows built in ${bb.seconds.toFixed(0)} s, ${(bb.bytes / 1e9).toFixed(1)} GB`,
     `  search latency over 500 queries (1-3 title words; a third with site:, a third with date:), ms:`,
     table([['run', 'p50', 'p95', 'p99'], ...rows]),
+    rows.overlap,
   ].join('\n');
 }

@@ -69,10 +69,12 @@ export function startServe(args) {
  */
 export async function indexIsCurrent(path) {
   if (!existsSync(path)) return false;
-  const { openIndex } = await import(join(ROOT, 'dist', 'index', 'schema.js'));
+  const { openIndex, SCHEMA_VERSION } = await import(join(ROOT, 'dist', 'index', 'schema.js'));
   try {
-    openIndex(path).db.close();
-    return true;
+    const { db, info } = openIndex(path);
+    db.close();
+    // An index of an older version is still read, but a benchmark measures the current one.
+    return info.version === SCHEMA_VERSION;
   } catch {
     return false;
   }

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cpSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { serveCli, tempDir } from './helpers.js';
+import { nwax, serveCli, tempDir } from './helpers.js';
 import { pipeline } from './example-pipeline.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc } from '../scripts/make-fixtures.mjs';
@@ -129,5 +129,101 @@ describe('hits per site and versions across index sets', () => {
     expect(r.hits.length).toBe(6);
     expect(r.total).toBe(6);
     expect((await ask(front.url, 'alligator')).hits.length).toBe(4);
+  });
+});
+
+/**
+ * Bounded work per query: 300 pages that all say "heron"; the ten whose titles name it come
+ * last in index order. Ranked exactly past nwax.search.max.scored = 20 and capped, the capped
+ * ranking still finds the title pages (its first tier) and says how many matches it scored.
+ * Capture years narrow a date filter inside the text index, and add-dates years still count.
+ */
+describe('bounded work per query', () => {
+  const dir = tempDir();
+  const crawl = join(dir, 'crawl');
+  let searcher: import('../src/search/searcher.js').Searcher;
+
+  beforeAll(async () => {
+    const records = [];
+    for (let i = 0; i < 300; i++) {
+      const titled = i >= 290;
+      records.push({
+        url: `http://h.example/p${String(i).padStart(3, '0')}.html`, date: `${i % 2 ? 2019 : 2020}0102030405`,
+        id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+        body: `<html><head><title>${titled ? `Heron colony report ${i}` : `Page ${i}`}</title></head><body><p>${'A heron stood by the water. '.repeat(1 + (i % 5))} Number ${i}.</p></body></html>`,
+      });
+    }
+    const warc = join(dir, 'herons.warc.gz');
+    await writeWarc(warc, records);
+    const manifest = join(dir, 'manifest');
+    writeFileSync(manifest, `${warc} herons\n`);
+    // p001 (captured in 2019) was also captured in 2021: known only to the dates index.
+    const cdx = nwax(['cdx', warc]).stdout.split('\n').find((l) => l.includes('/p001.html'))!.split(' ');
+    writeFileSync(join(dir, 'more.dup'), `${cdx[0]} sha1:${cdx[5]} 20210102030405\n`);
+    await pipeline(crawl, manifest, { dates: join(dir, 'more.dup') });
+    const { Searcher } = await import('../src/search/searcher.js');
+    searcher = new Searcher(crawl);
+  }, 120_000);
+  afterAll(() => searcher?.close());
+
+  const urls = (r: { hits: { url: string }[] }) => r.hits.map((h) => h.url);
+
+  it('past the cap the total is "more than", the ranking scores the title tier and the head, and finds what the exact one finds', () => {
+    const exact = searcher.search('heron', { hits: 10, cache: false, exact: true, maxScored: 20 });
+    const capped = searcher.search('heron', { hits: 10, cache: false, maxScored: 20 });
+    expect(exact.total).toBe(20);
+    expect(exact.totalExact).toBe(false);
+    expect(exact.rankedAmong).toBeUndefined();
+    // 20 from the head in index order and the 10 title pages.
+    expect(capped.rankedAmong).toBe(30);
+    expect(urls(capped)).toEqual(urls(exact));
+    expect(urls(capped).every((u) => Number(/p(\d+)/.exec(u)![1]) >= 290)).toBe(true);
+    // Under the cap the ranking is exact: nothing said about it.
+    const all = searcher.search('heron', { hits: 10, cache: false });
+    expect(all.total).toBe(300);
+    expect(all.totalExact).toBeUndefined();
+    expect(all.rankedAmong).toBeUndefined();
+    expect(urls(all)).toEqual(urls(exact));
+  });
+
+  it('the service: exact=true, the property, and what the JSON says of a capped ranking', async () => {
+    const srv = await serveCli(['-dir', crawl, '--port', '0', '-D', 'nwax.serve.threads=1', '-D', 'nwax.search.max.scored=20']);
+    try {
+      const ask = async (extra: string) => {
+        const r = await fetch(`${srv.url}/api/search?query=heron&hitsPerPage=10&hitsPerSite=0${extra}`);
+        return { status: r.status, body: (await r.json()) as { total: number; totalExact: boolean; rankedAmong?: number; hits: { url: string }[]; error?: string } };
+      };
+      const capped = await ask('');
+      expect(capped.body).toMatchObject({ total: 20, totalExact: false, rankedAmong: 30 });
+      const exact = await ask('&exact=true');
+      expect(exact.body.rankedAmong).toBeUndefined();
+      expect(urls(exact.body)).toEqual(urls(capped.body));
+      const bad = await ask('&exact=maybe');
+      expect(bad.status).toBe(400);
+      expect(bad.body.error).toMatch(/exact: "maybe" is not one of/);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('a time budget that runs out answers with what it found, marked partial', () => {
+    const r = searcher.search('heron', { hits: 5, cache: false, budgetMs: 1e-6 });
+    expect(r.partial).toBe(true);
+    expect(r.hits.length).toBe(5);
+    // Not kept in the cache: asked again with time to spare, the answer is whole.
+    expect(searcher.search('heron', { hits: 5, budgetMs: 1e-6 }).partial).toBe(true);
+    expect(searcher.search('heron', { hits: 5 }).partial).toBeUndefined();
+  });
+
+  it('date filters: years from the text index, months from the rows, and the years only add-dates knows', () => {
+    const y2020 = searcher.search('heron date:2020', { hits: 200, cache: false, hitsPerSite: 0 });
+    expect(y2020.total).toBe(150);
+    expect(y2020.hits.every((h) => h.dates.some((d) => d.startsWith('2020')))).toBe(true);
+    expect(searcher.search('heron date:201901', { hits: 200, cache: false }).total).toBe(150);
+    expect(searcher.search('heron date:201902', { hits: 200, cache: false }).total).toBe(0);
+    expect(searcher.search('heron date:2019-2020', { hits: 200, cache: false }).total).toBe(300);
+    // 2021: only the dates index holds it, for p001.
+    expect(urls(searcher.search('heron date:2021', { hits: 10, cache: false }))).toEqual(['http://h.example/p001.html']);
+    expect(searcher.search('heron date:2022', { hits: 10, cache: false }).total).toBe(0);
   });
 });

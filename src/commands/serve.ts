@@ -24,7 +24,7 @@ finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per
     const { flags } = await this.parse(Serve);
     const conf = await this.configurationFor(flags.define);
     const { UsageError } = await import('../util/errors.js');
-    for (const name of ['nwax.serve.query.timeout', 'nwax.serve.reload.interval', 'nwax.serve.shutdown.timeout']) {
+    for (const name of ['nwax.serve.query.timeout', 'nwax.serve.reload.interval', 'nwax.serve.shutdown.timeout', 'nwax.search.time.budget']) {
       const v = conf.getNumber(name);
       if (!Number.isInteger(v) || v < 0) throw new UsageError(`${name} must be a whole number of milliseconds >= 0, got ${v}`);
     }
@@ -42,6 +42,8 @@ finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per
       threads: conf.getNumber('nwax.serve.threads') || (await import('node:os')).availableParallelism(),
       suggestTitles: conf.getNumber('nwax.serve.suggest.titles'),
       queryTimeout: conf.getNumber('nwax.serve.query.timeout'),
+      maxScored: conf.getNumber('nwax.search.max.scored'),
+      timeBudget: conf.getNumber('nwax.search.time.budget'),
       baseUrl: conf.getString('nwax.serve.base.url'),
       reloadInterval: conf.getNumber('nwax.serve.reload.interval'),
       accessLog: { destination: conf.getString('nwax.serve.access.log'), queries: conf.getBoolean('nwax.serve.log.queries') },

@@ -107,6 +107,13 @@ export async function addDates(keyIndex: string, sources: string[], dest: string
       }
     }
   }
+  // Years some document was captured in that its main index's dates do not hold: a date filter
+  // on those years cannot be answered from the main index's `years` column alone (open-set.ts).
+  const extraYears = new Set<string>();
+  for (const r of key.db.prepare('SELECT id, dates FROM docs').iterate() as Iterable<{ id: number; dates: string }>) {
+    const own = new Set(r.dates.split(' ').map((d) => d.slice(0, 4)));
+    for (const d of dates[r.id]) if (!own.has(d.slice(0, 4))) extraYears.add(d.slice(0, 4));
+  }
   key.db.close();
   // Written aside, then renamed: a good dates index is never replaced by a half-written one.
   mkdirSync(dirname(dest), { recursive: true });
@@ -119,7 +126,7 @@ export async function addDates(keyIndex: string, sources: string[], dest: string
     db.transaction(() => {
       for (let id = 1; id <= n; id++) insert.run(id, [...dates[id]].sort().join(' '));
     })();
-    finishIndex(db, n);
+    finishIndex(db, n, { extra_years: [...extraYears].sort().join(' ') });
     renameSync(tmp, dest);
   } catch (err) {
     rmSync(tmp, { force: true });

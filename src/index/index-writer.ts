@@ -50,6 +50,11 @@ export function urlWords(url: string): string {
   }
 }
 
+/** The distinct years of capture dates (YYYY...), as the `years` column holds them: `2007 2009`. */
+export function captureYears(dates: readonly string[]): string {
+  return [...new Set(dates.map((d) => d.slice(0, 4)).filter((y) => /^\d{4}$/.test(y)))].sort().join(' ');
+}
+
 const BATCH = 1000;
 
 export class IndexWriter {
@@ -63,7 +68,7 @@ export class IndexWriter {
     this.db = createIndex(path, 'main');
     this.insertDoc = this.db.prepare(`INSERT INTO docs(id, url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, host, inlinks, boost, text, anchors, lang)
       VALUES (@id, @url, @digest, @date, @dates, @mime, @status, @length, @collection, @segment, @file, @location, @offset, @clen, @title, @host, @inlinks, @boost, @text, @anchors, @lang)`);
-    this.insertFts = this.db.prepare('INSERT INTO fts(rowid, title, content, anchors, urlwords, host) VALUES (?, ?, ?, ?, ?, ?)');
+    this.insertFts = this.db.prepare('INSERT INTO fts(rowid, title, content, anchors, urlwords, host, years) VALUES (?, ?, ?, ?, ?, ?, ?)');
   }
 
   add(doc: IndexDocument): void {
@@ -83,7 +88,7 @@ export class IndexWriter {
           collection: d.collection, segment: d.segment, file: d.file, location: d.location, offset: d.offset, clen: d.clen,
           title: d.title, host, inlinks: d.inlinks, boost: d.boost, text: d.text, anchors: d.anchors.join('\n'), lang: d.lang,
         });
-        this.insertFts.run(id, indexText(d.title), indexText(d.text), indexText(d.anchors.join('\n')), indexText(urlWords(d.url)), indexText(host));
+        this.insertFts.run(id, indexText(d.title), indexText(d.text), indexText(d.anchors.join('\n')), indexText(urlWords(d.url)), indexText(host), captureYears(d.dates));
       }
     })();
   }

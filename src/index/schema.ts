@@ -13,8 +13,15 @@ import { existsSync } from 'node:fs';
 import { NwaxError } from '../util/errors.js';
 import { ANALYZER } from '../analysis/analyzer.js';
 
-/** 2: terms from the analyzer (analysis/analyzer.ts) under FTS5's ascii tokenizer; a lang column. */
-export const SCHEMA_VERSION = 2;
+/**
+ * 2: terms from the analyzer (analysis/analyzer.ts) under FTS5's ascii tokenizer; a lang column.
+ * 3: a `years` column in the text index (the capture years), so a date filter narrows the match
+ *    inside FTS5 rather than reading every match's row. Version 2 indexes are still read: their
+ *    date filters go through the rows, as before.
+ */
+export const SCHEMA_VERSION = 3;
+/** The versions this nwax reads. */
+const READABLE = new Set([2, 3]);
 export type IndexKind = 'main' | 'dates';
 export type Db = Database.Database;
 
@@ -28,7 +35,7 @@ CREATE TABLE docs(
 CREATE INDEX docs_url ON docs(url);
 CREATE INDEX docs_host ON docs(host);
 CREATE INDEX docs_lang ON docs(lang);
-CREATE VIRTUAL TABLE fts USING fts5(title, content, anchors, urlwords, host, content='', tokenize='ascii');
+CREATE VIRTUAL TABLE fts USING fts5(title, content, anchors, urlwords, host, years, content='', tokenize='ascii');
 `;
 
 export const DATES_SCHEMA = `
@@ -42,6 +49,11 @@ export interface IndexInfo {
   analyzer?: string;
   docCount: number;
   version: number;
+  /**
+   * A dates index's capture years that some document has only there, not in its main index's
+   * dates (recorded by add-dates); undefined for an older dates index, which did not record them.
+   */
+  extraYears?: string[];
 }
 
 export function readInfo(db: Db, path: string): IndexInfo {
@@ -54,16 +66,17 @@ export function readInfo(db: Db, path: string): IndexInfo {
   }
   const m = new Map(rows.map((r) => [r.key, r.value]));
   const version = Number(m.get('schema_version'));
-  if (version !== SCHEMA_VERSION) {
+  if (!READABLE.has(version)) {
     const older = version === 1 ? ' (its words were cut by an older text analysis, which lost Greek, Hindi, Korean, Thai and Khmer words)' : '';
-    throw new NwaxError('NWAX_FORMAT', `${path}: index schema version ${m.get('schema_version') ?? '?'}${older}, this nwax reads version ${SCHEMA_VERSION}; rebuild it with this version: nwax index OUTDIR CRAWLDB LINKDB SEGMENT... (the segments stay as they are)`);
+    throw new NwaxError('NWAX_FORMAT', `${path}: index schema version ${m.get('schema_version') ?? '?'}${older}, this nwax reads versions ${[...READABLE].join(' and ')}; rebuild it with this version: nwax index OUTDIR CRAWLDB LINKDB SEGMENT... (the segments stay as they are)`);
   }
   const kind = m.get('kind') as IndexKind;
   const analyzer = m.get('analyzer');
   if (kind === 'main' && analyzer !== ANALYZER) {
     throw new NwaxError('NWAX_FORMAT', `${path}: terms made by text analysis ${analyzer ?? '?'}, this nwax searches with ${ANALYZER}: queries would not find what the index holds; rebuild it: nwax index OUTDIR CRAWLDB LINKDB SEGMENT...`);
   }
-  return { kind, analyzer, docCount: Number(m.get('doc_count')), version };
+  const extra = m.get('extra_years');
+  return { kind, analyzer, docCount: Number(m.get('doc_count')), version, ...(extra !== undefined ? { extraYears: extra.split(' ').filter(Boolean) } : {}) };
 }
 
 /** Opens an index read-only and checks its version (and kind, when given). */
@@ -101,7 +114,9 @@ export function createIndex(path: string, kind: IndexKind): Db {
   return db;
 }
 
-export function finishIndex(db: Db, docCount: number): void {
-  db.prepare('INSERT OR REPLACE INTO info(key, value) VALUES (?, ?)').run('doc_count', String(docCount));
+export function finishIndex(db: Db, docCount: number, more: Record<string, string> = {}): void {
+  const put = db.prepare('INSERT OR REPLACE INTO info(key, value) VALUES (?, ?)');
+  put.run('doc_count', String(docCount));
+  for (const [k, v] of Object.entries(more)) put.run(k, v);
   db.close();
 }

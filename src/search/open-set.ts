@@ -1,13 +1,20 @@
 /**
  * One index set opened for searching: its main index read-only, its dates index attached and
- * joined by document number, statements prepared once. Queries with words let FTS5 rank
- * through its own ORDER BY rank path and re-rank the candidates by boost; filters, the
+ * joined by document number, statements prepared once. Queries with words are ranked by FTS5's
+ * BM25 (the searcher adds the bounded features of ranking.ts over all sets); filters, the
  * deleted mark and orders by a stored field go through the documents table.
+ *
+ * The work of a query is bounded (docs/decisions.md, "Bounded work per query"): matches are
+ * counted up to `maxScored`; at most that many are ranked exactly by BM25. Past it the ranking
+ * is capped: it scores the matches whose title, anchor text or URL holds every word (the tier
+ * where the best answers are) and the first matches in document order, at most `maxScored` of
+ * each, not every match (FTS5's ORDER BY rank computes BM25 for every match: hundreds of
+ * milliseconds for a common word at a million documents). `exact` ranks every match.
  */
 import type Database from 'better-sqlite3';
 import { openIndex, type Db } from '../index/schema.js';
 import type { IndexSet } from './index-sets.js';
-import { ftsExclusions, ftsMatch, type Query } from './query.js';
+import { dateYears, ftsExclusions, ftsMatch, ftsTier, wholeYears, type Query } from './query.js';
 import type { StoredRef } from './stored.js';
 import type { Facets } from './searcher.js';
 import { NwaxError } from '../util/errors.js';
@@ -33,11 +40,38 @@ function periodPrefix(range: string): string | undefined {
   return i > 0 && /^0*$/.test(from.slice(i)) && /^9*$/.test(to.slice(i)) ? from.slice(0, i) : undefined;
 }
 
-/** Matches of a word query counted exactly, per index set; beyond, the total is a lower bound. */
-export const COUNT_CAP = 10_000;
+/**
+ * Matches of a word query counted exactly and ranked exactly, per index set (the default of
+ * `nwax.search.max.scored`); beyond, the total is a lower bound and the ranking capped.
+ */
+export const MAX_SCORED = 10_000;
 
-/** BM25 with weights for title, content, anchors, URL words, host. */
-const RANK = 'bm25(4.0, 1.0, 2.0, 1.0, 0.5)';
+/** BM25 with weights for title, content, anchors, URL words, host (and 0 for the years). */
+const WEIGHTS = '4.0, 1.0, 2.0, 1.0, 0.5';
+
+/** How one query's ranking may spend its work. */
+export interface RankLimits {
+  /** Rank every match exactly, however many (default false: capped past `maxScored`). */
+  exact?: boolean;
+  /** Matches counted and ranked exactly before the ranking is capped (default MAX_SCORED). */
+  maxScored?: number;
+  /** performance.now() past which scans stop and rank what they have (the answer is then partial). */
+  deadline?: number;
+}
+
+export interface SetResult {
+  total: number;
+  rows: Row[];
+  /** The total is a lower bound (more than `maxScored` matches). */
+  capped?: boolean;
+  /** The ranking scored this many matches, not all of them. */
+  rankedAmong?: number;
+  /** The time budget ran out: the candidates are those found before it did. */
+  partial?: boolean;
+}
+
+/** Rows a scan reads between looks at the clock. */
+const CLOCK_EVERY = 256;
 
 export class OpenSet {
   readonly db: Db;
@@ -46,6 +80,11 @@ export class OpenSet {
   /** The document count the index records (info.doc_count). */
   private readonly docCount: number;
   private documents: number | undefined;
+  /** Whether the text index has the capture years (schema 3). */
+  private readonly hasYears: boolean;
+  /** Years only the dates index knows for some document (undefined: not recorded, any may be). */
+  private readonly extraYears: Set<string> | undefined = new Set();
+  private readonly rankExpr: string;
   constructor(readonly set: IndexSet) {
     const main = openIndex(set.main, 'main');
     this.db = main.db;
@@ -58,7 +97,10 @@ export class OpenSet {
         throw new NwaxError('NWAX_FORMAT', `index set ${set.name}: ${set.main} holds ${main.info.docCount} documents but ${set.dates} ${dates.info.docCount}; parallel indexes must agree (rebuild the dates with add-dates)`);
       }
       this.db.prepare('ATTACH DATABASE ? AS d').run(set.dates);
+      this.extraYears = dates.info.extraYears ? new Set(dates.info.extraYears) : undefined;
     }
+    this.hasYears = main.info.version >= 3;
+    this.rankExpr = this.hasYears ? `bm25(${WEIGHTS}, 0.0)` : `bm25(${WEIGHTS})`;
     this.hasDeleted = (this.db.prepare('SELECT EXISTS(SELECT 1 FROM docs WHERE deleted = 1) AS x').get() as { x: number }).x === 1;
     this.db.function('nwax_dates_in', { deterministic: true }, (dates: unknown, from: unknown, to: unknown) => {
       for (const d of String(dates).split(' ')) if (d >= (from as string) && d <= (to as string)) return 1;
@@ -70,8 +112,28 @@ export class OpenSet {
     return this.set.dates ? "docs.dates || ' ' || coalesce(dd.dates, '')" : 'docs.dates';
   }
 
+  /**
+   * The years a word query's date filter can ask of the text index: none when the index has no
+   * years column, or when the dates index gives some document one of these years that the main
+   * index does not have (add-dates recorded which), since those documents would be missed.
+   */
+  private queryYears(q: Query): string[] | undefined {
+    const years = this.hasYears ? dateYears(q) : undefined;
+    if (!years || !this.set.dates) return years;
+    return this.extraYears && !years.some((y) => this.extraYears!.has(y)) ? years : undefined;
+  }
+
+  /** The MATCH text, WHERE clauses and parameters of a query (years narrow the match where they can). */
+  private plan(q: Query): { match: string | undefined; where: string[]; params: unknown[] } {
+    const plainMatch = ftsMatch(q);
+    const years = plainMatch ? this.queryYears(q) : undefined;
+    const match = years ? ftsMatch(q, years) : plainMatch;
+    // Whole years are answered by the years column itself; other ranges are still tested on the rows.
+    return { match, ...this.filters(q, years !== undefined && wholeYears(q)) };
+  }
+
   /** WHERE clauses and parameters for the query's fields. */
-  private filters(q: Query): { where: string[]; params: unknown[] } {
+  private filters(q: Query, datesAnswered = false): { where: string[]; params: unknown[] } {
     const where: string[] = ['docs.deleted = 0'];
     const params: unknown[] = [];
     const anyOf = (items: string[], one: (v: string) => string, values: (v: string) => unknown[]) => {
@@ -92,7 +154,7 @@ export class OpenSet {
     });
     // A whole period (date:2016, date:200710) is a prefix of its dates: a native string test;
     // any other range goes through the JavaScript function.
-    anyOf(q.date.map((r) => `${r.from}-${r.to}`), (r) => (periodPrefix(r) ? `instr(' ' || ${this.datesExpr()}, ?) > 0` : `nwax_dates_in(${this.datesExpr()}, ?, ?)`),
+    if (!datesAnswered) anyOf(q.date.map((r) => `${r.from}-${r.to}`), (r) => (periodPrefix(r) ? `instr(' ' || ${this.datesExpr()}, ?) > 0` : `nwax_dates_in(${this.datesExpr()}, ?, ?)`),
       (r) => (periodPrefix(r) ? [` ${periodPrefix(r)}`] : r.split('-')));
     return { where, params };
   }
@@ -107,8 +169,7 @@ export class OpenSet {
 
   /** Counts of the matching documents by host, type and year of first capture (the top 10 of each). */
   facets(q: Query): Facets {
-    const match = ftsMatch(q);
-    const { where, params } = this.filters(q);
+    const { match, where, params } = this.plan(q);
     const join = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
     let from = `docs ${join}`;
     const all: unknown[] = [];
@@ -130,12 +191,9 @@ export class OpenSet {
     return { site: count('docs.host'), type: count('docs.mime'), year: count('substr(docs.date, 1, 4)'), lang: count('docs.lang', " AND docs.lang != ''") };
   }
 
-  search(q: Query, limit: number, order?: FieldOrder): { total: number; rows: Row[]; capped?: boolean } {
-    const match = ftsMatch(q);
-    const { where, params } = this.filters(q);
+  search(q: Query, limit: number, order?: FieldOrder, limits: RankLimits = {}): SetResult {
+    const { match, where, params } = this.plan(q);
     const join = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
-    const cols = `docs.id, docs.url, docs.digest, docs.title, ${this.datesExpr()} AS dates, docs.mime, docs.status, docs.length, docs.collection,
-      docs.segment, docs.file, docs.location, docs.offset, docs.clen, docs.host, docs.boost, docs.inlinks, docs.lang`;
     if (order) {
       // Every match in the order of a stored field (FTS5's rank does not apply).
       const from = match ? `fts JOIN docs ON docs.id = fts.rowid ${join}` : `docs ${join}`;
@@ -149,7 +207,7 @@ export class OpenSet {
       const cond = `WHERE ${where.join(' AND ')}`;
       const dir = order.desc ? 'DESC' : 'ASC';
       const total = (this.stmt(`SELECT count(*) AS n FROM ${from} ${cond}`).get(...all) as { n: number }).n;
-      const rows = this.stmt(`SELECT ${cols}, 0 AS rank FROM ${from} ${cond} ORDER BY docs.${order.field} ${dir}, docs.url ${dir}, docs.digest LIMIT ?`).all(...all, limit) as Row[];
+      const rows = this.stmt(`SELECT ${this.cols()}, 0 AS rank FROM ${from} ${cond} ORDER BY docs.${order.field} ${dir}, docs.url ${dir}, docs.digest LIMIT ?`).all(...all, limit) as Row[];
       return { total, rows };
     }
     if (!match) {
@@ -161,35 +219,75 @@ export class OpenSet {
       }
       const cond = `WHERE ${where.join(' AND ')}`;
       const total = (this.stmt(`SELECT count(*) AS n FROM docs ${join} ${cond}`).get(...params) as { n: number }).n;
-      const rows = this.stmt(`SELECT ${cols}, -docs.boost AS rank FROM docs ${join} ${cond} ORDER BY rank, docs.url, docs.date LIMIT ?`).all(...params, limit) as Row[];
+      const rows = this.stmt(`SELECT ${this.cols()}, -docs.boost AS rank FROM docs ${join} ${cond} ORDER BY rank, docs.url, docs.date LIMIT ?`).all(...params, limit) as Row[];
       return { total, rows };
     }
-    // Words: FTS5 ranks (BM25 with the field weights, through its own ORDER BY rank path) and
-    // gives the best candidates, which the searcher re-ranks with bounded features (ranking.ts)
-    // over all sets together. The filters and the deleted mark need the documents table;
-    // without them FTS5 answers alone.
+    // Words: the best candidates by BM25 with the field weights, which the searcher re-ranks with
+    // bounded features (ranking.ts) over all sets together. The filters and the deleted mark
+    // need the documents table; without them FTS5 answers alone.
     const candidates = Math.max(limit * 3, 100);
+    const cap = Math.max(1, limits.maxScored ?? MAX_SCORED);
     const plain = where.length === 1 && !this.hasDeleted;
-    let total: number;
+    const from = plain ? 'fts' : `fts JOIN docs ON docs.id = fts.rowid ${join}`;
+    const cond = plain ? 'fts MATCH ?' : `fts MATCH ? AND ${where.join(' AND ')}`;
+    // The first matches in document order, up to the cap and one more: their number is the total
+    // (past the cap, "more than"), and past the cap they are candidates of the capped ranking.
+    const head = this.scanIds(`SELECT fts.rowid AS id FROM ${from} WHERE ${cond} LIMIT ${cap + 1}`, [match, ...(plain ? [] : params)], limits.deadline);
+    const capped = head.ids.length > cap;
+    const total = Math.min(head.ids.length, cap);
     let ids: { id: number; r: number }[];
-    // Matches are counted up to a cap: past it the total is "more than" (counting every match of
-    // a common word was half the work of a query at a million documents).
-    const counted = `LIMIT ${COUNT_CAP + 1}`;
-    if (plain) {
-      total = (this.stmt(`SELECT count(*) AS n FROM (SELECT 1 FROM fts WHERE fts MATCH ? ${counted})`).get(match) as { n: number }).n;
-      ids = this.stmt(`SELECT rowid AS id, rank AS r FROM fts WHERE fts MATCH ? AND rank MATCH '${RANK}' ORDER BY rank LIMIT ?`).all(match, candidates) as { id: number; r: number }[];
+    let rankedAmong: number | undefined;
+    let partial = head.partial;
+    if (!partial && (!capped || limits.exact)) {
+      // Exact: FTS5 ranks every match through its own ORDER BY rank path.
+      const ranked = plain
+        ? `SELECT rowid AS id, rank AS r FROM fts WHERE fts MATCH ? AND rank MATCH '${this.rankExpr}' ORDER BY rank LIMIT ?`
+        : `SELECT docs.id AS id, fts.rank AS r FROM ${from} WHERE ${cond} AND fts.rank MATCH '${this.rankExpr}' ORDER BY fts.rank LIMIT ?`;
+      ids = this.stmt(ranked).all(match, ...(plain ? [] : params), candidates) as { id: number; r: number }[];
     } else {
-      const from = `fts JOIN docs ON docs.id = fts.rowid ${join} WHERE fts MATCH ? AND ${where.join(' AND ')}`;
-      total = (this.stmt(`SELECT count(*) AS n FROM (SELECT 1 FROM ${from} ${counted})`).get(match, ...params) as { n: number }).n;
-      ids = this.stmt(`SELECT docs.id AS id, fts.rank AS r FROM ${from} AND fts.rank MATCH '${RANK}' ORDER BY fts.rank LIMIT ?`).all(match, ...params, candidates) as { id: number; r: number }[];
+      // Capped: the tier of matches whose short fields hold every word, and the head.
+      const pool = new Set(head.ids.slice(0, cap));
+      const tierMatch = ftsTier(q, match);
+      if (tierMatch && !partial) {
+        const tier = this.scanIds(`SELECT fts.rowid AS id FROM ${from} WHERE ${cond} LIMIT ${cap}`, [tierMatch, ...(plain ? [] : params)], limits.deadline);
+        for (const id of tier.ids) pool.add(id);
+        partial = tier.partial;
+      }
+      // BM25 of the candidates alone: `+rowid` keeps FTS5 from taking the IN list as rowid
+      // lookups (one whole MATCH per value); SQLite tests each match against the list, and
+      // bm25() runs only for the rows that pass.
+      ids = this.stmt(`SELECT rowid AS id, bm25(fts, ${this.rankExpr.slice(5, -1)}) AS r FROM fts WHERE fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`)
+        .all(match, JSON.stringify([...pool])) as { id: number; r: number }[];
+      ids.sort((x, y) => x.r - y.r || x.id - y.id);
+      ids.length = Math.min(ids.length, candidates);
+      rankedAmong = pool.size;
     }
-    const capped = total > COUNT_CAP;
-    if (capped) total = COUNT_CAP;
-    if (ids.length === 0) return { total, rows: [], capped };
+    const more = { ...(capped ? { capped } : {}), ...(rankedAmong !== undefined ? { rankedAmong } : {}), ...(partial ? { partial } : {}) };
+    if (ids.length === 0) return { total, rows: [], ...more };
     const byId = new Map(ids.map((x) => [x.id, x.r]));
-    const docs = this.stmt(`SELECT ${cols} FROM docs ${join} WHERE docs.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids.map((x) => x.id))) as Row[];
+    const docs = this.stmt(`SELECT ${this.cols()} FROM docs ${join} WHERE docs.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids.map((x) => x.id))) as Row[];
     for (const d of docs) d.rank = byId.get(d.id)!;
-    return { total, rows: docs, capped };
+    return { total, rows: docs, ...more };
+  }
+
+  private cols(): string {
+    return `docs.id, docs.url, docs.digest, docs.title, ${this.datesExpr()} AS dates, docs.mime, docs.status, docs.length, docs.collection,
+      docs.segment, docs.file, docs.location, docs.offset, docs.clen, docs.host, docs.boost, docs.inlinks, docs.lang`;
+  }
+
+  /**
+   * The ids a statement gives, read until its LIMIT or the deadline (looked at every few hundred
+   * rows: a filter that few matches pass can make a scan long); `partial` when the deadline ended it.
+   */
+  private scanIds(sql: string, args: unknown[], deadline?: number): { ids: number[]; partial: boolean } {
+    const st = this.stmt(sql);
+    if (deadline === undefined) return { ids: st.pluck().all(...args) as number[], partial: false };
+    const ids: number[] = [];
+    for (const id of st.pluck().iterate(...args) as Iterable<number>) {
+      ids.push(id);
+      if (ids.length % CLOCK_EVERY === 0 && performance.now() > deadline) return { ids, partial: true };
+    }
+    return { ids, partial: false };
   }
 
   hosts(): string[] {

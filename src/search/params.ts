@@ -20,6 +20,8 @@ export interface SearchParams {
   sort: 'score' | 'date' | 'url';
   reverse: boolean;
   dedupField: 'site' | 'url' | 'digest';
+  /** Rank every match exactly rather than the capped ranking's candidates (`exact=true`). */
+  exact: boolean;
 }
 
 function oneOf<T extends string>(params: URLSearchParams, name: string, allowed: readonly T[], fallback: T): T {
@@ -64,6 +66,7 @@ export function searchParams(params: URLSearchParams, defaults: { hitsPerSite: n
     hitsPerSite: int(params, 'hitsPerSite', params.has('hitsPerDup') ? int(params, 'hitsPerDup', 0, 0, 1000) : defaults.hitsPerSite, 0, 1000),
     sort: oneOf(params, 'sort', ['score', 'date', 'url'] as const, 'score'),
     reverse: oneOf(params, 'reverse', ['true', 'false'] as const, 'false') === 'true',
+    exact: ['true', '1'].includes(oneOf(params, 'exact', ['true', 'false', '1', '0'] as const, 'false')),
     // NutchWAX called the site field "site"; "host" is accepted for it.
     dedupField: (() => {
       const f = oneOf(params, 'dedupField', ['site', 'host', 'url', 'digest'] as const, 'site');

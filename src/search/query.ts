@@ -179,8 +179,33 @@ export function ftsPhrase(ws: string[]): string {
   return isCjkUnit(ws[ws.length - 1] ?? '') ? `"${ws.join(' ')}" *` : `"${ws.join(' ')}"`;
 }
 
-/** FTS5 MATCH text for the query's word parts, or undefined when it has none. */
-export function ftsMatch(q: Query): string | undefined {
+/** At most this many years are asked of the `years` column (a wider range is tested on the rows). */
+const MAX_YEARS = 64;
+
+/** The years the query's date ranges touch, or undefined when it has none or too many. */
+export function dateYears(q: Query): string[] | undefined {
+  if (q.date.length === 0) return undefined;
+  const years = new Set<string>();
+  for (const r of q.date) {
+    const from = Number(r.from.slice(0, 4));
+    const to = Number(r.to.slice(0, 4));
+    if (to - from + 1 > MAX_YEARS) return undefined;
+    for (let y = from; y <= to; y++) years.add(String(y).padStart(4, '0'));
+  }
+  return years.size > MAX_YEARS ? undefined : [...years].sort();
+}
+
+/** Whether every date range is whole years (date:2007, date:2007-2009): the years say it all. */
+export function wholeYears(q: Query): boolean {
+  return q.date.every((r) => /^\d{4}0{10}$/.test(r.from) && /^\d{4}9{10}$/.test(r.to));
+}
+
+/**
+ * FTS5 MATCH text for the query's word parts, or undefined when it has none. `years`: capture
+ * years any of which a match must have (the index's `years` column), so FTS5 intersects them
+ * with the words rather than the rows being read for their dates.
+ */
+export function ftsMatch(q: Query, years?: readonly string[]): string | undefined {
   const phrase = ftsPhrase;
   const pos = [...q.must.map(phrase), ...q.title.map((t) => `title : ${phrase(t)}`)];
   if (pos.length === 0) return undefined;
@@ -189,8 +214,18 @@ export function ftsMatch(q: Query): string | undefined {
   // exact host test still follows in SQL.
   const hosts = q.site.map((s) => words(s)).filter((ws) => ws.length > 0);
   if (hosts.length) pos.push(`(${hosts.map((ws) => `host : ${phrase(ws)}`).join(' OR ')})`);
+  if (years?.length) pos.push(`years : (${years.map((y) => `"${y}"`).join(' OR ')})`);
   const not = q.not.map(phrase);
   return not.length ? `(${pos.join(' AND ')}) NOT (${not.join(' OR ')})` : pos.join(' AND ');
+}
+
+/**
+ * The query's words restricted to the short fields (title, anchor text, URL words): the tier of
+ * matches the capped ranking scores first (open-set.ts), or undefined when there is no such word.
+ */
+export function ftsTier(q: Query, match: string): string | undefined {
+  if (q.must.length === 0) return undefined;
+  return `(${match}) AND {title anchors urlwords} : (${q.must.map(ftsPhrase).join(' AND ')})`;
 }
 
 /** FTS5 MATCH text for the exclusions alone (a query of fields and -words). */

@@ -71,7 +71,8 @@ export function renderResults(r: SearchResult & { failed?: string[] }, p: Search
   const facetList = (title: string, field: string, values: [string, number][]) => values.length < 2 ? '' : `<section><h3>${title}</h3><ul>${values.map(([v, n]) =>
     `<li><a href="${htmlEscape(link(p, { query: `${p.query} ${field}:${v}`, start: 0 }))}">${htmlEscape(v)}</a> (${n})</li>`).join('')}</ul></section>`;
   const facets = r.facets ? `<nav aria-label="Narrow the results" class="facets">${facetList('Site', 'site', r.facets.site)}${facetList('Type', 'type', r.facets.type)}${facetList('Year', 'date', r.facets.year)}${facetList('Language', 'lang', r.facets.lang)}</nav>` : '';
-  const partial = r.failed?.length ? `<p role="status">Partial results: ${r.failed.length} shard${r.failed.length === 1 ? '' : 's'} did not answer (${htmlEscape(r.failed.join(', '))}).</p>` : '';
+  const partial = (r.failed?.length ? `<p role="status">Partial results: ${r.failed.length} shard${r.failed.length === 1 ? '' : 's'} did not answer (${htmlEscape(r.failed.join(', '))}).</p>` : '')
+    + (r.partial ? '<p role="status">Partial results: the query ran out of time; these are the best of the matches it looked at.</p>' : '');
   const body = `${head}${partial}${facets}<ol start="${first}">${r.hits.map((h) => hitHtml(h, p, template)).join('\n')}</ol>${nav.length ? `<nav aria-label="Pages">${nav.join('')}</nav>` : ''}`;
   return page(`${p.query} - nwax`, p.query, body);
 }

@@ -15,6 +15,7 @@ export function renderText(r: SearchResult, template: string, bold: boolean): st
   const out: string[] = [];
   const last = r.start + r.hits.length;
   out.push(r.hits.length ? `Hits ${r.start + 1}-${last} (of ${r.totalExact === false ? 'more than ' : ''}${r.total}) for ${JSON.stringify(r.query)} in ${r.elapsedMs.toFixed(0)} ms` : `No hits (of ${r.totalExact === false ? 'more than ' : ''}${r.total}) for ${JSON.stringify(r.query)}`);
+  if (r.partial) out.push('(partial: the query ran out of time; these are the best of the matches it looked at)');
   r.hits.forEach((h, i) => {
     out.push('');
     out.push(`${r.start + i + 1}. ${h.title || h.url}`);
@@ -31,7 +32,11 @@ export function renderText(r: SearchResult, template: string, bold: boolean): st
 export function renderJson(r: SearchResult & { failed?: string[] }, template: string): string {
   return `${JSON.stringify({
     query: r.query, total: r.total, totalExact: r.totalExact !== false, start: r.start, elapsedMs: Math.round(r.elapsedMs * 10) / 10,
-    ...(r.failed ? { partial: r.failed.length > 0, failedShards: r.failed } : {}),
+    // partial: a shard did not answer, or the time budget ran out before every match was looked at.
+    ...(r.failed || r.partial ? { partial: (r.failed?.length ?? 0) > 0 || r.partial === true } : {}),
+    ...(r.failed ? { failedShards: r.failed } : {}),
+    ...(r.partial ? { timeBudgetExceeded: true } : {}),
+    ...(r.rankedAmong !== undefined ? { rankedAmong: r.rankedAmong } : {}),
     hits: r.hits.map((h) => ({ ...h, replay: h.dates.map((d) => ({ date: d, url: replayUrl(template, h, d) })) })),
     ...(r.facets ? { facets: r.facets } : {}),
   }, null, 2)}\n`;

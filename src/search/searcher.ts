@@ -74,6 +74,18 @@ export interface SearchOptions {
   ranking?: RankingWeights;
   /** Answer from the cache of recent queries where it can (default true; benchmarks say false). */
   cache?: boolean;
+  /**
+   * Rank every match exactly (default false: past `maxScored` matches in an index set, the
+   * ranking scores the likeliest of them; docs/decisions.md says how close that stays).
+   */
+  exact?: boolean;
+  /** Matches counted and ranked exactly per index set (`nwax.search.max.scored`, default 10,000). */
+  maxScored?: number;
+  /**
+   * Milliseconds a query may spend finding candidates (`nwax.search.time.budget`, default 1000;
+   * 0 = none): past it the query ranks what it found and says the answer is partial.
+   */
+  budgetMs?: number;
 }
 
 export interface SearchResult {
@@ -82,6 +94,10 @@ export interface SearchResult {
   total: number;
   /** false when the total is a lower bound. */
   totalExact?: boolean;
+  /** Present when the ranking was capped: the matches it scored (over all index sets). */
+  rankedAmong?: number;
+  /** true when the time budget ran out: the hits are the best of the matches found before it. */
+  partial?: boolean;
   start: number;
   hits: Hit[];
   facets?: Facets;
@@ -222,6 +238,8 @@ export class Searcher {
       return { ...hit, elapsedMs: performance.now() - t0 };
     }
     const result = this.searchUncached(query, opts, t0);
+    // A partial answer (the time budget ran out) is not kept: the next asking may do better.
+    if (result.partial) return result;
     this.cache.set(key, result);
     if (this.cache.size > CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
     return result;
@@ -240,11 +258,17 @@ export class Searcher {
     const limit = Math.min(5000, (start + want) * (perSite ? 10 : 1));
     let total = 0;
     let totalExact = true;
+    let rankedAmong: number | undefined;
+    let partial = false;
+    const budget = opts.budgetMs ?? 1000;
+    const limits = { exact: opts.exact === true, maxScored: opts.maxScored, deadline: budget > 0 ? t0 + budget : undefined };
     const candidates: (Row & { set: OpenSet })[] = [];
     for (const s of this.sets) {
-      const r = s.search(q, limit, order);
+      const r = s.search(q, limit, order, limits);
       total += r.total;
       if (r.capped) totalExact = false;
+      if (r.rankedAmong !== undefined) rankedAmong = (rankedAmong ?? 0) + r.rankedAmong;
+      if (r.partial) partial = true;
       for (const row of r.rows) candidates.push({ ...row, set: s });
     }
     const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -278,7 +302,7 @@ export class Searcher {
     }));
     markMore(hits, hidden, keyOf);
     const facets = opts.facets ? sumFacets(this.sets.map((s) => s.facets(q))) : undefined;
-    return { query, total, ...(totalExact ? {} : { totalExact }), start, hits, ...(facets ? { facets } : {}), elapsedMs: performance.now() - t0, generation };
+    return { query, total, ...(totalExact ? {} : { totalExact }), ...(rankedAmong !== undefined ? { rankedAmong } : {}), ...(partial ? { partial } : {}), start, hits, ...(facets ? { facets } : {}), elapsedMs: performance.now() - t0, generation };
   }
 
   /** Where the stored copy of document `doc` of set `set` is; undefined when there is none. */

@@ -19,6 +19,8 @@ export interface ShardResult extends SearchResult {
 interface BackendJson {
   total: number;
   totalExact?: boolean;
+  rankedAmong?: number;
+  timeBudgetExceeded?: boolean;
   facets?: Facets;
   hits: (Hit & { replay?: unknown })[];
 }
@@ -32,6 +34,7 @@ export class ShardSearcher {
     const params = new URLSearchParams({
       query, start: '0', hitsPerPage: String(hits), hitsPerSite: '0',
       ...(opts.facets ? { facets: '1' } : {}), ...(opts.sort && opts.sort !== 'score' ? { sort: opts.sort } : {}), ...(opts.reverse ? { reverse: 'true' } : {}),
+      ...(opts.exact ? { exact: 'true' } : {}),
     });
     const res = await request(`${backend}/api/search?${params}`, { dispatcher: this.agent, headersTimeout: this.timeout, bodyTimeout: this.timeout });
     if (res.statusCode === 400) {
@@ -56,6 +59,8 @@ export class ShardSearcher {
     const failed: string[] = [];
     let total = 0;
     let totalExact = true;
+    let rankedAmong: number | undefined;
+    let partial = false;
     const all: Hit[] = [];
     answers.forEach((a, i) => {
       if (a.status === 'rejected') {
@@ -66,6 +71,8 @@ export class ShardSearcher {
       }
       total += a.value.total;
       if (a.value.totalExact === false) totalExact = false;
+      if (a.value.rankedAmong !== undefined) rankedAmong = (rankedAmong ?? 0) + a.value.rankedAmong;
+      if (a.value.timeBudgetExceeded) partial = true;
       for (const h of a.value.hits) {
         const { replay: _replay, ...hit } = h;
         all.push({ ...hit, set: `${i}~${hit.set}`, moreFromSite: 0 });
@@ -89,7 +96,7 @@ export class ShardSearcher {
     const hits = shown.slice(start, start + want);
     markMore(hits, hidden, keyOf);
     const facets = opts.facets ? sumFacets(answers.map((a) => (a.status === 'fulfilled' ? a.value.facets : undefined))) : undefined;
-    return { query, total, ...(totalExact ? {} : { totalExact }), start, hits, ...(facets ? { facets } : {}), elapsedMs: performance.now() - t0, failed };
+    return { query, total, ...(totalExact ? {} : { totalExact }), ...(rankedAmong !== undefined ? { rankedAmong } : {}), ...(partial ? { partial } : {}), start, hits, ...(facets ? { facets } : {}), elapsedMs: performance.now() - t0, failed };
   }
 
   /** The backend URL of a front-side stored reference `SHARD~SET/DOC`. */
