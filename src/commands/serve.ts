@@ -43,6 +43,7 @@ finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per
       suggestTitles: conf.getNumber('nwax.serve.suggest.titles'),
       queryTimeout: conf.getNumber('nwax.serve.query.timeout'),
       maxScored: conf.getNumber('nwax.search.max.scored'),
+      cache: conf.getBoolean('nwax.search.cache'),
       timeBudget: conf.getNumber('nwax.search.time.budget'),
       baseUrl: conf.getString('nwax.serve.base.url'),
       reloadInterval: conf.getNumber('nwax.serve.reload.interval'),

@@ -7,7 +7,7 @@
  * holds the duplicates found, not the documents; each index is updated in one transaction.
  */
 import Database from 'better-sqlite3';
-import { readInfo } from './schema.js';
+import { readInfo, recordDeleted } from './schema.js';
 import { NwaxError } from '../util/errors.js';
 
 export interface DedupResult {
@@ -76,6 +76,7 @@ export function dedupIndexes(paths: string[]): DedupResult {
       db.transaction(() => {
         for (const k of keep.get(i) ?? []) setDates.run(k.dates, k.id);
         for (const id of drop.get(i) ?? []) del.run(id);
+        recordDeleted(db);
       })();
     });
     return result;
@@ -124,6 +125,7 @@ export function dedupByDigest(paths: string[]): DedupResult {
       const del = db.prepare('UPDATE docs SET deleted = 1 WHERE id = ?');
       db.transaction(() => {
         for (const id of drop.get(i) ?? []) del.run(id);
+        recordDeleted(db);
       })();
     });
     return result;

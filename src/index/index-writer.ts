@@ -96,7 +96,7 @@ export class IndexWriter {
   close(): number {
     this.flush();
     this.db.exec("INSERT INTO fts(fts) VALUES('optimize')");
-    finishIndex(this.db, this.count);
+    finishIndex(this.db, this.count, { deleted: '0' });
     return this.count;
   }
 }

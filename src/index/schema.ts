@@ -54,6 +54,8 @@ export interface IndexInfo {
    * dates (recorded by add-dates); undefined for an older dates index, which did not record them.
    */
   extraYears?: string[];
+  /** Documents dedup marked deleted, as recorded (undefined for an index made before it was). */
+  deleted?: number;
 }
 
 export function readInfo(db: Db, path: string): IndexInfo {
@@ -76,7 +78,8 @@ export function readInfo(db: Db, path: string): IndexInfo {
     throw new NwaxError('NWAX_FORMAT', `${path}: terms made by text analysis ${analyzer ?? '?'}, this nwax searches with ${ANALYZER}: queries would not find what the index holds; rebuild it: nwax index OUTDIR CRAWLDB LINKDB SEGMENT...`);
   }
   const extra = m.get('extra_years');
-  return { kind, analyzer, docCount: Number(m.get('doc_count')), version, ...(extra !== undefined ? { extraYears: extra.split(' ').filter(Boolean) } : {}) };
+  const deleted = m.get('deleted');
+  return { kind, analyzer, docCount: Number(m.get('doc_count')), version, ...(extra !== undefined ? { extraYears: extra.split(' ').filter(Boolean) } : {}), ...(deleted !== undefined ? { deleted: Number(deleted) } : {}) };
 }
 
 /** Opens an index read-only and checks its version (and kind, when given). */
@@ -112,6 +115,15 @@ export function createIndex(path: string, kind: IndexKind): Db {
   db.prepare('INSERT INTO info(key, value) VALUES (?, ?), (?, ?)').run('schema_version', String(SCHEMA_VERSION), 'kind', kind);
   if (kind === 'main') db.prepare('INSERT INTO info(key, value) VALUES (?, ?)').run('analyzer', ANALYZER);
   return db;
+}
+
+/**
+ * Records how many documents are marked deleted (after dedup marks them), so a searcher knows
+ * without a scan of the documents (seconds on a large index, at every open of a search worker).
+ */
+export function recordDeleted(db: Db): void {
+  const n = (db.prepare('SELECT count(*) AS n FROM docs WHERE deleted = 1').get() as { n: number }).n;
+  db.prepare('INSERT OR REPLACE INTO info(key, value) VALUES (?, ?)').run('deleted', String(n));
 }
 
 export function finishIndex(db: Db, docCount: number, more: Record<string, string> = {}): void {

@@ -93,7 +93,7 @@ export class Metrics {
         this.set(value());
       } });
     read('nwax_search_queries_stopped_total', 'Queries stopped by the time budget (nwax.serve.query.timeout) since the start.', state.timeouts);
-    read('nwax_search_queries_abandoned_total', 'Queries stopped because their client went away, since the start.', state.aborted);
+    read('nwax_search_queries_abandoned_total', 'Queries whose client went away before the answer (stopped if they ran on past a second), since the start.', state.aborted);
     read('nwax_search_queue_length', 'Queries waiting or running on the search workers.', state.queued);
     read('nwax_index_generation', 'Rises by one each time the index sets served change.', state.generation);
     read('nwax_index_last_reload_timestamp_seconds', 'When the index sets served last changed.', () => state.lastReload() / 1000);

@@ -55,7 +55,11 @@ export interface RankLimits {
   exact?: boolean;
   /** Matches counted and ranked exactly before the ranking is capped (default MAX_SCORED). */
   maxScored?: number;
-  /** performance.now() past which scans stop and rank what they have (the answer is then partial). */
+  /**
+   * performance.now() past which the query takes no further step: it scores the candidates it
+   * has (the answer is then partial). Looked at between steps, each bounded by `maxScored`
+   * matches but for counting under a filter few matches pass.
+   */
   deadline?: number;
 }
 
@@ -70,21 +74,21 @@ export interface SetResult {
   partial?: boolean;
 }
 
-/** Rows a scan reads between looks at the clock. */
-const CLOCK_EVERY = 256;
 
 export class OpenSet {
   readonly db: Db;
   /** Whether dedup marked documents deleted (queries then go through the documents table). */
   private readonly hasDeleted: boolean;
+  /** Documents marked deleted by dedup. */
+  private readonly deleted: number;
   /** The document count the index records (info.doc_count). */
   private readonly docCount: number;
-  private documents: number | undefined;
   /** Whether the text index has the capture years (schema 3). */
   private readonly hasYears: boolean;
   /** Years only the dates index knows for some document (undefined: not recorded, any may be). */
   private readonly extraYears: Set<string> | undefined = new Set();
-  private readonly rankExpr: string;
+  /** bm25()'s column weights for this index's columns. */
+  private readonly weights: string;
   constructor(readonly set: IndexSet) {
     const main = openIndex(set.main, 'main');
     this.db = main.db;
@@ -100,8 +104,10 @@ export class OpenSet {
       this.extraYears = dates.info.extraYears ? new Set(dates.info.extraYears) : undefined;
     }
     this.hasYears = main.info.version >= 3;
-    this.rankExpr = this.hasYears ? `bm25(${WEIGHTS}, 0.0)` : `bm25(${WEIGHTS})`;
-    this.hasDeleted = (this.db.prepare('SELECT EXISTS(SELECT 1 FROM docs WHERE deleted = 1) AS x').get() as { x: number }).x === 1;
+    this.weights = this.hasYears ? `${WEIGHTS}, 0.0` : WEIGHTS;
+    // Indexes record their deletions; an older one is asked (a scan of every document when none is).
+    this.deleted = main.info.deleted ?? (this.db.prepare('SELECT count(*) AS n FROM docs WHERE deleted = 1').get() as { n: number }).n;
+    this.hasDeleted = this.deleted > 0;
     this.db.function('nwax_dates_in', { deterministic: true }, (dates: unknown, from: unknown, to: unknown) => {
       for (const d of String(dates).split(' ')) if (d >= (from as string) && d <= (to as string)) return 1;
       return 0;
@@ -230,37 +236,46 @@ export class OpenSet {
     const plain = where.length === 1 && !this.hasDeleted;
     const from = plain ? 'fts' : `fts JOIN docs ON docs.id = fts.rowid ${join}`;
     const cond = plain ? 'fts MATCH ?' : `fts MATCH ? AND ${where.join(' AND ')}`;
-    // The first matches in document order, up to the cap and one more: their number is the total
-    // (past the cap, "more than"), and past the cap they are candidates of the capped ranking.
-    const head = this.scanIds(`SELECT fts.rowid AS id FROM ${from} WHERE ${cond} LIMIT ${cap + 1}`, [match, ...(plain ? [] : params)], limits.deadline);
-    const capped = head.ids.length > cap;
-    const total = Math.min(head.ids.length, cap);
-    let ids: { id: number; r: number }[];
+    const args = [match, ...(plain ? [] : params)];
+    const late = () => limits.deadline !== undefined && performance.now() > limits.deadline;
+    // Matches counted up to the cap and one more (in C: fetching them costs a row each): past
+    // the cap the total is "more than" and the ranking is capped.
+    const counted = (this.stmt(`SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${cond} LIMIT ${cap + 1})`).get(...args) as { n: number }).n;
+    const capped = counted > cap;
+    const total = Math.min(counted, cap);
+    const head = (n: number) => this.stmt(`SELECT fts.rowid AS id FROM ${from} WHERE ${cond} LIMIT ${n}`).pluck().all(...args) as number[];
+    let ids: { id: number; r: number }[] = [];
     let rankedAmong: number | undefined;
-    let partial = head.partial;
-    if (!partial && (!capped || limits.exact)) {
+    let partial = false;
+    let pool: Set<number> | undefined;
+    if (late()) {
+      // Out of time already (a filter few matches pass makes counting long): the first
+      // candidates in index order are scored, and the answer says it is partial.
+      partial = true;
+      pool = new Set(head(candidates));
+    } else if (!capped || limits.exact) {
       // Exact: FTS5 ranks every match through its own ORDER BY rank path.
       const ranked = plain
-        ? `SELECT rowid AS id, rank AS r FROM fts WHERE fts MATCH ? AND rank MATCH '${this.rankExpr}' ORDER BY rank LIMIT ?`
-        : `SELECT docs.id AS id, fts.rank AS r FROM ${from} WHERE ${cond} AND fts.rank MATCH '${this.rankExpr}' ORDER BY fts.rank LIMIT ?`;
-      ids = this.stmt(ranked).all(match, ...(plain ? [] : params), candidates) as { id: number; r: number }[];
+        ? `SELECT rowid AS id, rank AS r FROM fts WHERE fts MATCH ? AND rank MATCH 'bm25(${this.weights})' ORDER BY rank LIMIT ?`
+        : `SELECT docs.id AS id, fts.rank AS r FROM ${from} WHERE ${cond} AND fts.rank MATCH 'bm25(${this.weights})' ORDER BY fts.rank LIMIT ?`;
+      ids = this.stmt(ranked).all(...args, candidates) as { id: number; r: number }[];
     } else {
-      // Capped: the tier of matches whose short fields hold every word, and the head.
-      const pool = new Set(head.ids.slice(0, cap));
+      // Capped: the head (the first matches in index order) and the tier of matches whose
+      // short fields hold every word, where the best answers are (a champion list).
+      pool = new Set(head(cap));
       const tierMatch = ftsTier(q, match);
-      if (tierMatch && !partial) {
-        const tier = this.scanIds(`SELECT fts.rowid AS id FROM ${from} WHERE ${cond} LIMIT ${cap}`, [tierMatch, ...(plain ? [] : params)], limits.deadline);
-        for (const id of tier.ids) pool.add(id);
-        partial = tier.partial;
-      }
+      if (tierMatch && late()) partial = true;
+      else if (tierMatch) for (const id of this.stmt(`SELECT fts.rowid AS id FROM ${from} WHERE ${cond} LIMIT ${cap}`).pluck().all(tierMatch, ...args.slice(1)) as number[]) pool.add(id);
+    }
+    if (pool) {
       // BM25 of the candidates alone: `+rowid` keeps FTS5 from taking the IN list as rowid
       // lookups (one whole MATCH per value); SQLite tests each match against the list, and
       // bm25() runs only for the rows that pass.
-      ids = this.stmt(`SELECT rowid AS id, bm25(fts, ${this.rankExpr.slice(5, -1)}) AS r FROM fts WHERE fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`)
+      ids = this.stmt(`SELECT rowid AS id, bm25(fts, ${this.weights}) AS r FROM fts WHERE fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`)
         .all(match, JSON.stringify([...pool])) as { id: number; r: number }[];
       ids.sort((x, y) => x.r - y.r || x.id - y.id);
       ids.length = Math.min(ids.length, candidates);
-      rankedAmong = pool.size;
+      if (capped || partial) rankedAmong = pool.size;
     }
     const more = { ...(capped ? { capped } : {}), ...(rankedAmong !== undefined ? { rankedAmong } : {}), ...(partial ? { partial } : {}) };
     if (ids.length === 0) return { total, rows: [], ...more };
@@ -275,21 +290,6 @@ export class OpenSet {
       docs.segment, docs.file, docs.location, docs.offset, docs.clen, docs.host, docs.boost, docs.inlinks, docs.lang`;
   }
 
-  /**
-   * The ids a statement gives, read until its LIMIT or the deadline (looked at every few hundred
-   * rows: a filter that few matches pass can make a scan long); `partial` when the deadline ended it.
-   */
-  private scanIds(sql: string, args: unknown[], deadline?: number): { ids: number[]; partial: boolean } {
-    const st = this.stmt(sql);
-    if (deadline === undefined) return { ids: st.pluck().all(...args) as number[], partial: false };
-    const ids: number[] = [];
-    for (const id of st.pluck().iterate(...args) as Iterable<number>) {
-      ids.push(id);
-      if (ids.length % CLOCK_EVERY === 0 && performance.now() > deadline) return { ids, partial: true };
-    }
-    return { ids, partial: false };
-  }
-
   hosts(): string[] {
     return (this.stmt("SELECT DISTINCT host FROM docs WHERE host != '' AND deleted = 0").all() as { host: string }[]).map((r) => r.host);
   }
@@ -299,15 +299,12 @@ export class OpenSet {
   }
 
   /**
-   * Documents served (not marked deleted by dedup). Counted once, when the set opens: an open set
-   * never changes (an update is a new file, opened as a new set), so /healthz and /metrics read
-   * a number, not a scan of the documents. Without deletions it is the count the index records.
+   * Documents served (not marked deleted by dedup): the count the index records less its
+   * deletions, known when the set opens (an open set never changes: an update is a new file,
+   * opened as a new set), so /healthz and /metrics read a number, not a scan of the documents.
    */
   get count(): number {
-    this.documents ??= this.hasDeleted
-      ? (this.stmt('SELECT count(*) AS n FROM docs WHERE deleted = 0').get() as { n: number }).n
-      : this.docCount;
-    return this.documents;
+    return this.docCount - this.deleted;
   }
 
   ref(id: number): StoredRef | undefined {

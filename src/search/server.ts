@@ -39,6 +39,8 @@ export interface ServeOptions {
   suggestTitles: number;
   /** Milliseconds a query may run before it is stopped with a 503 (nwax.serve.query.timeout; 0: no limit). */
   queryTimeout?: number;
+  /** Keep the latest answers per search worker (nwax.search.cache, default true). */
+  cache?: boolean;
   /** Matches ranked exactly per index set before the ranking is capped (nwax.search.max.scored). */
   maxScored?: number;
   /** Milliseconds a query may spend finding candidates before it answers with what it has (nwax.search.time.budget). */
@@ -301,7 +303,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           const facets = ctype === 'text/html' || url.searchParams.get('facets') === '1';
           // NutchWAX's hitsPerSite keeps its meaning when asked for; the default collapses only across sites.
           const hitsPerSiteDefault = !url.searchParams.has('hitsPerSite') && !url.searchParams.has('hitsPerDup');
-          const r = await backend.search(p.query, { start: p.start, hits: p.hitsPerPage, hitsPerSite: p.hitsPerSite, hitsPerSiteDefault, facets, sort: p.sort, reverse: p.reverse, dedupField: p.dedupField, exact: p.exact, maxScored: opts.maxScored, budgetMs: opts.timeBudget }, signal);
+          const r = await backend.search(p.query, { start: p.start, hits: p.hitsPerPage, hitsPerSite: p.hitsPerSite, hitsPerSiteDefault, facets, sort: p.sort, reverse: p.reverse, dedupField: p.dedupField, exact: p.exact, maxScored: opts.maxScored, budgetMs: opts.timeBudget, ...(opts.cache === false ? { cache: false } : {}) }, signal);
           answered.generation = r.generation;
           const body = ctype === 'text/html' ? renderResults(r, p, opts.wayback) : ctype === 'application/json' ? renderJson(r, opts.wayback) : renderRss(r, p, base, opts.wayback);
           send(res, 200, ctype, body);
