@@ -53,14 +53,14 @@ export function querySets(db, words, n = 300) {
   return { title, passage, navigational };
 }
 
-export function evaluate(searcher, set, ranking) {
+export function evaluate(searcher, set, ranking, extra = {}) {
   let rr = 0;
   let s1 = 0;
   let s10 = 0;
   for (const q of set) {
     let hits;
     try {
-      hits = searcher.search(q.query, { hits: 10, snippets: false, ranking, cache: false }).hits;
+      hits = searcher.search(q.query, { hits: 10, snippets: false, ranking, cache: false, ...extra }).hits;
     } catch {
       hits = [];
     }
@@ -103,6 +103,16 @@ export async function benchRelevance() {
       cells.push(r.mrr.toFixed(3), r.s1.toFixed(2), r.s10.toFixed(2));
     }
     rows.push([name, ...cells]);
+  }
+  if (ranking) {
+    // The defaults with every match ranked, and with the ranking capped at 1,000 matches (the
+    // default cap, 10,000, caps few queries on a corpus of this size).
+    for (const [name, extra] of [['nwax (defaults), exact ranking', { exact: true }], ['nwax (defaults), capped at 1,000', { maxScored: 1000 }]]) {
+      rows.push([name, ...Object.values(sets).flatMap((set) => {
+        const r = evaluate(searcher, set, ranking.DEFAULT_WEIGHTS, extra);
+        return [r.mrr.toFixed(3), r.s1.toFixed(2), r.s10.toFixed(2)];
+      })]);
+    }
   }
   searcher.close();
   return [

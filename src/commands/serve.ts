@@ -8,7 +8,7 @@ elsewhere). Routes: / (search page), /search?query= (HTML), /api/search (JSON), 
 and nutch namespaces, as NutchWAX's servlet), /opensearch.xml, /stored/SET/DOC (the archived bytes, sandboxed), \
 /suggest?q=, /cdx (pywb's CDX server API over --cdx: url, matchType, from, to, filter, collapse, limit, sort, closest, output, \
 fl), /healthz (alive), /readyz (indexes open), /metrics (Prometheus), POST /admin/reload (loopback only). Search parameters: \
-query, start, hitsPerPage (at most 100), hitsPerSite (or hitsPerDup), dtstart, dtend. New, replaced and removed index sets are \
+query, start, hitsPerPage (at most 100), hitsPerSite (or hitsPerDup), dtstart, dtend, exact=true (rank every match). New, replaced and removed index sets are \
 served without a restart (looked for every nwax.serve.reload.interval ms, and on SIGHUP). SIGTERM lets requests in flight \
 finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per request (nwax.serve.access.log).`;
   static override examples = ['<%= config.bin %> serve --port 8081', '<%= config.bin %> serve -dir /data/crawl --port 8080', '<%= config.bin %> serve --port 8080 --shards http://a:8081,http://b:8081', '<%= config.bin %> serve --cdx /data/cluster'];
