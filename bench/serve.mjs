@@ -101,6 +101,11 @@ export async function benchServe() {
     const even = await paced(url, paths, rate, 30);
     // The same rate through autocannon (its connections send their share in bursts), for comparison.
     const bursts = await cannon(url, paths, { overallRate: rate });
+    // The hostile case: 1,000 repeated common words (2 KB, under the length limit).
+    const t = performance.now();
+    const long = await fetch(`${url}/api/search?${new URLSearchParams({ query: Array(1000).fill('the').join(' ') })}`);
+    await long.arrayBuffer();
+    const longMs = performance.now() - t;
     const row = (name, r) => [name, r.requests.average.toFixed(1), r.latency.p50.toFixed(1), r.latency.p99.toFixed(1), r.errors + r.timeouts + r.non2xx];
     return [
       `nwax serve under load: /api/search over ${crawl} (the 1-million-document index), 500 queries in turn, 30 s per run`,
@@ -112,6 +117,7 @@ export async function benchServe() {
         row(`open loop, requests due every ${(1000 / rate).toFixed(1)} ms (${rate}/s, 80%)`, even),
       ]),
       `  throughput ${(full.requests.average / inRate).toFixed(2)}x the in-process rate (target 0.8); paced p99 ${(even.latency.p99 / inP99).toFixed(2)}x the in-process p99 (target at most 2)`,
+      `  a query of 1,000 repeated common words (2 KB): HTTP ${long.status} in ${longMs.toFixed(0)} ms (target: within 1 s)`,
       `  server RSS during the runs: first ${rss[0]?.toFixed(0)} MB, peak ${Math.max(...rss).toFixed(0)} MB, last ${rss[rss.length - 1]?.toFixed(0)} MB`,
     ].join('\n');
   } finally {

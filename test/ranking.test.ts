@@ -226,4 +226,23 @@ describe('bounded work per query', () => {
     expect(urls(searcher.search('heron date:2021', { hits: 10, cache: false }))).toEqual(['http://h.example/p001.html']);
     expect(searcher.search('heron date:2022', { hits: 10, cache: false }).total).toBe(0);
   });
+
+  it('fields alone (date:, site:) are found through the text index and bounded like words; so are facets', () => {
+    const exact = searcher.search('date:2020', { hits: 200, cache: false, hitsPerSite: 0, exact: true });
+    expect(exact.total).toBe(150);
+    expect(exact.hits.every((h) => h.dates.some((d) => d.startsWith('2020')))).toBe(true);
+    const capped = searcher.search('date:2020', { hits: 200, cache: false, hitsPerSite: 0, maxScored: 20 });
+    expect(capped).toMatchObject({ total: 20, totalExact: false, rankedAmong: 20 });
+    expect(capped.hits.length).toBe(20);
+    expect(searcher.search('site:h.example date:2019', { hits: 5, cache: false }).total).toBe(150);
+    expect(searcher.search('site:other.example date:2019', { hits: 5, cache: false }).total).toBe(0);
+    // A year only the dates index knows is still found, and a month is tested on the rows.
+    expect(urls(searcher.search('date:2021', { hits: 10, cache: false }))).toEqual(['http://h.example/p001.html']);
+    expect(searcher.search('date:202001', { hits: 10, cache: false }).total).toBe(150);
+    // Facets are counted among the first maxScored matches, as the total is.
+    const years = (o: object) => Object.fromEntries(searcher.search('heron', { cache: false, facets: true, ...o }).facets!.year);
+    expect(years({ exact: true })).toEqual({ 2019: 150, 2020: 150 });
+    const few = years({ maxScored: 20 });
+    expect(Object.values(few).reduce((a, b) => a + b, 0)).toBe(20);
+  });
 });

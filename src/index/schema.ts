@@ -16,8 +16,9 @@ import { ANALYZER } from '../analysis/analyzer.js';
 /**
  * 2: terms from the analyzer (analysis/analyzer.ts) under FTS5's ascii tokenizer; a lang column.
  * 3: a `years` column in the text index (the capture years), so a date filter narrows the match
- *    inside FTS5 rather than reading every match's row. Version 2 indexes are still read: their
- *    date filters go through the rows, as before.
+ *    inside FTS5 rather than reading every match's row; documents indexed by MIME type and
+ *    collection, so type: and collection: alone read only their documents. Version 2 indexes are
+ *    still read: those filters go through the rows, as before.
  */
 export const SCHEMA_VERSION = 3;
 /** The versions this nwax reads. */
@@ -35,6 +36,8 @@ CREATE TABLE docs(
 CREATE INDEX docs_url ON docs(url);
 CREATE INDEX docs_host ON docs(host);
 CREATE INDEX docs_lang ON docs(lang);
+CREATE INDEX docs_mime ON docs(mime);
+CREATE INDEX docs_collection ON docs(collection);
 CREATE VIRTUAL TABLE fts USING fts5(title, content, anchors, urlwords, host, years, content='', tokenize='ascii');
 `;
 

@@ -14,7 +14,7 @@
 import type Database from 'better-sqlite3';
 import { openIndex, type Db } from '../index/schema.js';
 import type { IndexSet } from './index-sets.js';
-import { dateYears, ftsExclusions, ftsMatch, ftsTier, wholeYears, type Query } from './query.js';
+import { dateYears, ftsExclusions, ftsFields, ftsMatch, ftsTier, wholeYears, type Query } from './query.js';
 import type { StoredRef } from './stored.js';
 import type { Facets } from './searcher.js';
 import { NwaxError } from '../util/errors.js';
@@ -83,6 +83,9 @@ export class OpenSet {
   private readonly deleted: number;
   /** The document count the index records (info.doc_count). */
   private readonly docCount: number;
+  /** Whether documents are indexed by MIME type and collection (schema 3). */
+  private readonly mimeIndexed: boolean;
+  private mimeList: string[] | undefined;
   /** Whether the text index has the capture years (schema 3). */
   private readonly hasYears: boolean;
   /** Years only the dates index knows for some document (undefined: not recorded, any may be). */
@@ -104,6 +107,7 @@ export class OpenSet {
       this.extraYears = dates.info.extraYears ? new Set(dates.info.extraYears) : undefined;
     }
     this.hasYears = main.info.version >= 3;
+    this.mimeIndexed = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'docs_mime'").get() !== undefined;
     this.weights = this.hasYears ? `${WEIGHTS}, 0.0` : WEIGHTS;
     // Indexes record their deletions; an older one is asked (a scan of every document when none is).
     this.deleted = main.info.deleted ?? (this.db.prepare('SELECT count(*) AS n FROM docs WHERE deleted = 1').get() as { n: number }).n;
@@ -130,12 +134,14 @@ export class OpenSet {
   }
 
   /** The MATCH text, WHERE clauses and parameters of a query (years narrow the match where they can). */
-  private plan(q: Query): { match: string | undefined; where: string[]; params: unknown[] } {
+  private plan(q: Query): { match: string | undefined; driver: string | undefined; where: string[]; params: unknown[] } {
     const plainMatch = ftsMatch(q);
-    const years = plainMatch ? this.queryYears(q) : undefined;
-    const match = years ? ftsMatch(q, years) : plainMatch;
+    const years = this.queryYears(q);
+    const match = plainMatch && years ? ftsMatch(q, years) : plainMatch;
+    // A query of fields alone is found through the text index where it has site: or date:.
+    const driver = plainMatch ? undefined : ftsFields(q, years);
     // Whole years are answered by the years column itself; other ranges are still tested on the rows.
-    return { match, ...this.filters(q, years !== undefined && wholeYears(q)) };
+    return { match, driver, ...this.filters(q, years !== undefined && wholeYears(q)) };
   }
 
   /** WHERE clauses and parameters for the query's fields. */
@@ -148,7 +154,16 @@ export class OpenSet {
       for (const v of items) params.push(...values(v));
     };
     anyOf(q.site, () => '(docs.host = ? OR docs.host LIKE ?)', (s) => [s, `%.${s}`]);
-    anyOf(q.type, (t) => (t.includes('/') ? 'docs.mime = ?' : '(docs.mime LIKE ? OR docs.mime LIKE ?)'), (t) => (t.includes('/') ? [t] : [`${t}/%`, `%/${t}`]));
+    if (this.mimeIndexed && q.type.length) {
+      // The types named, as the index's own MIME types: an IN list the docs_mime index answers
+      // (LIKE '%/pdf' cannot use an index: a query of type: alone read every document).
+      const mimes = this.mimes().filter((mime) => {
+        const m = mime.toLowerCase();
+        return q.type.some((t) => (t.includes('/') ? m === t : m.startsWith(`${t}/`) || m.endsWith(`/${t}`)));
+      });
+      where.push(mimes.length ? `docs.mime IN (${mimes.map(() => '?').join(', ')})` : '0');
+      params.push(...mimes);
+    } else anyOf(q.type, (t) => (t.includes('/') ? 'docs.mime = ?' : '(docs.mime LIKE ? OR docs.mime LIKE ?)'), (t) => (t.includes('/') ? [t] : [`${t}/%`, `%/${t}`]));
     anyOf(q.collection, () => 'docs.collection = ?', (c) => [c]);
     anyOf(q.lang, () => 'docs.lang = ?', (l) => [l]);
     anyOf(q.url, () => 'docs.url = ?', (u) => {
@@ -165,6 +180,12 @@ export class OpenSet {
     return { where, params };
   }
 
+  /** The MIME types the documents have, read once from the docs_mime index. */
+  private mimes(): string[] {
+    this.mimeList ??= this.db.prepare('SELECT DISTINCT mime FROM docs WHERE mime IS NOT NULL').pluck().all() as string[];
+    return this.mimeList;
+  }
+
   private readonly statements = new Map<string, Database.Statement>();
 
   private stmt(sql: string): Database.Statement {
@@ -174,16 +195,18 @@ export class OpenSet {
   }
 
   /** Counts of the matching documents by host, type and year of first capture (the top 10 of each). */
-  facets(q: Query): Facets {
-    const { match, where, params } = this.plan(q);
+  facets(q: Query, limits: RankLimits = {}): Facets {
+    const { match: words, driver, where, params } = this.plan(q);
+    const match = words ?? driver;
     const join = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
     let from = `docs ${join}`;
     const all: unknown[] = [];
     if (match) {
-      from = `fts JOIN docs ON docs.id = fts.rowid ${join}`;
+      from = `fts CROSS JOIN docs ON docs.id = fts.rowid ${join}`;
       where.unshift('fts MATCH ?');
       all.push(match);
-    } else {
+    }
+    if (!words) {
       const excl = ftsExclusions(q);
       if (excl) {
         where.push('docs.id NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)');
@@ -191,20 +214,24 @@ export class OpenSet {
       }
     }
     all.push(...params);
-    const count = (expr: string, also = '') => (this.stmt(`SELECT ${expr} AS v, count(*) AS n FROM ${from} WHERE ${where.join(' AND ')}${also} GROUP BY v ORDER BY n DESC, v LIMIT 10`).all(...all) as { v: string; n: number }[])
+    // Counted among the first `maxScored` matches, as the total is (every match with `exact`).
+    const cap = limits.exact ? '' : `LIMIT ${Math.max(1, limits.maxScored ?? MAX_SCORED)}`;
+    const count = (expr: string, also = '') => (this.stmt(`SELECT v, count(*) AS n FROM (SELECT ${expr} AS v FROM ${from} WHERE ${where.join(' AND ')}${also} ${cap}) GROUP BY v ORDER BY n DESC, v LIMIT 10`).all(...all) as { v: string; n: number }[])
       .map((r): [string, number] => [String(r.v), r.n]);
     // Documents of no known language take no place among the ten languages shown.
     return { site: count('docs.host'), type: count('docs.mime'), year: count('substr(docs.date, 1, 4)'), lang: count('docs.lang', " AND docs.lang != ''") };
   }
 
   search(q: Query, limit: number, order?: FieldOrder, limits: RankLimits = {}): SetResult {
-    const { match, where, params } = this.plan(q);
+    const { match, driver, where, params } = this.plan(q);
     const join = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
+    const cap = Math.max(1, limits.maxScored ?? MAX_SCORED);
     if (order) {
       // Every match in the order of a stored field (FTS5's rank does not apply).
-      const from = match ? `fts JOIN docs ON docs.id = fts.rowid ${join}` : `docs ${join}`;
-      const all = match ? [match, ...params] : [...params];
-      if (match) where.unshift('fts MATCH ?');
+      const m = match ?? driver;
+      const from = m ? `fts CROSS JOIN docs ON docs.id = fts.rowid ${join}` : `docs ${join}`;
+      const all = m ? [m, ...params] : [...params];
+      if (m) where.unshift('fts MATCH ?');
       const excl = match ? undefined : ftsExclusions(q);
       if (excl) {
         where.push('docs.id NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)');
@@ -217,24 +244,30 @@ export class OpenSet {
       return { total, rows };
     }
     if (!match) {
-      // Fields only: every document that passes, best boost first.
+      // Fields only: the documents that pass, best boost first; found through the text index
+      // where there is a site: or date: to find them by, counted up to the cap, and past it
+      // the best of the first `cap` in index order (every one with `exact`).
       const excl = ftsExclusions(q);
       if (excl) {
         where.push('docs.id NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)');
         params.push(excl);
       }
-      const cond = `WHERE ${where.join(' AND ')}`;
-      const total = (this.stmt(`SELECT count(*) AS n FROM docs ${join} ${cond}`).get(...params) as { n: number }).n;
-      const rows = this.stmt(`SELECT ${this.cols()}, -docs.boost AS rank FROM docs ${join} ${cond} ORDER BY rank, docs.url, docs.date LIMIT ?`).all(...params, limit) as Row[];
-      return { total, rows };
+      const from = driver ? `fts CROSS JOIN docs ON docs.id = fts.rowid ${join}` : `docs ${join}`;
+      const cond = `WHERE ${driver ? 'fts MATCH ? AND ' : ''}${where.join(' AND ')}`;
+      const args = driver ? [driver, ...params] : params;
+      const counted = (this.stmt(`SELECT count(*) AS n FROM (SELECT 1 FROM ${from} ${cond} LIMIT ${cap + 1})`).get(...args) as { n: number }).n;
+      const capped = counted > cap;
+      const rows = (capped && !limits.exact
+        ? this.stmt(`SELECT ${this.cols()}, -docs.boost AS rank FROM docs ${join} WHERE docs.id IN (SELECT docs.id FROM ${from} ${cond} LIMIT ${cap}) ORDER BY rank, docs.url, docs.date LIMIT ?`)
+        : this.stmt(`SELECT ${this.cols()}, -docs.boost AS rank FROM ${from} ${cond} ORDER BY rank, docs.url, docs.date LIMIT ?`)).all(...args, limit) as Row[];
+      return { total: Math.min(counted, cap), rows, ...(capped ? { capped, ...(limits.exact ? {} : { rankedAmong: cap }) } : {}) };
     }
     // Words: the best candidates by BM25 with the field weights, which the searcher re-ranks with
     // bounded features (ranking.ts) over all sets together. The filters and the deleted mark
     // need the documents table; without them FTS5 answers alone.
     const candidates = Math.max(limit * 3, 100);
-    const cap = Math.max(1, limits.maxScored ?? MAX_SCORED);
     const plain = where.length === 1 && !this.hasDeleted;
-    const from = plain ? 'fts' : `fts JOIN docs ON docs.id = fts.rowid ${join}`;
+    const from = plain ? 'fts' : `fts CROSS JOIN docs ON docs.id = fts.rowid ${join}`;
     const cond = plain ? 'fts MATCH ?' : `fts MATCH ? AND ${where.join(' AND ')}`;
     const args = [match, ...(plain ? [] : params)];
     const late = () => limits.deadline !== undefined && performance.now() > limits.deadline;

@@ -209,14 +209,31 @@ export function ftsMatch(q: Query, years?: readonly string[]): string | undefine
   const phrase = ftsPhrase;
   const pos = [...q.must.map(phrase), ...q.title.map((t) => `title : ${phrase(t)}`)];
   if (pos.length === 0) return undefined;
-  // site: narrows the match inside FTS5 too (the host column holds the host's words), so a
-  // common word on one site of many is ranked among that site's pages, not all of them; the
-  // exact host test still follows in SQL.
-  const hosts = q.site.map((s) => words(s)).filter((ws) => ws.length > 0);
-  if (hosts.length) pos.push(`(${hosts.map((ws) => `host : ${phrase(ws)}`).join(' OR ')})`);
-  if (years?.length) pos.push(`years : (${years.map((y) => `"${y}"`).join(' OR ')})`);
+  pos.push(...fieldClauses(q, years));
   const not = q.not.map(phrase);
   return not.length ? `(${pos.join(' AND ')}) NOT (${not.join(' OR ')})` : pos.join(' AND ');
+}
+
+/**
+ * site: and date: as FTS5 clauses. site: narrows the match inside FTS5 (the host column holds
+ * the host's words), so a common word on one site of many is ranked among that site's pages,
+ * not all of them; the exact host test still follows in SQL. `years` (capture years) likewise.
+ */
+function fieldClauses(q: Query, years?: readonly string[]): string[] {
+  const out: string[] = [];
+  const hosts = q.site.map((s) => words(s)).filter((ws) => ws.length > 0);
+  if (hosts.length) out.push(`(${hosts.map((ws) => `host : ${ftsPhrase(ws)}`).join(' OR ')})`);
+  if (years?.length) out.push(`years : (${years.map((y) => `"${y}"`).join(' OR ')})`);
+  return out;
+}
+
+/**
+ * FTS5 MATCH text that finds a query of fields alone (site:, date:) by the text index rather
+ * than a scan of every document, or undefined when it has neither.
+ */
+export function ftsFields(q: Query, years?: readonly string[]): string | undefined {
+  const clauses = fieldClauses(q, years);
+  return clauses.length ? clauses.join(' AND ') : undefined;
 }
 
 /**

@@ -301,7 +301,7 @@ export class Searcher {
       host: r.host, lang: r.lang ?? '', score: -r.rank, snippet: opts.snippets === false ? { text: '', marks: [] } : snippetOf(r.set.text(r.id), q.highlight), set: r.set.set.name, doc: r.id, moreFromSite: 0,
     }));
     markMore(hits, hidden, keyOf);
-    const facets = opts.facets ? sumFacets(this.sets.map((s) => s.facets(q))) : undefined;
+    const facets = opts.facets ? sumFacets(this.sets.map((s) => s.facets(q, limits))) : undefined;
     return { query, total, ...(totalExact ? {} : { totalExact }), ...(rankedAmong !== undefined ? { rankedAmong } : {}), ...(partial ? { partial } : {}), start, hits, ...(facets ? { facets } : {}), elapsedMs: performance.now() - t0, generation };
   }
 
