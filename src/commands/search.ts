@@ -35,7 +35,8 @@ The indexes are those under -dir (default property searcher.dir): every pindexes
         start: flags.start, hits: flags.hits, hitsPerSite: flags['hits-per-site'] ?? conf.getNumber('searcher.hits.per.site'), hitsPerSiteDefault: flags['hits-per-site'] === undefined,
         exact: flags.exact, maxScored: conf.getNumber('nwax.search.max.scored'), budgetMs: conf.getNumber('nwax.search.time.budget'),
       });
-      const template = conf.getString('nwax.wayback.prefix');
+      // An external Wayback when one is configured, else the replay of `nwax serve`.
+      const template = conf.getString('nwax.wayback.prefix') || `${(conf.getString('nwax.replay.base.url') || `http://127.0.0.1:${conf.getNumber('nwax.replay.port')}`).replace(/\/+$/, '')}/replay/{collection}/{date}/{url}`;
       process.stdout.write(flags.json ? renderJson(r, template) : renderText(r, template, process.stdout.isTTY === true));
     } finally {
       searcher.close();

@@ -6,6 +6,9 @@ export default class Serve extends NwaxCommand {
   static override description = `Serves the indexes under -dir (default property searcher.dir) on 127.0.0.1 (--host to listen \
 elsewhere). Routes: / (search page), /search?query= (HTML), /api/search (JSON), /opensearch (RSS 2.0 with the opensearch \
 and nutch namespaces, as NutchWAX's servlet), /opensearch.xml, /stored/SET/DOC (the archived bytes, sandboxed), \
+the replay on its own port (--replay-port, default 8082): /replay/COLLECTION/TIMESTAMP/URL (framed, with a banner), \
+TIMESTAMPmp_ (the rewritten capture), TIMESTAMPid_ (as archived), /replay/COLLECTION/*/URL (every capture), \
+/replay/COLLECTION/timemap/link|json/URL and /replay/COLLECTION/URL (Memento TimeMap and TimeGate); \
 /suggest?q=, /cdx (pywb's CDX server API over --cdx: url, matchType, from, to, filter, collapse, limit, sort, closest, output, \
 fl), /healthz (alive), /readyz (indexes open), /metrics (Prometheus), POST /admin/reload (loopback only). Search parameters: \
 query, start, hitsPerPage (at most 100), hitsPerSite (or hitsPerDup), dtstart, dtend, exact=true (rank every match). New, replaced and removed index sets are \
@@ -17,6 +20,7 @@ finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per
     port: Flags.integer({ description: 'Port (0: any free port, printed).', default: 8081, min: 0, max: 65535 }),
     host: Flags.string({ description: 'Address to listen on.', default: '127.0.0.1' }),
     cdx: Flags.string({ description: 'Answer /cdx (pywb\'s CDX server API) from these ZipNum clusters, sorted CDX files or directories, comma-separated (property nwax.serve.cdx).' }),
+    'replay-port': Flags.integer({ description: 'Port of the replay origin (property nwax.replay.port; 0: any free port, -1: under /replay on --port).', min: -1, max: 65535 }),
     shards: Flags.string({ description: 'Be a front over these nwax serve backends (comma-separated URLs): results merged, hits per site after the merge.' }),
   };
 
@@ -38,6 +42,9 @@ finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per
       host: flags.host,
       port: flags.port,
       wayback: conf.getString('nwax.wayback.prefix'),
+      replayPort: flags['replay-port'] ?? conf.getNumber('nwax.replay.port'),
+      replayBaseUrl: conf.getString('nwax.replay.base.url'),
+      archiveLocations: conf.getString('nwax.archive.locations').split(',').map((l) => l.trim()).filter(Boolean),
       hitsPerSite: conf.getNumber('nwax.serve.hits.per.site'),
       threads: conf.getNumber('nwax.serve.threads') || (await import('node:os')).availableParallelism(),
       suggestTitles: conf.getNumber('nwax.serve.suggest.titles'),
@@ -75,6 +82,6 @@ finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per
       (err: Error) => this.sayLine(`SIGHUP: reload failed: ${err.message}`),
     ));
     // Said once the signals are handled: whoever waits for this line may send them.
-    this.sayLine(`serving ${flags.shards ? `a front over ${flags.shards}` : flags.dir ?? conf.getString('searcher.dir')} at ${s.url}/`);
+    this.sayLine(`serving ${flags.shards ? `a front over ${flags.shards}` : flags.dir ?? conf.getString('searcher.dir')} at ${s.url}/${s.replayUrl ? `, replay at ${s.replayUrl}/replay/` : ''}`);
   }
 }

@@ -2,9 +2,13 @@
 import type { Hit, SearchResult } from './searcher.js';
 import { markSnippet } from './snippet.js';
 
-/** A replay link from the `nwax.wayback.prefix` template ({collection}, {date}, {url}). */
+/**
+ * A replay link from the `nwax.wayback.prefix` template ({collection}, {date}, {url}). A capture
+ * without a collection is `*` (every collection) on nwax's own replay, `web` on an external Wayback.
+ */
 export function replayUrl(template: string, hit: Pick<Hit, 'collection' | 'url'>, date: string): string {
-  return template.replace('{collection}', encodeURIComponent(hit.collection || 'web')).replace('{date}', date).replace('{url}', hit.url);
+  const none = template.includes('/replay/{collection}/') ? '*' : 'web';
+  return template.replace('{collection}', hit.collection ? encodeURIComponent(hit.collection) : none).replace('{date}', date).replace('{url}', hit.url);
 }
 
 function showDate(d: string): string {

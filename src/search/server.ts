@@ -30,8 +30,18 @@ export interface ServeOptions {
   shardTimeout?: number;
   host: string;
   port: number;
-  /** Replay link template (nwax.wayback.prefix). */
+  /** Replay link template (nwax.wayback.prefix); empty: the embedded replay below. */
   wayback: string;
+  /**
+   * Embedded replay (nwax.replay.port): served on its own port, so that archived scripts never
+   * run in the search site's origin (0: any free port), or -1: under /replay on the search port.
+   * Off when undefined, and on a shard front.
+   */
+  replayPort?: number;
+  /** The replay origin's public address (nwax.replay.base.url); empty: the address it listens on. */
+  replayBaseUrl?: string;
+  /** Where archives named by the CDX sources are, for replay (nwax.archive.locations). */
+  archiveLocations?: string[];
   hitsPerSite: number;
   /** Search worker threads (0: search on the server's thread). */
   threads?: number;
@@ -62,6 +72,8 @@ export interface ServeOptions {
 export interface RunningServer {
   server: Server;
   url: string;
+  /** The replay origin (its own port, or the search one), when replay is served. */
+  replayUrl?: string;
   /** Closes at once: connections dropped, workers ended. */
   close(): Promise<void>;
   /** Looks for new, replaced and removed index sets now (SIGHUP, POST /admin/reload). */
@@ -199,6 +211,24 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const backend: Backend = cdx ? { ...indexes, reload: async () => (cdx.reload(), indexes.reload()) } : indexes;
   const cdxTimer = cdx && opts.reloadInterval ? setInterval(() => cdx.reload(), opts.reloadInterval) : undefined;
   cdxTimer?.unref();
+  // Replay, on its own origin unless asked to share this one.
+  const { ReplayService } = opts.replayPort !== undefined && !opts.shards?.length ? await import('../replay/replay-service.js') : { ReplayService: undefined };
+  let replayListening = '';
+  const replay = ReplayService && new ReplayService({
+    dir: opts.dir, cdx: opts.cdx?.sources ?? [], archiveLocations: opts.archiveLocations ?? [],
+    base: () => (opts.replayBaseUrl || replayListening).replace(/\/+$/, ''),
+    searchBase: () => (opts.baseUrl || listening).replace(/\/+$/, ''),
+    log: opts.log,
+  });
+  const replayTimer = replay && opts.reloadInterval ? setInterval(() => replay.reload(), opts.reloadInterval) : undefined;
+  replayTimer?.unref();
+  /** Hits link to the external Wayback when one is configured, else to the embedded replay. */
+  const replayTemplate = () => opts.wayback || (replay ? `${(opts.replayBaseUrl || replayListening).replace(/\/+$/, '')}/replay/{collection}/{date}/{url}` : '');
+  const serveReplay = (req: IncomingMessage, res: ServerResponse) => replay!.handle(req, res).catch((err: Error) => {
+    opts.log?.(`${req.method} ${req.url}: ${err.message}`);
+    if (!res.headersSent) send(res, 500, 'text/plain', 'internal error\n');
+    else res.destroy();
+  });
   // Long query strings reach the handler (and get a 400 with a message) instead of Node's bare 431.
   const metrics = new Metrics(backend.state);
   const access = opts.accessLog ? accessLog(opts.accessLog) : undefined;
@@ -245,6 +275,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       return;
     }
     const path = url.pathname;
+    if (replay && opts.replayPort === -1 && path.startsWith('/replay/')) return serveReplay(req, res);
     if (path === '/admin/reload') {
       // Only from this machine: a reload costs the service work, and says what it serves.
       if (req.method !== 'POST') {
@@ -253,6 +284,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       } else if (!isLoopback(req.socket.remoteAddress)) {
         send(res, 403, 'text/plain', 'reload is allowed from loopback only\n');
       } else {
+        replay?.reload();
         send(res, 200, 'application/json', `${JSON.stringify(await backend.reload())}\n`);
       }
       return;
@@ -305,7 +337,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           const hitsPerSiteDefault = !url.searchParams.has('hitsPerSite') && !url.searchParams.has('hitsPerDup');
           const r = await backend.search(p.query, { start: p.start, hits: p.hitsPerPage, hitsPerSite: p.hitsPerSite, hitsPerSiteDefault, facets, sort: p.sort, reverse: p.reverse, dedupField: p.dedupField, exact: p.exact, maxScored: opts.maxScored, budgetMs: opts.timeBudget, ...(opts.cache === false ? { cache: false } : {}) }, signal);
           answered.generation = r.generation;
-          const body = ctype === 'text/html' ? renderResults(r, p, opts.wayback) : ctype === 'application/json' ? renderJson(r, opts.wayback) : renderRss(r, p, base, opts.wayback);
+          const template = replayTemplate();
+          const body = ctype === 'text/html' ? renderResults(r, p, template) : ctype === 'application/json' ? renderJson(r, template) : renderRss(r, p, base, template);
           send(res, 200, ctype, body);
         } catch (err) {
           want(ctype)(err);
@@ -351,14 +384,31 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     server.listen(opts.port, opts.host, () => resolve());
   });
   const addr = server.address() as AddressInfo;
-  listening = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
+  listening = addressOf(addr);
+  let replayServer: Server | undefined;
+  if (replay && opts.replayPort === -1) replayListening = listening;
+  else if (replay) {
+    replayServer = createServer({ maxHeaderSize: 64 * 1024 }, (req, res) => void serveReplay(req, res));
+    await new Promise<void>((resolve, reject) => {
+      replayServer!.once('error', reject);
+      replayServer!.listen(opts.replayPort, opts.host, () => resolve());
+    });
+    replayListening = addressOf(replayServer.address() as AddressInfo);
+  }
+  const closeReplay = () => new Promise<void>((resolve) => {
+    clearInterval(replayTimer);
+    if (!replayServer) return resolve();
+    replayServer.closeAllConnections();
+    replayServer.close(() => resolve());
+  });
   return {
     server,
     url: listening,
+    ...(replay ? { replayUrl: replayListening } : {}),
     close: () => new Promise<void>((resolve) => {
       clearInterval(cdxTimer);
       server.closeAllConnections();
-      server.close(() => void backend.close().then(() => access?.flush()).then(resolve));
+      server.close(() => void closeReplay().then(() => backend.close()).then(() => access?.flush()).then(resolve));
     }),
     reload: () => backend.reload(),
     async shutdown(timeoutMs) {
@@ -374,11 +424,16 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       // What still runs is stopped: connections dropped, workers (and their SQLite calls) ended.
       server.closeAllConnections();
       clearInterval(cdxTimer);
+      await closeReplay();
       await backend.close();
       await closed;
       access?.flush();
     },
   };
+}
+
+function addressOf(addr: AddressInfo): string {
+  return `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
 }
 
 function isLoopback(address: string | undefined): boolean {

@@ -31,7 +31,8 @@ export class ArchiveLocator {
         if (line.trim() === '' || line.startsWith('#')) return;
         const tab = line.indexOf('\t');
         if (tab <= 0) throw new InputError(`${l}: line ${i + 1}: not a path index line (name TAB location)`);
-        if (!map.has(line.slice(0, tab))) map.set(line.slice(0, tab), line.slice(tab + 1).trim());
+        // Columns past the location (a segment's capture list adds the collection) are not the locator's.
+        if (!map.has(line.slice(0, tab))) map.set(line.slice(0, tab), line.slice(tab + 1).split('\t')[0].trim());
       });
       return { kind: 'index', map };
     });

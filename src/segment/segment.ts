@@ -15,6 +15,10 @@ import { dateTo14 } from '../archive/dates.js';
 export const SEGMENT_PARTS = ['content', 'parse_data', 'parse_text', 'crawl_fetch', 'crawl_parse'] as const;
 export type SegmentPart = (typeof SEGMENT_PARTS)[number];
 
+/** The segment's capture index for replay (capture-index.ts): a sorted CDX11 of every record read, and where each archive is. */
+export const CAPTURES_CDX = 'captures.cdx';
+export const CAPTURES_ARCHIVES = 'captures.archives';
+
 /** A URL as a document key holds it: WHATWG-normalized where it parses, never a tab or newline. */
 export function normalizeUrl(url: string): string {
   try {

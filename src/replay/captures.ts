@@ -1,0 +1,180 @@
+/**
+ * Where replay finds captures: the capture index of every segment under the crawl directory
+ * (`segments/* /captures.cdx`, written by import, with `captures.archives` saying where each
+ * archive is and its collection) and the CDX sources of nwax.serve.cdx (ZipNum clusters,
+ * sorted CDX files; archives found through nwax.archive.locations, else beside the CDX file).
+ * A URL's captures are the lines of its SURT key in all of them, merged; "closest" orders them
+ * by distance in time, as pywb's `sort=closest`; a URL never captured is looked up once more
+ * without its cache-busting and tracking parameters (fuzzy.ts).
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { openCdxSources, mergedLines, type CdxSource } from '../cdx/cdx-source.js';
+import { keyRange, type MatchType } from '../cdx/cdx-query.js';
+import { ArchiveLocator } from '../segment/archive-locator.js';
+import { CAPTURES_ARCHIVES, CAPTURES_CDX } from '../segment/segment.js';
+import { withoutNoiseParams } from './fuzzy.js';
+
+export interface Capture {
+  urlkey: string;
+  /** 14 digits. */
+  ts: string;
+  url: string;
+  mime: string;
+  status: string;
+  digest: string;
+  length: number;
+  offset: number;
+  filename: string;
+  collection: string;
+  /** Where the archive is (path or URL), undefined when no configured place has it. */
+  locate(): Promise<string | undefined>;
+}
+
+interface Origin {
+  source: CdxSource;
+  locator: ArchiveLocator;
+  /** Collection of each archive the source names (segments' captures.archives). */
+  collections: Map<string, string>;
+}
+
+const ts14 = (t: string) => (t.length >= 14 ? t.slice(0, 14) : t.padEnd(14, '0'));
+
+/** Seconds between two 14-digit timestamps. */
+export function secondsBetween(a: string, b: string): number {
+  return Math.abs(tsToMs(a) - tsToMs(b)) / 1000;
+}
+
+export function tsToMs(t: string): number {
+  return Date.UTC(+t.slice(0, 4), +t.slice(4, 6) - 1, +t.slice(6, 8), +t.slice(8, 10), +t.slice(10, 12), +t.slice(12, 14));
+}
+
+export class CaptureIndex {
+  private origins: Origin[] = [];
+  private stamp = '';
+  private collectionNames = new Set<string>();
+
+  constructor(private readonly dir: string, private readonly cdxPaths: string[], private readonly archiveLocations: string[]) {
+    this.reload();
+  }
+
+  /** Whether any capture index is open. */
+  get empty(): boolean {
+    return this.origins.length === 0;
+  }
+
+  /** The collections named in the segments' archive lists. */
+  collections(): ReadonlySet<string> {
+    return this.collectionNames;
+  }
+
+  /** Opens what is there now (new segments, rebuilt clusters); false when nothing changed. */
+  reload(): boolean {
+    const segments = this.segmentIndexes();
+    const stamp = [...segments, ...this.cdxPaths].map((p) => {
+      try {
+        const st = statSync(p);
+        return `${p}:${st.ino}:${st.mtimeMs}:${st.size}`;
+      } catch {
+        return `${p}:gone`;
+      }
+    }).join('\n');
+    if (stamp === this.stamp) return false;
+    const origins: Origin[] = [];
+    const names = new Set<string>();
+    for (const cdx of segments) {
+      const listPath = join(dirname(cdx), CAPTURES_ARCHIVES);
+      const collections = new Map<string, string>();
+      if (existsSync(listPath)) {
+        for (const line of readFileSync(listPath, 'utf8').split('\n')) {
+          const [name, location, coll = ''] = line.split('\t');
+          if (!name || !location) continue;
+          collections.set(name, coll);
+          if (coll) names.add(coll);
+        }
+      }
+      for (const source of openCdxSources(cdx)) origins.push({ source, locator: new ArchiveLocator([listPath].filter(existsSync)), collections });
+    }
+    for (const path of this.cdxPaths) {
+      const places = this.archiveLocations.length ? this.archiveLocations : [statSync(path).isDirectory() ? path : dirname(path)];
+      const locator = new ArchiveLocator(places);
+      for (const source of openCdxSources(path)) origins.push({ source, locator, collections: new Map() });
+    }
+    this.origins = origins;
+    this.collectionNames = names;
+    this.stamp = stamp;
+    return true;
+  }
+
+  private segmentIndexes(): string[] {
+    const segs = join(this.dir, 'segments');
+    let names: string[];
+    try {
+      names = readdirSync(segs).sort();
+    } catch {
+      return [];
+    }
+    return names.map((n) => join(segs, n, CAPTURES_CDX)).filter((p) => existsSync(p));
+  }
+
+  /** Every capture in a key range, in key then time order; at most `limit`. */
+  async range(url: string, matchType: MatchType, coll: string, limit = 100_000): Promise<Capture[]> {
+    let range;
+    try {
+      range = keyRange(url, matchType);
+    } catch {
+      return [];
+    }
+    const out: Capture[] = [];
+    const byOrigin = new Map(this.origins.map((o) => [o.source, o]));
+    for await (const { line, source } of mergedLines(this.origins.map((o) => o.source), range.startKey, range.endKey)) {
+      const f = source.reader.parse(line);
+      if (!f || f.timestamp === '-' || f.url === '-') continue;
+      const origin = byOrigin.get(source)!;
+      const collection = origin.collections.get(f.filename) ?? '';
+      if (coll !== '*' && collection !== coll) continue;
+      const length = Number(f.length);
+      const offset = Number(f.offset);
+      if (!Number.isFinite(length) || !Number.isFinite(offset)) continue;
+      out.push({
+        urlkey: f.urlkey, ts: ts14(f.timestamp), url: f.url, mime: f.mime, status: f.status, digest: f.digest.replace(/^sha1:/i, ''),
+        length, offset, filename: f.filename, collection, locate: () => origin.locator.locate(f.filename),
+      });
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /** The captures of one URL, oldest first. */
+  async captures(url: string, coll: string): Promise<Capture[]> {
+    return (await this.range(url, 'exact', coll)).sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0));
+  }
+
+  /**
+   * The captures of a URL nearest to `ts` first (ties: the earlier), with the fuzzy fallback
+   * when it has none: the URL without noise parameters, then other query strings of its path.
+   */
+  async closest(url: string, ts: string, coll: string): Promise<{ captures: Capture[]; fuzzy: boolean }> {
+    const near = (list: Capture[]) => list.map((c) => [Math.abs(tsToMs(c.ts) - tsToMs(ts)), c] as const)
+      .sort((a, b) => a[0] - b[0] || (a[1].ts < b[1].ts ? -1 : 1)).map(([, c]) => c);
+    const exact = await this.captures(url, coll);
+    if (exact.length) return { captures: near(exact), fuzzy: false };
+    const quiet = withoutNoiseParams(url);
+    if (quiet !== url) {
+      const q = await this.captures(quiet, coll);
+      if (q.length) return { captures: near(q), fuzzy: true };
+    }
+    const q = url.indexOf('?');
+    if (q > 0) {
+      // The same path with another query (pywb's fuzzy match up to the '?'), at most 100 lines.
+      const wanted = withoutNoiseParams(url);
+      const others = (await this.range(url.slice(0, q + 1), 'prefix', coll, 100)).filter((c) => c.url.split('?')[0].replace(/^https?:\/\/(www\.)?/, '') === url.slice(0, q).replace(/^https?:\/\/(www\.)?/, ''));
+      if (others.length) {
+        // Captures whose remaining parameters agree come first.
+        const same = others.filter((c) => withoutNoiseParams(c.url) === wanted);
+        return { captures: near(same.length ? same : others), fuzzy: true };
+      }
+    }
+    return { captures: [], fuzzy: false };
+  }
+}

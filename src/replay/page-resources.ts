@@ -1,0 +1,54 @@
+/**
+ * The resources a page names in its markup (images, scripts, stylesheets, frames, media, and
+ * the url()s of its style attributes and elements), as absolute URLs: what the coherence
+ * report looks up. Scripts may load more; those the browser reports (banner.js).
+ */
+import { Parser } from 'htmlparser2';
+
+const SRC: Record<string, string[]> = {
+  img: ['src'], script: ['src'], iframe: ['src'], frame: ['src'], embed: ['src'], source: ['src'], video: ['src', 'poster'],
+  audio: ['src'], track: ['src'], input: ['src'], object: ['data'], body: ['background'], table: ['background'], td: ['background'],
+};
+
+export function resourceUrls(html: string, base: string): string[] {
+  const found = new Set<string>();
+  let baseUrl = base;
+  const add = (v: string | undefined) => {
+    if (!v || /^(data|blob|javascript|about|mailto):/i.test(v.trim())) return;
+    try {
+      const u = new URL(v.trim(), baseUrl);
+      if (/^https?:$/.test(u.protocol)) found.add(u.href.replace(/#.*$/, ''));
+    } catch {
+      // not a URL
+    }
+  };
+  const css = (text: string) => {
+    for (const m of text.matchAll(/url\(\s*["']?([^"')]+)["']?\s*\)|@import\s+["']([^"']+)["']/gi)) add(m[1] ?? m[2]);
+  };
+  let inStyle = false;
+  const parser = new Parser({
+    onopentag(name, attrs) {
+      if (name === 'base' && attrs.href) {
+        try {
+          baseUrl = new URL(attrs.href, base).href;
+        } catch {
+          // keep the page's URL
+        }
+      }
+      for (const a of SRC[name] ?? []) add(attrs[a]);
+      if (name === 'link' && /stylesheet|icon/i.test(attrs.rel ?? '')) add(attrs.href);
+      if (attrs.srcset) for (const c of attrs.srcset.split(',')) add(c.trim().split(/\s+/)[0]);
+      if (attrs.style) css(attrs.style);
+      if (name === 'style') inStyle = true;
+    },
+    ontext(text) {
+      if (inStyle) css(text);
+    },
+    onclosetag(name) {
+      if (name === 'style') inStyle = false;
+    },
+  }, { decodeEntities: true });
+  parser.end(html);
+  found.delete(base);
+  return [...found];
+}

@@ -1,0 +1,48 @@
+/**
+ * A segment's capture index, what replay looks URLs up in: `captures.cdx`, a sorted CDX11 of
+ * every record of the archives the import read (redirects, revisits and the duplicates the
+ * exclusion list skipped included, which the segment itself does not hold), and
+ * `captures.archives`, a path index (`name TAB location TAB collection`) telling where each
+ * archive the CDX names is and which collection the manifest put it in. Both are written by
+ * `nwax import` after its job, with the CDX indexer of `nwax cdx` (same lines as it prints),
+ * each aside and renamed into place.
+ */
+import { renameSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { isClusterPath, isRemote } from '../archive/byte-source.js';
+import { runCdx } from '../cdx/cdx-job.js';
+import type { ManifestEntry } from './manifest.js';
+import { CAPTURES_ARCHIVES, CAPTURES_CDX } from './segment.js';
+
+export interface CaptureIndexOptions {
+  /** Threads indexing archives at once. */
+  jobs: number;
+  /** Sort memory (nwax.sort.memory). */
+  memory: string;
+  tmpDir?: string;
+  say: (line: string) => void;
+}
+
+/** Where an archive is, as the path index keeps it: local paths made absolute. */
+function locationOf(location: string): string {
+  return isRemote(location) || isClusterPath(location) ? location : resolve(location);
+}
+
+/**
+ * Writes the capture index of `segment` for the archives of `entries`; returns `nwax cdx`'s
+ * exit status (3 when records were skipped; the import has already reported them).
+ */
+export async function writeCaptureIndex(segment: string, entries: ManifestEntry[], opts: CaptureIndexOptions): Promise<number> {
+  const seen = new Map<string, ManifestEntry>();
+  for (const e of entries) if (!seen.has(e.location)) seen.set(e.location, e);
+  const archives = [...seen.values()];
+  const index = archives.map((e) => `${basename(e.location.replace(/[?#].*$/, ''))}\t${locationOf(e.location)}\t${e.collection}`).join('\n');
+  const tmp = join(segment, `${CAPTURES_ARCHIVES}.tmp-${process.pid}`);
+  writeFileSync(tmp, `${index}\n`);
+  renameSync(tmp, join(segment, CAPTURES_ARCHIVES));
+  return runCdx(archives.map((e) => e.location), {
+    format: 'cdx11', sort: true, memory: opts.memory, tmpDir: opts.tmpDir, output: join(segment, CAPTURES_CDX),
+    header: true, jobs: opts.jobs, quiet: true, canonicalizer: 'surt',
+    say: (line) => opts.say(`capture index for replay: ${line}`),
+  });
+}
