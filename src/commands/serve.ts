@@ -42,7 +42,8 @@ finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per
       host: flags.host,
       port: flags.port,
       wayback: conf.getString('nwax.wayback.prefix'),
-      replayPort: flags['replay-port'] ?? conf.getNumber('nwax.replay.port'),
+      // A search on any free port (--port 0, as tests ask) has its replay on any free port too.
+      replayPort: flags['replay-port'] ?? (flags.port === 0 ? 0 : conf.getNumber('nwax.replay.port')),
       replayBaseUrl: conf.getString('nwax.replay.base.url'),
       archiveLocations: conf.getString('nwax.archive.locations').split(',').map((l) => l.trim()).filter(Boolean),
       hitsPerSite: conf.getNumber('nwax.serve.hits.per.site'),

@@ -179,14 +179,15 @@ export class ReplayService {
         }), { 'Memento-Datetime': httpDate(found.capture.ts), Link: mementoLinkHeader(links, { ts: found.capture.ts }) });
         return;
       }
-      await this.sendCapture(req, res, found, name, mod, links);
+      await this.sendCapture(req, res, found, name, ts, mod, links);
     } finally {
       found.close();
     }
   }
 
   /** The capture itself: status, rewritten headers, the payload rewritten by its type. */
-  private async sendCapture(req: IncomingMessage, res: ServerResponse, found: Resolved, name: string, mod: Modifier, links: MementoLinks): Promise<void> {
+  /** `ts`: the time asked for, which the page's resources are looked up nearest (as pywb keeps it). */
+  private async sendCapture(req: IncomingMessage, res: ServerResponse, found: Resolved, name: string, ts: string, mod: Modifier, links: MementoLinks): Promise<void> {
     const { capture, head, body } = found;
     const http = head.http;
     const status = http?.status ? Number(http.status) : 200;
@@ -197,7 +198,7 @@ export class ReplayService {
     let kind: 'html' | 'css' | 'raw' = mod === 'id_' ? 'raw' : mod === 'cs_' || mime === 'text/css' ? 'css' : mod !== 'js_' && mod !== 'im_' && /^(text\/html|application\/xhtml\+xml)$/.test(mime) ? 'html' : 'raw';
     // An encoding this cannot undo goes out as stored.
     if (decoder === undefined) kind = 'raw';
-    const ctx = { coll: name, ts: capture.ts, base: capture.url };
+    const ctx = { coll: name, ts, base: capture.url };
     const headers = rewriteHeaders(http?.headers, ctx, kind === 'raw');
     if (!http && contentType) headers.push(['Content-Type', contentType]);
     headers.push(
@@ -235,7 +236,7 @@ export class ReplayService {
         if (cs.source !== 'default') setHeader(headers, 'Content-Type', `${mime}; charset=${cs.encoding}`);
       }
       res.writeHead(status, headers.flat());
-      const shim = `<script src="/replay/_static/shim.js" data-coll="${attr(name)}" data-ts="${capture.ts}" data-url="${attr(capture.url)}"></script>`;
+      const shim = `<script src="/replay/_static/shim.js" data-coll="${attr(name)}" data-ts="${ts}" data-capture="${capture.ts}" data-url="${attr(capture.url)}"></script>`;
       const rest = first.complete ? Readable.from([first.data]) : Readable.from(prepend(first.data, stream));
       await pipeline(rest, new HtmlRewriter(ctx, shim), res);
       return;

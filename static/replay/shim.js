@@ -15,6 +15,7 @@
   var coll = me.getAttribute('data-coll');
   var ts = me.getAttribute('data-ts');
   var pageUrl = me.getAttribute('data-url');
+  var captured = me.getAttribute('data-capture') || ts;
   var PREFIX = '/replay/';
   var here = location.origin;
   var ARCHIVAL = /^\/replay\/[^/]+\/\d{1,14}(?:[a-z]{2}_)?\/(.*)$/;
@@ -136,7 +137,8 @@
 
   // The clock starts at the capture time and runs on from there.
   var RealDate = Date;
-  var shift = RealDate.UTC(+ts.slice(0, 4), +ts.slice(4, 6) - 1, +ts.slice(6, 8), +ts.slice(8, 10), +ts.slice(10, 12), +ts.slice(12, 14)) - RealDate.now();
+  var c = captured;
+  var shift = RealDate.UTC(+c.slice(0, 4), +c.slice(4, 6) - 1, +c.slice(6, 8), +c.slice(8, 10), +c.slice(10, 12), +c.slice(12, 14)) - RealDate.now();
   function ArchivedDate() {
     var a = arguments;
     if (!(this instanceof ArchivedDate)) return new RealDate(RealDate.now() + shift).toString();
@@ -151,7 +153,7 @@
   // The banner (the top frame) follows the page.
   if (window.parent !== window) {
     try {
-      window.parent.postMessage({ nwax: 'page', url: pageUrl, ts: ts, title: document.title }, here);
+      window.parent.postMessage({ nwax: 'page', url: pageUrl, ts: captured, title: document.title }, here);
     } catch (e) {
       // no banner
     }
