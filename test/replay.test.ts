@@ -93,7 +93,14 @@ describe('replay', () => {
     const warc = join(dir, 'site.warc.gz');
     await siteWarc(warc);
     const lines = [`${warc} web`];
-    if (HAVE_FIXTURES) lines.push(`${join(FIXTURES, 'pywb/iana.warc.gz')} iana`);
+    if (HAVE_FIXTURES) {
+      // Real archives read in place: pywb's iana.org crawl, its URL-agnostic revisit pair, the
+      // British Library's two Heritrix crawls (the second revisits the first), and a page
+      // archived with Content-Encoding br.
+      lines.push(`${join(FIXTURES, 'pywb/iana.warc.gz')} iana`);
+      for (const f of ['pywb/example-url-agnostic-orig.warc.gz', 'pywb/example-url-agnostic-revisit.warc.gz']) lines.push(`${join(FIXTURES, f)} agnostic`);
+      for (const f of ['BL-20140325121225068-00000-32090~opera~8443.warc.gz', 'BL-20140325122341434-00000-32090~opera~8443.warc.gz', 'transfer_compression_brotli.warc.gz']) lines.push(`${join(FIXTURES, 'webarchive-discovery', f)} bl`);
+    }
     writeFileSync(join(dir, 'manifest'), `${lines.join('\n')}\n`);
     const seg = join(crawl, 'segments', '20120101000000');
     const imp = await nwaxAsync(['import', join(dir, 'manifest'), seg]);
@@ -157,6 +164,34 @@ describe('replay', () => {
     const self = await get('/replay/web/20100601mp_/http://site.example/self');
     expect(self.status).toBe(200);
     expect(self.headers.get('memento-datetime')).toBe('Fri, 01 Jan 2010 00:00:00 GMT');
+  });
+
+  it.skipIf(!HAVE_FIXTURES)('replays real revisits: across two Heritrix crawls, URL-agnostic through WARC-Refers-To, and a Brotli-encoded page', async () => {
+    // data.gov.uk's second crawl holds a revisit of the first's home page.
+    const rev = await get('/replay/bl/20140325122351mp_/http://data.gov.uk/');
+    expect(rev.status).toBe(200);
+    expect(rev.headers.get('memento-datetime')).toBe('Tue, 25 Mar 2014 12:23:51 GMT');
+    expect(rev.headers.get('x-archive-src')).toMatch(/^BL-20140325122341434-00000-32090~opera~8443\.warc\.gz /);
+    const home = await rev.text();
+    expect(home).toMatch(/<title>[^<]*data\.gov\.uk/i);
+    expect(home).toMatch(/"\/replay\/bl\/20140325122351(mp_|cs_|js_|im_|oe_)\/http:\/\/data\.gov\.uk\//);
+    // pywb's pair: a revisit of http://test@example.com/ whose original is http://example.iana.org/.
+    const ag = await get('/replay/agnostic/2013mp_/http://test@example.com/');
+    expect(ag.status).toBe(200);
+    expect(ag.headers.get('memento-datetime')).toBe('Mon, 29 Jul 2013 19:51:51 GMT');
+    expect(await ag.text()).toContain('Example Domain');
+    // Archived with Content-Encoding br: decoded and rewritten for mp_, kept as stored for id_.
+    const br = await get('/replay/bl/2020mp_/http://tokemon.sb.statsbiblioteket.dk/');
+    expect(br.status).toBe(200);
+    expect(br.headers.get('content-encoding')).toBeNull();
+    expect(await br.text()).toContain('/replay/_static/shim.js');
+    const raw = await get('/replay/bl/2020id_/http://tokemon.sb.statsbiblioteket.dk/');
+    expect(raw.headers.get('content-encoding')).toBe('br');
+    // Which capture each resource of the page comes from, and their spread (JSON).
+    const co = await (await get('/replay/iana/coherence/20140126200624/http://www.iana.org/')).json() as { memento: string; resources: { url: string; memento: string | null }[]; spread: { seconds: number } };
+    expect(co.memento).toBe('20140126200624');
+    expect(co.resources.find((r) => r.url === 'http://www.iana.org/_css/2013.1/screen.css')?.memento).toBe('20140126200625');
+    expect(co.spread.seconds).toBeGreaterThan(0);
   });
 
   it('answers Memento: TimeMap in link format and JSON, TimeGate with Accept-Datetime', async () => {
