@@ -88,6 +88,8 @@ line whose offset does not start a record of its URL is reported with its CDX fi
     const defines = [...(flags.define ?? [])];
     if (flags.strict) defines.push('nwax.import.strict=true');
     const conf = await this.configurationFor(defines);
+    const scope = conf.getString('nwax.import.captures');
+    if (!['local', 'all', 'none'].includes(scope)) throw new UsageError(`nwax.import.captures must be local, all or none, got ${JSON.stringify(scope)}`);
     const { segmentName } = await import('../segment/segment.js');
     const segment = (cdx.length ? args.manifest : args.segment) ?? join(flags.dir, 'segments', segmentName());
     const temps: string[] = [];
@@ -126,11 +128,11 @@ line whose offset does not start a record of its URL is reported with its CDX fi
         // Exit 3 when something was skipped: damaged records, unreadable archives, bad list or CDX lines.
         exitCode: (c) => ((c['read-error'] ?? 0) + (c['archives failed'] ?? 0) + (c['bad manifest lines'] ?? 0) + (c['cdx-offset-mismatch'] ?? 0) + skipped > 0 ? 3 : 0),
       });
-      if (!cdx.length && flags.engine === 'local' && conf.getBoolean('nwax.import.captures') && (await import('node:fs')).existsSync(segment)) {
+      if (!cdx.length && flags.engine === 'local' && scope !== 'none' && (await import('node:fs')).existsSync(segment)) {
         // What replay looks URLs up in: every record of these archives, redirects and revisits too.
         const { writeCaptureIndex } = await import('../segment/capture-index.js');
         await writeCaptureIndex(segment, manifestLines.flatMap((l) => (l.entry ? [l.entry] : [])), {
-          jobs: options.threads, memory: conf.getString('nwax.sort.memory'), tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
+          scope: scope as 'local' | 'all', jobs: options.threads, memory: conf.getString('nwax.sort.memory'), tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
           say: (m) => this.sayLine(m),
         });
       }

@@ -7,14 +7,19 @@
  * `nwax import` after its job, with the CDX indexer of `nwax cdx` (same lines as it prints),
  * each aside and renamed into place.
  */
-import { renameSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { isClusterPath, isRemote } from '../archive/byte-source.js';
 import { runCdx } from '../cdx/cdx-job.js';
 import type { ManifestEntry } from './manifest.js';
 import { CAPTURES_ARCHIVES, CAPTURES_CDX } from './segment.js';
 
+/** Which archives get into the capture index (nwax.import.captures). */
+export type CaptureIndexScope = 'local' | 'all' | 'none';
+
 export interface CaptureIndexOptions {
+  /** `local`: the archives on this machine (a remote one would be read a second time); `all`: remote ones too. */
+  scope: CaptureIndexScope;
   /** Threads indexing archives at once. */
   jobs: number;
   /** Sort memory (nwax.sort.memory). */
@@ -35,7 +40,11 @@ function locationOf(location: string): string {
 export async function writeCaptureIndex(segment: string, entries: ManifestEntry[], opts: CaptureIndexOptions): Promise<number> {
   const seen = new Map<string, ManifestEntry>();
   for (const e of entries) if (!seen.has(e.location)) seen.set(e.location, e);
-  const archives = [...seen.values()];
+  // An archive the import could not read has been reported; a remote one is read again only when asked.
+  const archives = [...seen.values()].filter((e) => (isRemote(e.location) || isClusterPath(e.location) ? opts.scope === 'all' : existsSync(e.location)));
+  if (opts.scope === 'none' || archives.length === 0) return 0;
+  const left = seen.size - archives.length;
+  if (left) opts.say(`capture index for replay: ${left} archive${left === 1 ? '' : 's'} left out (remote or unreadable; -D nwax.import.captures=all reads remote ones again)`);
   const index = archives.map((e) => `${basename(e.location.replace(/[?#].*$/, ''))}\t${locationOf(e.location)}\t${e.collection}`).join('\n');
   const tmp = join(segment, `${CAPTURES_ARCHIVES}.tmp-${process.pid}`);
   writeFileSync(tmp, `${index}\n`);
