@@ -9,6 +9,7 @@ import { writeWarc } from '../scripts/make-fixtures.mjs';
 import { startServer, type RunningServer } from '../src/search/server.js';
 import { parseReplayTarget } from '../src/replay/archival-url.js';
 import { parseHttpDate } from '../src/replay/memento.js';
+import { base32 } from '../src/archive/digest.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
@@ -37,20 +38,7 @@ document.body.setAttribute('data-year', String(new Date().getFullYear()));
 const CSS = '@import "more.css";\nh1 { color: rgb(0, 128, 0); }\nbody { background: url(img/dot.png) no-repeat; }\n';
 
 function sha1b32(b: Buffer): string {
-  const d = createHash('sha1').update(b).digest();
-  const A = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0;
-  let v = 0;
-  let out = '';
-  for (const x of d) {
-    v = (v << 8) | x;
-    bits += 8;
-    while (bits >= 5) {
-      out += A[(v >>> (bits - 5)) & 31];
-      bits -= 5;
-    }
-  }
-  return out;
+  return base32(createHash('sha1').update(b).digest());
 }
 
 let n = 0;
