@@ -260,6 +260,19 @@ describe('replay', () => {
       return { p, frame, requests };
     }
 
+    it('opens a search hit\'s main link as the replayed page', async () => {
+      const p = await browser.newPage();
+      const hosts = new Set<string>();
+      p.on('request', (r) => hosts.add(new URL(r.url()).origin));
+      await p.goto(`${srv.url}/search?query=caf%C3%A9`);
+      await p.locator('ol > li h3 a').first().click();
+      await p.waitForURL(`${replay}/replay/web/20100101000000/http://site.example/index.html`);
+      await expect.poll(() => p.frameLocator('#nwax-frame').locator('h1').textContent(), { timeout: 15_000 }).toBe('Caf\u00e9 home');
+      // The search origin and the replay origin, nothing else.
+      expect([...hosts].sort()).toEqual([new URL(srv.url).origin, new URL(replay).origin].sort());
+      await p.close();
+    }, 60_000);
+
     it('shows the page as captured: stylesheet, images, script-built URLs, the banner, and no request off the replay origin', async () => {
       const { p, frame, requests } = await open('/replay/web/20100101/http://site.example/index.html');
       await expect.poll(() => frame.locator('#styled').getAttribute('data-fetched'), { timeout: 15_000 }).toBe('archived');
