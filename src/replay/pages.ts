@@ -67,7 +67,8 @@ function timelineSvg(caps: Capture[], coll: string, url: string): string {
   const first = years[0];
   const span = years[years.length - 1] - first + 1;
   const max = Math.max(...[...byMonth.values()].map((v) => v.length));
-  const w = 6;
+  // Month columns as wide as 720 pixels allow, between 6 and 40.
+  const w = Math.max(6, Math.min(40, Math.floor(720 / (span * 12))));
   const h = 60;
   const width = span * 12 * w + 20;
   const bars: string[] = [];
