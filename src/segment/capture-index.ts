@@ -42,9 +42,10 @@ export async function writeCaptureIndex(segment: string, entries: ManifestEntry[
   for (const e of entries) if (!seen.has(e.location)) seen.set(e.location, e);
   // An archive the import could not read has been reported; a remote one is read again only when asked.
   const archives = [...seen.values()].filter((e) => (isRemote(e.location) || isClusterPath(e.location) ? opts.scope === 'all' : existsSync(e.location)));
-  if (opts.scope === 'none' || archives.length === 0) return 0;
+  if (opts.scope === 'none') return 0;
   const left = seen.size - archives.length;
   if (left) opts.say(`capture index for replay: ${left} archive${left === 1 ? '' : 's'} left out (remote or unreadable; -D nwax.import.captures=all reads remote ones again)`);
+  if (archives.length === 0) return 0;
   const index = archives.map((e) => `${basename(e.location.replace(/[?#].*$/, ''))}\t${locationOf(e.location)}\t${e.collection}`).join('\n');
   const tmp = join(segment, `${CAPTURES_ARCHIVES}.tmp-${process.pid}`);
   writeFileSync(tmp, `${index}\n`);
