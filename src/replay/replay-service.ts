@@ -23,6 +23,7 @@ import { rewriteCss } from './rewrite-css.js';
 import { httpDate, jsonTimemap, linkTimemap, mementoLinkHeader, parseHttpDate, type MementoLinks } from './memento.js';
 import { framePage, messagePage, notCapturedPage, timelinePage } from './pages.js';
 import { sniffCharset } from '../parse/charset.js';
+import { date14ToIso } from '../archive/dates.js';
 
 /** Everything a replayed page may load comes from this origin, or is inline, data: or blob:. */
 export const REPLAY_CSP = "default-src 'self' 'unsafe-inline' 'unsafe-eval' data: blob:; form-action 'self'; base-uri 'self'; frame-ancestors 'self'";
@@ -126,7 +127,7 @@ export class ReplayService {
   }
 
   private async notCaptured(res: ServerResponse, name: string, coll: string, url: string, ts: string, reasons: string[]): Promise<void> {
-    const host = (await this.index.range(url, 'host', coll, 5000));
+    const host = await this.index.range(url, 'host', coll, 2000);
     const seen = new Set<string>();
     const nearby = host.sort((a, b) => secondsBetween(a.ts, ts) - secondsBetween(b.ts, ts)).filter((c) => !seen.has(c.url) && seen.add(c.url)).slice(0, 20);
     send(res, 404, 'text/html', notCapturedPage(name, url, ts, nearby, reasons));
@@ -166,6 +167,9 @@ export class ReplayService {
       if (found.reasons.length && found.reasons.every((r) => !/passed over|revisit/.test(r))) {
         return send(res, 502, 'text/html', messagePage('The archive could not be read', `${url}: ${found.reasons.join('; ')}`));
       }
+      // A page view gets the captures of the host nearest in time; a resource (an image, a
+      // script: many per page) a plain 404, without that lookup.
+      if (mod !== '' && mod !== 'mp_') return send(res, 404, 'text/plain', `${url}: not in the archive\n`);
       return this.notCaptured(res, name, coll, url, ts, found.reasons);
     }
     try {
@@ -264,7 +268,7 @@ export class ReplayService {
     const urls = resourceUrls(html, found.capture.url).slice(0, 200);
     const resources = await Promise.all(urls.map(async (u) => {
       const near = (await this.index.closest(u, found.capture.ts, coll)).captures[0];
-      return { url: u, memento: near?.ts ?? null, offsetSeconds: near ? Math.round((Date.parse(iso(near.ts)) - Date.parse(iso(found.capture.ts))) / 1000) : null };
+      return { url: u, memento: near?.ts ?? null, offsetSeconds: near ? Math.round((Date.parse(date14ToIso(near.ts)) - Date.parse(date14ToIso(found.capture.ts))) / 1000) : null };
     }));
     const dated = [found.capture.ts, ...resources.flatMap((r) => (r.memento ? [r.memento] : []))].sort();
     send(res, 200, 'application/json', `${JSON.stringify({
@@ -273,10 +277,6 @@ export class ReplayService {
       spread: { oldest: dated[0], newest: dated[dated.length - 1], seconds: secondsBetween(dated[0], dated[dated.length - 1]) },
     }, null, 2)}\n`);
   }
-}
-
-function iso(ts: string): string {
-  return `${ts.slice(0, 4)}-${ts.slice(4, 6)}-${ts.slice(6, 8)}T${ts.slice(8, 10)}:${ts.slice(10, 12)}:${ts.slice(12, 14)}Z`;
 }
 
 function attr(s: string): string {
