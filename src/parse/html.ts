@@ -1,10 +1,12 @@
 /**
- * HTML to what the index needs, streaming (htmlparser2, fed chunk by chunk): title, visible
+ * HTML to what the index needs, streaming (html-scanner.ts, fed chunk by chunk): title, visible
  * text (no script, style, template or noscript content), meta description and robots, and the
  * outlinks with their anchor text, resolved against `<base href>` as a browser resolves them.
  * Text past the limit is dropped, but links and meta are still read to the end of the input.
  */
-import { Parser } from 'htmlparser2';
+import { HtmlScanner, type HtmlHandler } from './html-scanner.js';
+import { isSpace, squash } from './squash.js';
+import { UrlResolver } from './url-resolver.js';
 
 export interface Outlink {
   url: string;
@@ -39,20 +41,29 @@ const BLOCK = new Set(['p', 'div', 'br', 'li', 'ul', 'ol', 'tr', 'td', 'th', 'ta
   'section', 'article', 'header', 'footer', 'nav', 'aside', 'blockquote', 'pre', 'hr', 'dd', 'dt', 'dl', 'form', 'option', 'title', 'body', 'main', 'figure', 'figcaption', 'address', 'center']);
 /** Link-bearing elements and attributes (as Nutch's DOMContentUtils, without images and scripts). */
 const LINKS: Record<string, string> = { a: 'href', area: 'href', frame: 'src', iframe: 'src' };
+/** Tags whose attributes are read: the links, and html, base and meta. */
+const WITH_ATTRIBUTES = new Set(['html', 'base', 'meta', ...Object.keys(LINKS)]);
+/** Characters of a title and of an anchor text kept before they are squashed. */
+const TITLE_CHARS = 4096;
+const ANCHOR_CHARS = 1024;
 
-function squash(s: string): string {
-  return s.replace(/\s+/g, ' ').trim();
+/** What feeds an extractor its events: the scanner, or (in tests) htmlparser2. */
+export interface EventSource {
+  write(chunk: string): void;
+  end(): void;
 }
 
 /** Collects the parse of one HTML document; `write` decoded text, then `end`. */
-export class HtmlExtractor {
-  private readonly parser: Parser;
-  private base: string;
+export class HtmlExtractor implements HtmlHandler {
+  private readonly source: EventSource;
+  private readonly urls: UrlResolver;
   private hidden = 0;
   private inTitle = false;
   private title = '';
   private text: string[] = [];
   private textLength = 0;
+  /** White space came after the last words pushed. */
+  private spaceOwed = false;
   private truncated = false;
   private description = '';
   private noindex = false;
@@ -66,25 +77,21 @@ export class HtmlExtractor {
   /** The open `<a>` (or area/frame) whose anchor text is being collected. */
   private anchor: { url: string; text: string } | undefined;
 
-  constructor(private readonly opts: HtmlOptions) {
-    this.base = opts.url;
-    this.parser = new Parser({
-      onopentag: (name, attrs) => this.open(name, attrs),
-      onclosetag: (name) => this.close(name),
-      ontext: (t) => this.onText(t),
-    }, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+  constructor(private readonly opts: HtmlOptions, source: (handler: HtmlHandler) => EventSource = (h) => new HtmlScanner(h)) {
+    this.urls = new UrlResolver(opts.url);
+    this.source = source(this);
   }
 
   write(chunk: string): void {
-    this.parser.write(chunk);
+    this.source.write(chunk);
   }
 
   end(): HtmlParse {
-    this.parser.end();
+    this.source.end();
     this.closeAnchor();
     return {
       title: squash(this.title).slice(0, 1024),
-      text: squash(this.text.join('')),
+      text: this.text.join(''),
       description: squash(this.description).slice(0, 4096),
       outlinks: this.links,
       noindex: this.noindex,
@@ -94,14 +101,23 @@ export class HtmlExtractor {
     };
   }
 
-  private open(name: string, attrs: Record<string, string>): void {
+  // HtmlHandler: text inside script, style and the like is dropped unless it is the title's.
+  get wantsText(): boolean {
+    return this.inTitle || this.hidden === 0;
+  }
+
+  wantsAttributes(name: string): boolean {
+    return WITH_ATTRIBUTES.has(name);
+  }
+
+  onOpen(name: string, attrs: Record<string, string>): void {
     if (name === 'title' && !this.title) this.inTitle = true;
     if (name === 'html' && attrs.lang && !this.htmlLang) this.htmlLang = attrs.lang;
     if (HIDDEN.has(name)) this.hidden++;
     if (name === 'base' && attrs.href) {
       const b = this.resolve(attrs.href);
       if (b) {
-        this.base = b;
+        this.urls.setBase(b);
         this.resolved.clear();
       }
     } else if (name === 'meta') {
@@ -121,20 +137,21 @@ export class HtmlExtractor {
     }
   }
 
-  private close(name: string): void {
+  onClose(name: string): void {
     if (name === 'title') this.inTitle = false;
     if (HIDDEN.has(name) && this.hidden > 0) this.hidden--;
     if (name === 'a') this.closeAnchor();
     if (BLOCK.has(name)) this.addText(' ');
   }
 
-  private onText(t: string): void {
+  onText(t: string): void {
+    // The caps are exact, whatever pieces the text came in.
     if (this.inTitle) {
-      if (this.title.length < 4096) this.title += t;
+      if (this.title.length < TITLE_CHARS) this.title += t.slice(0, TITLE_CHARS - this.title.length);
       return;
     }
     if (this.hidden > 0) return;
-    if (this.anchor && this.anchor.text.length < 1024) this.anchor.text += t;
+    if (this.anchor && this.anchor.text.length < ANCHOR_CHARS) this.anchor.text += t.slice(0, ANCHOR_CHARS - this.anchor.text.length);
     this.addText(t);
   }
 
@@ -142,13 +159,29 @@ export class HtmlExtractor {
     if (this.truncated) return;
     const room = this.opts.textLimit - this.textLength;
     if (t.length > room) {
-      this.text.push(t.slice(0, room));
+      this.push(t.slice(0, room));
       this.textLength += room;
       this.truncated = true;
       return;
     }
-    this.text.push(t);
+    this.push(t);
     this.textLength += t.length;
+  }
+
+  /**
+   * Text squashed as it comes (the limit counts it as it came): the pieces joined are what
+   * squashing their join gives, without building the unsquashed whole (pages are indented).
+   */
+  private push(raw: string): void {
+    if (!raw) return;
+    const core = squash(raw);
+    if (!core) {
+      this.spaceOwed = true;
+      return;
+    }
+    if ((this.spaceOwed || isSpace(raw.charCodeAt(0))) && this.text.length) this.text.push(' ');
+    this.text.push(core);
+    this.spaceOwed = isSpace(raw.charCodeAt(raw.length - 1));
   }
 
   private meta(attrs: Record<string, string>): void {
@@ -192,13 +225,8 @@ export class HtmlExtractor {
     if (hash >= 0) h = h.slice(0, hash);
     if (!h || /^(javascript|mailto|data|tel):/i.test(h)) return undefined;
     if (this.resolved.has(h)) return this.resolved.get(h);
-    let out: string | undefined;
-    try {
-      const u = new URL(h, this.base);
-      if (u.protocol === 'http:' || u.protocol === 'https:') out = u.href;
-    } catch {
-      out = undefined;
-    }
+    let out = this.urls.resolve(h);
+    if (out !== undefined && !out.startsWith('http:') && !out.startsWith('https:')) out = undefined;
     this.resolved.set(h, out);
     return out;
   }

@@ -8,6 +8,7 @@ import { brotliDecompressSync, constants, gunzipSync, inflateRawSync, inflateSyn
 import { TextDecoder } from 'node:util';
 import { sniffCharset, type Charset } from './charset.js';
 import { HtmlExtractor, type HtmlParse } from './html.js';
+import { squash } from './squash.js';
 
 /** An HtmlParse (empty fields for types without text), with how it went and the charset used. */
 export interface Parse extends HtmlParse {
@@ -129,7 +130,7 @@ export class ContentParser {
       const h = this.html.end();
       return { ...h, ...cs, status: 'success', truncated: h.truncated || this.cut };
     }
-    return { ...base, ...cs, status: 'success', text: this.plain.join('').replace(/\s+/g, ' ').trim(), truncated: this.cut || this.plainLength >= this.opts.textLimit };
+    return { ...base, ...cs, status: 'success', text: squash(this.plain.join('')), truncated: this.cut || this.plainLength >= this.opts.textLimit };
   }
 
   private start(head: Buffer): void {

@@ -1,0 +1,92 @@
+// HTML text extraction on the bench corpus: nwax's scanner (src/parse/html-scanner.ts) against
+// htmlparser2 12 (the library it replaces, driving the same extractor), on the same documents
+// in the same run. The documents are collected as import feeds them (decoded text, in the
+// chunks the archive gave); each side is timed over all of them, medians of `runs`, and every
+// document's parse is compared (title, text, description, outlinks, robots, language).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { CORPUS_DIR, ROOT, median, table } from './lib.mjs';
+
+const dist = (p) => import(join(ROOT, 'dist', p));
+
+/** The decoded HTML of every text/html record, in the chunks import gives the extractor. */
+export async function collectHtml(file, limit = Infinity) {
+  const { readArchive } = await dist('archive/reader.js');
+  const { ContentParser } = await dist('parse/parse.js');
+  const { HtmlExtractor } = await dist('parse/html.js');
+  const docs = [];
+  const write = HtmlExtractor.prototype.write;
+  let current;
+  HtmlExtractor.prototype.write = function (chunk) {
+    current.chunks.push(chunk);
+    return write.call(this, chunk);
+  };
+  try {
+    const reader = await readArchive(file, { strict: false });
+    for await (const r of reader) {
+      if (r.type !== 'response' || !r.http) continue;
+      const ct = r.http.headers.get('Content-Type') ?? '';
+      if (!/^\s*(text\/html|application\/xhtml\+xml)/i.test(ct)) continue;
+      current = { url: r.url, chunks: [] };
+      const p = new ContentParser({ url: r.url, mime: ct.split(';')[0].trim().toLowerCase(), contentType: ct, contentEncoding: r.http.headers.get('Content-Encoding'), textLimit: 1 << 20, byteLimit: 16 << 20, maxOutlinks: 100 });
+      for await (const chunk of r.payload()) p.write(chunk);
+      await r.finish();
+      await p.finish();
+      if (current.chunks.length) docs.push(current);
+      if (docs.length >= limit) break;
+    }
+    reader.source.close();
+  } finally {
+    HtmlExtractor.prototype.write = write;
+  }
+  return docs;
+}
+
+export async function benchHtml({ runs = 5 } = {}) {
+  const file = join(CORPUS_DIR, 'nwax-bench.warc.gz');
+  if (!existsSync(file)) throw new Error(`no corpus at ${file}: run ../shared/corpus/make-bench-corpus.sh ${CORPUS_DIR}`);
+  const { HtmlExtractor } = await dist('parse/html.js');
+  const { htmlparser2Source } = await dist('parse/htmlparser2-source.js');
+  const docs = await collectHtml(file);
+  const chars = docs.reduce((n, d) => n + d.chunks.reduce((m, c) => m + c.length, 0), 0);
+  const opts = (url) => ({ url, textLimit: 1 << 20, maxOutlinks: 100 });
+  const run = (source) => {
+    const out = [];
+    const t0 = performance.now();
+    for (const d of docs) {
+      const x = source ? new HtmlExtractor(opts(d.url), source) : new HtmlExtractor(opts(d.url));
+      for (const c of d.chunks) x.write(c);
+      out.push(x.end());
+    }
+    return { seconds: (performance.now() - t0) / 1e3, out };
+  };
+  const samples = { nwax: [], htmlparser2: [] };
+  let a, b;
+  for (let i = 0; i < runs; i++) {
+    a = run(undefined);
+    b = run(htmlparser2Source);
+    samples.nwax.push(a.seconds);
+    samples.htmlparser2.push(b.seconds);
+    process.stderr.write(`  run ${i + 1}/${runs}: scanner ${a.seconds.toFixed(2)} s, htmlparser2 ${b.seconds.toFixed(2)} s\n`);
+  }
+  let differ = 0;
+  const first = [];
+  docs.forEach((d, i) => {
+    if (JSON.stringify(a.out[i]) !== JSON.stringify(b.out[i])) {
+      differ++;
+      if (first.length < 5) first.push(d.url);
+    }
+  });
+  const s = median(samples.nwax);
+  const h = median(samples.htmlparser2);
+  return [
+    `HTML extraction: ${docs.length} documents of ${file} (${(chars / 1e6).toFixed(1)} M characters, decoded as import decodes them); medians of ${runs}, one thread`,
+    table([
+      ['extractor', 'seconds', 'M chars/s', 'documents/s'],
+      ['nwax scanner (html-scanner.ts)', s.toFixed(2), (chars / 1e6 / s).toFixed(1), (docs.length / s).toFixed(0)],
+      ['htmlparser2 12 Parser', h.toFixed(2), (chars / 1e6 / h).toFixed(1), (docs.length / h).toFixed(0)],
+    ]),
+    `  scanner / htmlparser2 time: ${(s / h).toFixed(2)}; documents whose parse differs: ${differ} of ${docs.length}${first.length ? ` (${first.join(', ')})` : ''}`,
+  ].join('\n');
+}

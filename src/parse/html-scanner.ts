@@ -1,0 +1,524 @@
+/**
+ * A streaming HTML scanner for text extraction: the events of htmlparser2's Parser (open tag
+ * with attributes, close tag, text), with its tokenizer's rules and its tree rules (implied
+ * closes, void elements, SVG and MathML contexts, `</p>` and `</br>`), at a fraction of its cost.
+ *
+ * Why not htmlparser2 itself: import spent half its time in it (profile of the bench corpus),
+ * tokenizing every byte of every script, and building an attribute object for every tag. This
+ * scanner jumps with indexOf and a regex to the next `<`, the end of a comment or of a
+ * script, slices text only when the handler wants it, builds attributes only for the tags the
+ * handler names, and decodes entities (the `entities` package, htmlparser2's own decoder) only
+ * in text that holds an `&`. The events are the same as htmlparser2 12's on every fixture and
+ * on the bench corpus, and on generated tag soup cut into chunks at random
+ * (test/html-scanner.test.ts compares them).
+ *
+ * Streaming: `write` scans what is complete and keeps only the unfinished construct (a tag, a
+ * comment or a script still open at the chunk's end); its size is bounded by what the caller
+ * feeds (nwax.import.parse.bytes).
+ */
+import { decodeHTML, decodeHTMLAttribute, DecodingMode } from 'entities/decode';
+
+export interface HtmlHandler {
+  /** Whether text is wanted now: when false, text is passed over without being sliced or decoded. */
+  readonly wantsText: boolean;
+  /** Whether `onOpen` needs this tag's attributes (otherwise it gets an empty object). */
+  wantsAttributes(name: string): boolean;
+  onOpen(name: string, attrs: Record<string, string>): void;
+  onClose(name: string): void;
+  onText(text: string): void;
+}
+
+const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string, string>;
+
+// htmlparser2's tree rules (Parser.ts), as data.
+const FORM_TAGS = new Set(['input', 'option', 'optgroup', 'select', 'button', 'datalist', 'textarea']);
+const P_TAG = new Set(['p']);
+const HEADING_TAGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p']);
+const TABLE_SECTION_TAGS = new Set(['thead', 'tbody']);
+const DDT_TAGS = new Set(['dd', 'dt']);
+const RTP_TAGS = new Set(['rt', 'rp']);
+const OPEN_IMPLIES_CLOSE = new Map<string, Set<string>>([
+  ['tr', new Set(['tr', 'th', 'td'])], ['th', new Set(['th'])], ['td', new Set(['thead', 'th', 'td'])],
+  ['body', new Set(['head', 'link', 'script'])], ['a', new Set(['a'])], ['li', new Set(['li'])], ['p', P_TAG],
+  ['h1', HEADING_TAGS], ['h2', HEADING_TAGS], ['h3', HEADING_TAGS], ['h4', HEADING_TAGS], ['h5', HEADING_TAGS], ['h6', HEADING_TAGS],
+  ['select', FORM_TAGS], ['input', FORM_TAGS], ['output', FORM_TAGS], ['button', FORM_TAGS], ['datalist', FORM_TAGS], ['textarea', FORM_TAGS],
+  ['option', new Set(['option'])], ['optgroup', new Set(['optgroup', 'option'])], ['dd', DDT_TAGS], ['dt', DDT_TAGS],
+  ...['address', 'article', 'aside', 'blockquote', 'details', 'div', 'dl', 'fieldset', 'figcaption', 'figure', 'footer', 'form',
+    'header', 'hr', 'main', 'nav', 'ol', 'pre', 'section', 'table', 'ul'].map((t) => [t, P_TAG] as [string, Set<string>]),
+  ['rt', RTP_TAGS], ['rp', RTP_TAGS], ['tbody', TABLE_SECTION_TAGS], ['tfoot', TABLE_SECTION_TAGS],
+]);
+const VOID = new Set(['area', 'base', 'basefont', 'br', 'col', 'command', 'embed', 'frame', 'hr', 'img', 'input', 'isindex',
+  'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+const INTEGRATION = new Set(['mi', 'mo', 'mn', 'ms', 'mtext', 'annotation-xml', 'foreignObject', 'desc', 'title']);
+const SVG_NAMES = new Map(['altGlyph', 'altGlyphDef', 'altGlyphItem', 'animateColor', 'animateMotion', 'animateTransform', 'clipPath',
+  'feBlend', 'feColorMatrix', 'feComponentTransfer', 'feComposite', 'feConvolveMatrix', 'feDiffuseLighting', 'feDisplacementMap',
+  'feDistantLight', 'feDropShadow', 'feFlood', 'feFuncA', 'feFuncB', 'feFuncG', 'feFuncR', 'feGaussianBlur', 'feImage', 'feMerge',
+  'feMergeNode', 'feMorphology', 'feOffset', 'fePointLight', 'feSpecularLighting', 'feSpotLight', 'feTile', 'feTurbulence',
+  'foreignObject', 'glyphRef', 'linearGradient', 'radialGradient', 'textPath'].map((n) => [n.toLowerCase(), n]));
+
+/** Elements whose content is text up to their end tag (RCDATA: entities decoded). */
+const RAW_TEXT = new Set(['script', 'style', 'iframe', 'noembed', 'noframes', 'xmp']);
+const RCDATA = new Set(['title', 'textarea']);
+
+const enum Context { Html, Svg, MathML }
+
+const LT = 0x3c, GT = 0x3e, SLASH = 0x2f, BANG = 0x21, QUESTION = 0x3f, DASH = 0x2d, EQ = 0x3d, DQ = 0x22, SQ = 0x27, LBRACKET = 0x5b;
+
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d;
+}
+
+function isEndOfName(c: number): boolean {
+  return c === SLASH || c === GT || isSpace(c);
+}
+
+function isAlpha(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
+}
+
+/** Tag names seen, lower-cased: pages repeat a few dozen names thousands of times. */
+const names = new Map<string, string>();
+
+/** The tag name s[start, end) in lower case, without a new string for a name seen before. */
+function lowerName(s: string, start: number, end: number): string {
+  const raw = s.slice(start, end);
+  let name = names.get(raw);
+  if (name === undefined) {
+    name = raw.toLowerCase();
+    if (names.size < 4096) names.set(raw, name);
+  }
+  return name;
+}
+
+/** End of the current markup construct, or NEED_MORE when the input so far does not hold it. */
+const NEED_MORE = -1;
+const TEXT = -2;
+const MARKUP = -3;
+
+/** An end tag `</name` followed by what ends a tag name, for each raw-text element. */
+const endTagPatterns = new Map<string, RegExp>();
+function endTagPattern(name: string): RegExp {
+  let re = endTagPatterns.get(name);
+  if (!re) endTagPatterns.set(name, (re = new RegExp(`</${name}[\\t\\n\\f\\r />]`, 'ig')));
+  return re;
+}
+
+/**
+ * RCDATA text (a title's, a textarea's) with its entities decoded, but for an `&` right after
+ * a part of the element's end tag (`</ti&amp;`), which htmlparser2's end-tag matcher reads as
+ * it is.
+ */
+function decodeRcdata(t: string, name: string): string {
+  const end = `</${name}`;
+  let out = '';
+  let from = 0;
+  for (let k = t.indexOf('&'); k >= 0; k = t.indexOf('&', k + 1)) {
+    const j = t.lastIndexOf('<', k - 1);
+    if (j < 0 || k - j >= end.length) continue;
+    let prefix = true;
+    for (let i = j + 1; i < k && prefix; i++) prefix = (t.charCodeAt(i) | 0x20) === end.charCodeAt(i - j);
+    if (!prefix) continue;
+    out += `${decodeHTML(t.slice(from, k), DecodingMode.Legacy)}&`;
+    from = k + 1;
+  }
+  return from === 0 ? decodeHTML(t, DecodingMode.Legacy) : out + decodeHTML(t.slice(from), DecodingMode.Legacy);
+}
+
+export class HtmlScanner {
+  private buf = '';
+  /** Open elements, innermost last. */
+  private readonly stack: string[] = [];
+  private readonly contexts: Context[] = [Context.Html];
+  /** Raw-text or RCDATA element whose content is being read ('' for none; 'plaintext' to the end). */
+  private raw = '';
+  /** The tag whose attributes are being read (htmlparser2's `tagname`; '' for a second `<form>`). */
+  private tag = '';
+  private ended = false;
+
+  constructor(private readonly handler: HtmlHandler) {}
+
+  write(chunk: string): void {
+    this.buf = this.buf.length ? this.buf + chunk : chunk;
+    this.scan(false);
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.scan(true);
+    this.buf = '';
+    // htmlparser2 closes what is still open, innermost first (without popping its contexts).
+    for (let i = this.stack.length - 1; i >= 0; i--) this.handler.onClose(this.stack[i]);
+  }
+
+  /** Reads what the buffer holds; keeps an unfinished construct for the next write unless `final`. */
+  private scan(final: boolean): void {
+    const s = this.buf;
+    const len = s.length;
+    let pos = 0;
+    while (pos < len) {
+      if (this.raw) {
+        const next = this.rawText(s, pos, final);
+        if (next === NEED_MORE) break;
+        pos = next;
+        continue;
+      }
+      // Text up to the next markup; a '<' that starts none is text.
+      let lt = s.indexOf('<', pos);
+      let kind = 0;
+      while (lt >= 0 && (kind = this.classify(s, lt, final)) === TEXT) lt = s.indexOf('<', lt + 1);
+      if (lt < 0) {
+        // No markup: the text so far, but an entity the next chunk may finish is held back.
+        const cut = final ? len : this.textCut(s, pos, len);
+        this.text(s, pos, cut, DecodingMode.Legacy);
+        pos = cut;
+        break;
+      }
+      this.text(s, pos, lt, DecodingMode.Legacy);
+      pos = lt;
+      if (kind === NEED_MORE) break;
+      const end = this.markup(s, lt, final);
+      if (end === NEED_MORE) break;
+      pos = end;
+    }
+    this.buf = pos >= len ? '' : s.slice(pos);
+  }
+
+  /** Whether the '<' at `lt` starts markup (MARKUP), is text (TEXT), or the input ends first. */
+  private classify(s: string, lt: number, final: boolean): number {
+    if (lt + 1 >= s.length) return final ? TEXT : NEED_MORE;
+    const c = s.charCodeAt(lt + 1);
+    if (isAlpha(c) || c === BANG || c === QUESTION) return MARKUP;
+    if (c !== SLASH) return TEXT;
+    // `</` at the very end of the input is text.
+    if (lt + 2 >= s.length) return final ? TEXT : NEED_MORE;
+    return MARKUP;
+  }
+
+  /** Where held-back text starts: at a trailing `&` that may begin an entity. */
+  private textCut(s: string, from: number, len: number): number {
+    const amp = s.lastIndexOf('&', len - 1);
+    return amp >= from && len - amp < 64 ? amp : len;
+  }
+
+  private text(s: string, start: number, end: number, mode: DecodingMode | undefined, rcdata = ''): void {
+    if (end <= start || !this.handler.wantsText) return;
+    let t = s.slice(start, end);
+    if (mode !== undefined && t.includes('&')) t = rcdata ? decodeRcdata(t, rcdata) : decodeHTML(t, mode);
+    this.handler.onText(t);
+  }
+
+  /**
+   * Acts on the markup at `lt` and returns where it ends (past its '>'), or NEED_MORE, having
+   * done nothing, when the input so far does not hold all of it.
+   */
+  private markup(s: string, lt: number, final: boolean): number {
+    const c = s.charCodeAt(lt + 1);
+    if (isAlpha(c)) return this.openTag(s, lt, final);
+    if (c === SLASH) return this.closeTag(s, lt, final);
+    if (c === BANG) return this.declaration(s, lt, final);
+    return this.skipTo(s, lt + 2, GT, final); // `<?`: a bogus comment
+  }
+
+  /** Past the next `c` from `from`; at the end of the input that is the end. */
+  private skipTo(s: string, from: number, c: number, final: boolean): number {
+    const at = s.indexOf(String.fromCharCode(c), from);
+    if (at >= 0) return at + 1;
+    return final ? s.length : NEED_MORE;
+  }
+
+  /** `<!...`: a comment, CDATA, a doctype or a bogus comment. */
+  private declaration(s: string, lt: number, final: boolean): number {
+    const len = s.length;
+    const p = lt + 2;
+    if (p >= len) return final ? len : NEED_MORE;
+    const c = s.charCodeAt(p);
+    if (c === LBRACKET) {
+      // `<![CDATA[`, exactly; anything else a bogus comment from the first mismatch.
+      const seq = 'CDATA[';
+      for (let i = 0; i < seq.length; i++) {
+        if (p + 1 + i >= len) return final ? len : NEED_MORE;
+        if (s[p + 1 + i] !== seq[i]) return s.charCodeAt(p + 1 + i) === GT ? p + 2 + i : this.skipTo(s, p + 2 + i, GT, final);
+      }
+      const start = p + 1 + seq.length;
+      const close = s.indexOf(']]>', start);
+      if (close < 0) return final ? len : NEED_MORE;
+      // Text inside SVG or MathML, a comment elsewhere.
+      if (this.contexts[this.contexts.length - 1] !== Context.Html) this.text(s, start, close, undefined);
+      return close + 3;
+    }
+    if ((c | 0x20) === 0x64) {
+      // `<!doctype`, case-insensitive, then up to '>'; a mismatch is a bogus comment.
+      const seq = 'doctype';
+      for (let i = 1; i < seq.length; i++) {
+        if (p + i >= len) return final ? len : NEED_MORE;
+        const d = s.charCodeAt(p + i);
+        if ((d | 0x20) !== seq.charCodeAt(i)) return d === GT ? p + i + 1 : this.skipTo(s, p + i + 1, GT, final);
+      }
+      return this.skipTo(s, p + seq.length, GT, final);
+    }
+    if (c === GT) return p + 1;
+    if (c === DASH) {
+      if (p + 1 >= len) return final ? len : NEED_MORE;
+      const d = s.charCodeAt(p + 1);
+      if (d === DASH) return this.commentEnd(s, p + 2, final);
+      if (d === GT) return p + 2;
+      return this.skipTo(s, p + 2, GT, final);
+    }
+    return this.skipTo(s, p + 1, GT, final);
+  }
+
+  /** Past the end of a comment whose text starts at `p`: `-->` or `--!>` (htmlparser2's matcher). */
+  private commentEnd(s: string, p: number, final: boolean): number {
+    const len = s.length;
+    const END = '--!>';
+    let seq = 0;
+    for (let i = p; i < len; i++) {
+      const c = s[i];
+      if (seq <= 1 && i === p + seq && c === '>') return i + 1; // `<!-->`, `<!--->`
+      if (seq === 2 && c === '>') return i + 1;
+      if (seq === 3 && c !== '>') {
+        seq = c === '-' ? 1 : 0;
+      } else if (c === END[seq]) {
+        if (++seq === END.length) return i + 1;
+      } else if (seq === 0) {
+        const dash = s.indexOf('-', i + 1);
+        if (dash < 0) break;
+        i = dash;
+        seq = 1;
+      } else if (c !== END[seq - 1]) {
+        seq = 0;
+      }
+    }
+    return final ? len : NEED_MORE;
+  }
+
+  /** `</...`: an end tag, `</>` (nothing), or a bogus comment. */
+  private closeTag(s: string, lt: number, final: boolean): number {
+    const len = s.length;
+    const p = lt + 2;
+    const c = s.charCodeAt(p);
+    if (c === GT) return p + 1;
+    if (!isAlpha(c)) return this.skipTo(s, p + 1, GT, final);
+    let e = p + 1;
+    while (e < len && !isEndOfName(s.charCodeAt(e))) e++;
+    if (e >= len) return final ? len : NEED_MORE; // an unfinished end tag is dropped
+    const gt = s.charCodeAt(e) === GT ? e : s.indexOf('>', e);
+    if (gt < 0 && !final) return NEED_MORE;
+    this.endTag(this.tagName(lowerName(s, p, e)));
+    return gt < 0 ? len : gt + 1;
+  }
+
+  /** `<name ...>`: the open tag, its attributes, and a raw-text element's content mode. */
+  private openTag(s: string, lt: number, final: boolean): number {
+    const len = s.length;
+    let e = lt + 2;
+    while (e < len && !isEndOfName(s.charCodeAt(e))) e++;
+    // A tag name cut by the end of the input is dropped (as htmlparser2 does).
+    if (e >= len) return final ? len : NEED_MORE;
+    const lower = lowerName(s, lt + 1, e);
+    // Raw text and the name's case are decided before this tag changes the context.
+    const inForeign = this.contexts[this.contexts.length - 1] !== Context.Html;
+    const name = this.tagName(lower);
+    const special = !inForeign && (RAW_TEXT.has(lower) || RCDATA.has(lower) || lower === 'plaintext') ? lower : '';
+    const ignored = name === 'form' && this.stack.includes('form');
+    const attrs = !ignored && this.handler.wantsAttributes(name) ? {} as Record<string, string> : undefined;
+    const end = this.attributes(s, e, attrs);
+    if (end < 0) {
+      if (!final) return NEED_MORE;
+      // Cut by the end of the input: htmlparser2 has opened it (its name), never ended it.
+      this.openName(name);
+      return len;
+    }
+    this.openName(name);
+    if (this.selfClosing && this.contexts[this.contexts.length - 1] !== Context.Html) {
+      // A self-closing mark is honoured in SVG and MathML only.
+      const tag = this.tag;
+      this.endOpen(attrs);
+      if (this.stack[this.stack.length - 1] === tag) this.pop();
+    } else {
+      this.endOpen(attrs);
+    }
+    if (special) this.raw = special;
+    return end;
+  }
+
+  /** The last tag read by `attributes` ended with `/>` (or `/ >`). */
+  private selfClosing = false;
+
+  /**
+   * Reads the attributes from `i` (just past the tag name) to the tag's `>`: returns the index
+   * past it, or -1 when the input ends first. Values go into `attrs` (first one wins) when given.
+   */
+  private attributes(s: string, i: number, attrs: Record<string, string> | undefined): number {
+    const len = s.length;
+    this.selfClosing = false;
+    let slash = false; // htmlparser2's InSelfClosingTag state
+    while (i < len) {
+      const c = s.charCodeAt(i);
+      if (c === GT) {
+        this.selfClosing = slash;
+        return i + 1;
+      }
+      if (isSpace(c)) {
+        i++;
+        continue;
+      }
+      if (c === SLASH) {
+        slash = true;
+        i++;
+        continue;
+      }
+      slash = false;
+      // An attribute name: its first character whatever it is, then up to '=' or a name's end.
+      const nameStart = i++;
+      while (i < len) {
+        const d = s.charCodeAt(i);
+        if (d === EQ || isEndOfName(d)) break;
+        i++;
+      }
+      if (i >= len) return -1;
+      const nameEnd = i;
+      while (i < len && isSpace(s.charCodeAt(i))) i++;
+      if (i >= len) return -1;
+      if (s.charCodeAt(i) !== EQ) {
+        // No value: '/' and '>' are read again; anything else starts the next name.
+        if (attrs) this.attribute(attrs, s, nameStart, nameEnd, '');
+        continue;
+      }
+      i++;
+      while (i < len && isSpace(s.charCodeAt(i))) i++;
+      if (i >= len) return -1;
+      const q = s.charCodeAt(i);
+      if (q === DQ || q === SQ) {
+        const close = s.indexOf(q === DQ ? '"' : "'", i + 1);
+        if (close < 0) return -1;
+        if (attrs) this.attribute(attrs, s, nameStart, nameEnd, s.slice(i + 1, close));
+        i = close + 1;
+      } else {
+        const start = i;
+        while (i < len) {
+          const d = s.charCodeAt(i);
+          if (d === GT || isSpace(d)) break;
+          i++;
+        }
+        if (i >= len) return -1;
+        if (attrs) this.attribute(attrs, s, nameStart, nameEnd, s.slice(start, i));
+      }
+    }
+    return -1;
+  }
+
+  private attribute(attrs: Record<string, string>, s: string, start: number, end: number, value: string): void {
+    const name = s.slice(start, end).toLowerCase();
+    if (Object.hasOwn(attrs, name)) return;
+    attrs[name] = value.includes('&') ? decodeHTMLAttribute(value) : value;
+  }
+
+  /** Content of a raw-text or RCDATA element from `pos`: returns where its end tag ends. */
+  private rawText(s: string, pos: number, final: boolean): number {
+    const len = s.length;
+    if (this.raw === 'plaintext') {
+      this.text(s, pos, len, undefined);
+      return len;
+    }
+    const rcdata = RCDATA.has(this.raw);
+    const re = endTagPattern(this.raw);
+    re.lastIndex = pos;
+    const m = re.exec(s);
+    if (!m) {
+      if (!final) {
+        // The text so far, but not a partial end tag (or, in RCDATA, an entity) at its end.
+        let cut = s.lastIndexOf('<', len - 1);
+        if (cut < pos || len - cut > this.raw.length + 2) cut = len;
+        if (rcdata) {
+          const amp = this.textCut(s, pos, len);
+          if (amp < cut) {
+            // With the part of an end tag it may follow (decodeRcdata).
+            const lt = s.lastIndexOf('<', amp - 1);
+            cut = lt >= pos && amp - lt < this.raw.length + 2 ? lt : amp;
+          }
+        }
+        this.text(s, pos, cut, rcdata ? DecodingMode.Legacy : undefined, rcdata ? this.raw : '');
+        return cut > pos ? cut : NEED_MORE;
+      }
+      this.text(s, pos, len, rcdata ? DecodingMode.Legacy : undefined, rcdata ? this.raw : '');
+      return len;
+    }
+    const at = m.index;
+    const nameEnd = at + 2 + this.raw.length;
+    const gt = s.charCodeAt(nameEnd) === GT ? nameEnd : s.indexOf('>', nameEnd);
+    if (gt < 0 && !final) {
+      // The end tag's '>' is yet to come: the text before it can go now.
+      this.text(s, pos, at, rcdata ? DecodingMode.Legacy : undefined, rcdata ? this.raw : '');
+      return at > pos ? at : NEED_MORE;
+    }
+    this.text(s, pos, at, rcdata ? DecodingMode.Legacy : undefined, rcdata ? this.raw : '');
+    this.raw = '';
+    this.endTag(this.tagName(lowerName(s, at + 2, nameEnd)));
+    return gt < 0 ? len : gt + 1;
+  }
+
+  // htmlparser2's tree rules (Parser: readTagName, emitOpenTag, endOpenTag, onclosetag, popElement).
+
+  /** A tag's name as htmlparser2 reads it: `name` is lower case already (lowerName). */
+  private tagName(name: string): string {
+    const ctx = this.contexts[this.contexts.length - 1];
+    if (ctx === Context.Svg) return SVG_NAMES.get(name) ?? name;
+    if (this.contexts.length > 1) {
+      const adjusted = SVG_NAMES.get(name);
+      if (adjusted !== undefined && this.stack.includes(adjusted)) return adjusted;
+    }
+    if (ctx === Context.Html) return name === 'image' ? 'img' : name;
+    return name;
+  }
+
+  private openName(name: string): void {
+    this.tag = name;
+    // A second <form> while one is open is ignored, as the HTML spec says.
+    if (name === 'form' && this.stack.includes('form')) {
+      this.tag = '';
+      return;
+    }
+    const implied = OPEN_IMPLIES_CLOSE.get(name);
+    if (implied) while (this.stack.length > 0 && implied.has(this.stack[this.stack.length - 1])) this.pop();
+    if (!VOID.has(name)) {
+      this.stack.push(name);
+      if (name === 'svg') this.contexts.push(Context.Svg);
+      else if (name === 'math') this.contexts.push(Context.MathML);
+      else if (INTEGRATION.has(name)) this.contexts.push(Context.Html);
+    }
+  }
+
+  private endOpen(attrs: Record<string, string> | undefined): void {
+    const name = this.tag;
+    this.tag = '';
+    if (name === '') return;
+    this.handler.onOpen(name, attrs ?? NO_ATTRIBUTES);
+    if (VOID.has(name)) this.handler.onClose(name);
+  }
+
+  private endTag(name: string): void {
+    if (!VOID.has(name)) {
+      const at = this.stack.lastIndexOf(name);
+      if (at !== -1) {
+        while (this.stack.length > at) this.pop();
+      } else if (name === 'p') {
+        // `</p>` with no open p: an empty paragraph.
+        this.openName('p');
+        this.endOpen(undefined);
+        if (this.stack[this.stack.length - 1] === 'p') this.pop();
+      }
+    } else if (name === 'br') {
+      // `</br>` is a line break.
+      this.handler.onOpen('br', NO_ATTRIBUTES);
+      this.handler.onClose('br');
+    }
+  }
+
+  private pop(): void {
+    const name = this.stack.pop()!;
+    if (name === 'svg' || name === 'math' || INTEGRATION.has(name)) this.contexts.pop();
+    this.handler.onClose(name);
+  }
+}

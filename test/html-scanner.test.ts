@@ -1,0 +1,230 @@
+/**
+ * The HTML scanner (src/parse/html-scanner.ts) against the library it replaced, htmlparser2 12:
+ * the same events (open tags with their attributes, close tags, text), however the input is
+ * cut into chunks, on awkward markup, on generated tag soup, and on every HTML record of the
+ * shared fixtures, where the extractor's parse is compared too. The link resolver's fast path
+ * against WHATWG URL on every link met and on generated ones.
+ */
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { Parser } from 'htmlparser2';
+import { HtmlScanner, type HtmlHandler } from '../src/parse/html-scanner.js';
+import { HtmlExtractor } from '../src/parse/html.js';
+import { htmlparser2Source } from '../src/parse/htmlparser2-source.js';
+import { UrlResolver } from '../src/parse/url-resolver.js';
+import { sniffCharset } from '../src/parse/charset.js';
+import { squash } from '../src/parse/squash.js';
+import { readArchive } from '../src/archive/reader.js';
+import { FIXTURES, HAVE_FIXTURES, fixture } from './helpers.js';
+
+type Event = ['open', string, string] | ['close', string] | ['text', string];
+
+/** Every event, text merged (its pieces depend on chunks and entities), all attributes wanted. */
+class Recorder implements HtmlHandler {
+  readonly events: Event[] = [];
+  readonly wantsText = true;
+  wantsAttributes(): boolean {
+    return true;
+  }
+  onOpen(name: string, attrs: Record<string, string>): void {
+    this.events.push(['open', name, JSON.stringify(attrs)]);
+  }
+  onClose(name: string): void {
+    this.events.push(['close', name]);
+  }
+  onText(text: string): void {
+    const last = this.events[this.events.length - 1];
+    if (last?.[0] === 'text') last[1] += text;
+    else this.events.push(['text', text]);
+  }
+}
+
+function reference(html: string): Event[] {
+  const r = new Recorder();
+  const p = new Parser({ onopentag: (n, a) => r.onOpen(n, a), onclosetag: (n) => r.onClose(n), ontext: (t) => r.onText(t) },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+  p.end(html);
+  return r.events.filter((e) => e[0] !== 'text' || e[1] !== '');
+}
+
+function scanned(html: string, cuts: number[] = []): Event[] {
+  const r = new Recorder();
+  const s = new HtmlScanner(r);
+  let at = 0;
+  for (const cut of [...cuts].sort((a, b) => a - b)) {
+    s.write(html.slice(at, cut));
+    at = cut;
+  }
+  s.write(html.slice(at));
+  s.end();
+  return r.events;
+}
+
+/** Events compared, the first difference shown with its neighbours (not a diff of millions). */
+function expectSameEvents(got: Event[], want: Event[], where: string): void {
+  if (JSON.stringify(got) === JSON.stringify(want)) return;
+  const i = got.findIndex((e, k) => JSON.stringify(e) !== JSON.stringify(want[k]));
+  const at = i < 0 ? want.length : i;
+  expect(got.slice(Math.max(0, at - 2), at + 3), `${where}: event ${at}`).toEqual(want.slice(Math.max(0, at - 2), at + 3));
+}
+
+/** A seeded generator (mulberry32): the same soup on every run. */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const AWKWARD = [
+  '<p>one<p>two<div>three</p></div>',
+  '<A HREF=foo/bar TITLE="x">Link</A><a href="?q=1&amp;r=2&copy=3">q</a>',
+  '<a href="x" href="y" HREF=z>first wins</a>',
+  '<title>T &amp; T &notit; &#65;&#x42;</title><textarea>a <b> &lt;</textarea>',
+  '<script>if (a < b && c > d) { x = "</scrip"; }</script >after<style>p{}</STYLE>',
+  '<!-- c --><!--><!---><!-- a --!> b <!-- x -- y --->c<!doctype html><!DOCTYPE><!x><?php echo 1 ?>',
+  '</ x>y</>z<3 a < b <!>',
+  '<svg><title>in svg</title><circle/><foreignObject><p>html</p></foreignObject><![CDATA[ cdata ]]></svg><![CDATA[ not ]]>',
+  '<math><mi>x</mi></math><image src=a.png><br/></br><hr/>',
+  '<form><form action=x><input value=a&b></form></form>',
+  '<table><tr><td>1<td>2<tr><th>3</table><ul><li>a<li>b</ul><dl><dt>t<dd>d</dl>',
+  '<select><option>a<option>b<optgroup><option>c</select><ruby>x<rt>y<rp>z</ruby>',
+  '<a/ href=x>slash</a><a href="y"/>self</a><p class= "x" id =y data-x>attrs</p>',
+  '<iframe src=f>raw <b>text</b></iframe><noembed>n<i></noembed><xmp><b>x</b></xmp><noscript>ns</noscript><template>t</template>',
+  '<base href="/b/"><meta name=robots content="noindex,nofollow"><meta http-equiv=content-language content=de>',
+  '<html lang="fr"><body>&nbsp;&nbspx &bogus; &#0; &#x110000; &amp</body>',
+  '<p>unclosed <b>bold <i>italic',
+  '<div><span>a</div>b</span>',
+  '<h1>a<h2>b</h1>c',
+  '<script>never closed',
+  '<!-- never closed',
+  '<a href="never closed>text',
+  '<plaintext><b>all text</b></plaintext>',
+];
+
+const TOKENS = [
+  ...AWKWARD, '<p>', '</p>', '<div>', '</div>', '<a href="a.html">', '</a>', '<li>', '<td>', '<tr>', '<table>', '</table>',
+  '<svg>', '</svg>', '<math>', '</math>', '<title>', '</title>', '<script>', '</script>', '<style>', '</style>', '<textarea>',
+  '</textarea>', '<b>', '</b>', '<br>', '</br>', '<form>', '</form>', '<img src=x alt="y">', '<option>', '<h3>', '</h4>',
+  ' ', '\n  ', '\t', 'word', 'Wörter', '日本語', '&amp;', '&lt;', '&gt', '&#39;', '&#x3c;', '&eacute;', '&nbsp;', '&', '<', '>',
+  '"', "'", '=', '/', '<!--', '-->', '<![CDATA[', ']]>', '<!', '</', '<?', 'x:y',
+];
+
+function soup(rand: () => number): string {
+  const n = 5 + Math.floor(rand() * 60);
+  let s = '';
+  for (let i = 0; i < n; i++) s += TOKENS[Math.floor(rand() * TOKENS.length)];
+  // Ends in text, not inside a tag: after `</x y` and no '>' at the end of the input,
+  // htmlparser2 12 reports text from index -1 (a bug not worth copying).
+  return `${s}> end.`;
+}
+
+describe('the HTML scanner gives htmlparser2 12\'s events', () => {
+  it('on awkward markup, whole and cut at every point', () => {
+    for (const html of AWKWARD) {
+      const want = reference(html);
+      expect(scanned(html), html).toEqual(want);
+      for (let cut = 1; cut < html.length; cut++) expect(scanned(html, [cut]), `${html} cut at ${cut}`).toEqual(want);
+    }
+  });
+
+  it('on 3,000 documents of generated tag soup, cut into random chunks', () => {
+    const rand = random(20261125);
+    for (let i = 0; i < Number(process.env.SOUP ?? 3000); i++) {
+      const html = soup(rand);
+      const cuts = Array.from({ length: Math.floor(rand() * 6) }, () => Math.floor(rand() * html.length));
+      expect(scanned(html, cuts), JSON.stringify(html)).toEqual(reference(html));
+    }
+  });
+
+  it('text is squashed as `\\s+` to one space, trimmed', () => {
+    for (const s of ['', ' ', 'a', ' a  b\n\tc ', '\u00a0x\u3000y\ufeff', 'a\u2028\u2029b', 'one two', '\v\fz\r\n']) {
+      expect(squash(s)).toBe(s.replace(/\s+/g, ' ').trim());
+    }
+  });
+});
+
+describe('links resolve as WHATWG URL resolves them', () => {
+  const bases = ['http://example.org/a/b/page.html?x=1', 'https://EXAMPLE.org:443/', 'http://user:pw@h.example:8080/dir/', 'http://h/', 'http://h/a'];
+  const hrefs = ['page2.html', '../up.html', '../../../../top', './here', './../x', 'a/./b', 'a/../b', '/abs/path', '//other.host/x', '?q=1&r=2',
+    '?q=%41', 'x?y=a/b?c', 'mailto:a@b', 'HTTP://Caps.Example/', 'a b.html', 'ü.html', '%2e%2e/x', '..', '.', '../', 'a:b', 'a\\b', 'a//b',
+    '/', '/..', '/a/../b', "it's", 'a(1).html', '~user/', 'x@y', '?', '??', '?a#b'.slice(0, 2)];
+
+  it('on generated hrefs against several bases', () => {
+    for (const base of bases) {
+      const r = new UrlResolver(base);
+      for (const h of hrefs) {
+        let want: string | undefined;
+        try {
+          want = new URL(h, base).href;
+        } catch {
+          want = undefined;
+        }
+        expect(r.resolve(h), `${h} against ${base}`).toBe(want);
+      }
+    }
+  });
+});
+
+describe.skipIf(!HAVE_FIXTURES)('on every HTML record of the shared fixtures', () => {
+  it('the same events, the same parse, and links resolved as WHATWG URL does', async () => {
+    const files = readFileSync(fixture('manifest.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t')[0]);
+    let documents = 0;
+    let links = 0;
+    for (const file of files) {
+      let reader;
+      try {
+        reader = await readArchive(fixture(file), { strict: false });
+      } catch {
+        continue;
+      }
+      try {
+        for await (const r of reader) {
+          const ct = r.http?.headers.get('Content-Type') ?? (r.format === 'arc' ? r.contentType : '') ?? '';
+          if (!/^\s*(text\/html|application\/xhtml\+xml)/i.test(ct) || r.http?.headers.get('Content-Encoding')) continue;
+          const parts: Buffer[] = [];
+          for await (const chunk of r.payload()) parts.push(chunk);
+          if ((await r.finish()).damaged) continue;
+          const bytes = Buffer.concat(parts);
+          const cs = sniffCharset(bytes.subarray(0, 8192), ct, true);
+          // As import parses it: the first 16 MB (nwax.import.parse.bytes; one fixture holds 431 MB of HTML).
+          const head = bytes.subarray(cs.bomLength, cs.bomLength + (16 << 20));
+          let html: string;
+          try {
+            html = new TextDecoder(cs.encoding).decode(head);
+          } catch {
+            html = new TextDecoder('windows-1252').decode(head);
+          }
+          documents++;
+          const where = `${FIXTURES}/${file}: ${r.url}`;
+          expectSameEvents(scanned(html, [html.length >> 1]), reference(html), where);
+          const opts = { url: r.url, textLimit: 1 << 20, maxOutlinks: -1 };
+          const a = new HtmlExtractor(opts);
+          const b = new HtmlExtractor(opts, htmlparser2Source);
+          a.write(html);
+          b.write(html);
+          const pa = a.end();
+          expect(pa, where).toEqual(b.end());
+          // Every href met, against the page's URL: the fast path or the parser, never another answer.
+          const resolver = new UrlResolver(r.url);
+          for (const m of html.matchAll(/\shref\s*=\s*["']?([^"'\s>#]+)/gi)) {
+            links++;
+            let want: string | undefined;
+            try {
+              want = new URL(m[1], r.url).href;
+            } catch {
+              want = undefined;
+            }
+            expect(resolver.resolve(m[1]), `${where}: ${m[1]}`).toBe(want);
+          }
+        }
+      } finally {
+        reader.source.close();
+      }
+    }
+    expect(documents).toBeGreaterThan(100);
+    expect(links).toBeGreaterThan(1000);
+  }, 300_000);
+});
