@@ -28,8 +28,12 @@ echo; echo "== updatedb, invertlinks, index, add-dates"
 nwax updatedb "$crawl/crawldb" "$crawl"/segments/*
 nwax invertlinks "$crawl/linkdb" "$crawl"/segments/*
 nwax index "$crawl/indexes" "$crawl/crawldb" "$crawl/linkdb" "$crawl"/segments/*
-nwax add-dates "$crawl/indexes/part-00000" "$crawl/indexes/part-00000" "$crawl/pindexes/part-00000/dates" "$out/all.dup"
-nwax dumpindex -c "$crawl/indexes/part-00000" "$crawl/pindexes/part-00000/dates"
+# One index part per core (nwax.local.pipeline.reduces): each gets its parallel dates index.
+for part in "$crawl"/indexes/part-*; do
+  p=$(basename "$part")
+  nwax add-dates "$part" "$part" "$crawl/pindexes/$p/dates" "$out/all.dup"
+  nwax dumpindex -c "$part" "$crawl/pindexes/$p/dates"
+done
 
 echo; echo "== nwax search 'url:http://example.org/index.html': the five versions, each with every date it was captured"
 nwax search -dir "$crawl" 'url:http://example.org/index.html'

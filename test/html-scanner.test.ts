@@ -130,9 +130,9 @@ describe('the HTML scanner gives htmlparser2 12\'s events', () => {
     }
   });
 
-  it('on 3,000 documents of generated tag soup, cut into random chunks', () => {
+  it('on 3,000 documents of generated tag soup (NWAX_SOUP_CASES), cut into random chunks', () => {
     const rand = random(20261125);
-    for (let i = 0; i < Number(process.env.SOUP ?? 3000); i++) {
+    for (let i = 0; i < Number(process.env.NWAX_SOUP_CASES ?? 3000); i++) {
       const html = soup(rand);
       const cuts = Array.from({ length: Math.floor(rand() * 6) }, () => Math.floor(rand() * html.length));
       expect(scanned(html, cuts), JSON.stringify(html)).toEqual(reference(html));
