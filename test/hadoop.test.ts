@@ -127,9 +127,9 @@ describe.skipIf(!HADOOP)('the pipeline on real Hadoop Streaming', () => {
     // job on the local one.
     const list = await ok(['readseg', '-list', hadoop.seg]);
     expect(list.stdout).toBe((await ok(['readseg', '-list', local.seg])).stdout);
-    await ok(['updatedb', join(dir, 'cross-local-db'), hadoop.seg]);
+    await ok(['updatedb', '--reduces', '2', join(dir, 'cross-local-db'), hadoop.seg]);
     // (The reduces copy their parts in with `hadoop fs -put`, as they do on HDFS.)
-    await ok(['updatedb', '--engine', 'hadoop', '--run', '-D', 'nwax.hadoop.task.output.put=always', join(dir, 'cross-hadoop-db'), local.seg]);
+    await ok(['updatedb', '--engine', 'hadoop', '--run', '--reduces', '2', '-D', 'nwax.hadoop.task.output.put=always', join(dir, 'cross-hadoop-db'), local.seg]);
     const once = dataset(join(dir, 'cross-local-db'));
     expect(Object.values(once).join('')).toBe(Object.values(dataset(join(dir, 'cross-hadoop-db'))).join(''));
     expect(Object.values(once).join('').split('\n').length).toBeGreaterThan(5);
