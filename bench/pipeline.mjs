@@ -16,7 +16,7 @@ import { CORPUS_DIR, NWAX, ROOT, median, q, table, timeShell } from './lib.mjs';
 const REPLICAS = Number(process.env.NWAX_BENCH_REPLICAS ?? 1);
 
 /** The corpus with its target URIs on another host: every record its own gzip member. */
-async function makeReplica(source, dest, host) {
+export async function makeReplica(source, dest, host) {
   const out = createWriteStream(`${dest}.tmp`);
   let buf = Buffer.alloc(0);
   const write = async (record) => {
@@ -32,7 +32,8 @@ async function makeReplica(source, dest, host) {
       if (!m) throw new Error(`${source}: a WARC header without Content-Length`);
       const total = end + 4 + Number(m[1]) + 4;
       if (buf.length < total) break;
-      const moved = head.replace(/^(WARC-(?:Refers-To-)?Target-URI: )http:\/\/127\.0\.0\.1:18090\//gm, `$1http://${host}/`);
+      // (wget writes the URI in angle brackets, as WARC 1.0's grammar had it.)
+      const moved = head.replace(/^(WARC-(?:Refers-To-)?Target-URI: <?)http:\/\/127\.0\.0\.1:18090\//gm, `$1http://${host}/`);
       await write(Buffer.concat([Buffer.from(moved, 'latin1'), buf.subarray(end + 4, total)]));
       buf = buf.subarray(total);
     }
