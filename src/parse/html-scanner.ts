@@ -56,7 +56,7 @@ const SVG_NAMES = new Map(['altGlyph', 'altGlyphDef', 'altGlyphItem', 'animateCo
   'feMergeNode', 'feMorphology', 'feOffset', 'fePointLight', 'feSpecularLighting', 'feSpotLight', 'feTile', 'feTurbulence',
   'foreignObject', 'glyphRef', 'linearGradient', 'radialGradient', 'textPath'].map((n) => [n.toLowerCase(), n]));
 
-/** Elements whose content is text up to their end tag (RCDATA: entities decoded). */
+/** Elements whose content is text up to their end tag: raw, or with entities decoded (RCDATA). */
 const RAW_TEXT = new Set(['script', 'style', 'iframe', 'noembed', 'noframes', 'xmp']);
 const RCDATA = new Set(['title', 'textarea']);
 
