@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Configuration, parseByteSize } from '../src/conf/config.js';
 import { ROOT, nwax, tempDir } from './helpers.js';
@@ -34,6 +34,17 @@ describe('configuration', () => {
     expect(parseByteSize('1.5G')).toBe(1.5 * 1024 ** 3);
     expect(parseByteSize('512')).toBe(512);
     expect(() => parseByteSize('lots')).toThrow(/not a size/);
+  });
+});
+
+describe('a bad value', () => {
+  it('of nwax.local.pipeline.reduces is named, with nothing written', () => {
+    const dir = tempDir();
+    const r = nwax(['updatedb', '-D', 'nwax.local.pipeline.reduces=-1', join(dir, 'db'), join(dir, 'no-segment')]);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain('nwax.local.pipeline.reduces must be 0 (one per thread) or a positive whole number, got -1');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(join(dir, 'db'))).toBe(false);
   });
 });
 

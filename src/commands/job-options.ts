@@ -2,6 +2,7 @@
 import { Flags } from '@oclif/core';
 import type { Configuration } from '../conf/config.js';
 import type { JobActionOptions } from '../mapreduce/job-cli.js';
+import { NwaxError } from '../util/errors.js';
 
 export const jobFlags = {
   reduces: Flags.integer({ description: 'Number of reduce partitions (default: the job\'s, or property mapreduce.job.reduces).', min: 1 }),
@@ -54,6 +55,9 @@ export async function runRegisteredJob(name: string, inputs: string[], output: s
  * machine, or on the cluster the directories by name, never looked at from here.
  */
 export async function runDatasetJob(name: string, db: string | undefined, segments: string[], segmentParts: string[], output: string, conf: Configuration, flags: JobFlagValues, say: (m: string) => void, more: { dbs?: string[] } = {}): Promise<number> {
+  // A bad setting is named before any input is looked at.
+  const perThread = conf.getNumber('nwax.local.pipeline.reduces');
+  if (!Number.isInteger(perThread) || perThread < 0) throw new NwaxError('NWAX_CONF', `nwax.local.pipeline.reduces must be 0 (one per thread) or a positive whole number, got ${perThread}`);
   const { datasetInputs, clusterInputs } = await import('./dataset-inputs.js');
   if (flags.engine === 'hadoop') {
     const dirs = clusterInputs([...(more.dbs ?? []), ...(db ? [db] : [])], segments, segmentParts);
@@ -64,6 +68,6 @@ export async function runDatasetJob(name: string, db: string | undefined, segmen
   inputs.push(...(await datasetInputs(db, segments, segmentParts)));
   // On this machine one reduce per thread (the index: 17.4 s with one, 12.2 s with two on two
   // cores, on the bench corpus), unless the command or the property says otherwise.
-  const reduces = flags.reduces ?? (conf.getNumber('nwax.local.pipeline.reduces') || (await jobActionOptions(conf, flags, undefined, say)).threads);
+  const reduces = flags.reduces ?? (perThread || (await jobActionOptions(conf, flags, undefined, say)).threads);
   return runRegisteredJob(name, inputs, output, conf, { ...flags, reduces }, say);
 }
