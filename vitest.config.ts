@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -7,8 +8,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // One test file at a time on CI's two cores (vitest's default there). Two at once took the
-    // suite from 740 s to 560 s, but a test's long synchronous waits on the processes it spawns
-    // then outlast vitest's worker RPC timeout ("Timeout calling onTaskUpdate").
+    // At least two test files at once, even on CI's two cores (vitest's default there is one):
+    // the CLI tests spend much of their time waiting on the processes they spawn. Tests wait on
+    // those processes asynchronously (helpers.ts `run`): a synchronous wait of a minute starves
+    // vitest's worker RPC ("Timeout calling onTaskUpdate").
+    poolOptions: { forks: { maxForks: Math.max(2, availableParallelism() - 1) } },
   },
 });

@@ -83,11 +83,11 @@ describe('the external sort over bytes', () => {
     expect(out).toBe('a\nb\nc\nd\ne\nf\n');
   });
 
-  it('sort-cdx of a file with a final line without newline, duplicates and non-ASCII is sort\'s output', () => {
+  it('sort-cdx of a file with a final line without newline, duplicates and non-ASCII is sort\'s output', async () => {
     const dir = tempDir();
     const f = join(dir, 'in.txt');
     writeFileSync(f, `${awkwardLines(5000, 7).filter(Boolean).join('\n')}`);
-    const r = nwax(['sort-cdx', '--memory', '16K', f]);
+    const r = await nwax(['sort-cdx', '--memory', '16K', f]);
     expect(r.code, r.stderr).toBe(0);
     expect(firstDifference(r.stdout, gnuSort(readFileSync(f)))).toBe(-1);
   });

@@ -69,7 +69,7 @@ describe.skipIf(!HAVE_FIXTURES)('import --cdx', () => {
   it('skips the captures an exclusion list names (-e), as the manifest import does', async () => {
     const cdx = join(pywb, 'cdx', 'iana.cdx');
     const dups = join(dir, 'iana.dup');
-    writeFileSync(dups, nwax(['dedup-cdx', cdx]).stdout);
+    writeFileSync(dups, (await nwax(['dedup-cdx', cdx])).stdout);
     writeFileSync(join(dir, 'iana-only'), `${join(pywb, 'iana.warc.gz')}\n`);
     const full = await nwaxAsync(['import', '-e', dups, join(dir, 'iana-only'), join(dir, 'iana-e-full')]);
     expect(full.code, full.stderr).toBe(0);
@@ -81,9 +81,9 @@ describe.skipIf(!HAVE_FIXTURES)('import --cdx', () => {
 
   it('reads CDX9 (no record length: one record read from the offset) and gzipped CDXJ alike', async () => {
     const archive = join(pywb, 'dupes.warc.gz');
-    const cdx9 = nwax(['cdx', '--format', 'cdx9', '-o', join(dir, 'dupes.cdx9'), archive]);
+    const cdx9 = await nwax(['cdx', '--format', 'cdx9', '-o', join(dir, 'dupes.cdx9'), archive]);
     expect(cdx9.code, cdx9.stderr).toBe(0);
-    const cdxj = nwax(['cdx', '--format', 'cdxj', archive]);
+    const cdxj = await nwax(['cdx', '--format', 'cdxj', archive]);
     writeFileSync(join(dir, 'dupes.cdxj.gz'), gzipSync(cdxj.stdout));
     writeFileSync(join(dir, 'dupes-manifest'), `${archive}\n`);
     expect((await nwaxAsync(['import', join(dir, 'dupes-manifest'), join(dir, 'dupes-full')])).code).toBe(0);

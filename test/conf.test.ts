@@ -14,7 +14,7 @@ describe('configuration', () => {
     }
   });
 
-  it('takes defaults, then the site file, then -D', () => {
+  it('takes defaults, then the site file, then -D', async () => {
     const dir = tempDir();
     mkdirSync(join(dir, 'conf'));
     writeFileSync(join(dir, 'conf', 'nwax-default.json'), JSON.stringify(defaults));
@@ -25,7 +25,7 @@ describe('configuration', () => {
     expect(c.getString('nwax.cdx.format')).toBe('cdx11');
     expect(() => Configuration.load(['nwax.jobs=many'], join(dir, 'conf'))).toThrow(/nwax.jobs must be a number/);
     expect(() => Configuration.load(['novalue'], join(dir, 'conf'))).toThrow(/expected name=value/);
-    const shown = nwax(['conf', 'nwax.jobs'], { env: { NWAX_CONF_DIR: join(dir, 'conf') } });
+    const shown = await nwax(['conf', 'nwax.jobs'], { env: { NWAX_CONF_DIR: join(dir, 'conf') } });
     expect(shown.stdout).toContain('nwax.jobs = 2 (default 1)');
   });
 
@@ -38,9 +38,9 @@ describe('configuration', () => {
 });
 
 describe('a bad value', () => {
-  it('of nwax.local.pipeline.reduces is named, with nothing written', () => {
+  it('of nwax.local.pipeline.reduces is named, with nothing written', async () => {
     const dir = tempDir();
-    const r = nwax(['updatedb', '-D', 'nwax.local.pipeline.reduces=-1', join(dir, 'db'), join(dir, 'no-segment')]);
+    const r = await nwax(['updatedb', '-D', 'nwax.local.pipeline.reduces=-1', join(dir, 'db'), join(dir, 'no-segment')]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('nwax.local.pipeline.reduces must be 0 (one per thread) or a positive whole number, got -1');
     expect(r.stderr).not.toMatch(/\n\s+at /);

@@ -67,7 +67,7 @@ describe('the live-web crawl of the test site', () => {
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(DELAY * 1000 - 2);
   });
 
-  it("records Nutch's statuses in crawl_fetch and the CrawlDb", () => {
+  it("records Nutch's statuses in crawl_fetch and the CrawlDb", async () => {
     const fetched = new Map<string, { status: string; protocolStatus: string; redirect?: string; digest?: string; detail?: string }>();
     for (const seg of segments(crawl)) for (const [k, v] of segmentRecords(seg, 'crawl_fetch')) fetched.set(k.replace(site.url, ''), v as never);
     const st = (p: string) => `${fetched.get(p)?.status} ${fetched.get(p)?.protocolStatus}`;
@@ -84,13 +84,13 @@ describe('the live-web crawl of the test site', () => {
     // C and C-duplicate: two URLs, one digest.
     expect(fetched.get('/C.html')!.digest).toBe(fetched.get('/C-duplicate.html')!.digest);
     expect(fetched.get('/C.html')!.digest).not.toBe(fetched.get('/A.html')!.digest);
-    const stats = nwax(['readdb', join(crawl, 'crawldb'), '-stats']).stdout;
+    const stats = (await nwax(['readdb', join(crawl, 'crawldb'), '-stats'])).stdout;
     expect(stats).toMatch(/TOTAL urls:\t15/);
     expect(stats).toMatch(/status db_fetched:\t9/);
     expect(stats).toMatch(/status db_gone:\t2/);
     expect(stats).toMatch(/status db_redir_perm:\t1/);
     expect(stats).toMatch(/status db_unfetched:\t2/);
-    const one = nwax(['readdb', join(crawl, 'crawldb'), '-url', `${site.url}/flaky.html`]);
+    const one = await nwax(['readdb', join(crawl, 'crawldb'), '-url', `${site.url}/flaky.html`]);
     expect(JSON.parse(one.stdout.split('\t')[1])).toMatchObject({ status: 'db_unfetched', retries: 1 });
   });
 
@@ -114,7 +114,7 @@ describe('the live-web crawl of the test site', () => {
         if (r.type === 'request') expect(ids.get(r.headers.get('WARC-Concurrent-To'))?.type).toBe('response');
       }
       // nwax cdx against warcio.js's own indexer, field by field.
-      const mine = nwax(['cdx', '-q', '--format', 'cdxj', f]).stdout.split('\n').filter((l) => l && !l.startsWith('!'));
+      const mine = (await nwax(['cdx', '-q', '--format', 'cdxj', f])).stdout.split('\n').filter((l) => l && !l.startsWith('!'));
       const theirs = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'warcio', 'dist', 'cli.js'), 'cdx-index', f]).stdout.toString().split('\n').filter(Boolean);
       const norm = (l: string) => {
         const [key, ts] = l.split(' ', 2);
@@ -130,20 +130,20 @@ describe('the live-web crawl of the test site', () => {
   });
 
   it('is searchable: alligator finds A, the duplicate content is one hit, windows-1252 is read right', async () => {
-    const s = nwax(['search', '-dir', crawl, '--json', 'alligator']);
+    const s = await nwax(['search', '-dir', crawl, '--json', 'alligator']);
     expect(s.code, s.stderr).toBe(0);
     const hits = JSON.parse(s.stdout).hits as { url: string; title: string }[];
     expect(hits[0].url).toBe(`${site.url}/A.html`);
-    const mound = JSON.parse(nwax(['search', '-dir', crawl, '--json', 'mound']).stdout).hits as { url: string }[];
+    const mound = JSON.parse((await nwax(['search', '-dir', crawl, '--json', 'mound'])).stdout).hits as { url: string }[];
     expect(mound).toHaveLength(1);
     expect([`${site.url}/C.html`, `${site.url}/C-duplicate.html`]).toContain(mound[0].url);
-    const creme = JSON.parse(nwax(['search', '-dir', crawl, '--json', 'crème']).stdout).hits as { title: string }[];
+    const creme = JSON.parse((await nwax(['search', '-dir', crawl, '--json', 'crème'])).stdout).hits as { title: string }[];
     expect(creme[0].title).toBe('Crème brûlée');
-    const caiman = JSON.parse(nwax(['search', '-dir', crawl, '--json', 'caiman']).stdout).hits as { url: string }[];
+    const caiman = JSON.parse((await nwax(['search', '-dir', crawl, '--json', 'caiman'])).stdout).hits as { url: string }[];
     expect(caiman[0].url).toBe(`${site.url}/gzip.html`);
     // The long page was cut at http.content.limit: its last words are not indexed.
-    expect(JSON.parse(nwax(['search', '-dir', crawl, '--json', 'zebrafish']).stdout).hits).toHaveLength(0);
-    expect(JSON.parse(nwax(['search', '-dir', crawl, '--json', 'title:long']).stdout).hits).toHaveLength(1);
+    expect(JSON.parse((await nwax(['search', '-dir', crawl, '--json', 'zebrafish'])).stdout).hits).toHaveLength(0);
+    expect(JSON.parse((await nwax(['search', '-dir', crawl, '--json', 'title:long'])).stdout).hits).toHaveLength(1);
     await breathe();
   });
 
@@ -176,7 +176,7 @@ describe('the live-web crawl of the test site', () => {
       expect(r.headers.get('WARC-Refers-To-Date'), r.url).toBe(firstResponses.get(r.url!));
     }
     expect(recs.find((r) => r.type === 'response' && r.url?.endsWith('/flaky.html'))).toBeDefined();
-    const stats = nwax(['readdb', join(crawl, 'crawldb'), '-stats']).stdout;
+    const stats = (await nwax(['readdb', join(crawl, 'crawldb'), '-stats'])).stdout;
     expect(stats).toMatch(/status db_notmodified:\t8/);
     // A second recrawl: the revisits still refer to the first response, not to the revisit between.
     const later2 = new Date(Date.now() + 62 * 24 * 3600 * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
@@ -213,12 +213,12 @@ describe('crawl steps: seeds, fetch lists, resuming', () => {
     expect(r.stderr).toMatch(/seeds: line 3: ftp:\/\/example\.org\/file/);
     expect(r.stderr).toMatch(/seeds: line 5: .*image\.png/);
     expect(r.stderr).toMatch(/7 seed URLs, 4 accepted, 3 rejected/);
-    const a = JSON.parse(nwax(['readdb', db, '-url', `${site.url}/A.html`]).stdout.split('\t')[1]);
+    const a = JSON.parse((await nwax(['readdb', db, '-url', `${site.url}/A.html`])).stdout.split('\t')[1]);
     expect(a).toMatchObject({ status: 'db_unfetched', score: 2.5, interval: 3600, metadata: { source: 'test' } });
     // Injecting again keeps what the db holds.
     writeFileSync(join(dir, 'seeds2'), `${site.url}/A.html\tnutch.score=9\n`);
     expect((await nwaxAsync(['inject', db, join(dir, 'seeds2')])).code).toBe(0);
-    expect(JSON.parse(nwax(['readdb', db, '-url', `${site.url}/A.html`]).stdout.split('\t')[1]).score).toBe(2.5);
+    expect(JSON.parse((await nwax(['readdb', db, '-url', `${site.url}/A.html`])).stdout.split('\t')[1]).score).toBe(2.5);
     const top = await nwaxAsync(['generate', db, join(dir, 'segs'), '-topN', '1']);
     expect(top.code, top.stderr).toBe(0);
     const list = segmentRecords(top.stdout.trim(), 'crawl_generate');
@@ -227,7 +227,7 @@ describe('crawl steps: seeds, fetch lists, resuming', () => {
     const perHost = await nwaxAsync(['generate', db, join(dir, 'segs'), '-D', 'generate.max.count=1']);
     const hosts = [...segmentRecords(perHost.stdout.trim(), 'crawl_generate').keys()].map((u) => new URL(u).host);
     expect(hosts.sort()).toEqual(['127.0.0.1:' + new URL(site.url).port, '127.0.0.2:9'].sort());
-    const none = nwax(['readdb', db, '-url', `${site.url}/nowhere.html`]);
+    const none = await nwax(['readdb', db, '-url', `${site.url}/nowhere.html`]);
     expect(none.code).toBe(1);
   });
 
@@ -252,7 +252,7 @@ describe('crawl steps: seeds, fetch lists, resuming', () => {
     expect(existsSync(join(seg, 'crawl_fetch', '_SUCCESS'))).toBe(true);
     expect(readdirSync(join(seg, 'warc')).every((f) => f.endsWith('.warc.gz'))).toBe(true);
     expect([...segmentRecords(seg, 'crawl_fetch').keys()]).toEqual(['B.html', 'C.html', 'E.html', 'slow.html'].map((p) => `${site.url}/${p}`));
-    expect(JSON.parse(nwax(['search', '-dir', crawl, '--json', 'habitat']).stdout).hits[0].url).toBe(`${site.url}/B.html`);
+    expect(JSON.parse((await nwax(['search', '-dir', crawl, '--json', 'habitat'])).stdout).hits[0].url).toBe(`${site.url}/B.html`);
   });
 
   it("honours a robots.txt Crawl-delay longer than fetcher.server.delay, and defers a host whose robots.txt fails", async () => {
@@ -286,15 +286,15 @@ describe('crawl steps: seeds, fetch lists, resuming', () => {
     }
   });
 
-  it('says what is wrong with bad input, without a stack', () => {
-    const f = nwax(['fetch', join(dir, 'not-a-segment')]);
+  it('says what is wrong with bad input, without a stack', async () => {
+    const f = await nwax(['fetch', join(dir, 'not-a-segment')]);
     expect(f.code).toBe(1);
     expect(f.stderr).toMatch(/not-a-segment: no crawl_generate \(not a segment made by nwax generate\)/);
-    const g = nwax(['generate', join(dir, 'no-db'), join(dir, 'segs')]);
+    const g = await nwax(['generate', join(dir, 'no-db'), join(dir, 'segs')]);
     expect(g.stderr).toMatch(/no-db: no CrawlDb \(run nwax inject first\)/);
-    const i = nwax(['inject', join(dir, 'db3'), join(dir, 'missing-seeds')]);
+    const i = await nwax(['inject', join(dir, 'db3'), join(dir, 'missing-seeds')]);
     expect(i.stderr).toMatch(/missing-seeds: no such seed file or directory/);
-    const c = nwax(['fetch', join(dir, 'x'), '-D', 'fetcher.queue.mode=byMoon']);
+    const c = await nwax(['fetch', join(dir, 'x'), '-D', 'fetcher.queue.mode=byMoon']);
     expect(c.code).not.toBe(0);
     for (const r of [f, g, i, c]) expect(r.stderr).not.toMatch(/\n\s+at /);
   });

@@ -45,28 +45,28 @@ function expectRead(a: DamagedArchive, r: { code: number; stdout: string; stderr
 const SMALL_WINDOW = ['-D', 'nwax.archive.inflate.max.buffer=1048576', '-D', 'nwax.archive.inflate.window=262144'];
 
 describe('damaged archives: every undamaged record indexed, the damage reported', () => {
-  it.each(DAMAGE_KINDS.map((k) => [k]))('%s (small window, three seeds)', (kind: DamageKind) => {
+  it.each(DAMAGE_KINDS.map((k) => [k]))('%s (small window, three seeds)', async (kind: DamageKind) => {
     for (const seed of [1, 2, 3]) {
       const a = makeDamaged(kind, rng(seed * 101 + kind.length), { bigSize: 3 << 20 });
       const path = write(a, `${seed}-${a.name}`);
-      expectRead(a, nwax(['cdx', ...SMALL_WINDOW, path]), path);
+      expectRead(a, await nwax(['cdx', ...SMALL_WINDOW, path]), path);
     }
   });
 
-  it('a flipped byte in a 40 MB member (default window): the record skipped with the file and offset, the rest indexed, no hang (defect 3)', () => {
+  it('a flipped byte in a 40 MB member (default window): the record skipped with the file and offset, the rest indexed, no hang (defect 3)', async () => {
     const a = makeDamaged('big-flip', rng(7));
     const path = write(a);
-    const r = nwax(['cdx', path]);
+    const r = await nwax(['cdx', path]);
     expectRead(a, r, path);
     expect(r.stderr).toMatch(/offset \d+: (corrupt gzip member|gzip member fails its CRC)/);
   });
 
-  it('with --jobs 2 the same file gives the same lines and exit 3, not silence (defect 3)', () => {
+  it('with --jobs 2 the same file gives the same lines and exit 3, not silence (defect 3)', async () => {
     const a = makeDamaged('big-flip', rng(7));
     const path = write(a, 'jobs-big-flip.warc.gz');
     const clean = makeDamaged('cut-then-good', rng(3));
     const other = write(clean, 'jobs-other.warc.gz');
-    const r = nwax(['cdx', '--jobs', '2', path, other]);
+    const r = await nwax(['cdx', '--jobs', '2', path, other]);
     expect(r.code).toBe(3);
     const got = indexed(dataLines(r.stdout).filter((l) => l.endsWith(' jobs-big-flip.warc.gz')).join('\n'));
     for (const rec of a.intact) expect(got.get(rec.url)).toBe(rec.digest);
@@ -75,36 +75,36 @@ describe('damaged archives: every undamaged record indexed, the damage reported'
     expect(r.stderr).toContain(`${path}: offset `);
   });
 
-  it('a bad CRC on a 40 MB member is found (defect 4)', () => {
+  it('a bad CRC on a 40 MB member is found (defect 4)', async () => {
     const a = makeDamaged('big-crc', rng(11));
     const path = write(a);
-    const r = nwax(['cdx', path]);
+    const r = await nwax(['cdx', path]);
     expectRead(a, r, path);
     expect(r.stderr).toMatch(/fails its CRC-32\/length check .*\(gzip-crc; record skipped\)/);
   });
 
-  it('a Content-Length 40 MB too long in a gzip file loses no later record (defect 5)', () => {
+  it('a Content-Length 40 MB too long in a gzip file loses no later record (defect 5)', async () => {
     const a = makeDamaged('big-lying-length', rng(5));
     const path = write(a);
-    expectRead(a, nwax(['cdx', path]), path);
+    expectRead(a, await nwax(['cdx', path]), path);
   });
 
-  it('a member cut short never hides the members after it, streamed or not (defect 6)', () => {
+  it('a member cut short never hides the members after it, streamed or not (defect 6)', async () => {
     for (const seed of [21, 22, 23, 24, 25]) {
       for (const kind of ['cut-then-good', 'big-cut-then-good'] as const) {
         const a = makeDamaged(kind, rng(seed), { bigSize: 8 << 20 });
         const path = write(a, `${seed}-${a.name}`);
-        expectRead(a, nwax(['cdx', ...SMALL_WINDOW, path]), path);
+        expectRead(a, await nwax(['cdx', ...SMALL_WINDOW, path]), path);
       }
     }
   });
 
-  it('an ARC length off by one to six bytes, gzipped or plain, leaves the next record whole (defect 7)', () => {
+  it('an ARC length off by one to six bytes, gzipped or plain, leaves the next record whole (defect 7)', async () => {
     for (const seed of [31, 32, 33, 34, 35, 36]) {
       for (const kind of ['arc-gz-off-by-n', 'arc-off-by-n', 'warc-off-by-n'] as const) {
         const a = makeDamaged(kind, rng(seed));
         const path = write(a, `${seed}-${a.name}`);
-        const r = nwax(['cdx', path]);
+        const r = await nwax(['cdx', path]);
         const got = indexed(r.stdout);
         for (const rec of a.intact) expect(got.get(rec.url), `${kind} seed ${seed}: ${rec.url}`).toBe(rec.digest);
         expect([...got.keys()].every((u) => u.startsWith('http://example.org/'))).toBe(true);
@@ -112,11 +112,11 @@ describe('damaged archives: every undamaged record indexed, the damage reported'
     }
   });
 
-  it('garbage without a newline right before a record in a plain file loses only the garbage (defect 8)', () => {
+  it('garbage without a newline right before a record in a plain file loses only the garbage (defect 8)', async () => {
     for (const seed of [41, 42, 43, 44]) {
       const a = makeDamaged('garbage-no-newline', rng(seed));
       const path = write(a, `${seed}-${a.name}`);
-      const r = nwax(['cdx', path]);
+      const r = await nwax(['cdx', path]);
       expectRead(a, r, path);
       expect(r.stderr).toMatch(/not-a-record; record skipped/);
     }
@@ -131,7 +131,7 @@ describe('damaged archives: every undamaged record indexed, the damage reported'
     const r = await nwaxAsync(['import', manifest, seg]);
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(`${path}: offset`);
-    const list = nwax(['readseg', '-list', seg]);
+    const list = await nwax(['readseg', '-list', seg]);
     expect(list.stdout).toMatch(new RegExp(`${a.intact.length}`));
   });
 });

@@ -10,8 +10,8 @@ const cSort = (text: string, args: string[] = []) =>
   spawnSync('sort', args, { input: text, env: { ...process.env, LC_ALL: 'C' }, maxBuffer: 1 << 28 }).stdout.toString();
 
 describe.skipIf(!HAVE_FIXTURES)('the worked dedup example', () => {
-  it('dedup-cdx of example.cdx prints exactly expected.dup', () => {
-    const r = nwax(['dedup-cdx', join(SPEC, 'dedup-example', 'example.cdx')]);
+  it('dedup-cdx of example.cdx prints exactly expected.dup', async () => {
+    const r = await nwax(['dedup-cdx', join(SPEC, 'dedup-example', 'example.cdx')]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(readFileSync(join(SPEC, 'dedup-example', 'expected.dup'), 'utf8'));
   });
@@ -23,11 +23,11 @@ describe.skipIf(!HAVE_FIXTURES)('the worked dedup example', () => {
 });
 
 describe('dedup-cdx on a real archive', () => {
-  it('cdx then dedup-cdx keeps the first capture of each of the five versions', () => {
+  it('cdx then dedup-cdx keeps the first capture of each of the five versions', async () => {
     const dir = tempDir();
     const cdx = join(dir, 'example.cdx');
-    expect(nwax(['cdx', '-o', cdx, join(ROOT, 'fixtures', 'example', 'dedup-example.warc.gz')]).code).toBe(0);
-    const dup = nwax(['dedup-cdx', cdx]).stdout.trim().split('\n');
+    expect((await nwax(['cdx', '-o', cdx, join(ROOT, 'fixtures', 'example', 'dedup-example.warc.gz')])).code).toBe(0);
+    const dup = (await nwax(['dedup-cdx', cdx])).stdout.trim().split('\n');
     // The five duplicate captures of the design's example, with real SHA-1 digests.
     expect(dup.map((l) => l.split(' ')[2])).toEqual(['20071009120000', '20071002120000', '20071005120000', '20071006120000', '20071004120000']);
     const byDigest = new Map<string, string[]>();
@@ -45,9 +45,9 @@ describe('dedup-cdx on a real archive', () => {
 });
 
 describe.skipIf(!HAVE_FIXTURES)('revisits', () => {
-  it('prints the revisit captures of a CDX11 and of a CDXJ file alike', () => {
-    const cdx = nwax(['revisits', fixture('pywb/cdx/dupes.cdx')]);
-    const cdxj = nwax(['revisits', fixture('pywb/cdxj/dupes.cdxj')]);
+  it('prints the revisit captures of a CDX11 and of a CDXJ file alike', async () => {
+    const cdx = await nwax(['revisits', fixture('pywb/cdx/dupes.cdx')]);
+    const cdxj = await nwax(['revisits', fixture('pywb/cdxj/dupes.cdxj')]);
     expect(cdx.code).toBe(0);
     const lines = cdx.stdout.trim().split('\n');
     expect(lines).toHaveLength(9);
@@ -55,22 +55,22 @@ describe.skipIf(!HAVE_FIXTURES)('revisits', () => {
     expect(cdxj.stdout).toBe(cdx.stdout);
   });
 
-  it('names lines that are not CDX by file and line number, skips them and exits 3', () => {
+  it('names lines that are not CDX by file and line number, skips them and exits 3', async () => {
     const dir = tempDir();
     const p = join(dir, 'mixed.cdx');
     writeFileSync(p, ' CDX N b a m s k r M S V g\norg,x)/ 20070101000000 http://x.org/ text/html 200 AAAA - - 10 0 a.gz\nnot a cdx line\norg,x)/ 20080101000000 http://x.org/ text/html 200 AAAA - - 10 10 a.gz\n');
-    const r = nwax(['dedup-cdx', p]);
+    const r = await nwax(['dedup-cdx', p]);
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('org,x)/ sha1:AAAA 20080101000000 a.gz\n');
     expect(r.stderr).toMatch(/mixed\.cdx: line 3: .*not a cdx line.*\(skipped\)/);
     expect(r.stderr).toMatch(/passed over: not CDX 1/);
   });
 
-  it('counts 2008 Wayback lines with file "-" as revisits', () => {
+  it('counts 2008 Wayback lines with file "-" as revisits', async () => {
     const dir = tempDir();
     const p = join(dir, 'old.cdx');
     writeFileSync(p, ' CDX N b a m s k r M S V g\norg,x)/ 20080101000000 http://x.org/ text/html 200 AAAA - - - - -\norg,x)/ 20070101000000 http://x.org/ text/html 200 AAAA - - 10 0 a.arc.gz\n');
-    expect(nwax(['revisits', p]).stdout).toBe('org,x)/ sha1:AAAA 20080101000000\n');
+    expect((await nwax(['revisits', p])).stdout).toBe('org,x)/ sha1:AAAA 20080101000000\n');
   });
 });
 
@@ -79,7 +79,7 @@ describe.skipIf(!HAVE_FIXTURES)('dedup-cdx reads CDX11 from its bytes as the Nut
   const script = (file: string) => spawnSync('bash', ['-c',
     `awk 'substr($0,1,4) != " CDX" { print $1" sha1:"$6" "$2" "$11 }' '${file}' | LC_ALL=C sort -u | awk '{ k = $1" "$2; if (k == p) print; p = k }'`]).stdout.toString();
 
-  it('gives the script\'s lines on the Wayback production CDX with non-ASCII keys and CRLF lines, whatever the digest prefix; names each bad line', () => {
+  it('gives the script\'s lines on the Wayback production CDX with non-ASCII keys and CRLF lines, whatever the digest prefix; names each bad line', async () => {
     const dir = tempDir();
     // 2,144 real lines, each again a year later: half of the copies keep their digest.
     const real = dataLines(readFileSync(fixture('openwayback/test-cdx.txt'), 'utf8'));
@@ -101,7 +101,7 @@ describe.skipIf(!HAVE_FIXTURES)('dedup-cdx reads CDX11 from its bytes as the Nut
     writeFileSync(plain, ` CDX N b a m s k r M S V g\n${lines.join('\n')}\n`);
     const expected = script(plain);
     expect(expected.split('\n').length).toBeGreaterThan(1000);
-    const r = nwax(['dedup-cdx', '--memory', '64K', plain]);
+    const r = await nwax(['dedup-cdx', '--memory', '64K', plain]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(expected);
     // The same captures with digests written sha1:X and SHA1:X, bad lines among them, and no
@@ -118,7 +118,7 @@ describe.skipIf(!HAVE_FIXTURES)('dedup-cdx reads CDX11 from its bytes as the Nut
     prefixed.splice(400, 0, 'org,x)/ 20100101000000 three fields');
     const mixed = join(dir, 'mixed.cdx');
     writeFileSync(mixed, ` CDX N b a m s k r M S V g\n${prefixed.join('\n')}`);
-    const m = nwax(['dedup-cdx', '--memory', '64K', mixed]);
+    const m = await nwax(['dedup-cdx', '--memory', '64K', mixed]);
     expect(m.code).toBe(3);
     expect(m.stdout).toBe(expected);
     expect(m.stderr).toMatch(/mixed\.cdx: line 102: no URL key/);
@@ -132,27 +132,27 @@ describe.skipIf(!HAVE_FIXTURES)('sort-cdx is LC_ALL=C sort', () => {
   // 2,144 lines of the Wayback Machine's production CDX.
   const wayback = readFileSync(fixture('openwayback/test-cdx.txt'), 'utf8');
 
-  it('sorts with spills (a 20 KB budget) exactly as sort does', () => {
+  it('sorts with spills (a 20 KB budget) exactly as sort does', async () => {
     const dir = tempDir();
     const shuffled = join(dir, 'shuffled.cdx');
     writeFileSync(shuffled, cSort(wayback, ['-R', '--random-source=/dev/zero']));
-    const r = nwax(['sort-cdx', '--memory', '20K', shuffled]);
+    const r = await nwax(['sort-cdx', '--memory', '20K', shuffled]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(cSort(wayback));
-    expect(nwax(['sort-cdx', '-u', '--memory', '20K', shuffled, shuffled]).stdout).toBe(cSort(wayback + wayback, ['-u']));
+    expect((await nwax(['sort-cdx', '-u', '--memory', '20K', shuffled, shuffled])).stdout).toBe(cSort(wayback + wayback, ['-u']));
   });
 
-  it('merges sorted files (sort -m) and sorts non-ASCII lines in byte order', () => {
+  it('merges sorted files (sort -m) and sorts non-ASCII lines in byte order', async () => {
     const dir = tempDir();
     const a = join(dir, 'a');
     const b = join(dir, 'b');
     const lines = wayback.split('\n').filter(Boolean);
     writeFileSync(a, cSort(lines.filter((_, i) => i % 2).join('\n') + '\n'));
     writeFileSync(b, cSort(lines.filter((_, i) => i % 2 === 0).join('\n') + '\n'));
-    expect(nwax(['sort-cdx', '--merge', a, b]).stdout).toBe(cSort(wayback));
+    expect((await nwax(['sort-cdx', '--merge', a, b])).stdout).toBe(cSort(wayback));
     const odd = ['b\u00e9', 'b\u{1F600}', 'b\uFF21', 'bz', 'a', 'b\u0100'].join('\n') + '\n';
     const f = join(dir, 'odd');
     writeFileSync(f, odd);
-    expect(nwax(['sort-cdx', '--memory', '1K', f]).stdout).toBe(cSort(odd));
+    expect((await nwax(['sort-cdx', '--memory', '1K', f])).stdout).toBe(cSort(odd));
   });
 });

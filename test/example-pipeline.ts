@@ -35,9 +35,9 @@ export async function pipeline(crawl: string, manifest: string, opts: { exclusio
 export async function workedExample(dir: string): Promise<{ manifest: string; dups: string }> {
   const warc = join(dir, 'example.warc.gz');
   await writeWarc(warc, dedupExampleRecords());
-  nwax(['cdx', '-o', join(dir, 'example.cdx'), warc]);
+  await nwax(['cdx', '-o', join(dir, 'example.cdx'), warc]);
   const dups = join(dir, 'all.dup');
-  writeFileSync(dups, nwax(['dedup-cdx', join(dir, 'example.cdx')]).stdout);
+  writeFileSync(dups, (await nwax(['dedup-cdx', join(dir, 'example.cdx')])).stdout);
   const manifest = join(dir, 'manifest');
   writeFileSync(manifest, `${warc} october\n`);
   return { manifest, dups };

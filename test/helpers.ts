@@ -1,5 +1,5 @@
 /** Shared by the tests: run the real `nwax` CLI, find the shared fixtures, make temp dirs. */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
@@ -27,14 +27,32 @@ export interface RunResult {
   stderr: string;
 }
 
-export function nwax(args: string[], opts: { input?: Buffer | string; cwd?: string; env?: Record<string, string> } = {}): RunResult {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    input: opts.input,
-    cwd: opts.cwd ?? ROOT,
-    env: { ...process.env, ...opts.env },
-    maxBuffer: 256 << 20,
+/**
+ * Runs a command to its end without blocking this process: a test file waiting synchronously on
+ * a long child starves vitest's worker RPC ("Timeout calling onTaskUpdate") when files run side
+ * by side.
+ */
+export function run(command: string, args: string[], opts: { input?: Buffer | string; cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult & { out: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (d: Buffer) => out.push(d));
+    child.stderr.on('data', (d: Buffer) => err.push(d));
+    // A command that exits before reading all of its input closes the pipe: not this test's error.
+    child.stdin.on('error', () => {});
+    child.stdin.end(opts.input);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const stdout = Buffer.concat(out);
+      resolve({ code: code ?? -1, out: stdout, stdout: stdout.toString(), stderr: Buffer.concat(err).toString() });
+    });
   });
-  return { code: r.status ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
+}
+
+/** The built `nwax` CLI, run to its end; `env` adds to this process's environment. */
+export function nwax(args: string[], opts: { input?: Buffer | string; cwd?: string; env?: Record<string, string> } = {}): Promise<RunResult> {
+  return run(process.execPath, [BIN, ...args], { input: opts.input, cwd: opts.cwd, env: { ...process.env, ...opts.env } });
 }
 
 /** A temp dir removed after the file's tests. */

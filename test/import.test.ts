@@ -15,9 +15,9 @@ describe('the worked dedup example', () => {
     const dir = tempDir();
     const warc = join(dir, 'example.warc.gz');
     await writeWarc(warc, dedupExampleRecords());
-    const cdx = nwax(['cdx', '-o', join(dir, 'example.cdx'), warc]);
+    const cdx = await nwax(['cdx', '-o', join(dir, 'example.cdx'), warc]);
     expect(cdx.code, cdx.stderr).toBe(0);
-    const dup = nwax(['dedup-cdx', join(dir, 'example.cdx')]);
+    const dup = await nwax(['dedup-cdx', join(dir, 'example.cdx')]);
     expect(dup.code, dup.stderr).toBe(0);
     // The list has the shape of the spec's expected.dup (real digests in place of the labels).
     const expected = readFileSync(join(SPEC, 'dedup-example', 'expected.dup'), 'utf8').trim().split('\n');
@@ -25,7 +25,7 @@ describe('the worked dedup example', () => {
     writeFileSync(join(dir, 'all.dup'), dup.stdout);
     writeFileSync(join(dir, 'manifest'), `${warc} october\n`);
     const seg = join(dir, 'segments', '20071011000000');
-    const r = nwax(['import', '-e', join(dir, 'all.dup'), join(dir, 'manifest'), seg]);
+    const r = await nwax(['import', '-e', join(dir, 'all.dup'), join(dir, 'manifest'), seg]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/imported 5\b/);
     expect(r.stderr).toMatch(/excluded 5\b/);
@@ -43,19 +43,19 @@ describe('the worked dedup example', () => {
     ]);
     // Without the list, the same five versions, each with every date it was captured.
     const all = join(dir, 'segments', 'all');
-    expect(nwax(['import', join(dir, 'manifest'), all]).code).toBe(0);
+    expect((await nwax(['import', join(dir, 'manifest'), all])).code).toBe(0);
     const fetch = segmentRecords(all, 'crawl_fetch') as Map<string, { dates: string[] }>;
     const versions = readFileSync(join(SPEC, 'dedup-example', 'expected-dates.txt'), 'utf8').trim().split('\n').map((l) => l.split(' ').slice(2).join(' '));
     expect([...fetch.values()].map((f) => f.dates.join(' ')).sort()).toEqual(versions.sort());
     // readseg lists the segment and dumps one document by key.
-    const list = nwax(['readseg', '-list', seg, all]);
+    const list = await nwax(['readseg', '-list', seg, all]);
     expect(list.stdout).toMatch(/^NAME +GENERATED +FETCHER START +FETCHER END +FETCHED +PARSED\n20071011000000 +\? +2007-10-01T12:00:00 +2007-10-10T12:00:00 +5 +5\nall /);
     const key = [...content.keys()][0];
-    const dump = nwax(['readseg', '-dump', seg, key]);
+    const dump = await nwax(['readseg', '-dump', seg, key]);
     expect(dump.code, dump.stderr).toBe(0);
     expect(dump.stdout).toContain(`URL:: ${key}`);
     expect(dump.stdout).toMatch(/Content::[\s\S]*ParseData::[\s\S]*ParseText::[\s\S]*CrawlFetch::[\s\S]*CrawlParse::/);
-    const missing = nwax(['readseg', '-dump', seg, 'http://example.org/ sha1:NOPE']);
+    const missing = await nwax(['readseg', '-dump', seg, 'http://example.org/ sha1:NOPE']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/no document with key/);
   });
@@ -72,7 +72,7 @@ describe.skipIf(!HAVE_FIXTURES)('importing every fixture', () => {
     const cdx = await nwaxAsync(['cdx', '-q', '--no-header', '-o', join(dir, 'all.cdx'), ...archives]);
     expect([0, 3]).toContain(cdx.code);
     // (Exit 3: the damaged fixtures' lines are reported, the rest listed.)
-    expect([0, 3]).toContain(nwax(['dedup-cdx', '-o', join(dir, 'all.dup'), join(dir, 'all.cdx')]).code);
+    expect([0, 3]).toContain((await nwax(['dedup-cdx', '-o', join(dir, 'all.dup'), join(dir, 'all.cdx')])).code);
     const seg = join(dir, 'seg');
     const r = await nwaxAsync(['import', '-e', join(dir, 'all.dup'), join(dir, 'manifest'), seg]);
     // Some fixtures are damaged on purpose: exit 3, each damaged record named with its offset.
@@ -191,7 +191,7 @@ describe('parsing during import', () => {
     await writeWarc(warc, records);
     writeFileSync(join(dir, 'manifest'), `${warc}\n`);
     const seg = join(dir, 'seg');
-    const r = nwax(['import', join(dir, 'manifest'), seg]);
+    const r = await nwax(['import', join(dir, 'manifest'), seg]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/broken\.pdf: parse failed \(PDF: .*\); imported without text/);
     expect(r.stderr).toMatch(/parse-failed 1\b/);
@@ -234,7 +234,7 @@ describe('parsing during import', () => {
     expect(pdf.data.title).toBe('Gator report');
     expect(byUrl('http://pdf.example/broken.pdf').data.parse).toBe('failed');
     // Over the byte limit, a PDF (which must be read whole) is not parsed; it is still imported.
-    const small = nwax(['import', '-D', 'nwax.import.parse.bytes=300', join(dir, 'manifest'), join(dir, 'small')]);
+    const small = await nwax(['import', '-D', 'nwax.import.parse.bytes=300', join(dir, 'manifest'), join(dir, 'small')]);
     expect(small.stderr).toMatch(/report\.pdf: parse failed \(PDF larger than 300 bytes \(nwax\.import\.parse\.bytes\): not read\)/);
     // Another type: a metadata-only document (no text), findable by URL, type and date.
     const png = byUrl('http://bin.example/image.png');
@@ -252,22 +252,22 @@ describe('the HTTP status filter', () => {
     expect(() => parseStatusFilter('200-2x9')).toThrow(/"200-2x9" is not a status, a range N-M or "unknown"/);
   });
 
-  it.skipIf(!HAVE_FIXTURES)('imports redirects and resource records when asked', () => {
+  it.skipIf(!HAVE_FIXTURES)('imports redirects and resource records when asked', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'manifest'), `${fixture('wget/crawl1.warc.gz')}\n${fixture('pywb/iana.warc.gz')}\n${fixture('warcio/example-resource.warc.gz')}\n`);
-    const count = (filter: string) => {
-      const r = nwax(['import', '-D', `nwax.filter.http.status=${filter}`, join(dir, 'manifest'), join(dir, `seg-${filter}`)]);
+    const count = async (filter: string) => {
+      const r = await nwax(['import', '-D', `nwax.filter.http.status=${filter}`, join(dir, 'manifest'), join(dir, `seg-${filter}`)]);
       expect(r.code, r.stderr).toBe(0);
       return [...(segmentRecords(join(dir, `seg-${filter}`), 'content') as Map<string, Content>).values()];
     };
-    const ok = count('200-299');
+    const ok = await count('200-299');
     expect(ok.every((c) => c.status !== null && c.status >= 200 && c.status < 300)).toBe(true);
-    const redirects = count('300-399,404');
+    const redirects = await count('300-399,404');
     expect(redirects.length).toBeGreaterThan(0);
     expect(redirects.filter((c) => c.status === 302)).toHaveLength(4);
     expect(redirects.filter((c) => c.status === 404)).toHaveLength(1);
     expect(redirects).toHaveLength(5);
-    const both = count('200-299,300-399,404,unknown');
+    const both = await count('200-299,300-399,404,unknown');
     expect(both.length).toBeGreaterThan(ok.length + redirects.length);
     expect(both.some((c) => c.status === null)).toBe(true);
   });
@@ -278,17 +278,17 @@ describe('exclusion lists', () => {
     const dir = tempDir();
     const warc = join(dir, 'example.warc.gz');
     await writeWarc(warc, dedupExampleRecords());
-    nwax(['cdx', '-o', join(dir, 'example.cdx'), warc]);
-    const dup = nwax(['dedup-cdx', join(dir, 'example.cdx')]).stdout.trim().split('\n');
+    await nwax(['cdx', '-o', join(dir, 'example.cdx'), warc]);
+    const dup = (await nwax(['dedup-cdx', join(dir, 'example.cdx')])).stdout.trim().split('\n');
     writeFileSync(join(dir, 'bad.dup'), [dup[0], 'not a line', dup[1], 'org,example)/ sha1:AAAA 2007', ...dup.slice(2)].join('\n'));
     writeFileSync(join(dir, 'manifest'), `${warc}\n`);
-    const mem = nwax(['import', '-e', join(dir, 'bad.dup'), join(dir, 'manifest'), join(dir, 'mem')]);
+    const mem = await nwax(['import', '-e', join(dir, 'bad.dup'), join(dir, 'manifest'), join(dir, 'mem')]);
     expect(mem.code, mem.stderr).toBe(3);
     expect(mem.stderr).toMatch(/bad\.dup: 5 captures to exclude \(surt keys\); 2 bad lines skipped/);
     expect(mem.stderr).toMatch(/bad\.dup: line 2: "a" is not a digest \(sha1:BASE32\); line skipped/);
     expect(mem.stderr).toMatch(/bad\.dup: line 4: "2007" is not a 14-digit date; line skipped/);
     expect(mem.stderr).toMatch(/excluded 5\b/);
-    const disk = nwax(['import', '-D', 'nwax.import.exclusions.memory=1', '-e', join(dir, 'bad.dup'), join(dir, 'manifest'), join(dir, 'disk')]);
+    const disk = await nwax(['import', '-D', 'nwax.import.exclusions.memory=1', '-e', join(dir, 'bad.dup'), join(dir, 'manifest'), join(dir, 'disk')]);
     expect(disk.code, disk.stderr).toBe(3);
     expect(disk.stderr).toMatch(/sorted into a record file/);
     for (const part of ['content', 'parse_data', 'parse_text', 'crawl_fetch', 'crawl_parse']) {
@@ -310,7 +310,7 @@ describe('bad input', () => {
     const cut = join(dir, 'cut.warc.gz');
     writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length * 0.55)));
     writeFileSync(join(dir, 'manifest'), `# a missing archive, a cut one, a good one\n${join(dir, 'nope.warc.gz')}\n\n${cut} c1\n${good} c2\n`);
-    const r = nwax(['import', join(dir, 'manifest'), join(dir, 'seg')]);
+    const r = await nwax(['import', join(dir, 'manifest'), join(dir, 'seg')]);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toMatch(/nope\.warc\.gz: no such file.*archive skipped/);
     expect(r.stderr).toMatch(/cut\.warc\.gz: offset \d+: .*record skipped/);
@@ -320,16 +320,16 @@ describe('bad input', () => {
     // The good archive's five versions, and the versions read from the cut one before the cut.
     expect(content.filter((c) => c.collection === 'c2')).toHaveLength(5);
     expect(content.filter((c) => c.collection === 'c1').length).toBeGreaterThan(0);
-    const strict = nwax(['import', '--strict', join(dir, 'manifest'), join(dir, 'strict')]);
+    const strict = await nwax(['import', '--strict', join(dir, 'manifest'), join(dir, 'strict')]);
     expect(strict.code).not.toBe(0);
     expect(strict.code).not.toBe(70);
     expect(strict.stderr).toMatch(/nope\.warc\.gz: no such file/);
     expect(existsSync(join(dir, 'strict'))).toBe(false);
-    const noManifest = nwax(['import', join(dir, 'missing-manifest'), join(dir, 'x')]);
+    const noManifest = await nwax(['import', join(dir, 'missing-manifest'), join(dir, 'x')]);
     expect(noManifest.code).toBe(1);
     expect(noManifest.stderr).toMatch(/missing-manifest: no such file/);
     writeFileSync(join(dir, 'empty-manifest'), '# nothing\n\n');
-    const empty = nwax(['import', join(dir, 'empty-manifest'), join(dir, 'y')]);
+    const empty = await nwax(['import', join(dir, 'empty-manifest'), join(dir, 'y')]);
     expect(empty.code).toBe(1);
     expect(empty.stderr).toMatch(/empty-manifest: lists no archive/);
     expect(existsSync(join(dir, 'y'))).toBe(false);
@@ -350,14 +350,14 @@ describe('manifests', () => {
       `${join(dir, names[1])}\ttsv`,
       `${join(dir, names[2])} plain`,
     ].join('\n') + '\n');
-    const r = nwax(['import', join(dir, 'manifest'), join(dir, 'seg')]);
+    const r = await nwax(['import', join(dir, 'manifest'), join(dir, 'seg')]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/archives 3\b/);
     const content = [...(segmentRecords(join(dir, 'seg'), 'content') as Map<string, { collection: string }>).values()];
     for (const c of ['quoted', 'tsv', 'plain']) expect(content.filter((x) => x.collection === c), c).toHaveLength(5);
     // A quote left open: the line is named, nothing is imported.
     writeFileSync(join(dir, 'bad'), `${join(dir, names[2])} plain\n"${join(dir, names[1])} open\n`);
-    const bad = nwax(['import', join(dir, 'bad'), join(dir, 'bad-seg')]);
+    const bad = await nwax(['import', join(dir, 'bad'), join(dir, 'bad-seg')]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/bad: line 2: not "path \[collection\]"/);
     expect(bad.stderr).not.toMatch(/\n\s+at /);
@@ -393,8 +393,8 @@ describe.skipIf(!HAVE_FIXTURES)('one archive, several map tasks', () => {
 });
 
 describe('import on Hadoop', () => {
-  it('prints a streaming command with one manifest line per map task', () => {
-    const r = nwax(['import', '--engine', 'hadoop', '-D', 'nwax.filter.http.status=200-399', '/user/me/manifest', '/user/me/segments/20200101000000']);
+  it('prints a streaming command with one manifest line per map task', async () => {
+    const r = await nwax(['import', '--engine', 'hadoop', '-D', 'nwax.filter.http.status=200-399', '/user/me/manifest', '/user/me/segments/20200101000000']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toMatch(/^hadoop jar \S+ -D mapreduce\.input\.lineinputformat\.linespermap=1 -D stream\.map\.input\.ignoreKey=true -D mapreduce\.job\.name=nwax-import .*-input \/user\/me\/manifest -inputformat org\.apache\.hadoop\.mapred\.lib\.NLineInputFormat -output \/user\/me\/segments\/20200101000000\.tmp-\d{14} -mapper 'nwax job import map -D nwax\.filter\.http\.status=200-399' -reducer 'nwax job import reduce -D nwax\.filter\.http\.status=200-399' -lazyOutput \\\n {2}&& .* hadoop fs -mv \/user\/me\/segments\/20200101000000\.tmp-\d{14} \/user\/me\/segments\/20200101000000 && hadoop fs -rm -r -f \/user\/me\/segments\/20200101000000\.old$/);
   });

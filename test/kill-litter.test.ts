@@ -45,7 +45,7 @@ describe('after a kill, the next run cleans up', () => {
     // A small sort to the same output removes what the killed one left.
     const small = join(dir, 'small.cdx');
     writeFileSync(small, 'b\na\n');
-    const r = nwax(['sort-cdx', '--memory', '1M', '-o', out, small]);
+    const r = await nwax(['sort-cdx', '--memory', '1M', '-o', out, small]);
     expect(r.code, r.stderr).toBe(0);
     expect(readdirSync(where)).toEqual(['sorted.cdx']);
   }, 60_000);
@@ -58,7 +58,7 @@ describe('after a kill, the next run cleans up', () => {
     const args = ['job', 'cdx-url-count', 'run', '-o', out, '--memory', '1M', input];
     const pid = await killWhen(args, { TMPDIR: tmp }, () => readdirSync(tmp).some((n) => n.startsWith('nwax-job-')) && existsSync(`${out}.locked`));
     expect(readdirSync(tmp).some((n) => n.startsWith(`nwax-job-${pid}-`))).toBe(true);
-    const r = nwax(['job', 'cdx-url-count', 'run', '-o', out, '--memory', '1M', input], { env: { TMPDIR: tmp } });
+    const r = await nwax(['job', 'cdx-url-count', 'run', '-o', out, '--memory', '1M', input], { env: { TMPDIR: tmp } });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/took over the lock left by process \d+, which is gone/);
     expect(readdirSync(tmp)).toEqual([]);

@@ -8,7 +8,7 @@ import { hashPartition } from '../src/mapreduce/job.js';
 import { JOBS } from '../src/jobs/index.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc } from '../scripts/make-fixtures.mjs';
-import { HAVE_FIXTURES, ROOT, breathe, fixture, nwax, nwaxAsync, partRecords, tempDir } from './helpers.js';
+import { HAVE_FIXTURES, ROOT, breathe, fixture, nwax, nwaxAsync, partRecords, run, tempDir } from './helpers.js';
 
 /** Hadoop's Text.hashCode (WritableComparator.hashBytes) written out with BigInt, independently. */
 function javaTextHash(key: string): bigint {
@@ -52,9 +52,7 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
   const archives = ['pywb/iana.warc.gz', 'wget/crawl1.warc.gz', 'wget/crawl2.warc.gz', 'warcio/example.warc'].map(fixture);
   // Each job's real input: CDX lines for the CDX jobs, a manifest of archives for import.
   const cdxInput = join(dir, 'input.cdx');
-  writeFileSync(cdxInput, nwax(['cdx', '-q', ...archives]).stdout);
   const dupInput = join(dir, 'input.dup');
-  writeFileSync(dupInput, nwax(['dedup-cdx', cdxInput]).stdout);
   const manifest = join(dir, 'manifest.txt');
   writeFileSync(manifest, `# four archives\n${archives.map((a, i) => `${a} coll${i % 2}`).join('\n')}\n`);
   // The datasets jobs read, made by the jobs themselves on those archives.
@@ -69,8 +67,9 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     dates: { paths: [dupInput], minMapped: 400, minOut: 300 },
     import: { paths: [manifest], minMapped: 100, minOut: 90 },
   };
-  // (Child processes that do not block this one: a long synchronous wait starves vitest's RPC.)
   beforeAll(async () => {
+    writeFileSync(cdxInput, (await nwax(['cdx', '-q', ...archives])).stdout);
+    writeFileSync(dupInput, (await nwax(['dedup-cdx', cdxInput])).stdout);
     expect([0, 3]).toContain((await nwaxAsync(['import', manifest, seg])).code);
     expect((await nwaxAsync(['updatedb', crawldb, seg])).code).toBe(0);
     expect((await nwaxAsync(['invertlinks', linkdb, seg])).code).toBe(0);
@@ -93,8 +92,11 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     inputs.parse = { paths: [manifest], minMapped: 100, minOut: 90 };
   }, 60_000);
   /** What each map task of a streaming job reads: the file on stdin, its name in the environment. */
-  const streamedMap = (name: string, paths: string[]) => paths.map((p) =>
-    sh(`${p.endsWith('.gz') ? 'zcat' : 'cat'} ${p} | mapreduce_map_input_file=${p} node ${bin} job ${name} map`)).join('');
+  const streamedMap = async (name: string, paths: string[]) => {
+    let out = '';
+    for (const p of paths) out += await sh(`${p.endsWith('.gz') ? 'zcat' : 'cat'} ${p} | mapreduce_map_input_file=${p} node ${bin} job ${name} map`);
+    return out;
+  };
   /** An index part (SQLite) as the `key TAB doc` lines its streaming reduce printed. */
   const indexText = (part: string) => {
     const db = new Database(part, { readonly: true });
@@ -108,10 +110,10 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     const { url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, inlinks, boost, text } = d;
     return `${l.slice(0, tab)}\t${JSON.stringify({ url, digest, date, dates: dates.join(' ').split(' '), mime, status, length, collection, segment, file, location, offset, clen, title, inlinks, boost, text })}\n`;
   }).join('');
-  const sh = (script: string, stdin?: string) => {
-    const r = spawnSync('bash', ['-c', script], { input: stdin, env: { ...process.env, LC_ALL: 'C' }, maxBuffer: 1 << 28 });
-    if (r.status !== 0) throw new Error(`${script}: ${r.stderr}`);
-    return r.stdout.toString();
+  const sh = async (script: string, stdin?: string) => {
+    const r = await run('bash', ['-c', script], { input: stdin, env: { ...process.env, LC_ALL: 'C' } });
+    if (r.code !== 0) throw new Error(`${script}: ${r.stderr}`);
+    return r.stdout;
   };
   const bin = join(__dirname, '..', 'bin', 'run.js');
   /** A part as `key TAB value` text: the part itself, or one named output of streaming reduce lines. */
@@ -128,10 +130,10 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     expect(input, `the test has no input for job ${name}`).toBeDefined();
     const reduces = 3;
     const out = join(dir, `out-${name}`);
-    const run = nwax(['job', name, 'run', '-o', out, '--reduces', String(reduces), '--memory', '8K', ...input.paths]);
-    expect(run.code, run.stderr).toBe(0);
+    const ran = await nwax(['job', name, 'run', '-o', out, '--reduces', String(reduces), '--memory', '8K', ...input.paths]);
+    expect(ran.code, ran.stderr).toBe(0);
     await breathe();
-    const mapped = streamedMap(name, input.paths).split('\n').filter(Boolean);
+    const mapped = (await streamedMap(name, input.paths)).split('\n').filter(Boolean);
     await breathe();
     expect(mapped.length).toBeGreaterThan(input.minMapped);
     let total = 0;
@@ -140,13 +142,13 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     mkdirSync(streamedDir, { recursive: true });
     for (let p = 0; p < reduces; p++) {
       const mine = mapped.filter((l) => hashPartition(l.slice(0, l.indexOf('\t')), reduces) === p);
-      const streamed = sh(`sort | node ${bin} job ${name} reduce`, mine.length ? `${mine.join('\n')}\n` : '');
+      const streamed = await sh(`sort | node ${bin} job ${name} reduce`, mine.length ? `${mine.join('\n')}\n` : '');
       // Hadoop sorts by key only: a key's values reach the reducer in any order. Reversed within
       // each key, the reduce gives the same bytes.
-      const sorted = sh('sort', mine.length ? `${mine.join('\n')}\n` : '').split('\n').filter(Boolean);
+      const sorted = (await sh('sort', mine.length ? `${mine.join('\n')}\n` : '')).split('\n').filter(Boolean);
       const reversed = reverseWithinKeys(sorted);
       multiValued += reversed.groups;
-      expect(sh(`node ${bin} job ${name} reduce`, reversed.lines.length ? `${reversed.lines.join('\n')}\n` : ''), `${name} part ${p}, values reversed within keys`).toBe(streamed);
+      expect(await sh(`node ${bin} job ${name} reduce`, reversed.lines.length ? `${reversed.lines.join('\n')}\n` : ''), `${name} part ${p}, values reversed within keys`).toBe(streamed);
       // As Hadoop would leave it: one part of reduced lines per partition.
       writeFileSync(join(streamedDir, `part-0000${p}`), streamed);
       await breathe();
@@ -156,10 +158,10 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
         expect(local).toBe(streamedIndexText(streamed));
         total += local.split('\n').filter(Boolean).length;
       } else if (job.outputs) {
-        for (const o of job.outputs) expect(partText(out, p, o), `${o}/part-0000${p}`).toBe(fieldOf(streamed, o));
-        total += partText(out, p, job.outputs[0]).split('\n').filter(Boolean).length;
+        for (const o of job.outputs) expect(await partText(out, p, o), `${o}/part-0000${p}`).toBe(fieldOf(streamed, o));
+        total += (await partText(out, p, job.outputs[0])).split('\n').filter(Boolean).length;
       } else {
-        const local = partText(out, p);
+        const local = await partText(out, p);
         expect(local).toBe(streamed);
         total += local.split('\n').filter(Boolean).length;
       }
@@ -170,40 +172,40 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     if (!['cdx-url-count', 'generate'].includes(name)) expect(multiValued, `${name}: keys with several different values`).toBeGreaterThan(0);
     expect(readFileSync(join(out, '_SUCCESS'), 'utf8')).toBe('');
     const outs = job.outputs ?? [undefined];
-    const same = (a: string, b: string, p: number, o?: string) => (job.outputFormat
+    const same = async (a: string, b: string, p: number, o?: string) => (job.outputFormat
       ? expect(indexText(join(a, `part-0000${p}`))).toBe(indexText(join(b, `part-0000${p}`)))
-      : expect(partText(a, p, o)).toBe(partText(b, p, o)));
+      : expect(await partText(a, p, o)).toBe(await partText(b, p, o)));
     // The streaming job's output, brought into the job's layout here, is the local run's output.
     const written = join(dir, `written-${name}`);
-    const w = nwax(['job', name, 'write', '-o', written, ...[0, 1, 2].map((p) => join(streamedDir, `part-0000${p}`))]);
+    const w = await nwax(['job', name, 'write', '-o', written, ...[0, 1, 2].map((p) => join(streamedDir, `part-0000${p}`))]);
     expect(w.code, w.stderr).toBe(0);
-    for (let p = 0; p < reduces; p++) for (const o of outs) same(written, out, p, o);
+    for (let p = 0; p < reduces; p++) for (const o of outs) await same(written, out, p, o);
     for (const o of outs) expect(readFileSync(join(written, ...(o ? [o] : []), '_SUCCESS'), 'utf8')).toBe('');
     // Many map tasks (16 KiB splits at most) on two worker threads: the same bytes.
     await breathe();
     const threaded = join(dir, `threaded-${name}`);
-    const t = nwax(['job', name, 'run', '-o', threaded, '--reduces', String(reduces), '--threads', '2', '-D', 'mapreduce.input.fileinputformat.split.maxsize=16K', ...input.paths]);
+    const t = await nwax(['job', name, 'run', '-o', threaded, '--reduces', String(reduces), '--threads', '2', '-D', 'mapreduce.input.fileinputformat.split.maxsize=16K', ...input.paths]);
     expect(t.code, t.stderr).toBe(0);
     // (Gzipped parts are one split each; plain inputs are cut into 16 KiB splits.)
     expect(Number(/(\d+) map tasks?/.exec(t.stderr)?.[1])).toBeGreaterThanOrEqual(Math.min(4, input.paths.length));
-    for (let p = 0; p < reduces; p++) for (const o of outs) same(threaded, out, p, o);
+    for (let p = 0; p < reduces; p++) for (const o of outs) await same(threaded, out, p, o);
     // A small buffer (many spills) merged two runs at a time (merge passes before the reduce).
     await breathe();
     const passes = join(dir, `passes-${name}`);
-    const m = nwax(['job', name, 'run', '-o', passes, '--reduces', String(reduces), '--memory', '16K', '-D', 'mapreduce.task.io.sort.factor=2', ...input.paths]);
+    const m = await nwax(['job', name, 'run', '-o', passes, '--reduces', String(reduces), '--memory', '16K', '-D', 'mapreduce.task.io.sort.factor=2', ...input.paths]);
     expect(m.code, m.stderr).toBe(0);
     expect(Number(/runs merged in passes (\d+)/.exec(m.stderr)?.[1])).toBeGreaterThan(0);
-    for (let p = 0; p < reduces; p++) for (const o of outs) same(passes, out, p, o);
+    for (let p = 0; p < reduces; p++) for (const o of outs) await same(passes, out, p, o);
     // Five runs of the job and a streamed map and reduce: import and parse take over a minute
     // when another test file runs beside this one on CI's two cores.
   }, 180_000);
 
-  it('lists the jobs and prints a Hadoop Streaming command with generic options first', () => {
-    expect(nwax(['job', '--list']).stdout).toContain('cdx-url-count');
-    const cmd = nwax(['job', 'cdx-url-count', 'run', '--engine', 'hadoop', '--reduces', '4', '-o', '/out', '/in/a', '/in/b']).stdout.trim();
+  it('lists the jobs and prints a Hadoop Streaming command with generic options first', async () => {
+    expect((await nwax(['job', '--list'])).stdout).toContain('cdx-url-count');
+    const cmd = (await nwax(['job', 'cdx-url-count', 'run', '--engine', 'hadoop', '--reduces', '4', '-o', '/out', '/in/a', '/in/b'])).stdout.trim();
     // Written aside, then put in place of the old output with hadoop fs (an output directory must not exist).
     expect(cmd).toMatch(/^hadoop jar \S+hadoop-streaming\S*\.jar -D mapreduce\.job\.name=nwax-cdx-url-count -D mapreduce\.job\.reduces=4 (-files \S+ -cmdenv NWAX_CONF_DIR=\. )?-input \/in\/a -input \/in\/b -output \/out\.tmp-(\d{14}) -mapper 'nwax job cdx-url-count map' -combiner 'nwax job cdx-url-count combine' -reducer 'nwax job cdx-url-count reduce' -lazyOutput \\\n  && hadoop fs -rm -r -f \/out\.old && \{ ! hadoop fs -test -e \/out \|\| hadoop fs -mv \/out \/out\.old; \} && hadoop fs -mv \/out\.tmp-\2 \/out && hadoop fs -rm -r -f \/out\.old$/);
-    const bad = nwax(['job', 'no-such-job', 'run', '-o', '/x', '/y']);
+    const bad = await nwax(['job', 'no-such-job', 'run', '-o', '/x', '/y']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/no job named no-such-job/);
   });
@@ -215,13 +217,13 @@ describe.skipIf(!HAVE_FIXTURES)('a job killed in the middle of its reduce', () =
     const { existsSync, readdirSync } = await import('node:fs');
     const dir = tempDir();
     const small = join(dir, 'small.cdx');
-    writeFileSync(small, nwax(['cdx', '-q', fixture('pywb/iana.warc.gz')]).stdout);
+    writeFileSync(small, (await nwax(['cdx', '-q', fixture('pywb/iana.warc.gz')])).stdout);
     // A larger input: the same lines under 400 made-up hosts, so the reduce takes a while.
-    const base = nwax(['cdx', '-q', '--no-header', fixture('wget/crawl1.warc.gz')]).stdout.split('\n').filter(Boolean);
+    const base = (await nwax(['cdx', '-q', '--no-header', fixture('wget/crawl1.warc.gz')])).stdout.split('\n').filter(Boolean);
     const big = join(dir, 'big.cdx');
     writeFileSync(big, Array.from({ length: 400 }, (_, h) => base.map((l) => `h${h},${l}`).join('\n')).join('\n') + '\n');
     const out = join(dir, 'counts');
-    expect(nwax(['job', 'cdx-url-count', 'run', '-o', out, '--reduces', '3', small]).code).toBe(0);
+    expect((await nwax(['job', 'cdx-url-count', 'run', '-o', out, '--reduces', '3', small])).code).toBe(0);
     const before = readdirSync(out).map((f) => [f, readFileSync(join(out, f)).toString('base64')]);
 
     const bin = join(__dirname, '..', 'bin', 'run.js');
@@ -235,11 +237,11 @@ describe.skipIf(!HAVE_FIXTURES)('a job killed in the middle of its reduce', () =
 
     expect(readdirSync(out).map((f) => [f, readFileSync(join(out, f)).toString('base64')])).toEqual(before);
     // The killed job's lock is taken over with a warning, its temporary version and spills removed.
-    const rerun = nwax(['job', 'cdx-url-count', 'run', '-o', out, '--reduces', '8', '--memory', '1M', big]);
+    const rerun = await nwax(['job', 'cdx-url-count', 'run', '-o', out, '--reduces', '8', '--memory', '1M', big]);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(rerun.stderr).toMatch(new RegExp(`counts: took over the lock left by process ${child.pid}, which is gone`));
     const fresh = join(dir, 'fresh');
-    expect(nwax(['job', 'cdx-url-count', 'run', '-o', fresh, '--reduces', '8', big]).code).toBe(0);
+    expect((await nwax(['job', 'cdx-url-count', 'run', '-o', fresh, '--reduces', '8', big])).code).toBe(0);
     for (const f of readdirSync(fresh).filter((n) => /^part-\d+\.gz$/.test(n))) {
       expect(gunzipSync(readFileSync(join(out, f))).equals(gunzipSync(readFileSync(join(fresh, f))))).toBe(true);
     }
@@ -248,9 +250,9 @@ describe.skipIf(!HAVE_FIXTURES)('a job killed in the middle of its reduce', () =
 });
 
 describe('nwax job on bad input', () => {
-  it('reads a directory as Hadoop does, names a missing input, and counts lines that are not CDX', () => {
+  it('reads a directory as Hadoop does, names a missing input, and counts lines that are not CDX', async () => {
     const dir = tempDir();
-    const missing = nwax(['job', 'cdx-url-count', 'run', '-o', join(dir, 'o1'), join(dir, 'nope.cdx')]);
+    const missing = await nwax(['job', 'cdx-url-count', 'run', '-o', join(dir, 'o1'), join(dir, 'nope.cdx')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/nope\.cdx: no such file/);
     // A directory is its files, hidden and _ files left out (a streaming job's output as input).
@@ -260,20 +262,20 @@ describe('nwax job on bad input', () => {
     writeFileSync(join(input, 'part-00001'), 'com,example)/b 20200101000000 http://example.com/b text/html 200 B - - 1 0 a.warc.gz\n');
     writeFileSync(join(input, '_SUCCESS'), '');
     writeFileSync(join(input, '.part-00000.crc'), 'not CDX\n');
-    const fromDir = nwax(['job', 'cdx-url-count', 'run', '-o', join(dir, 'o2'), input]);
+    const fromDir = await nwax(['job', 'cdx-url-count', 'run', '-o', join(dir, 'o2'), input]);
     expect(fromDir.code, fromDir.stderr).toBe(0);
-    const fromFiles = nwax(['job', 'cdx-url-count', 'run', '-o', join(dir, 'o2f'), join(input, 'part-00000'), join(input, 'part-00001')]);
+    const fromFiles = await nwax(['job', 'cdx-url-count', 'run', '-o', join(dir, 'o2f'), join(input, 'part-00000'), join(input, 'part-00001')]);
     expect(fromFiles.code, fromFiles.stderr).toBe(0);
     expect(fromDir.stderr).toMatch(/map input records 2/);
     expect(fromDir.stderr).not.toMatch(/not CDX/);
     expect(partRecords(join(dir, 'o2', 'part-00000.gz'))).toEqual(partRecords(join(dir, 'o2f', 'part-00000.gz')));
     mkdirSync(join(input, 'deeper'));
-    const isDir = nwax(['job', 'cdx-url-count', 'run', '-o', join(dir, 'o4'), input]);
+    const isDir = await nwax(['job', 'cdx-url-count', 'run', '-o', join(dir, 'o4'), input]);
     expect(isDir.code).toBe(1);
     expect(isDir.stderr).toMatch(/deeper: a directory inside the input directory/);
     const garbage = join(dir, 'garbage.bin');
     writeFileSync(garbage, Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256)));
-    const r = nwax(['job', 'cdx-url-count', 'run', '-o', join(dir, 'o3'), garbage]);
+    const r = await nwax(['job', 'cdx-url-count', 'run', '-o', join(dir, 'o3'), garbage]);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/not CDX lines \d+/);
     for (const s of [missing.stderr, isDir.stderr, r.stderr]) expect(s).not.toMatch(/internal error|\n\s+at /);
@@ -286,14 +288,14 @@ describe('nwax job on bad input', () => {
       body: `<html><head><title>Page ${i}</title></head><body><p>${`word${i} `.repeat(7000)}</p></body></html>` }));
     const warc = join(dir, 'slow.warc.gz');
     await writeWarc(warc, records);
-    const r = spawnSync('bash', ['-c', `echo '${warc} slow' | node ${join(ROOT, 'bin', 'run.js')} job import map | (sleep 2; wc -l)`], { encoding: 'utf8' });
-    expect(r.status, r.stderr).toBe(0);
+    const r = await run('bash', ['-c', `echo '${warc} slow' | node ${join(ROOT, 'bin', 'run.js')} job import map | (sleep 2; wc -l)`]);
+    expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim()).toBe('200');
     expect(r.stderr).not.toMatch(/MaxListenersExceededWarning|memory leak/);
   });
 
-  it('names the line of reduce input that is not key TAB json, and where a gzip input is cut', () => {
-    const bad = nwax(['job', 'cdx-url-count', 'reduce'], { input: 'a\t1\nb\tnot json\n' });
+  it('names the line of reduce input that is not key TAB json, and where a gzip input is cut', async () => {
+    const bad = await nwax(['job', 'cdx-url-count', 'reduce'], { input: 'a\t1\nb\tnot json\n' });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/reduce input, line 2: not "key TAB value-json"/);
     const dir = tempDir();
@@ -301,7 +303,7 @@ describe('nwax job on bad input', () => {
     const lines = Array.from({ length: 20000 }, (_, i) => `org,example)/${i} 20070101000000 http://example.org/${i} text/html 200 AAAA - - 10 ${i} a.gz`).join('\n');
     writeFileSync(cut, spawnSync('gzip', ['-c'], { input: lines }).stdout.subarray(0, 20000));
     for (const cmd of [['job', 'cdx-url-count', 'map', cut], ['sort-cdx', cut]]) {
-      const r = nwax(cmd);
+      const r = await nwax(cmd);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/cut\.cdx\.gz: after line \d+: corrupt or cut-short gzip data/);
       expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
@@ -310,7 +312,7 @@ describe('nwax job on bad input', () => {
     const part = join(dir, 'crawl_fetch', 'part-00000.gz');
     mkdirSync(join(dir, 'crawl_fetch'));
     writeFileSync(part, 'http://a.example/ sha1:AAAA\t{"status":"fetch_success","date":"20070101000000"}\nhttp://b.example/ sha1:BBBB\tgarbage\n');
-    const m = nwax(['job', 'updatedb', 'run', '-o', join(dir, 'db'), part]);
+    const m = await nwax(['job', 'updatedb', 'run', '-o', join(dir, 'db'), part]);
     expect(m.code).toBe(1);
     expect(m.stderr).toMatch(/job updatedb: .*crawl_fetch\/part-00000\.gz: line 2: not "key TAB value-json" \("garbage"\)/);
     expect(m.stderr).not.toMatch(/internal error|\n\s+at /);
@@ -318,18 +320,18 @@ describe('nwax job on bad input', () => {
 });
 
 describe('a reduce task under Hadoop Streaming', () => {
-  it('writes its partition as the local runner does, as side-effect files in the task\'s work directory, nothing on stdout', () => {
+  it('writes its partition as the local runner does, as side-effect files in the task\'s work directory, nothing on stdout', async () => {
     const dir = tempDir();
     const cdx = join(dir, 'in.cdx');
     writeFileSync(cdx, Array.from({ length: 3000 }, (_, i) => `org,example)/${i % 700}/${'é✓'[i % 2]} 2007010100000${i % 10} http://example.org/ text/html 200 AAAA - - 10 ${i} a.gz`).join('\n') + '\n');
     const local = join(dir, 'local');
-    expect(nwax(['job', 'cdx-url-count', 'run', '-o', local, '--reduces', '3', cdx]).code).toBe(0);
-    const mapped = spawnSync('bash', ['-c', `node ${join(ROOT, 'bin', 'run.js')} job cdx-url-count map ${cdx} | LC_ALL=C sort`], { maxBuffer: 1 << 26 }).stdout.toString();
+    expect((await nwax(['job', 'cdx-url-count', 'run', '-o', local, '--reduces', '3', cdx])).code).toBe(0);
+    const mapped = (await run('bash', ['-c', `node ${join(ROOT, 'bin', 'run.js')} job cdx-url-count map ${cdx} | LC_ALL=C sort`])).stdout;
     for (let p = 0; p < 3; p++) {
       // The environment Hadoop gives a reduce task: its work output directory (a URI) and partition.
       const work = join(dir, `_temporary/attempt_r_00000${p}_0`);
       const mine = mapped.split('\n').filter((l) => l && hashPartition(l.slice(0, l.indexOf('\t')), 3) === p).join('\n') + '\n';
-      const r = nwax(['job', 'cdx-url-count', 'reduce'], { input: mine, env: { mapreduce_task_output_dir: `file:${work}`, mapreduce_task_partition: String(p) } });
+      const r = await nwax(['job', 'cdx-url-count', 'reduce'], { input: mine, env: { mapreduce_task_output_dir: `file:${work}`, mapreduce_task_partition: String(p) } });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(/reporter:counter:nwax,reduce output records,\d+/);
@@ -342,7 +344,7 @@ describe('a reduce task under Hadoop Streaming', () => {
     const gz = join(dir, 'crawl_fetch', 'part-00000');
     mkdirSync(join(dir, 'crawl_fetch'));
     writeFileSync(gz, readFileSync(join(local, 'part-00000.gz')));
-    const m = nwax(['job', 'updatedb', 'map'], { input: readFileSync(gz), env: { mapreduce_map_input_file: gz } });
+    const m = await nwax(['job', 'updatedb', 'map'], { input: readFileSync(gz), env: { mapreduce_map_input_file: gz } });
     expect(m.code).toBe(1);
     expect(m.stderr).toMatch(/crawl_fetch\/part-00000: line 1: not "key TAB value-json" \(gzip bytes read as text: a gzip part must be named \*\.gz/);
     expect(m.stderr).not.toMatch(/internal error|\n\s+at /);

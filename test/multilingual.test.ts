@@ -207,7 +207,7 @@ describe('pages in eleven scripts, imported, indexed and served', () => {
     const rss = await (await fetch(`${srv.url}/opensearch?query=${encodeURIComponent('서울')}&hitsPerSite=0`)).text();
     expect(rss).toContain('xmlns:dc="http://purl.org/dc/elements/1.1/"');
     expect(rss).toContain('<dc:language>ko</dc:language>');
-    const dump = nwax(['dumpindex', '-f', 'lang', join(crawl, 'indexes', 'part-00000')]);
+    const dump = await nwax(['dumpindex', '-f', 'lang', join(crawl, 'indexes', 'part-00000')]);
     expect(dump.code, dump.stderr).toBe(0);
     const langs = dump.stdout.trim().split('\n').map((l) => l.split('\t')[1]);
     expect(new Set(langs)).toEqual(new Set(PAGES.map((p) => p.lang)));

@@ -158,7 +158,7 @@ describe('bounded work per query', () => {
     const manifest = join(dir, 'manifest');
     writeFileSync(manifest, `${warc} herons\n`);
     // p001 (captured in 2019) was also captured in 2021: known only to the dates index.
-    const cdx = nwax(['cdx', warc]).stdout.split('\n').find((l) => l.includes('/p001.html'))!.split(' ');
+    const cdx = (await nwax(['cdx', warc])).stdout.split('\n').find((l) => l.includes('/p001.html'))!.split(' ');
     writeFileSync(join(dir, 'more.dup'), `${cdx[0]} sha1:${cdx[5]} 20210102030405\n`);
     await pipeline(crawl, manifest, { dates: join(dir, 'more.dup') });
     const { Searcher } = await import('../src/search/searcher.js');

@@ -13,8 +13,8 @@ import { surt } from '../src/cdx/surt.js';
 interface JsonHit { url: string; digest: string; title: string; dates: string[]; mime: string; host: string; collection: string; moreFromSite: number; snippet: { text: string; marks: [number, number][] } }
 interface JsonResult { total: number; hits: JsonHit[] }
 
-function search(crawl: string, query: string, ...flags: string[]): JsonResult {
-  const r = nwax(['search', '--json', '-dir', crawl, ...flags, query]);
+async function search(crawl: string, query: string, ...flags: string[]): Promise<JsonResult> {
+  const r = await nwax(['search', '--json', '-dir', crawl, ...flags, query]);
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as JsonResult;
 }
@@ -25,26 +25,26 @@ describe('the worked dedup example, end to end', () => {
     const { manifest, dups } = await workedExample(dir);
     const crawl = join(dir, 'crawl');
     await pipeline(crawl, manifest, { exclusions: dups, dates: dups });
-    const r = search(crawl, 'url:http://example.org/index.html');
+    const r = await search(crawl, 'url:http://example.org/index.html');
     expect(r.total).toBe(5);
     // The spec's expected dates, version by version (labels stand for digests there: compare the date sets).
     const expected = readFileSync(join(SPEC, 'dedup-example', 'expected-dates.txt'), 'utf8').trim().split('\n').map((l) => l.split(' ').slice(2).join(' ')).sort();
     expect(r.hits.map((h) => h.dates.join(' ')).sort()).toEqual(expected);
-    const fifth = search(crawl, 'date:20071005');
+    const fifth = await search(crawl, 'date:20071005');
     expect(fifth.hits.map((h) => h.dates)).toEqual([['20071001120000', '20071002120000', '20071005120000', '20071006120000']]);
-    expect(search(crawl, 'welcome date:2007-2008').total).toBe(1);
-    expect(search(crawl, 'welcome date:2008-2009').total).toBe(0);
+    expect((await search(crawl, 'welcome date:2007-2008')).total).toBe(1);
+    expect((await search(crawl, 'welcome date:2008-2009')).total).toBe(0);
     // Text output: one block per hit with its dates and a replay link per the template.
-    const text = nwax(['search', '-dir', crawl, '-D', 'nwax.wayback.prefix=https://wayback.example/{collection}/{date}/{url}', 'welcome']);
+    const text = await nwax(['search', '-dir', crawl, '-D', 'nwax.wayback.prefix=https://wayback.example/{collection}/{date}/{url}', 'welcome']);
     expect(text.stdout).toMatch(/^Hits 1-1 \(of 1\) for "welcome"/);
     expect(text.stdout).toContain('Hello, [welcome] to my page.');
     expect(text.stdout).toContain('replay: https://wayback.example/october/20071001120000/http://example.org/index.html');
     // dumpindex over the parallel set.
     const main = join(crawl, 'indexes', 'part-00000');
     const dates = join(crawl, 'pindexes', 'part-00000', 'dates');
-    expect(nwax(['dumpindex', '-c', main, dates]).stdout).toBe('5\n');
-    expect(nwax(['dumpindex', '-f', 'dates.1', main, dates]).stdout.trim().split('\n').map((l) => l.split('\t')[1]).sort()).toEqual(expected);
-    expect(nwax(['dumpindex', '-l', dates]).stdout).toBe('dates\n');
+    expect((await nwax(['dumpindex', '-c', main, dates])).stdout).toBe('5\n');
+    expect((await nwax(['dumpindex', '-f', 'dates.1', main, dates])).stdout.trim().split('\n').map((l) => l.split('\t')[1]).sort()).toEqual(expected);
+    expect((await nwax(['dumpindex', '-l', dates])).stdout).toBe('dates\n');
   });
 });
 
@@ -105,43 +105,43 @@ describe('searching a collection of several sites, types and collections', () =>
     writeFileSync(join(dir, 'manifest'), `${a} reptiles\n${b} zoo\n`);
     const crawl = join(dir, 'crawl');
     await pipeline(crawl, join(dir, 'manifest'), { reduces: 2 });
-    const indexLog = nwax(['index', '--reduces', '2', join(crawl, 'indexes2'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), join(crawl, 'segments', '20200101000000')]);
+    const indexLog = await nwax(['index', '--reduces', '2', join(crawl, 'indexes2'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), join(crawl, 'segments', '20200101000000')]);
     expect(indexLog.stderr).toMatch(/noindex documents left out 1\b/);
     const urls = (r: JsonResult) => r.hits.map((h) => h.url).sort();
 
     // (The zoo's home page too: the anchor text of the link to it says alligator.)
-    expect(urls(search(crawl, 'alligator'))).toEqual([
+    expect(urls(await search(crawl, 'alligator'))).toEqual([
       'http://example.org/a2.html', 'http://example.org/crocs.html', 'http://notexample.org/gator.html',
       'http://sub.example.org/swamp.html', 'http://www.example.org/gators.html', 'http://zoo.example.net/', 'http://zoo.example.net/notes.txt',
     ]);
-    expect(urls(search(crawl, 'alligator -crocodile'))).not.toContain('http://example.org/crocs.html');
-    expect(urls(search(crawl, '"freshwater environments"'))).toEqual(['http://www.example.org/gators.html']);
-    expect(urls(search(crawl, 'alligator site:example.org'))).toEqual([
+    expect(urls(await search(crawl, 'alligator -crocodile'))).not.toContain('http://example.org/crocs.html');
+    expect(urls(await search(crawl, '"freshwater environments"'))).toEqual(['http://www.example.org/gators.html']);
+    expect(urls(await search(crawl, 'alligator site:example.org'))).toEqual([
       'http://example.org/a2.html', 'http://example.org/crocs.html', 'http://sub.example.org/swamp.html', 'http://www.example.org/gators.html',
     ]);
-    expect(urls(search(crawl, 'alligator site:www.example.org'))).toHaveLength(4);
-    expect(urls(search(crawl, 'type:text/plain'))).toEqual(['http://zoo.example.net/notes.txt']);
-    expect(urls(search(crawl, 'type:text'))).toHaveLength(7);
-    expect(urls(search(crawl, 'type:pdf'))).toEqual(['http://zoo.example.net/report.pdf']);
-    expect(urls(search(crawl, 'collection:zoo'))).toHaveLength(3);
-    expect(urls(search(crawl, 'collection:zoo,reptiles'))).toHaveLength(8);
-    expect(urls(search(crawl, 'title:swamp'))).toEqual(['http://sub.example.org/swamp.html']);
-    expect(urls(search(crawl, 'alligator date:2008'))).toEqual(['http://zoo.example.net/', 'http://zoo.example.net/notes.txt']);
+    expect(urls(await search(crawl, 'alligator site:www.example.org'))).toHaveLength(4);
+    expect(urls(await search(crawl, 'type:text/plain'))).toEqual(['http://zoo.example.net/notes.txt']);
+    expect(urls(await search(crawl, 'type:text'))).toHaveLength(7);
+    expect(urls(await search(crawl, 'type:pdf'))).toEqual(['http://zoo.example.net/report.pdf']);
+    expect(urls(await search(crawl, 'collection:zoo'))).toHaveLength(3);
+    expect(urls(await search(crawl, 'collection:zoo,reptiles'))).toHaveLength(8);
+    expect(urls(await search(crawl, 'title:swamp'))).toEqual(['http://sub.example.org/swamp.html']);
+    expect(urls(await search(crawl, 'alligator date:2008'))).toEqual(['http://zoo.example.net/', 'http://zoo.example.net/notes.txt']);
     // Anchor text: the zoo's home page is found by the words of the link that points to it.
-    expect(urls(search(crawl, 'zebra'))).toContain('http://zoo.example.net/');
+    expect(urls(await search(crawl, 'zebra'))).toContain('http://zoo.example.net/');
     // Hits per site after the merge of both partitions: one per host, with the rest counted.
-    const collapsed = search(crawl, 'alligator', '--hits-per-site', '1');
+    const collapsed = await search(crawl, 'alligator', '--hits-per-site', '1');
     const hosts = collapsed.hits.map((h) => h.host);
     expect(new Set(hosts).size).toBe(hosts.length);
     expect(hosts.sort()).toEqual(['example.org', 'notexample.org', 'sub.example.org', 'zoo.example.net']);
     expect(collapsed.hits.find((h) => h.host === 'example.org')!.moreFromSite).toBe(2);
-    const hit = search(crawl, 'freshwater').hits.find((h) => h.url.endsWith('gators.html'))!;
+    const hit = (await search(crawl, 'freshwater')).hits.find((h) => h.url.endsWith('gators.html'))!;
     expect(hit.snippet.marks.map(([s, e]) => hit.snippet.text.slice(s, e).toLowerCase())).toContain('freshwater');
     // Paging.
-    const page2 = search(crawl, 'alligator', '--hits', '2', '--start', '2');
+    const page2 = await search(crawl, 'alligator', '--hits', '2', '--start', '2');
     expect(page2.hits).toHaveLength(2);
     expect(page2.total).toBe(7);
-    const bad = nwax(['search', '-dir', crawl, 'alligator "unclosed']);
+    const bad = await nwax(['search', '-dir', crawl, 'alligator "unclosed']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/query syntax: unterminated phrase/);
     expect(bad.stderr).not.toMatch(/\n\s+at /);
@@ -153,8 +153,8 @@ describe('add-dates and parallel index sets', () => {
     const dir = tempDir();
     const warc = join(dir, 'example.warc.gz');
     await writeWarc(warc, dedupExampleRecords());
-    nwax(['cdx', '-o', join(dir, 'example.cdx'), warc]);
-    const dup = nwax(['dedup-cdx', join(dir, 'example.cdx')]).stdout.trim().split('\n');
+    await nwax(['cdx', '-o', join(dir, 'example.cdx'), warc]);
+    const dup = (await nwax(['dedup-cdx', join(dir, 'example.cdx')])).stdout.trim().split('\n');
     writeFileSync(join(dir, 'first.dup'), `${dup.slice(0, 2).join('\n')}\nnot a dates line\n`);
     writeFileSync(join(dir, 'rest.dup'), `${dup.slice(2).join('\n')}\n`);
     writeFileSync(join(dir, 'all.dup'), `${dup.join('\n')}\n`);
@@ -163,30 +163,30 @@ describe('add-dates and parallel index sets', () => {
     await pipeline(crawl, join(dir, 'manifest'), { exclusions: join(dir, 'all.dup') });
     const main = join(crawl, 'indexes', 'part-00000');
     const p = join(crawl, 'pindexes', 'part-00000');
-    const first = nwax(['add-dates', main, main, join(p, 'dates'), join(dir, 'first.dup')]);
+    const first = await nwax(['add-dates', main, main, join(p, 'dates'), join(dir, 'first.dup')]);
     expect(first.code).toBe(3);
     expect(first.stderr).toMatch(/first\.dup: line 3: not "URLKEY sha1:DIGEST DATE \[FILE\]"; line skipped/);
     // The incremental path: the next dates index from the first plus a new file, swapped in.
-    const second = nwax(['add-dates', main, join(p, 'dates'), join(p, 'dates.new'), join(dir, 'rest.dup')]);
+    const second = await nwax(['add-dates', main, join(p, 'dates'), join(p, 'dates.new'), join(dir, 'rest.dup')]);
     expect(second.code, second.stderr).toBe(0);
     copyFileSync(join(p, 'dates.new'), join(p, 'dates'));
     const full = join(dir, 'full-dates');
-    expect(nwax(['add-dates', main, main, full, join(dir, 'all.dup')]).code).toBe(0);
-    expect(nwax(['dumpindex', '-f', 'dates', join(p, 'dates')]).stdout).toBe(nwax(['dumpindex', '-f', 'dates', full]).stdout);
-    expect(search(crawl, 'url:http://example.org/index.html').hits.flatMap((h) => h.dates)).toHaveLength(10);
+    expect((await nwax(['add-dates', main, main, full, join(dir, 'all.dup')])).code).toBe(0);
+    expect((await nwax(['dumpindex', '-f', 'dates', join(p, 'dates')])).stdout).toBe((await nwax(['dumpindex', '-f', 'dates', full])).stdout);
+    expect((await search(crawl, 'url:http://example.org/index.html')).hits.flatMap((h) => h.dates)).toHaveLength(10);
 
     // A dates index of another index (another document count) next to this main: refused.
     const other = join(dir, 'other');
     writeFileSync(join(dir, 'one'), `${warc}\n`);
     const otherSeg = join(other, 'segments', '20200101000000');
-    nwax(['import', '-D', 'nwax.filter.http.status=404', join(dir, 'one'), otherSeg]);
+    await nwax(['import', '-D', 'nwax.filter.http.status=404', join(dir, 'one'), otherSeg]);
     const w2 = join(dir, 'two.warc.gz');
     await writeWarc(w2, dedupExampleRecords().slice(0, 1));
     writeFileSync(join(dir, 'two'), `${w2}\n`);
     await pipeline(join(dir, 'small'), join(dir, 'two'));
     const smallMain = join(dir, 'small', 'indexes', 'part-00000');
-    expect(nwax(['add-dates', smallMain, smallMain, join(p, 'dates'), '-'], { input: '' }).code).toBe(0);
-    const refused = nwax(['search', '-dir', crawl, 'welcome']);
+    expect((await nwax(['add-dates', smallMain, smallMain, join(p, 'dates'), '-'], { input: '' })).code).toBe(0);
+    const refused = await nwax(['search', '-dir', crawl, 'welcome']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/index set part-00000: .*part-00000 holds 5 documents but .*dates 1; parallel indexes must agree/);
 
@@ -196,7 +196,7 @@ describe('add-dates and parallel index sets', () => {
     const db = new Database(old);
     db.prepare("UPDATE info SET value = '0' WHERE key = 'schema_version'").run();
     db.close();
-    const v = nwax(['dumpindex', '-c', old]);
+    const v = await nwax(['dumpindex', '-c', old]);
     expect(v.code).toBe(1);
     expect(v.stderr).toMatch(/old-index: index schema version 0, this nwax reads versions 2 and 3; rebuild it/);
 
@@ -206,7 +206,7 @@ describe('add-dates and parallel index sets', () => {
     const db2 = new Database(otherIndex);
     db2.prepare("UPDATE info SET value = 'nwax-text/0' WHERE key = 'analyzer'").run();
     db2.close();
-    const a = nwax(['dumpindex', '-c', otherIndex]);
+    const a = await nwax(['dumpindex', '-c', otherIndex]);
     expect(a.code).toBe(1);
     expect(a.stderr).toMatch(/other-analyzer: terms made by text analysis nwax-text\/0, this nwax searches with nwax-text\/1.*rebuild it/);
   });
@@ -227,27 +227,27 @@ describe('merge and dedup', () => {
     const i1 = join(dir, 'c1', 'indexes', 'part-00000');
     const i2 = join(dir, 'c2', 'indexes', 'part-00000');
     // Capture 5 (abc123 again, on 10-05) is in both archives; abc123 is a version of both imports.
-    const d = nwax(['dedup', i1, i2]);
+    const d = await nwax(['dedup', i1, i2]);
     expect(d.code, d.stderr).toBe(0);
     expect(d.stderr).toMatch(/1 versions indexed more than once; 1 copies marked deleted/);
     const merged = join(dir, 'merged');
-    const m = nwax(['merge', merged, i1, i2]);
+    const m = await nwax(['merge', merged, i1, i2]);
     expect(m.code, m.stderr).toBe(0);
     expect(m.stderr).toMatch(/5 documents \(1 deleted by dedup left out\)/);
-    const lines = nwax(['dumpindex', '-f', 'dates', merged]).stdout.trim().split('\n').map((l) => l.split('\t')[1]).sort();
+    const lines = (await nwax(['dumpindex', '-f', 'dates', merged])).stdout.trim().split('\n').map((l) => l.split('\t')[1]).sort();
     expect(lines).toEqual(readFileSync(join(SPEC, 'dedup-example', 'expected-dates.txt'), 'utf8').trim().split('\n').map((l) => l.split(' ').slice(2).join(' ')).sort());
-    expect(nwax(['dedup', i1, i2]).stderr).toMatch(/0 versions indexed more than once/);
+    expect((await nwax(['dedup', i1, i2])).stderr).toMatch(/0 versions indexed more than once/);
     // A parallel set flattened: the dates index's dates are in the one index.
     const w = join(dir, 'x.warc.gz');
     await writeWarc(w, all);
-    nwax(['cdx', '-o', join(dir, 'x.cdx'), w]);
-    writeFileSync(join(dir, 'x.dup'), nwax(['dedup-cdx', join(dir, 'x.cdx')]).stdout);
+    await nwax(['cdx', '-o', join(dir, 'x.cdx'), w]);
+    writeFileSync(join(dir, 'x.dup'), (await nwax(['dedup-cdx', join(dir, 'x.cdx')])).stdout);
     writeFileSync(join(dir, 'm3'), `${w}\n`);
     await pipeline(join(dir, 'c3'), join(dir, 'm3'), { exclusions: join(dir, 'x.dup'), dates: join(dir, 'x.dup') });
     const flat = join(dir, 'flat');
-    const p = nwax(['merge', '-p', flat, join(dir, 'c3', 'indexes', 'part-00000'), join(dir, 'c3', 'pindexes', 'part-00000', 'dates')]);
+    const p = await nwax(['merge', '-p', flat, join(dir, 'c3', 'indexes', 'part-00000'), join(dir, 'c3', 'pindexes', 'part-00000', 'dates')]);
     expect(p.code, p.stderr).toBe(0);
-    expect(nwax(['dumpindex', '-f', 'dates', flat]).stdout.trim().split('\n').map((l) => l.split('\t')[1]).sort()).toEqual(lines);
+    expect((await nwax(['dumpindex', '-f', 'dates', flat])).stdout.trim().split('\n').map((l) => l.split('\t')[1]).sort()).toEqual(lines);
   });
 });
 
@@ -257,13 +257,13 @@ describe.skipIf(!HAVE_FIXTURES)('indexing real archives', () => {
     const crawl1 = fixture('wget/crawl1.warc.gz');
     const crawl2 = fixture('wget/crawl2.warc.gz');
     writeFileSync(join(dir, 'manifest'), `${crawl1} wget\n${crawl2} wget\n`);
-    expect(nwax(['cdx', '-o', join(dir, 'all.cdx'), crawl1, crawl2]).code).toBe(0);
-    writeFileSync(join(dir, 'revisits'), nwax(['revisits', join(dir, 'all.cdx')]).stdout);
+    expect((await nwax(['cdx', '-o', join(dir, 'all.cdx'), crawl1, crawl2])).code).toBe(0);
+    writeFileSync(join(dir, 'revisits'), (await nwax(['revisits', join(dir, 'all.cdx')])).stdout);
     const revisits = readFileSync(join(dir, 'revisits'), 'utf8').trim().split('\n');
     expect(revisits.length).toBeGreaterThan(300);
     const crawl = join(dir, 'crawl');
     await pipeline(crawl, join(dir, 'manifest'), { dates: join(dir, 'revisits') });
-    const r = search(crawl, 'debian reference', '--hits', '50');
+    const r = await search(crawl, 'debian reference', '--hits', '50');
     expect(r.total).toBeGreaterThan(10);
     // A version that crawl2 revisited has the date of its crawl1 capture and the revisit's date.
     const revisitDates = new Map<string, string[]>();

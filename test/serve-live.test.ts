@@ -120,7 +120,7 @@ describe('live index updates', () => {
   it('SIGHUP reloads too, and the service agrees with a fresh nwax search after a merge replaces two indexes', async () => {
     placeCopy(part, join(crawl, 'indexes', 'part-00001'));
     const merged = join(dir, 'merged');
-    const m = nwax(['merge', merged, part, join(crawl, 'indexes', 'part-00001')]);
+    const m = await nwax(['merge', merged, part, join(crawl, 'indexes', 'part-00001')]);
     expect(m.code, m.stderr).toBe(0);
     rmSync(join(crawl, 'indexes', 'part-00001'));
     placeCopy(merged, join(crawl, 'indexes', 'part-00000'));
@@ -128,7 +128,7 @@ describe('live index updates', () => {
     const before = s.stderr().length;
     s.child.kill('SIGHUP');
     expect(await until(async () => /SIGHUP: index generation \d+/.test(s.stderr().slice(before)), 5000)).toBe(true);
-    const fresh = JSON.parse(nwax(['search', '--json', '--dir', crawl, '--hits', '20', '--hits-per-site', '0', 'url:http://example.org/index.html']).stdout) as { total: number };
+    const fresh = JSON.parse((await nwax(['search', '--json', '--dir', crawl, '--hits', '20', '--hits-per-site', '0', 'url:http://example.org/index.html'])).stdout) as { total: number };
     expect((await versions(s.url)).total).toBe(fresh.total);
   });
 
@@ -247,7 +247,7 @@ describe('logs and metrics', () => {
 });
 
 describe('bad settings of the service', () => {
-  it('an access log that cannot be written, a negative interval or a base URL that is none: one clear line, no stack', () => {
+  it('an access log that cannot be written, a negative interval or a base URL that is none: one clear line, no stack', async () => {
     const cases: [string, number, RegExp][] = [
       [`nwax.serve.access.log=${join(dir, 'no-such-dir', 'a.log')}`, 1, /nwax\.serve\.access\.log: cannot write .*a\.log \(no such directory /],
       [`nwax.serve.access.log=${dir}`, 1, /cannot write .* \(is a directory\)/],
@@ -256,7 +256,7 @@ describe('bad settings of the service', () => {
       ['nwax.serve.base.url=not a url', 2, /nwax\.serve\.base\.url must be an http\(s\) URL/],
     ];
     for (const [define, code, message] of cases) {
-      const r = nwax(['serve', '-dir', crawl2, '--port', '0', '-D', define]);
+      const r = await nwax(['serve', '-dir', crawl2, '--port', '0', '-D', define]);
       expect(r.code, define).toBe(code);
       expect(r.stderr).toMatch(message);
       expect(r.stderr).not.toMatch(/\n\s+at .*:\d+:\d+/);

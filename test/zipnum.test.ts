@@ -21,8 +21,8 @@ function expected(lines: string[], keyTest: (k: string) => boolean, extra: (f: R
   return lines.filter((l) => keyTest(l.split(' ')[0]) && extra(fields(l)));
 }
 
-const query = (src: string, ...args: string[]) => {
-  const r = nwax(['cdx-query', src, ...args]);
+const query = async (src: string, ...args: string[]) => {
+  const r = await nwax(['cdx-query', src, ...args]);
   expect(r.code, r.stderr).toBe(0);
   return r.stdout.split('\n').filter(Boolean);
 };
@@ -37,7 +37,7 @@ describe.skipIf(!HAVE_FIXTURES)('ZipNum clusters and cdx-query', () => {
     .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   writeFileSync(flatFile, ` CDX N b a m s k r M S V g\n${flat.join('\n')}\n`);
 
-  it("reads pywb's sample cluster: exact, prefix, host and domain lookups find what a scan of the same CDX finds", () => {
+  it("reads pywb's sample cluster: exact, prefix, host and domain lookups find what a scan of the same CDX finds", async () => {
     const cases: [string[], (k: string) => boolean][] = [
       [['http://www.iana.org/'], (k) => k === 'org,iana)/'],
       [['iana.org/_css/*'], (k) => k.startsWith('org,iana)/_css')],
@@ -50,40 +50,40 @@ describe.skipIf(!HAVE_FIXTURES)('ZipNum clusters and cdx-query', () => {
     for (const [args, test] of cases) {
       const want = expected(flat, test);
       // pywb's sample adds two test lines, time-zones/x and /y (copies of time-zones).
-      expect(query(sample, ...args), args.join(' ')).toEqual(expected(sampleLines, test));
-      expect(query(flatFile, ...args), `flat ${args.join(' ')}`).toEqual(want);
+      expect(await query(sample, ...args), args.join(' ')).toEqual(expected(sampleLines, test));
+      expect(await query(flatFile, ...args), `flat ${args.join(' ')}`).toEqual(want);
     }
-    expect(query(sample, '*.org')).toHaveLength(flat.filter((l) => l.startsWith('org,')).length + 2);
+    expect(await query(sample, '*.org')).toHaveLength(flat.filter((l) => l.startsWith('org,')).length + 2);
   });
 
-  it('applies dates, filters, collapse, sort, limit and the output forms as pywb does', () => {
+  it('applies dates, filters, collapse, sort, limit and the output forms as pywb does', async () => {
     const css = (k: string) => k.startsWith('org,iana)/_css/2013.1/screen.css');
-    expect(query(sample, 'iana.org/_css/2013.1/screen.css', '--from', '201401262008', '--to', '2014012620')).toEqual(
+    expect(await query(sample, 'iana.org/_css/2013.1/screen.css', '--from', '201401262008', '--to', '2014012620')).toEqual(
       expected(flat, css, (f) => f.timestamp >= '20140126200800' && f.timestamp <= '20140126205959'));
-    expect(query(sample, 'iana.org/_css/*', '--filter', 'status:200', '--filter', '!mime:text/css')).toEqual(
+    expect(await query(sample, 'iana.org/_css/*', '--filter', 'status:200', '--filter', '!mime:text/css')).toEqual(
       expected(flat, (k) => k.startsWith('org,iana)/_css'), (f) => f.status.startsWith('200') && !f.mime.startsWith('text/css')));
-    expect(query(sample, 'iana.org/*', '--filter', '~url:fonts/OpenSans-B', '--filter', '=mime:warc/revisit')).toEqual(
+    expect(await query(sample, 'iana.org/*', '--filter', '~url:fonts/OpenSans-B', '--filter', '=mime:warc/revisit')).toEqual(
       expected(flat, (k) => k.startsWith('org,iana)/'), (f) => f.url.includes('fonts/OpenSans-B') && f.mime === 'warc/revisit'));
     // collapse=urlkey: the first line of each URL.
     const firsts = expected(flat, (k) => k.startsWith('org,iana)/_img')).filter((l, i, a) => i === 0 || a[i - 1].split(' ')[0] !== l.split(' ')[0]);
-    expect(query(sample, 'iana.org/_img/*', '--collapse', 'urlkey')).toEqual(firsts);
-    expect(query(sample, 'iana.org/_img/*', '--limit', '2')).toEqual(firsts.slice(0, 1).concat(expected(flat, (k) => k.startsWith('org,iana)/_img'))[1]));
+    expect(await query(sample, 'iana.org/_img/*', '--collapse', 'urlkey')).toEqual(firsts);
+    expect(await query(sample, 'iana.org/_img/*', '--limit', '2')).toEqual(firsts.slice(0, 1).concat(expected(flat, (k) => k.startsWith('org,iana)/_img'))[1]));
     const all = expected(flat, css);
-    expect(query(sample, 'iana.org/_css/2013.1/screen.css', '--sort', 'reverse')).toEqual([...all].reverse());
-    const closest = query(sample, 'iana.org/_css/2013.1/screen.css', '--sort', 'closest', '--closest', '20140126201000', '--limit', '3');
+    expect(await query(sample, 'iana.org/_css/2013.1/screen.css', '--sort', 'reverse')).toEqual([...all].reverse());
+    const closest = await query(sample, 'iana.org/_css/2013.1/screen.css', '--sort', 'closest', '--closest', '20140126201000', '--limit', '3');
     const byDistance = [...all].sort((a, b) => Math.abs(Number(fields(a).timestamp) - 20140126201000) - Math.abs(Number(fields(b).timestamp) - 20140126201000));
     expect(closest).toEqual(byDistance.slice(0, 3));
-    const json = query(sample, 'iana.org/_css/2013.1/screen.css', '--output', 'json').map((l) => JSON.parse(l));
+    const json = (await query(sample, 'iana.org/_css/2013.1/screen.css', '--output', 'json')).map((l) => JSON.parse(l));
     expect(json.map((j) => j.timestamp)).toEqual(all.map((l) => fields(l).timestamp));
     expect(json[0]).toMatchObject({ urlkey: 'org,iana)/_css/2013.1/screen.css', filename: fields(all[0]).filename, offset: fields(all[0]).offset });
-    const cdxj = query(sample, 'iana.org/_css/2013.1/screen.css', '--output', 'cdxj');
+    const cdxj = await query(sample, 'iana.org/_css/2013.1/screen.css', '--output', 'cdxj');
     expect(JSON.parse(cdxj[0].split(' ').slice(2).join(' '))).toMatchObject({ url: fields(all[0]).url, length: fields(all[0]).length });
-    expect(query(sample, 'iana.org/_css/2013.1/screen.css', '--fl', 'timestamp,statuscode')).toEqual(all.map((l) => `${fields(l).timestamp} ${fields(l).status}`));
+    expect(await query(sample, 'iana.org/_css/2013.1/screen.css', '--fl', 'timestamp,statuscode')).toEqual(all.map((l) => `${fields(l).timestamp} ${fields(l).status}`));
   });
 
-  it('builds a cluster in parallel shards that pywb layout readers and nwax read back line for line', () => {
+  it('builds a cluster in parallel shards that pywb layout readers and nwax read back line for line', async () => {
     const out = join(dir, 'cluster');
-    const r = nwax(['zipnum', 'build', '-D', 'nwax.zipnum.lines=7', '--shards', '3', flatFile, out]);
+    const r = await nwax(['zipnum', 'build', '-D', 'nwax.zipnum.lines=7', '--shards', '3', flatFile, out]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(new RegExp(`: ${flat.length} lines in \\d+ blocks, 3 part files`));
     const idx = readFileSync(join(out, 'cluster.idx'), 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t'));
@@ -102,14 +102,14 @@ describe.skipIf(!HAVE_FIXTURES)('ZipNum clusters and cdx-query', () => {
     expect(lines).toEqual(flat);
     expect(readdirSync(out).sort()).toEqual(['cluster.idx', 'cluster.loc', 'part-00000.cdx.gz', 'part-00001.cdx.gz', 'part-00002.cdx.gz']);
     for (const q of [['iana.org/_css/*'], ['*.example.com'], ['iana.org', '--match-type', 'host'], ['http://www.iana.org/']]) {
-      expect(query(out, ...q), q.join(' ')).toEqual(query(flatFile, ...q));
+      expect(await query(out, ...q), q.join(' ')).toEqual(await query(flatFile, ...q));
     }
   });
 
-  it('refuses unsorted input and broken clusters, naming the file and line', () => {
+  it('refuses unsorted input and broken clusters, naming the file and line', async () => {
     const bad = join(dir, 'unsorted.cdx');
     writeFileSync(bad, `${flat[5]}\n${flat[4]}\n`);
-    const r = nwax(['zipnum', 'build', bad, join(dir, 'never')]);
+    const r = await nwax(['zipnum', 'build', bad, join(dir, 'never')]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/unsorted\.cdx: line 2: not sorted/);
     expect(readdirSync(dir)).not.toContain('never');
@@ -120,7 +120,7 @@ describe.skipIf(!HAVE_FIXTURES)('ZipNum clusters and cdx-query', () => {
     writeFileSync(join(dir, 'cut.cdx'), `${flat.slice(0, 3).join('\n')}\n${flat[3].slice(0, 40)}`);
     for (const [file, message] of [['garbage.cdx', /garbage\.cdx: .*line 1: not a CDX line/], ['empty.cdx', /empty\.cdx: (empty file|no CDX lines)/], ['cut.cdx', /cut\.cdx: .*the last line is cut short/]] as const) {
       for (const args of [['zipnum', 'build', join(dir, file), join(dir, `z-${file}`)], ['cdx-query', join(dir, file), flat[3].split(' ')[2], '--match-type', 'host']]) {
-        const r = nwax(args);
+        const r = await nwax(args);
         expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(1);
         expect(r.stderr).toMatch(message);
         expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -128,10 +128,10 @@ describe.skipIf(!HAVE_FIXTURES)('ZipNum clusters and cdx-query', () => {
       }
       expect(readdirSync(dir)).not.toContain(`z-${file}`);
     }
-    const b = nwax(['cdx-query', fixture('pywb/zipcdx/zipnum-bad.idx'), 'iana.org/']);
+    const b = await nwax(['cdx-query', fixture('pywb/zipcdx/zipnum-bad.idx'), 'iana.org/']);
     expect(b.code).not.toBe(0);
     expect(b.stderr).toMatch(/zipnum-bad\.idx: part "foo" is not in its \.loc file/);
-    const q = nwax(['cdx-query', sample, 'iana.org', '--from', '2014x']);
+    const q = await nwax(['cdx-query', sample, 'iana.org', '--from', '2014x']);
     expect(q.code).toBe(2);
     expect(q.stderr).toMatch(/from=2014x: not a date/);
     expect(`${b.stderr}${q.stderr}`).not.toMatch(/\n\s+at /);
@@ -152,7 +152,7 @@ describe.skipIf(!HAVE_FIXTURES)('ZipNum clusters and cdx-query', () => {
       expect(exact.body.split('\n').filter(Boolean).map((l) => JSON.parse(l).timestamp)).toEqual(
         expected(flat, (k) => k === 'org,iana)/_css/2013.1/screen.css').slice(0, 5).map((l) => fields(l).timestamp));
       const dom = await get('url=example.com&matchType=domain&filter=status:200');
-      expect(dom.body.split('\n').filter(Boolean)).toEqual(query(sample, 'example.com', '--match-type', 'domain', '--filter', 'status:200', '--limit', '5'));
+      expect(dom.body.split('\n').filter(Boolean)).toEqual(await query(sample, 'example.com', '--match-type', 'domain', '--filter', 'status:200', '--limit', '5'));
       expect((await get('url=iana.org/*&limit=1000')).body.split('\n').filter(Boolean)).toHaveLength(5);
       for (const bad of ['', 'url=x&matchType=nearby', 'url=x&from=yesterday', 'url=x&filter=status:(', 'url=x&sort=closest', 'url=x&output=xml', 'url=x&limit=0']) {
         const r = await get(bad);
