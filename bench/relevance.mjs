@@ -4,10 +4,11 @@
 // the middle of a page's text), and navigational queries (a section's path words, answered by
 // the section's home page: "linux usb" -> /linux/usb/index.html). MRR@10, success@1 and @10 for
 // nwax's ranking, plain BM25 on the same index, and each feature alone. No timing here.
-import { existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { CORPUS_DIR, ROOT, table } from './lib.mjs';
+import { CORPUS_DIR, NWAX, ROOT, indexIsCurrent, table } from './lib.mjs';
 import { buildCrawl } from './serve-ops.mjs';
 
 const require = createRequire(import.meta.url);
@@ -75,6 +76,26 @@ export function evaluate(searcher, set, ranking, extra = {}) {
   return { mrr: rr / n, s1: s1 / n, s10: s10 / n };
 }
 
+/**
+ * The same crawl indexed with the defaults (one partition per thread): its crawldb, linkdb and
+ * segment linked, the index and dates made anew unless current. Returns its directory.
+ */
+async function defaultPartitions(crawl) {
+  const dir = `${crawl}-default-parts`;
+  if (existsSync(join(dir, 'indexes', '_SUCCESS')) && await indexIsCurrent(join(dir, 'indexes', 'part-00000'))
+    && existsSync(join(dir, 'pindexes', 'part-00000', 'dates'))) return dir;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  for (const d of ['crawldb', 'linkdb', 'segments']) symlinkSync(join(crawl, d), join(dir, d));
+  const run = (...args) => execFileSync('node', [NWAX, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const seg = join(dir, 'segments', readdirSync(join(crawl, 'segments'))[0]);
+  run('index', join(dir, 'indexes'), join(dir, 'crawldb'), join(dir, 'linkdb'), seg);
+  for (const part of readdirSync(join(dir, 'indexes')).filter((p) => p.startsWith('part-'))) {
+    run('add-dates', join(dir, 'indexes', part), join(dir, 'indexes', part), join(dir, 'pindexes', part, 'dates'), join(crawl, 'all.dup'));
+  }
+  return dir;
+}
+
 export async function benchRelevance() {
   const crawl = join(CORPUS_DIR, 'serve-ops-crawl');
   await buildCrawl(crawl);
@@ -115,6 +136,16 @@ export async function benchRelevance() {
     }
   }
   searcher.close();
+  // The index as a user now gets it: one partition per thread, each ranked on its own
+  // statistics and the hits merged (the same queries, drawn from the one-partition index).
+  const parted = await defaultPartitions(crawl);
+  const partCount = readdirSync(join(parted, 'indexes')).filter((p) => p.startsWith('part-')).length;
+  const partedSearcher = new Searcher(parted);
+  rows.push([`nwax (defaults), index in ${partCount} partitions`, ...Object.values(sets).flatMap((set) => {
+    const r = evaluate(partedSearcher, set, ranking?.DEFAULT_WEIGHTS);
+    return [r.mrr.toFixed(3), r.s1.toFixed(2), r.s10.toFixed(2)];
+  })]);
+  partedSearcher.close();
   return [
     `relevance on ${crawl}: ${Object.entries(sets).map(([k, v]) => `${v.length} ${k} queries`).join(', ')}; hitsPerSite 0 (the searcher's own default)`,
     table(rows),
