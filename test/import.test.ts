@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync, readdirSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { HAVE_FIXTURES, SPEC, fixture, nwax, nwaxAsync, segmentRecords, tempDir, FIXTURES } from './helpers.js';
+import { HAVE_FIXTURES, SPEC, fixture, nwax, nwaxAsync, run, segmentRecords, tempDir, FIXTURES } from './helpers.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc, dedupExampleRecords, page } from '../scripts/make-fixtures.mjs';
 import { parseStatusFilter } from '../src/segment/status-filter.js';
@@ -105,6 +105,10 @@ describe.skipIf(!HAVE_FIXTURES)('importing every fixture', () => {
     const content = segmentRecords(seg, 'content');
     expect(content.size).toBe(docs.size);
     expect(new Set([...content.keys()].map((k) => k.replace(' sha1:', ' ')))).toEqual(docs);
+    // The capture index for replay, made from the import's own read: `nwax cdx`'s lines, sorted
+    // as LC_ALL=C sort does, redirects, revisits and the excluded captures included.
+    const sorted = await run('sort', [join(dir, 'all.cdx')], { env: { ...process.env, LC_ALL: 'C' } });
+    expect(readFileSync(join(seg, 'captures.cdx'), 'utf8')).toBe(` CDX N b a m s k r M S V g\n${sorted.stdout}`);
   }, 120_000);
 });
 
@@ -389,6 +393,11 @@ describe.skipIf(!HAVE_FIXTURES)('one archive, several map tasks', () => {
       expect(a.size, d).toBeGreaterThan(100);
       expect(segmentRecords(join(dir, 'crawl', 'segments', 'split'), d), d).toEqual(a);
     }
+    // The capture index the split tasks wrote is the one of whole archives, and `nwax cdx`'s.
+    const cdx = await nwax(['cdx', '--sort', '-q', ...archives, cut]);
+    expect(cdx.code).toBe(3);
+    expect(readFileSync(join(dir, 'one', 'captures.cdx'), 'utf8')).toBe(cdx.stdout);
+    expect(readFileSync(join(dir, 'crawl', 'segments', 'split', 'captures.cdx'), 'utf8')).toBe(cdx.stdout);
   }, 120_000);
 });
 

@@ -93,7 +93,7 @@ describe('replay', () => {
     const seg = join(crawl, 'segments', '20120101000000');
     const imp = await nwaxAsync(['import', join(dir, 'manifest'), seg]);
     expect(imp.code, imp.stderr).toBe(0);
-    expect(imp.stderr).toMatch(/capture index for replay: \d+ files?, \d+ records/);
+    expect(imp.stderr).toMatch(/capture index for replay: \d+ lines sorted into \S+captures\.cdx/);
     expect((await nwaxAsync(['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg])).code).toBe(0);
     srv = await startServer({ dir: crawl, host: '127.0.0.1', port: 0, replayPort: 0, wayback: '', hitsPerSite: 0, suggestTitles: 10, reloadInterval: 0 });
     replay = srv.replayUrl!;

@@ -3,7 +3,7 @@
  * cdxj-indexer (the indexer pywb uses), except where docs/conformance.md says otherwise and
  * why (redirect and robot fields filled, hex digests in base32, ARC headers read as CDX-Writer).
  */
-import type { ArchiveRecord } from '../archive/record.js';
+import type { ArchiveRecord, RecordEnd } from '../archive/record.js';
 import { base32, sha1Hasher } from '../archive/digest.js';
 import { robotFlags } from './robots-meta.js';
 import { urlKey, type Canonicalizer } from './surt.js';
@@ -68,50 +68,78 @@ function redirectOf(r: ArchiveRecord, status: string): string {
 }
 
 /**
- * Reads what the line needs from the record's payload (the digest where none is declared, the
- * robot flags of HTML pages), streaming, then finishes the record. Returns undefined when the
- * record turned out to be damaged (the reader has reported it).
+ * A record's CDX entry, made from its payload as stored while something reads it: the digest
+ * where none is declared, the robot flags of an HTML page from its first bytes. `nwax cdx`
+ * reads the payload for it alone (buildEntry); import feeds it the chunks its own read of the
+ * record passes (the capture index for replay, from the same read as the segment).
+ */
+export class EntryBuilder {
+  private readonly hash;
+  private readonly scanRobots: boolean;
+  private readonly head: Buffer[] = [];
+  private headLen = 0;
+  private readonly mime: string;
+  private readonly status: string;
+
+  constructor(private readonly r: ArchiveRecord, private readonly opts: EntryOptions) {
+    this.mime = mimeOf(r);
+    this.status = r.http?.status && (r.type === 'response' || r.type === 'revisit') ? r.http.status : '-';
+    this.hash = r.payloadDigest ? undefined : sha1Hasher();
+    this.scanRobots = this.mime === 'text/html' && opts.robotsScanBytes > 0 && r.type === 'response' &&
+      !/\S/.test((r.http?.headers.get('Content-Encoding') ?? '').replace(/identity/i, ''));
+  }
+
+  /** Whether more of the payload is needed (all of it for a digest, the first bytes for the robots scan). */
+  get wants(): boolean {
+    return this.hash !== undefined || (this.scanRobots && this.headLen < this.opts.robotsScanBytes);
+  }
+
+  /** The next bytes of the payload as stored. */
+  update(chunk: Buffer): void {
+    // The digest is of the payload as stored, as the reference indexers compute it.
+    this.hash?.update(chunk);
+    if (this.scanRobots && this.headLen < this.opts.robotsScanBytes) {
+      const part = chunk.subarray(0, this.opts.robotsScanBytes - this.headLen);
+      this.head.push(part);
+      this.headLen += part.length;
+    }
+  }
+
+  /** The entry once the record is finished: undefined when it was damaged (the reader reported it). */
+  finish(end: RecordEnd, filename: string, offset = this.r.offset): CdxEntry | undefined {
+    if (end.damaged) return undefined;
+    const r = this.r;
+    const digest = this.hash ? base32(this.hash.digest()) : r.payloadDigest;
+    const meta = this.scanRobots ? robotFlags(this.head.length === 1 ? this.head[0] : Buffer.concat(this.head)) : '-';
+    const url = cdxSafe(r.url);
+    return {
+      urlkey: cdxSafe(urlKey(r.url, this.opts.canonicalizer)),
+      timestamp: r.date ?? '-',
+      url: url || '-',
+      mime: cdxSafe(this.mime),
+      status: this.status,
+      digest: digest ?? '-',
+      redirect: redirectOf(r, this.status),
+      meta,
+      length: end.length,
+      offset,
+      filename,
+      recordType: r.type,
+    };
+  }
+}
+
+/**
+ * Reads what the line needs from the record's payload, streaming, then finishes the record.
+ * Returns undefined when the record turned out to be damaged (the reader has reported it).
  */
 export async function buildEntry(r: ArchiveRecord, filename: string, opts: EntryOptions): Promise<CdxEntry | undefined> {
-  const mime = mimeOf(r);
-  const status = r.http?.status && (r.type === 'response' || r.type === 'revisit') ? r.http.status : '-';
-  const needDigest = !r.payloadDigest;
-  const scanRobots = mime === 'text/html' && opts.robotsScanBytes > 0 && r.type === 'response' &&
-    !/\S/.test((r.http?.headers.get('Content-Encoding') ?? '').replace(/identity/i, ''));
-  let digest = r.payloadDigest;
-  let meta = '-';
-  if (needDigest || scanRobots) {
-    const hash = needDigest ? sha1Hasher() : undefined;
-    const head: Buffer[] = [];
-    let headLen = 0;
-    // The digest is of the payload as stored, as the reference indexers compute it.
+  const entry = new EntryBuilder(r, opts);
+  if (entry.wants) {
     for await (const chunk of r.rawPayload()) {
-      hash?.update(chunk);
-      if (scanRobots && headLen < opts.robotsScanBytes) {
-        const part = chunk.subarray(0, opts.robotsScanBytes - headLen);
-        head.push(part);
-        headLen += part.length;
-      }
-      if (!hash && headLen >= opts.robotsScanBytes) break;
+      entry.update(chunk);
+      if (!entry.wants) break;
     }
-    if (hash) digest = base32(hash.digest());
-    if (scanRobots) meta = robotFlags(head.length === 1 ? head[0] : Buffer.concat(head));
   }
-  const end = await r.finish();
-  if (end.damaged) return undefined;
-  const url = cdxSafe(r.url);
-  return {
-    urlkey: cdxSafe(urlKey(r.url, opts.canonicalizer)),
-    timestamp: r.date ?? '-',
-    url: url || '-',
-    mime: cdxSafe(mime),
-    status,
-    digest: digest ?? '-',
-    redirect: redirectOf(r, status),
-    meta,
-    length: end.length,
-    offset: r.offset,
-    filename,
-    recordType: r.type,
-  };
+  return entry.finish(await r.finish(), filename);
 }

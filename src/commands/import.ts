@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { NwaxCommand } from './base.js';
-import { jobActionOptions, jobFlags } from './job-options.js';
+import { jobActionOptions, jobFlags, pipelineReduces } from './job-options.js';
 import type { Configuration } from '../conf/config.js';
 import type { ManifestEntry } from '../segment/manifest.js';
 
@@ -93,16 +93,19 @@ line whose offset does not start a record of its URL is reported with its CDX fi
     const { segmentName } = await import('../segment/segment.js');
     const segment = (cdx.length ? args.manifest : args.segment) ?? join(flags.dir, 'segments', segmentName());
     const temps: string[] = [];
+    let captureLines: string | undefined;
     // What a killed import of this segment left beside it (a CDX plan, a sorted exclusion list).
     const { sweepDead } = await import('../util/litter.js');
     const { basename, dirname, resolve } = await import('node:path');
-    for (const what of ['records-', 'exclusions-']) sweepDead(dirname(resolve(segment)), `${basename(segment)}.${what}`);
+    for (const what of ['records-', 'exclusions-', 'captures-']) sweepDead(dirname(resolve(segment)), `${basename(segment)}.${what}`);
     // The segment's folder (`crawl/segments/`) may not exist yet: the plan and the sorted
     // exclusion list are written beside the segment before the job makes it.
     if (flags.engine === 'local') (await import('node:fs')).mkdirSync(dirname(resolve(segment)), { recursive: true });
     try {
       const badExclusions = await this.exclusions(flags.exclude ?? conf.getString('nwax.import.exclusions'), segment, conf, flags.engine, defines, temps);
       const options = await jobActionOptions(conf, { ...flags, define: defines }, undefined, (m) => this.sayLine(m));
+      // On this machine the segment's datasets are written by one reduce per thread.
+      if (flags.engine === 'local') options.reduces = await pipelineReduces(conf, flags, (m) => this.sayLine(m));
       let input = manifest!;
       let skipped = badExclusions;
       if (cdx.length) {
@@ -111,8 +114,15 @@ line whose offset does not start a record of its URL is reported with its CDX fi
         if (flags.engine === 'local') temps.push(input);
         skipped += await this.planCdx(cdx, input, flags, conf, options.threads);
       } else if (flags.engine === 'local') {
+        if (scope !== 'none') {
+          // The capture index's lines, written by the map tasks as they read (capture-lines.ts).
+          captureLines = `${segment}.captures-${process.pid}`;
+          temps.push(captureLines);
+          (await import('node:fs')).mkdirSync(captureLines);
+          options.properties = [...(options.properties ?? []), `nwax.import.captures.dir=${resolve(captureLines)}`];
+        }
         // Large local archives cut into several map tasks (both cores on one archive).
-        const planned = await this.planSplits(manifestLines, segment, conf.getBytes('nwax.import.split.size'));
+        const planned = await this.planSplits(manifestLines, segment, conf.getBytes('nwax.import.split.size'), options.threads);
         if (planned) {
           temps.push(planned);
           input = planned;
@@ -128,16 +138,18 @@ line whose offset does not start a record of its URL is reported with its CDX fi
         // Exit 3 when something was skipped: damaged records, unreadable archives, bad list or CDX lines.
         exitCode: (c) => ((c['read-error'] ?? 0) + (c['archives failed'] ?? 0) + (c['bad manifest lines'] ?? 0) + (c['cdx-offset-mismatch'] ?? 0) + skipped > 0 ? 3 : 0),
       });
-      if (!cdx.length && flags.engine === 'local' && scope !== 'none' && (await import('node:fs')).existsSync(segment)) {
+      if (captureLines && (await import('node:fs')).existsSync(join(segment, '_SUCCESS'))) {
         // What replay looks URLs up in: every record of these archives, redirects and revisits too.
         const { writeCaptureIndex } = await import('../segment/capture-index.js');
-        await writeCaptureIndex(segment, manifestLines.flatMap((l) => (l.entry ? [l.entry] : [])), {
-          scope: scope as 'local' | 'all', jobs: options.threads, memory: conf.getString('nwax.sort.memory'), tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
+        const started = Date.now();
+        const lines = await writeCaptureIndex(segment, manifestLines.flatMap((l) => (l.entry ? [l.entry] : [])), {
+          scope: scope as 'local' | 'all', linesDir: captureLines, memory: conf.getString('nwax.sort.memory'), tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
           say: (m) => this.sayLine(m),
         });
+        this.sayLine(`capture index for replay: ${lines} lines sorted into ${join(segment, 'captures.cdx')} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       }
     } finally {
-      for (const f of temps) rmSync(f, { force: true });
+      for (const f of temps) rmSync(f, { force: true, recursive: true });
     }
   }
 
@@ -145,13 +157,15 @@ line whose offset does not start a record of its URL is reported with its CDX fi
    * The manifest's archives larger than the split size as task lines of byte ranges
    * (archive-splits.ts), the other lines as they are; undefined when nothing is cut.
    */
-  private async planSplits(manifest: { line: string; entry: ManifestEntry | undefined }[], segment: string, splitSize: number): Promise<string | undefined> {
+  private async planSplits(manifest: { line: string; entry: ManifestEntry | undefined }[], segment: string, splitSize: number, threads: number): Promise<string | undefined> {
     if (splitSize <= 0) return undefined;
     const { writeFileSync } = await import('node:fs');
     const { planSplits } = await import('../segment/archive-splits.js');
     let cut = 0;
+    // (Blank and comment lines are left out: each line is a map task.)
     const lines = manifest.flatMap(({ line, entry }) => {
-      const splits = entry ? planSplits(entry, splitSize) : [];
+      if (!entry) return [];
+      const splits = planSplits(entry, splitSize, threads);
       if (splits.length < 2) return [line];
       cut++;
       return splits.map((split) => JSON.stringify({ split }));

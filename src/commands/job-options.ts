@@ -56,8 +56,7 @@ export async function runRegisteredJob(name: string, inputs: string[], output: s
  */
 export async function runDatasetJob(name: string, db: string | undefined, segments: string[], segmentParts: string[], output: string, conf: Configuration, flags: JobFlagValues, say: (m: string) => void, more: { dbs?: string[] } = {}): Promise<number> {
   // A bad setting is named before any input is looked at.
-  const perThread = conf.getNumber('nwax.local.pipeline.reduces');
-  if (!Number.isInteger(perThread) || perThread < 0) throw new NwaxError('NWAX_CONF', `nwax.local.pipeline.reduces must be 0 (one per thread) or a positive whole number, got ${perThread}`);
+  const reduces = await pipelineReduces(conf, flags, say);
   const { datasetInputs, clusterInputs } = await import('./dataset-inputs.js');
   if (flags.engine === 'hadoop') {
     const dirs = clusterInputs([...(more.dbs ?? []), ...(db ? [db] : [])], segments, segmentParts);
@@ -66,8 +65,16 @@ export async function runDatasetJob(name: string, db: string | undefined, segmen
   const inputs: string[] = [];
   for (const d of more.dbs ?? []) inputs.push(...(await datasetInputs(d, [], [])));
   inputs.push(...(await datasetInputs(db, segments, segmentParts)));
-  // On this machine one reduce per thread (the index: 17.4 s with one, 12.2 s with two on two
-  // cores, on the bench corpus), unless the command or the property says otherwise.
-  const reduces = flags.reduces ?? (perThread || (await jobActionOptions(conf, flags, undefined, say)).threads);
   return runRegisteredJob(name, inputs, output, conf, { ...flags, reduces }, say);
+}
+
+/**
+ * The reduces of a pipeline job (import, updatedb, invertlinks, index) run on this machine:
+ * `--reduces`, else nwax.local.pipeline.reduces, else one per thread (the index: 17.4 s with
+ * one, 12.2 s with two on two cores, on the bench corpus). A bad setting is a named error.
+ */
+export async function pipelineReduces(conf: Configuration, flags: JobFlagValues, say: (m: string) => void): Promise<number> {
+  const perThread = conf.getNumber('nwax.local.pipeline.reduces');
+  if (!Number.isInteger(perThread) || perThread < 0) throw new NwaxError('NWAX_CONF', `nwax.local.pipeline.reduces must be 0 (one per thread) or a positive whole number, got ${perThread}`);
+  return flags.reduces ?? (perThread || (await jobActionOptions(conf, flags, undefined, say)).threads);
 }

@@ -134,6 +134,6 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
     recordFile: { blockSize: opts.blockSize, level: opts.gzipLevel }, properties: opts.properties,
   });
   progress.stop();
-  opts.say(`${job.name}: ${r.mapTasks} map task${r.mapTasks === 1 ? '' : 's'}, ${r.parts} part${r.parts === 1 ? '' : 's'} in ${opts.output} in ${((Date.now() - started) / 1000).toFixed(1)} s; ${formatCounts(r.counters)}`);
+  opts.say(`${job.name}: ${r.mapTasks} map task${r.mapTasks === 1 ? '' : 's'}, ${r.parts} part${r.parts === 1 ? '' : 's'} in ${opts.output} in ${((Date.now() - started) / 1000).toFixed(1)} s (map ${r.mapSeconds.toFixed(1)} s, shuffle and reduce ${r.reduceSeconds.toFixed(1)} s); ${formatCounts(r.counters)}`);
   return opts.exitCode?.(r.counters) ?? 0;
 }

@@ -4,7 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { newContext, type Counters, type Job, type RecordSink, type TaskContext } from './job.js';
+import { newContext, RawJson, valueJson, type Counters, type Job, type RecordSink, type TaskContext } from './job.js';
 import { RecordFileWriter, type RecordFileOptions } from './record-file.js';
 import { partName, recordPartName, SUCCESS, writeDataset } from './dataset.js';
 import { lineBatches } from './line-reader.js';
@@ -27,7 +27,8 @@ export function partSink(job: Job, dir: string, partition: number, ctx: TaskCont
       write(key, value) {
         const fields = value as Record<string, unknown>;
         names.forEach((name, i) => {
-          if (fields[name] !== undefined) named[i].appendLine(key, JSON.stringify(fields[name]));
+          const field = fields[name];
+          if (field !== undefined) named[i].appendLine(key, field instanceof RawJson ? field.text : JSON.stringify(field));
         });
       },
       close: () => named.forEach((w) => w.close()),
@@ -35,7 +36,7 @@ export function partSink(job: Job, dir: string, partition: number, ctx: TaskCont
   }
   if (job.outputFormat) return job.outputFormat(join(dir, partName(partition)), ctx);
   const writer = new RecordFileWriter(join(dir, part), recordFile);
-  return { write: (key, value) => writer.appendLine(key, JSON.stringify(value) ?? 'null'), close: () => writer.close() };
+  return { write: (key, value) => writer.appendLine(key, valueJson(value)), close: () => writer.close() };
 }
 
 /** The `_SUCCESS` markers of a job's named outputs, once all partitions are written. */

@@ -14,6 +14,30 @@ import { compareBytes } from './byte-order.js';
  */
 export type Emit = (key: string, value: unknown) => void | Promise<void>;
 
+/**
+ * JSON text a reduce passes on as it came (a field of a value it does not change): written as
+ * it is where the value is written, never parsed and stringified again. A job with `rawValues`
+ * gets its values as their JSON text and wraps what it passes on in this.
+ */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * A value's JSON text: `JSON.stringify`, except that RawJson, as the value or as a field of an
+ * object value, is its text (the bytes JSON.stringify of the parsed text gives).
+ */
+export function valueJson(value: unknown): string {
+  if (value instanceof RawJson) return value.text;
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.values(value).some((v) => v instanceof RawJson)) return JSON.stringify(value) ?? 'null';
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(value)) {
+    if (v === undefined || typeof v === 'function') continue;
+    parts.push(`${JSON.stringify(k)}:${v instanceof RawJson ? v.text : JSON.stringify(v)}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
 /** Where a reduce task's records go. */
 export interface RecordSink {
   write(key: string, value: unknown): void;
@@ -52,6 +76,11 @@ export interface Job {
    * is a whole archive's work. Unset: splits by size.
    */
   linesPerSplit?: number;
+  /**
+   * Reduce (not combine) values as their JSON text, not parsed: for a job that passes values
+   * on (import: a version's first capture), wrapping what it passes in RawJson. Default false.
+   */
+  rawValues?: boolean;
   /**
    * Where reduce output goes, in place of a sorted record file per partition (Hadoop's
    * OutputFormat): the index job writes a full-text index. Records arrive in key order.
@@ -172,7 +201,12 @@ export class Grouper {
     private readonly emit: Emit,
     private readonly ctx: TaskContext,
     private readonly counter = 'reduce input groups',
-  ) {}
+  ) {
+    this.raw = job.rawValues === true && counter === 'reduce input groups';
+  }
+
+  /** Values handed over as their JSON text (Job.rawValues; a combiner always parses). */
+  private readonly raw: boolean;
 
   private lineNo = 0;
 
@@ -181,7 +215,7 @@ export class Grouper {
     const tab = line.indexOf('\t');
     const key = tab < 0 ? line : line.slice(0, tab);
     const text = tab < 0 ? 'null' : line.slice(tab + 1);
-    const value = tab < 0 ? null : this.parse(text);
+    const value = tab < 0 ? null : this.raw ? text : this.parse(text);
     if (key !== this.key) this.flush();
     this.key = key;
     const last = this.texts[this.texts.length - 1];

@@ -53,6 +53,9 @@ export interface LocalRunResult {
   counters: Counters;
   parts: number;
   mapTasks: number;
+  /** Seconds of the map phase, and of the shuffle and reduce (where a job's time goes). */
+  mapSeconds: number;
+  reduceSeconds: number;
 }
 
 export interface MapTask {
@@ -170,11 +173,13 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
     const properties = opts.properties ?? [];
     const tasks: MapTask[] = splits.map((split, t) => ({ split, spillPrefix: join(work, `map-${t}`), reduces, budget: Math.floor(budget / threads), properties }));
     const useWorkers = threads > 1 && tasks.length > 1 && opts.taskWorker !== undefined;
+    const mapStart = performance.now();
     await runTasks(tasks, threads, (task, c) => runMapTask(job, task, c), (c) => {
       addCounters(counters, c);
       opts.onProgress?.(counters);
     }, useWorkers ? { script: opts.taskWorker!, jobName: job.name, heapMb: mapHeapMb(tasks[0]) } : undefined);
 
+    const reduceStart = performance.now();
     // Shuffle and reduce: one sorted pass over each partition (all map tasks' spills) into its
     // part; partitions are independent, so several run at once on worker threads.
     await writeDataset(opts.output, async (tmp) => {
@@ -192,7 +197,8 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
         parallel ? { script: opts.taskWorker!, jobName: job.name, heapMb: REDUCE_HEAP_MB } : undefined);
       markOutputs(job, tmp);
     }, { force: opts.force });
-    return { counters, parts: reduces, mapTasks: tasks.length };
+    const end = performance.now();
+    return { counters, parts: reduces, mapTasks: tasks.length, mapSeconds: (reduceStart - mapStart) / 1000, reduceSeconds: (end - reduceStart) / 1000 };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

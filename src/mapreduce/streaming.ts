@@ -3,7 +3,7 @@
  * stdin and write `key TAB value-json` lines on stdout. The reducer groups consecutive equal
  * keys, as streaming delivers them sorted. The local runner calls the same functions.
  */
-import { checkedKey, Grouper, newContext, splitInput, type Counters, type Job } from './job.js';
+import { checkedKey, Grouper, newContext, splitInput, valueJson, type Counters, type Job } from './job.js';
 
 export type LineSink = (line: string) => void | Promise<void>;
 
@@ -47,7 +47,7 @@ export function reducer(job: Job, out: LineSink, counters: Counters, properties:
   const ctx = newContext(counters, properties);
   const emit = (k: string, v: unknown) => {
     ctx.count('reduce output records');
-    out(`${checkedKey(job, k)}\t${JSON.stringify(v) ?? 'null'}`);
+    out(`${checkedKey(job, k)}\t${valueJson(v)}`);
   };
   return new Grouper(job, emit, ctx);
 }

@@ -55,8 +55,12 @@ function memberStartFrom(fd: number, from: number, size: number): number {
   return -1;
 }
 
-/** The splits of one manifest entry: one split (the whole archive) unless it can be cut. */
-export function planSplits(entry: ManifestEntry, splitSize: number): ArchiveSplit[] {
+/**
+ * The splits of one manifest entry: one split (the whole archive) unless it can be cut. An
+ * archive larger than `splitSize` is cut into a multiple of `threads` ranges of equal size
+ * (107 MB on two threads: two of 54 MB, not 64 + 43 MB, where one thread idled for a third).
+ */
+export function planSplits(entry: ManifestEntry, splitSize: number, threads = 1): ArchiveSplit[] {
   const whole: ArchiveSplit[] = [{ archive: entry.location, collection: entry.collection, start: 0 }];
   if (isRemote(entry.location) || isClusterPath(entry.location) || entry.location === '-' || splitSize <= 0) return whole;
   let size: number;
@@ -74,12 +78,14 @@ export function planSplits(entry: ManifestEntry, splitSize: number): ArchiveSpli
     const magic = Buffer.alloc(2);
     readSync(fd, magic, 0, 2, 0);
     if (magic[0] !== 0x1f || magic[1] !== 0x8b) return whole;
+    const pieces = Math.ceil(size / splitSize / Math.max(1, threads)) * Math.max(1, threads);
+    const step = Math.ceil(size / pieces);
     const starts = [0];
-    for (let cut = splitSize; cut < size; cut += splitSize) {
+    for (let cut = step; cut < size; cut += step) {
       const at = memberStartFrom(fd, Math.max(cut, starts[starts.length - 1] + 1), size);
       if (at < 0) break;
       if (at > starts[starts.length - 1]) starts.push(at);
-      if (at >= cut + splitSize) cut = at - (at % splitSize);
+      if (at >= cut + step) cut = at - (at % step);
     }
     return starts.map((start, i) => ({ archive: entry.location, collection: entry.collection, start, end: starts[i + 1] }));
   } finally {

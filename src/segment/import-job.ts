@@ -6,7 +6,7 @@
  * crawl_parse). Runs under the local runner and Hadoop Streaming alike. A map input line that
  * is a JSON object is a task of import --cdx (cdx-plan.ts): records read at their offsets.
  */
-import type { Job, TaskContext } from '../mapreduce/job.js';
+import { RawJson, type Job, type TaskContext } from '../mapreduce/job.js';
 import { parseByteSize } from '../conf/config.js';
 import { asCanonicalizer, loadExclusions, type Exclusions } from './exclusions.js';
 import { importArchive, type ImportOptions } from './importer.js';
@@ -41,6 +41,9 @@ function importOptions(ctx: TaskContext): Promise<ImportOptions> {
       maxOutlinks: conf.getNumber('db.max.outlinks.per.page'),
       strict: conf.getBoolean('nwax.import.strict'),
       fetches: conf.getNumber('nwax.import.cdx.fetches'),
+      captures: conf.getString('nwax.import.captures.dir') && ['local', 'all'].includes(conf.getString('nwax.import.captures'))
+        ? { dir: conf.getString('nwax.import.captures.dir'), scope: conf.getString('nwax.import.captures') as 'local' | 'all' }
+        : undefined,
       remote: { timeout: conf.getNumber('http.timeout'), retries: conf.getNumber('nwax.http.retries'), userAgent: conf.getString('http.agent.name'), hadoop: conf.getString('nwax.hadoop.command') },
     };
   })());
@@ -81,20 +84,58 @@ export const importJob: Job = {
     ctx.count('archives');
     await importArchive(entry, await importOptions(ctx), emit, ctx);
   },
+  rawValues: true,
   reduce(key, values, emit, ctx) {
     // Values arrive in the byte order of their JSON (Grouper), which starts with the date: the
-    // first is the version's first capture, under either engine.
-    const captures = values as Capture[];
-    const first = captures[0];
-    if (captures.length > 1) ctx.count('repeat captures merged', captures.length - 1);
-    const dates = [...new Set(captures.map((c) => c.date))].sort();
+    // first is the version's first capture, under either engine. Its datasets are passed on as
+    // the map wrote them; only crawl_fetch changes (every date of the version).
+    const texts = values as string[];
+    if (texts.length > 1) ctx.count('repeat captures merged', texts.length - 1);
+    const first = captureFields(texts[0]);
+    const dates = [...new Set(texts.map(dateOf))].sort();
     ctx.count('documents');
     emit(key, {
-      content: first.content,
-      parse_data: first.parse_data,
-      parse_text: first.parse_text,
-      crawl_fetch: { ...first.crawl_fetch, dates },
-      crawl_parse: first.crawl_parse,
+      content: new RawJson(first.content),
+      parse_data: new RawJson(first.parse_data),
+      parse_text: new RawJson(first.parse_text),
+      crawl_fetch: { ...(JSON.parse(first.crawl_fetch) as Capture['crawl_fetch']), dates },
+      crawl_parse: new RawJson(first.crawl_parse),
     });
   },
 };
+
+/** The fields of a capture's JSON, in the order readCapture builds it (date first). */
+const FIELDS = ['content', 'parse_data', 'parse_text', 'crawl_fetch', 'crawl_parse'] as const;
+
+/**
+ * A capture's datasets as JSON text, cut out of the map's JSON without parsing it. The cuts
+ * are the top-level `,"NAME":` of each field in order: inside a JSON string every quote is
+ * escaped (`\"`), so `,"` is structure, and no field nested in a capture bears these names.
+ * Anything else (a capture written by another version, say) is parsed instead.
+ */
+function captureFields(text: string): Record<(typeof FIELDS)[number], string> {
+  const cuts: number[] = [];
+  let from = 0;
+  for (const f of FIELDS) {
+    const at = text.indexOf(`,"${f}":`, from);
+    if (at < 0) return parsedFields(text);
+    cuts.push(at);
+    from = at + f.length + 4;
+  }
+  if (!text.startsWith('{"date":') || !text.endsWith('}')) return parsedFields(text);
+  const out = {} as Record<(typeof FIELDS)[number], string>;
+  FIELDS.forEach((f, i) => {
+    out[f] = text.slice(cuts[i] + f.length + 4, i + 1 < FIELDS.length ? cuts[i + 1] : text.length - 1);
+  });
+  return out;
+}
+
+function parsedFields(text: string): Record<(typeof FIELDS)[number], string> {
+  const c = JSON.parse(text) as Record<string, unknown>;
+  return Object.fromEntries(FIELDS.map((f) => [f, JSON.stringify(c[f])])) as Record<(typeof FIELDS)[number], string>;
+}
+
+/** A capture's date: its first field. */
+function dateOf(text: string): string {
+  return text.startsWith('{"date":"') ? text.slice(9, text.indexOf('"', 9)) : (JSON.parse(text) as Capture).date;
+}

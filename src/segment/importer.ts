@@ -18,6 +18,9 @@ import type { ManifestEntry } from './manifest.js';
 import { digestWithAlgorithm, documentKey, normalizeUrl, type Capture } from './segment.js';
 import { InputError, visible } from '../util/errors.js';
 import { languageOf } from '../analysis/language.js';
+import { EntryBuilder, indexedByDefault } from '../cdx/cdx-entry.js';
+import { isClusterPath, isRemote } from '../archive/byte-source.js';
+import { CaptureLines } from './capture-lines.js';
 
 export interface ImportOptions {
   /** Records of one task read at the same time by import --cdx. */
@@ -29,7 +32,15 @@ export interface ImportOptions {
   maxOutlinks: number;
   strict: boolean;
   remote: { timeout: number; retries: number; userAgent?: string; hadoop?: string };
+  /**
+   * Where the task writes the capture index lines of the archives it reads (capture-lines.ts),
+   * and of which archives: `local` (on this machine) or `all`; none: no lines.
+   */
+  captures?: { dir: string; scope: 'local' | 'all' };
 }
+
+/** As `nwax cdx` makes its entries (its defaults: SURT keys, robots scan of 64 KiB). */
+const ENTRY_OPTIONS = { canonicalizer: 'surt', robotsScanBytes: 65536 } as const;
 
 /** WARC record types that are captures of a URL. */
 const CAPTURE_TYPES = new Set(['response', 'resource']);
@@ -68,11 +79,18 @@ export async function importArchive(entry: ManifestEntry, opts: ImportOptions, e
     return;
   }
   const file = reader.source.fileName;
+  const remote = isRemote(entry.location) || isClusterPath(entry.location);
+  const lines = opts.captures && (opts.captures.scope === 'all' || !remote) ? new CaptureLines(opts.captures.dir) : undefined;
   try {
     for await (const r of reader) {
       // The next split's first record: it reads on from there.
       if (split.end !== undefined && base + r.offset >= split.end) break;
-      await importRecord(r, file, entry, opts, emit, ctx, base);
+      const cdx = lines && indexedByDefault(r) ? new EntryBuilder(r, ENTRY_OPTIONS) : undefined;
+      await importRecord(r, file, entry, opts, emit, ctx, base, cdx);
+      if (cdx) {
+        const e = cdx.finish(await r.finish(), file, base + r.offset);
+        if (e) lines!.add(e);
+      }
     }
   } catch (err) {
     if (opts.strict || !(err instanceof InputError)) throw err;
@@ -80,6 +98,7 @@ export async function importArchive(entry: ManifestEntry, opts: ImportOptions, e
     ctx.count('archives failed');
     ctx.warn(`${visible((err as Error).message)}; rest of the archive skipped`);
   } finally {
+    lines?.close();
     reader.source.close();
   }
 }
@@ -90,19 +109,21 @@ export async function importArchive(entry: ManifestEntry, opts: ImportOptions, e
  * Returns false when the record was damaged (the reader has reported it).
  */
 export async function importRecord(r: ArchiveRecord, file: string, entry: ManifestEntry, opts: ImportOptions,
-  emit: (key: string, c: Capture) => void | Promise<void>, ctx: TaskContext, base: number): Promise<boolean> {
+  emit: (key: string, c: Capture) => void | Promise<void>, ctx: TaskContext, base: number, cdx?: EntryBuilder): Promise<boolean> {
   ctx.count('records read');
   // A record without a target URL is not the capture of a page (nothing could find it).
   if ((r.format === 'arc' ? r.type === 'filedesc' : !CAPTURE_TYPES.has(r.type)) || r.url.trim() === '') {
     ctx.count('not-a-capture');
+    await feedEntry(r, cdx);
     return true;
   }
   const status = r.http?.status ? Number(r.http.status) : undefined;
   if (!opts.statusFilter(status)) {
     ctx.count('status-filtered');
+    await feedEntry(r, cdx);
     return true;
   }
-  const capture = await readCapture(r, file, entry, opts, base);
+  const capture = await readCapture(r, file, entry, opts, base, cdx);
   if (!capture) return false;
   const { content, parse_data: pd } = capture;
   if (opts.exclusions?.has(r.url, pd.meta.digest, content.date, file)) {
@@ -119,7 +140,16 @@ export async function importRecord(r: ArchiveRecord, file: string, entry: Manife
   return true;
 }
 
-async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry, opts: ImportOptions, base: number): Promise<Capture | undefined> {
+/** The payload of a record the segment does not take, read for its capture index line only. */
+async function feedEntry(r: ArchiveRecord, cdx: EntryBuilder | undefined): Promise<void> {
+  if (!cdx?.wants) return;
+  for await (const chunk of r.rawPayload()) {
+    cdx.update(chunk);
+    if (!cdx.wants) break;
+  }
+}
+
+async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry, opts: ImportOptions, base: number, cdx?: EntryBuilder): Promise<Capture | undefined> {
   const mime = mimeOf(r);
   const url = normalizeUrl(r.url);
   const parser = new ContentParser({
@@ -135,9 +165,10 @@ async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry,
   let stored = 0;
   for await (const chunk of r.payload((raw) => {
     hash?.update(raw);
+    cdx?.update(raw);
     stored += raw.length;
   })) {
-    if (!parser.wants && !hash) break;
+    if (!parser.wants && !hash && !cdx?.wants) break;
     parser.write(chunk);
   }
   const end = await r.finish();
