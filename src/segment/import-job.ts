@@ -7,6 +7,7 @@
  * is a JSON object is a task of import --cdx (cdx-plan.ts): records read at their offsets.
  */
 import { RawJson, type Job, type TaskContext } from '../mapreduce/job.js';
+import { existsSync } from 'node:fs';
 import { parseByteSize } from '../conf/config.js';
 import { asCanonicalizer, loadExclusions, type Exclusions } from './exclusions.js';
 import { importArchive, type ImportOptions } from './importer.js';
@@ -41,12 +42,21 @@ function importOptions(ctx: TaskContext): Promise<ImportOptions> {
       maxOutlinks: conf.getNumber('db.max.outlinks.per.page'),
       strict: conf.getBoolean('nwax.import.strict'),
       fetches: conf.getNumber('nwax.import.cdx.fetches'),
-      captures: conf.getString('nwax.import.captures.dir') && ['local', 'all'].includes(conf.getString('nwax.import.captures'))
-        ? { dir: conf.getString('nwax.import.captures.dir'), scope: conf.getString('nwax.import.captures') as 'local' | 'all' }
-        : undefined,
+      captures: capturesOf(conf),
       remote: { timeout: conf.getNumber('http.timeout'), retries: conf.getNumber('nwax.http.retries'), userAgent: conf.getString('http.agent.name'), hadoop: conf.getString('nwax.hadoop.command') },
     };
   })());
+}
+
+/**
+ * Where the task writes its capture index lines: the folder `nwax import` made for them, on
+ * this machine. A task on a cluster node, where that folder is not, writes none.
+ */
+function capturesOf(conf: TaskContext['conf']): ImportOptions['captures'] {
+  const dir = conf.getString('nwax.import.captures.dir');
+  const scope = conf.getString('nwax.import.captures');
+  if (!dir || (scope !== 'local' && scope !== 'all') || !existsSync(dir)) return undefined;
+  return { dir, scope };
 }
 
 export const importJob: Job = {
