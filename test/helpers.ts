@@ -66,18 +66,9 @@ export function dataLines(text: string): string[] {
   return text.split('\n').filter((l) => l !== '' && !l.startsWith(' CDX'));
 }
 
-/** `nwax` as a child process that does not block this one (for tests that serve it over HTTP). */
+/** The built `nwax` CLI, run to its end; `env`, when given, is its whole environment. */
 export function nwaxAsync(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env });
-    child.stdin.end(); // nothing on stdin (a command reading `-` sees its end)
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => err.push(d));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code: code ?? -1, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }));
-  });
+  return run(process.execPath, [BIN, ...args], opts);
 }
 
 /** The records of a sorted record file part (its blocks are gzip members), as [key, value] pairs. */
