@@ -60,6 +60,24 @@ describe('the external sort over bytes', () => {
     expect(firstDifference(await sortAll(lines, 64 << 10, true), gnuSort(text, ['-u']))).toBe(-1);
   });
 
+  it('sorts long lines that agree far into their length (repeats, prefixes, tails that differ late) as sort does', async () => {
+    // Captures of one URL repeated, as a CDX made of many copies of a crawl: ranges that agree
+    // for hundreds of bytes, where the sort jumps over the shared prefix and compares tails by memcmp.
+    const stem = 'com,example)/a/long/path/shared/by/every/line?query=1 20240101000000 http://example.com/a/long/path';
+    const file = ` ${'crawl-2024/'.repeat(8)}f.warc`;
+    const tails = ['', ` text/html 200 AAAA - - 1000 0${file}.gz`, ` text/html 200 AAAA - - 1000 0${file}.gz`, ` text/html 200 AAAB - - 1000 0${file}.gz`,
+      ` text/html 200 AAAA - - 1000 0${file}.gz\u00e9`, ` text/html 200 AAAA - - 1000 0${file}`, ` text/html 200 AAAA - - 1000 0${file}.gz\t`, ` text/html 200 AAAA - - 1000 0${file}.gy`, 'x'.repeat(300)];
+    const long: string[] = [];
+    let x = 7;
+    for (let i = 0; i < 20000; i++) {
+      x = (x * 1103515245 + 12345) % 2 ** 31;
+      long.push(`${stem}${x % 3 === 0 ? '' : String(x % 2000)}${tails[(x >> 4) % tails.length]}`);
+    }
+    const longText = `${long.join('\n')}\n`;
+    expect(firstDifference(await sortAll(long, 256 << 20), gnuSort(longText))).toBe(-1);
+    expect(firstDifference(await sortAll(long, 256 << 10, true), gnuSort(longText, ['-u']))).toBe(-1);
+  });
+
   it('sorts nothing into nothing, and a lone line as itself', async () => {
     expect(await sortAll([], 1 << 20)).toBe('');
     expect(await sortAll(['\u00e9'], 1 << 20)).toBe('\u00e9\n');
