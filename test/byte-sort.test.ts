@@ -110,6 +110,30 @@ describe('the external sort over bytes', () => {
     expect(firstDifference(r.stdout, gnuSort(readFileSync(f)))).toBe(-1);
   });
 
+  it('sort-cdx merges on both cores (passes side by side, the final merge cut in two) with sort\'s output, with and without -u', async () => {
+    // 24 MB through 1 MB of memory: dozens of runs merged two passes at a time, then a final
+    // merge over 16 MB cut at a splitting line, the half above it merged by the worker.
+    const dir = tempDir();
+    const f = join(dir, 'big.txt');
+    const words = awkwardLines(2000, 3);
+    const pad = 'p'.repeat(90);
+    const big: string[] = [];
+    let x = 11;
+    for (let i = 0; i < 200000; i++) {
+      x = (x * 1103515245 + 12345) % 2 ** 31;
+      big.push(`${words[x % words.length]} ${pad}${x % 50000}`);
+    }
+    writeFileSync(f, `${big.join('\n')}\n`);
+    const expected = gnuSort(readFileSync(f));
+    const out = join(dir, 'out.txt');
+    let r = await nwax(['sort-cdx', '--memory', '1M', '-o', out, f]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(firstDifference(readFileSync(out), expected)).toBe(-1);
+    r = await nwax(['sort-cdx', '--memory', '1M', '-u', '-o', out, f]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(firstDifference(readFileSync(out), gnuSort(readFileSync(f), ['-u']))).toBe(-1);
+  });
+
   it('writes an arena\'s run in order, and unique when asked', () => {
     const arena = new LineArena(1 << 20);
     for (const l of ['b', 'a\u00e9', 'a', 'b', '']) arena.add(l);

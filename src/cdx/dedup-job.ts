@@ -26,20 +26,21 @@ async function sortFiles(files: string[], opts: SortOptions, out: LineOutput, pr
   try {
     for (const path of files) {
       let first = true;
-      let lineNo = 0;
-      for await (const chunk of lineChunks(path, () => lineNo)) {
+      // Lines taken from this file, for an error's position (gzip data that breaks off).
+      const before = sorter.linesAdded;
+      let legendLines = 0;
+      for await (const chunk of lineChunks(path, () => sorter.linesAdded - before + legendLines)) {
         let s = 0;
-        while (s < chunk.length) {
-          const e = chunk.indexOf(0x0a, s);
-          lineNo++;
-          if (first && chunk.toString('latin1', s, Math.min(e, s + 4)) === ' CDX') legend ??= Buffer.from(chunk.subarray(s, e + 1));
-          else {
-            const pending = sorter.addBytes(chunk, s, e);
-            if (pending) await pending;
+        if (first) {
+          const e = chunk.indexOf(0x0a);
+          if (chunk.toString('latin1', 0, Math.min(e, 4)) === ' CDX') {
+            legend ??= Buffer.from(chunk.subarray(0, e + 1));
+            legendLines = 1;
+            s = e + 1;
           }
           first = false;
-          s = e + 1;
         }
+        await sorter.addLines(chunk, s, chunk.length);
       }
     }
   } catch (err) {
@@ -50,11 +51,12 @@ async function sortFiles(files: string[], opts: SortOptions, out: LineOutput, pr
   for await (const chunk of sorter.chunks()) {
     if (legend) await out.writeBytes(legend);
     legend = undefined;
-    for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, i + 1)) lines++;
+    // Without -u every line read is written: counted as they went in, not again here.
+    if (opts.unique) for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, i + 1)) lines++;
     progress(lines);
     await out.writeBytes(chunk);
   }
-  return lines;
+  return opts.unique ? lines : sorter.linesAdded;
 }
 
 export async function runDedupJob(job: 'dedup-cdx' | 'revisits' | 'sort-cdx', files: string[], opts: SortJobOptions): Promise<number> {

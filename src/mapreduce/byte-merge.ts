@@ -4,8 +4,8 @@
  * the output as bytes. No line becomes a JS string on its way through a merge pass; a consumer
  * that wants strings decodes each output chunk at once (`decodeLines`).
  */
-import { closeSync, openSync, readSync } from 'node:fs';
-import { copyBytes, type LineArena } from './line-arena.js';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { OutBuffer, copyBytes, type LineArena } from './line-arena.js';
 
 /** A sorted source of lines: after `next()` returns true, the line is `buf[s, e)`. */
 export interface LineCursor {
@@ -18,7 +18,14 @@ export interface LineCursor {
 
 const READ = 1 << 20;
 
-/** The lines of a run file (`\n`-terminated; a last line without one is taken as is). */
+/** Lines of a run file from byte `from` (a line's start) up to byte `to` (one's end, or the file's). */
+export interface RunRange {
+  path: string;
+  from?: number;
+  to?: number;
+}
+
+/** The lines of a run file (`\n`-terminated; a last line without one is taken as is), or of a range of it. */
 export class FileLines implements LineCursor {
   buf = Buffer.allocUnsafeSlow(READ);
   s = 0;
@@ -27,9 +34,14 @@ export class FileLines implements LineCursor {
   private pos = 0;
   private eof = false;
   private fd: number | undefined;
+  /** File offset of the next read, and where reading stops. */
+  private at: number;
+  private readonly end: number;
 
-  constructor(readonly path: string) {
+  constructor(readonly path: string, from = 0, to = Infinity) {
     this.fd = openSync(path, 'r');
+    this.at = from;
+    this.end = to;
   }
 
   next(): boolean {
@@ -65,8 +77,10 @@ export class FileLines implements LineCursor {
     } else if (left > 0) this.buf.copy(this.buf, 0, this.pos, this.fill);
     this.pos = 0;
     this.fill = left;
-    const n = readSync(this.fd!, this.buf, this.fill, this.buf.length - this.fill, null);
+    const want = Math.min(this.buf.length - this.fill, this.end - this.at);
+    const n = want > 0 ? readSync(this.fd!, this.buf, this.fill, want, this.at) : 0;
     if (n === 0) this.eof = true;
+    this.at += n;
     this.fill += n;
   }
 
@@ -180,5 +194,110 @@ export function* mergeLines(cursors: LineCursor[], unique = false, chunkBytes = 
     if (used > 0) yield out.subarray(0, used);
   } finally {
     for (const c of cursors) c.close();
+  }
+}
+
+/** Merges run ranges into the file `out` (a merge pass, or one side of a split final merge). */
+export function mergeToFile(sources: RunRange[], out: string, unique: boolean): void {
+  const fd = openSync(out, 'w');
+  try {
+    const o = new OutBuffer(fd);
+    for (const chunk of mergeLines(sources.map((r) => new FileLines(r.path, r.from, r.to)), unique)) o.put(chunk, 0, chunk.length);
+    o.flush();
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The line that starts at byte `at` of a file (without its newline), read on until its end. */
+function lineAt(fd: number, at: number, size: number): Buffer {
+  let buf = Buffer.allocUnsafe(4096);
+  let n = 0;
+  for (;;) {
+    const got = at + n < size ? readSync(fd, buf, n, buf.length - n, at + n) : 0;
+    const nl = buf.indexOf(0x0a, n);
+    if (nl >= 0 && nl < n + got) return buf.subarray(0, nl);
+    n += got;
+    if (got === 0) return buf.subarray(0, n);
+    if (n === buf.length) {
+      const bigger = Buffer.allocUnsafe(buf.length * 2);
+      buf.copy(bigger, 0, 0, n);
+      buf = bigger;
+    }
+  }
+}
+
+/** The start of the first line at or after byte `at` of a run file (`size` when none). */
+function lineStartFrom(fd: number, at: number, size: number): number {
+  if (at === 0) return 0;
+  const buf = Buffer.allocUnsafe(4096);
+  for (let p = at - 1; p < size; p += buf.length) {
+    const got = readSync(fd, buf, 0, Math.min(buf.length, size - p), p);
+    const nl = buf.indexOf(0x0a);
+    if (nl >= 0 && nl < got) return p + nl + 1;
+  }
+  return size;
+}
+
+/**
+ * The byte offset of the first line of a sorted run file that is not below `key` in byte order
+ * (the file's size when every line is): a binary search over byte offsets, each probe moved to
+ * the next line's start, and a scan line by line where the probes run out.
+ */
+export function lowerBound(path: string, key: Buffer): number {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    // Every line starting before lo is below key; the answer is a line start in [lo, hi].
+    let lo = 0;
+    let hi = size;
+    while (lo < hi) {
+      const p = lineStartFrom(fd, lo + Math.floor((hi - lo) / 2), size);
+      const probe = p < hi ? p : lo;
+      const line = lineAt(fd, probe, size);
+      if (Buffer.compare(line, key) >= 0) hi = probe;
+      else lo = probe + line.length + 1;
+    }
+    return Math.min(lo, size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The line in the middle of a run file (by bytes), a sample for splitting a merge. */
+export function middleLine(path: string): Buffer | undefined {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    const p = lineStartFrom(fd, Math.floor(size / 2), size);
+    return p < size ? Buffer.from(lineAt(fd, p, size)) : undefined;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A file of whole lines (each with its newline) in chunks of whole lines, each valid until the next. */
+export function* fileChunks(path: string): Generator<Buffer> {
+  const fd = openSync(path, 'r');
+  try {
+    let buf = Buffer.allocUnsafeSlow(READ);
+    let fill = 0;
+    for (;;) {
+      const n = readSync(fd, buf, fill, buf.length - fill, null);
+      fill += n;
+      const end = n === 0 ? fill : buf.lastIndexOf(0x0a, fill - 1) + 1;
+      if (end > 0) yield buf.subarray(0, end);
+      if (n === 0) return;
+      if (end === 0 && fill === buf.length) {
+        const bigger = Buffer.allocUnsafeSlow(buf.length * 2);
+        buf.copy(bigger, 0, 0, fill);
+        buf = bigger;
+      } else if (end > 0) {
+        buf.copy(buf, 0, end, fill);
+        fill -= end;
+      }
+    }
+  } finally {
+    closeSync(fd);
   }
 }

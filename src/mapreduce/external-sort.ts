@@ -11,8 +11,8 @@ import { once } from 'node:events';
 import { compareBytes, hasHighChars } from './byte-order.js';
 import { lineBatches } from './line-reader.js';
 import { LineArena, OutBuffer, decodeLines, writeRun } from './line-arena.js';
-import { ArenaLines, FileLines, mergeLines, type LineCursor } from './byte-merge.js';
-import type { SpillMessage } from './sort-worker.js';
+import { ArenaLines, FileLines, fileChunks, lowerBound, mergeLines, mergeToFile, middleLine, type LineCursor, type RunRange } from './byte-merge.js';
+import type { MergeMessage, SpillDone, SpillMessage } from './sort-worker.js';
 import { Worker } from 'node:worker_threads';
 import { makeTempDir, sweepDead } from '../util/litter.js';
 
@@ -54,28 +54,46 @@ class SpillWorker {
   private pending: Promise<void> | undefined;
   private busy = false;
 
+  /** Whether a run or a merge is under way on the worker. */
+  get working(): boolean {
+    return this.busy;
+  }
+
   /**
    * Hands `arena` to the worker (the caller must not use it again) once the run before it is
-   * written. With `help`, when the worker is still busy, the run is sorted and written on
-   * this thread instead: right where reading is the lighter side (sort-cdx copies bytes:
-   * 7-8 s against 10-11 s on 905 MB), wrong where it is the heavier one (dedup-cdx parses
-   * fields: 13 s against 10.6 s, and a third more memory).
+   * written; `free` gets it back when its run is written.
    */
-  async spill(arena: LineArena, path: string, unique: boolean, help = false): Promise<void> {
-    if (help && this.busy) return writeRun(arena, path, unique);
+  async spill(arena: LineArena, path: string, unique: boolean, free: (arena: LineArena) => void): Promise<void> {
     await this.pending;
+    const message: SpillMessage = { kind: 'spill', buf: arena.buf.buffer as ArrayBuffer, used: arena.used, start: arena.start, len: arena.len, count: arena.count, path, unique };
+    this.send(message, [message.buf, message.start.buffer as ArrayBuffer, message.len.buffer as ArrayBuffer], `sort run ${path}`, (m) => {
+      arena.adopt(Buffer.from(m.buf!), m.start!, m.len!);
+      free(arena);
+    });
+  }
+
+  /** Merges run ranges into `out` on the worker, once what it was doing is done; resolves when written. */
+  async merge(sources: RunRange[], out: string, unique: boolean): Promise<void> {
+    await this.pending;
+    this.send({ kind: 'merge', sources, out, unique }, [], `merge into ${out}`, () => {});
+    await this.pending;
+  }
+
+  private send(message: SpillMessage | MergeMessage, transfer: ArrayBuffer[], what: string, ok: (m: SpillDone) => void): void {
     this.busy = true;
-    // The run's bytes are off the worker's heap: a small heap is enough.
+    // The runs' bytes are off the worker's heap: a small heap is enough.
     this.worker ??= new Worker(new URL('./sort-worker.js', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: 64 } });
     const w = this.worker;
     this.pending = new Promise<void>((resolve, reject) => {
-      // One listener of each kind per run, both removed when either fires (not one more
+      // One listener of each kind per message, both removed when either fires (not one more
       // 'error' listener per run for the life of the worker).
-      const done = (m: { ok: boolean; message?: string }) => {
+      const done = (m: SpillDone) => {
         w.off('error', failed);
         this.busy = false;
-        if (m.ok) resolve();
-        else reject(new Error(`sort run ${path}: ${m.message}`));
+        if (m.ok) {
+          ok(m);
+          resolve();
+        } else reject(new Error(`${what}: ${m.message}`));
       };
       const failed = (err: Error) => {
         w.off('message', done);
@@ -84,8 +102,7 @@ class SpillWorker {
       w.once('message', done);
       w.once('error', failed);
     });
-    const message: SpillMessage = { buf: arena.buf.buffer as ArrayBuffer, used: arena.used, start: arena.start, len: arena.len, count: arena.count, path, unique };
-    w.postMessage(message, [message.buf, message.start.buffer as ArrayBuffer, message.len.buffer as ArrayBuffer]);
+    w.postMessage(message, transfer);
   }
 
   async drain(): Promise<void> {
@@ -104,6 +121,9 @@ class SpillWorker {
  */
 const MERGE_BYTES_PER_RUN = 1.25 * (1 << 20);
 
+/** Runs of at least this many bytes in all are merged on both cores (`mergeInTwo`). */
+const SPLIT_BYTES = 16 << 20;
+
 /**
  * An external sort fed line by line, as strings or as bytes: lines are held as UTF-8 in arenas
  * up to the budget, sorted by their bytes, spilled as runs and merged as bytes. `chunks()`
@@ -113,9 +133,13 @@ export class ExternalSorter {
   private readonly runBudget: number;
   private readonly unique: boolean;
   private arena: LineArena;
+  /** Arenas whose runs are written, kept for the next runs (their pages are mapped already). */
+  private readonly spares: LineArena[] = [];
   private readonly runs: string[] = [];
   private dir: string | undefined;
   private readonly worker = new SpillWorker();
+  /** Lines given to `addLines` so far. */
+  linesAdded = 0;
 
   constructor(private readonly opts: SortOptions = {}) {
     // Two runs live at once (one filling here, one being sorted by the worker): half each.
@@ -142,16 +166,42 @@ export class ExternalSorter {
     return this.arena.full() ? this.spill() : undefined;
   }
 
+  /**
+   * Adds the lines of `buf[from, to)` (each ending with a newline, as `lineChunks` gives them),
+   * copied in stretches; resolves when all are in (spilling runs on the way).
+   */
+  async addLines(buf: Buffer, from: number, to: number): Promise<void> {
+    while (from < to) {
+      const before = this.arena.count;
+      from = this.arena.addLines(buf, from, to);
+      this.linesAdded += this.arena.count - before;
+      if (this.arena.full()) {
+        const pending = this.spill();
+        if (pending) await pending;
+      }
+    }
+  }
+
   /** The full arena becomes a run; lines added from now on go to a new one. */
   private spill(): Promise<void> | undefined {
     const full = this.arena;
-    this.arena = new LineArena(this.runBudget);
     this.dir ??= makeTempDir(this.opts.tmpDir ?? tmpdir(), '.nwax-sort-');
     const path = join(this.dir, `run-${this.runs.length}`);
     this.runs.push(path);
-    if (!this.opts.inProcess) return this.worker.spill(full, path, this.unique, this.opts.readerHelps);
-    writeRun(full, path, this.unique);
-    return undefined;
+    // With `readerHelps`, when the worker is still busy, the run is sorted and written on this
+    // thread instead, and its arena filled again: right where reading is the lighter side
+    // (sort-cdx copies bytes: 7-8 s against 10-11 s on 905 MB), wrong where it is the heavier
+    // one (dedup-cdx parses fields: 13 s against 10.6 s, and a third more memory).
+    if (this.opts.inProcess || (this.opts.readerHelps && this.worker.working)) {
+      writeRun(full, path, this.unique);
+      full.reset();
+      return undefined;
+    }
+    this.arena = this.spares.pop() ?? new LineArena(this.runBudget);
+    return this.worker.spill(full, path, this.unique, (a) => {
+      a.reset();
+      this.spares.push(a);
+    });
   }
 
   /**
@@ -168,16 +218,65 @@ export class ExternalSorter {
         yield* arena.chunks(order, 0, arena.count, this.unique);
         return;
       }
-      // A bounded fan-in (each run being merged holds a read buffer): past it, runs are merged
-      // in passes first, so memory does not grow with the number of runs.
-      const fanIn = Math.max(2, Math.min(32, Math.floor(this.budget / MERGE_BYTES_PER_RUN)));
-      const merged = await mergeDown(this.runs, fanIn, join(this.dir!, 'merge'));
+      // The spare arena's memory goes to the merge's read buffers.
+      this.spares.length = 0;
+      const parallel = !this.opts.inProcess;
+      // A bounded fan-in (each run being merged holds a read buffer, on each thread that
+      // merges): past it, runs are merged in passes first, so memory does not grow with the
+      // number of runs.
+      const perRun = MERGE_BYTES_PER_RUN * (parallel ? 2 : 1);
+      const fanIn = Math.max(2, Math.min(32, Math.floor(this.budget / perRun)));
+      const merged = await mergeDown(this.runs, fanIn, join(this.dir!, 'merge'), parallel ? this.worker : undefined);
+      if (parallel && merged.reduce((sum, r) => sum + statSync(r).size, 0) >= SPLIT_BYTES) {
+        yield* this.mergeInTwo(merged, arena, order);
+        return;
+      }
       const cursors: LineCursor[] = merged.map((r) => new FileLines(r));
       cursors.push(new ArenaLines(arena, order, 0, arena.count));
       yield* mergeLines(cursors, this.unique);
     } finally {
       this.dispose();
     }
+  }
+
+  /**
+   * The final merge on both cores: the lines are cut at a splitting line (the median of each
+   * run's middle line), this thread merges those below it and hands them on while the worker
+   * merges the rest into a file, which follows. Lines equal to the splitter all fall above it,
+   * so `unique` holds across the cut.
+   */
+  private async *mergeInTwo(runs: string[], arena: LineArena, order: Int32Array): AsyncGenerator<Buffer> {
+    const mid = arena.count >> 1;
+    const samples = runs.map(middleLine).filter((l): l is Buffer => l !== undefined);
+    if (arena.count > 0) samples.push(arena.buf.subarray(arena.start[order[mid]], arena.start[order[mid]] + arena.len[order[mid]]));
+    samples.sort(Buffer.compare);
+    const splitter = samples[samples.length >> 1];
+    const cuts = runs.map((path) => lowerBound(path, splitter));
+    // The arena's lines from the splitter on go to the worker as a file of their own.
+    let k = 0;
+    for (let hi = arena.count; k < hi; ) {
+      const m = (k + hi) >> 1;
+      const i = order[m];
+      if (Buffer.compare(arena.buf.subarray(arena.start[i], arena.start[i] + arena.len[i]), splitter) < 0) k = m + 1;
+      else hi = m;
+    }
+    const tail = join(this.dir!, 'tail');
+    const fd = openSync(tail, 'w');
+    try {
+      arena.writeLines(fd, order, k, arena.count, this.unique);
+    } finally {
+      closeSync(fd);
+    }
+    const upper = join(this.dir!, 'upper');
+    const above: RunRange[] = runs.map((path, r) => ({ path, from: cuts[r] }));
+    above.push({ path: tail });
+    const beside = this.worker.merge(above, upper, this.unique);
+    beside.catch(() => {});
+    const below: LineCursor[] = runs.map((path, r) => new FileLines(path, 0, cuts[r]));
+    below.push(new ArenaLines(arena, order, 0, k));
+    yield* mergeLines(below, this.unique);
+    await beside;
+    yield* fileChunks(upper);
   }
 
   /** Stops the worker and removes the spills (also when the sort is abandoned). */
@@ -207,25 +306,28 @@ export async function* externalSort(input: AsyncIterable<string[]>, opts: SortOp
 /**
  * Merges runs in passes of `factor` (smallest first, as Hadoop's merger does) until at most
  * `factor` remain, so a reduce holds a bounded number of files open whatever the input size.
- * Runs are this sort's own files (newline-terminated lines): merged as bytes.
+ * Runs are this sort's own files (newline-terminated lines): merged as bytes. With `helper`,
+ * two passes run at once, one on its worker thread.
  */
-export async function mergeDown(runs: string[], factor: number, prefix: string): Promise<string[]> {
+export async function mergeDown(runs: string[], factor: number, prefix: string, helper?: SpillWorker): Promise<string[]> {
   const left = runs.map((path) => ({ path, size: statSync(path).size }));
   let n = 0;
-  while (left.length > factor) {
+  const take = (count: number) => {
     left.sort((a, b) => a.size - b.size);
-    const group = left.splice(0, Math.min(factor, left.length - factor + 1));
-    const path = `${prefix}-${n++}`;
-    const fd = openSync(path, 'w');
-    try {
-      const out = new OutBuffer(fd);
-      for (const chunk of mergeLines(group.map((g) => new FileLines(g.path)))) out.put(chunk, 0, chunk.length);
-      out.flush();
-    } finally {
-      closeSync(fd);
+    return { group: left.splice(0, Math.min(factor, count - factor + 1)), path: `${prefix}-${n++}` };
+  };
+  while (left.length > factor) {
+    const a = take(left.length);
+    // A second pass at once, when one more is needed beside this one (its output counts as a run).
+    const b = helper && left.length + 1 > factor ? take(left.length + 1) : undefined;
+    const beside = b ? helper!.merge(b.group.map((g) => ({ path: g.path })), b.path, false) : undefined;
+    beside?.catch(() => {});
+    mergeToFile(a.group.map((g) => ({ path: g.path })), a.path, false);
+    await beside;
+    for (const pass of b ? [a, b] : [a]) {
+      for (const g of pass.group) rmSync(g.path);
+      left.push({ path: pass.path, size: statSync(pass.path).size });
     }
-    for (const g of group) rmSync(g.path);
-    left.push({ path, size: statSync(path).size });
   }
   return left.map((r) => r.path);
 }

@@ -67,6 +67,13 @@ export class LineArena {
     return a;
   }
 
+  /** Takes back its memory after a transfer to the spill worker and back. */
+  adopt(buf: Buffer, start: Int32Array, len: Int32Array): void {
+    this.buf = buf;
+    this.start = start;
+    this.len = len;
+  }
+
   /** Empties the arena, keeping its memory for the next run. */
   reset(): void {
     this.used = 0;
@@ -109,6 +116,36 @@ export class LineArena {
     const at = this.used;
     copyBytes(src, from, to, this.buf, at);
     this.push(at, to - from, partition);
+  }
+
+  /**
+   * Adds the lines of `src[from, to)`, each ending with its newline, until the arena is full;
+   * returns where it stopped (`to` when all went in). The bytes are copied in stretches, not
+   * line by line (sort-cdx: a third of its reading time went to per-line copies).
+   */
+  addLines(src: Buffer, from: number, to: number): number {
+    let p = from;
+    let copyFrom = from;
+    let copyAt = this.used;
+    while (p < to && !this.full()) {
+      const nl = src.indexOf(NEWLINE, p);
+      const n = nl - p;
+      if (this.used + n + 1 > this.buf.length) {
+        src.copy(this.buf, copyAt, copyFrom, p);
+        this.grow(n + 1);
+        copyFrom = p;
+        copyAt = this.used;
+      }
+      if (this.count === this.start.length) this.growIndex();
+      this.start[this.count] = this.used;
+      this.len[this.count] = n;
+      this.part[this.count] = 0;
+      this.count++;
+      this.used += n + 1;
+      p = nl + 1;
+    }
+    src.copy(this.buf, copyAt, copyFrom, p);
+    return p;
   }
 
   private push(at: number, n: number, partition: number): void {

@@ -80,13 +80,27 @@ export async function* lineChunks(path: string, linesRead?: () => number): Async
   let text = 0;
   try {
     for await (const raw of stream as AsyncIterable<Buffer>) {
-      const chunk = carry ? Buffer.concat([carry, raw]) : raw;
-      const end = chunk.lastIndexOf(0x0a) + 1;
-      carry = end < chunk.length ? Buffer.from(chunk.subarray(end)) : undefined;
-      if (end > 0) {
-        text += end;
-        yield chunk.subarray(0, end);
+      let from = 0;
+      if (carry) {
+        // Only the line cut at the last read is joined, not the whole read (a copy of
+        // everything read, and garbage V8 collects late).
+        const nl = raw.indexOf(0x0a);
+        from = nl < 0 ? raw.length : nl + 1;
+        const joined = Buffer.concat([carry, raw.subarray(0, from)]);
+        if (nl < 0) {
+          carry = joined;
+          continue;
+        }
+        carry = undefined;
+        text += joined.length;
+        yield joined;
       }
+      const end = raw.lastIndexOf(0x0a) + 1;
+      if (end > from) {
+        text += end - from;
+        yield raw.subarray(from, end);
+      }
+      if (end < raw.length) carry = Buffer.from(raw.subarray(end));
     }
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
