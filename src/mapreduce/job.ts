@@ -38,6 +38,9 @@ export function valueJson(value: unknown): string {
   return `{${parts.join(',')}}`;
 }
 
+/** A key given as the bytes `key[start, end)` (UTF-8) and a value as the bytes of its JSON. */
+export type BytesEmit = (key: Buffer, start: number, end: number, valueJson: Buffer) => void;
+
 /** Where a reduce task's records go. */
 export interface RecordSink {
   write(key: string, value: unknown): void;
@@ -93,6 +96,13 @@ export interface Job {
   outputs?: readonly string[];
   /** May return a promise (a map that reads an archive); the task awaits it. */
   map(key: string, value: unknown, emit: Emit, ctx: TaskContext): void | Promise<void>;
+  /**
+   * `map` over the bytes of an ASCII input line (`input: 'lines'` jobs): emits as bytes what
+   * `map` emits for the line, so that the local runner makes no string of a line, a key or a
+   * value on its way to the sort. Optional; `map` stays the definition (streaming tasks call
+   * it, and the equivalence test holds the two to the same bytes). The line is `line[start, end)`.
+   */
+  mapBytes?(line: Buffer, start: number, end: number, emit: BytesEmit, ctx: TaskContext): void;
   /** Runs on a map task's sorted output before it is shuffled; must be associative. */
   combine?(key: string, values: unknown[], emit: Emit, ctx: TaskContext): void;
   reduce(key: string, values: unknown[], emit: Emit, ctx: TaskContext): void;

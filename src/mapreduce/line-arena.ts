@@ -11,6 +11,8 @@ import { sortLineIndex } from './radix-sort.js';
 
 /** start + length + partition (Int32 each) + sorted index (Int32) + sort cache (Float64). */
 export const INDEX_BYTES_PER_LINE = 24;
+/** A record's key length (Int32), kept by arenas of records (map output). */
+const KEY_BYTES_PER_LINE = 4;
 
 /**
  * Buffer's own UTF-8 encoder without `write()`'s argument handling (a third of the cost of
@@ -41,6 +43,11 @@ export class LineArena {
   len: Int32Array;
   /** Partition of each line (the runner's reduces); 0 when there is one. */
   part: Int32Array;
+  /**
+   * Bytes of each record's key (`addRecord*`), so that telling equal keys apart in a combine
+   * is a length and one comparison, not a walk to the tab; empty in an arena of plain lines.
+   */
+  klen = new Int32Array(0);
   count = 0;
 
   /** Bytes of lines and index past which `full()` holds. */
@@ -82,7 +89,7 @@ export class LineArena {
 
   /** Bytes counted against the budget. */
   get size(): number {
-    return this.used + this.count * INDEX_BYTES_PER_LINE;
+    return this.used + this.count * (INDEX_BYTES_PER_LINE + (this.klen.length > 0 ? KEY_BYTES_PER_LINE : 0));
   }
 
   full(): boolean {
@@ -104,9 +111,23 @@ export class LineArena {
     if (this.used + need > this.buf.length) this.grow(need);
     const at = this.used;
     let n = utf8Write(this.buf, key, at);
+    this.keyLength(n);
     this.buf[at + n++] = 0x09;
     n += utf8Write(this.buf, value, at + n);
     this.push(at, n, partition);
+  }
+
+  /** Adds `key TAB value` from the key's bytes `key[from, to)` and the value's. */
+  addRecordBytes(key: Uint8Array, from: number, to: number, value: Uint8Array, partition = 0): void {
+    const k = to - from;
+    const need = k + value.length + 2;
+    if (this.used + need > this.buf.length) this.grow(need);
+    const at = this.used;
+    copyBytes(key, from, to, this.buf, at);
+    this.keyLength(k);
+    this.buf[at + k] = 0x09;
+    copyBytes(value, 0, value.length, this.buf, at + k + 1);
+    this.push(at, k + 1 + value.length, partition);
   }
 
   /** Adds a line given as bytes (without its newline). */
@@ -146,6 +167,16 @@ export class LineArena {
     }
     src.copy(this.buf, copyAt, copyFrom, p);
     return p;
+  }
+
+  /** Notes the key length of the record about to be pushed. */
+  private keyLength(n: number): void {
+    if (this.klen.length <= this.count) {
+      const k = new Int32Array(Math.max(FIRST_LINES, this.klen.length * 2, this.count + 1));
+      k.set(this.klen);
+      this.klen = k;
+    }
+    this.klen[this.count] = n;
   }
 
   private push(at: number, n: number, partition: number): void {
@@ -209,6 +240,11 @@ export class LineArena {
   /** Whether lines i and j (`key TAB value` records) have the same key. */
   sameKey(i: number, j: number): boolean {
     const buf = this.buf;
+    if (this.klen.length > 0) {
+      const k = this.klen[i];
+      if (k !== this.klen[j]) return false;
+      return buf.compare(buf, this.start[j], this.start[j] + k, this.start[i], this.start[i] + k) === 0;
+    }
     const a = this.start[i];
     const b = this.start[j];
     const n = Math.min(this.len[i], this.len[j]);

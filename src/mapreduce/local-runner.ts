@@ -8,18 +8,20 @@
  * reduce` gives the same bytes per partition (the equivalence test proves it).
  */
 import { closeSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { isAscii } from 'node:buffer';
 import { Worker } from 'node:worker_threads';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkedKey, Grouper, hashPartition, newContext, type Counters, type Job } from './job.js';
-import { lineSplits, makeSplits, splitLines, type Split } from './splits.js';
+import { checkedKey, Grouper, hashPartition, newContext, type BytesEmit, type Counters, type Job } from './job.js';
+import { isGzip, lineSplits, makeSplits, splitChunks, splitLines, type Split } from './splits.js';
 import { mapper, combiner } from './streaming.js';
-import { lineBatches } from './line-reader.js';
+import { lineBatches, lineChunks } from './line-reader.js';
 import { mergeDown, mergeRunFiles } from './external-sort.js';
 import { LineArena, OutBuffer, writeRun } from './line-arena.js';
-import { FileLines } from './byte-merge.js';
-import type { RecordFileOptions } from './record-file.js';
-import { writeDataset } from './dataset.js';
+import { FileLines, mergeLines } from './byte-merge.js';
+import { RecordFileWriter, type RecordFileOptions } from './record-file.js';
+import { LongSumGroups, longSum } from './long-sum.js';
+import { recordPartName, writeDataset } from './dataset.js';
 import { markOutputs, partSink } from './job-output.js';
 import { NwaxError } from '../util/errors.js';
 import { makeTempDir } from '../util/litter.js';
@@ -100,6 +102,11 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
     },
   }, counters, task.properties, task.split.path, task.split.start);
   const { split } = task;
+  if (job.mapBytes) {
+    await mapLinesAsBytes(job, task, counters, arena, map, spill);
+    spill();
+    return;
+  }
   const batches = split.start === 0 && split.end < 0 ? lineBatches(split.path) : splitLines(split);
   for await (const batch of batches) {
     for (const line of batch) {
@@ -108,6 +115,49 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
     }
   }
   spill();
+}
+
+/**
+ * A map task of a job with `mapBytes`: the split read as chunks of lines, ASCII lines mapped
+ * from their bytes into the arena (the key hashed as bytes, key and value copied as bytes);
+ * a line with other bytes is decoded and goes through `map`, which reads it as the streaming
+ * task does (invalid UTF-8 becomes U+FFFD there, so it must be decoded here too).
+ */
+async function mapLinesAsBytes(job: Job, task: MapTask, counters: Counters, arena: LineArena, map: (line: string) => void | Promise<void>, spill: () => void): Promise<void> {
+  const { split, reduces } = task;
+  const ctx = newContext(counters, task.properties, split.path);
+  const custom = job.partition;
+  const emit: BytesEmit = (key, s, e, value) => {
+    counters['map output records'] = (counters['map output records'] ?? 0) + 1;
+    // Hadoop's hash of the key's bytes, and the key's check, in one walk over it.
+    let h = 1;
+    for (let i = s; i < e; i++) {
+      const c = key[i];
+      if (c === 0x09 || c === 0x0a) checkedKey(job, key.toString('utf8', s, e));
+      h = (Math.imul(31, h) + ((c << 24) >> 24)) | 0;
+    }
+    const p = reduces === 1 ? 0 : custom ? custom(key.toString('utf8', s, e), reduces) : (h & 0x7fffffff) % reduces;
+    arena.addRecordBytes(key, s, e, value, p);
+    if (arena.full()) spill();
+  };
+  const chunks = split.path === '-' || isGzip(split.path) ? lineChunks(split.path) : splitChunks(split);
+  let records = 0;
+  for await (const chunk of chunks) {
+    const ascii = isAscii(chunk);
+    for (let s = 0; s < chunk.length; ) {
+      const nl = chunk.indexOf(0x0a, s);
+      if (ascii || isAscii(chunk.subarray(s, nl))) {
+        records++;
+        job.mapBytes!(chunk, s, nl, emit, ctx);
+      } else {
+        // `map` counts its own input records (and its line numbers are the task's lines it saw).
+        const pending = map(chunk.toString('utf8', s, nl));
+        if (pending) await pending;
+      }
+      s = nl + 1;
+    }
+  }
+  counters['map input records'] = (counters['map input records'] ?? 0) + records;
 }
 
 /**
@@ -120,6 +170,11 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
 function combineRun(job: Job, arena: LineArena, order: Int32Array, from: number, to: number, fd: number, counters: Counters, properties: string[]): boolean {
   const out = new OutBuffer(fd);
   const c = combiner(job, (l) => out.putLine(l), counters, properties);
+  // A built-in sum adds the group's values from their bytes.
+  const sums = job.combine === longSum ? new LongSumGroups((key, n, sum) => {
+    out.put(key, 0, n);
+    out.putLine(`\t${sum}`);
+  }, counters, 'combine input groups', `job ${job.name} combine input`) : undefined;
   let singles = 0;
   let k = from;
   while (k < to) {
@@ -130,6 +185,9 @@ function combineRun(job: Job, arena: LineArena, order: Int32Array, from: number,
       out.put(arena.buf, arena.start[i], arena.start[i] + arena.len[i] + 1);
       // Still a group of the combine step (Hadoop, which calls the combiner on it, counts it).
       singles++;
+    } else if (sums) {
+      for (let j = k; j < e; j++) sums.push(arena.buf, arena.start[order[j]], arena.start[order[j]] + arena.len[order[j]]);
+      sums.flush();
     } else {
       for (let j = k; j < e; j++) c.grouper.push(arena.line(order[j]));
       c.grouper.flush();
@@ -223,6 +281,10 @@ export async function runReduceTask(job: Job, task: ReduceTask, counters: Counte
   const runs = await mergeDown(task.spills, task.mergeFactor, join(task.tmpDir, `reduce-${task.partition}-merge`));
   counters['shuffled runs'] = (counters['shuffled runs'] ?? 0) + task.spills.length;
   if (runs.length < task.spills.length) counters['runs merged in passes'] = (counters['runs merged in passes'] ?? 0) + task.spills.length - runs.length;
+  if (job.reduce === longSum && !job.outputs && !job.outputFormat) {
+    sumRuns(job, runs, join(task.dir, recordPartName(task.partition)), counters, task.recordFile);
+    return;
+  }
   const ctx = newContext(counters, task.properties);
   const sink = partSink(job, task.dir, task.partition, ctx, task.recordFile);
   const reduce = new Grouper(job, (key, value) => {
@@ -234,6 +296,36 @@ export async function runReduceTask(job: Job, task: ReduceTask, counters: Counte
   sink.close();
 }
 
+
+/**
+ * The reduce of a job whose reduce is the built-in sum: the merged runs grouped and summed as
+ * bytes, each key and sum appended to the part as bytes (no line decoded, no JSON parsed for
+ * an integer value).
+ */
+function sumRuns(job: Job, runs: string[], part: string, counters: Counters, recordFile?: RecordFileOptions): void {
+  const writer = new RecordFileWriter(part, recordFile);
+  // Whether the key being written is known to be ASCII (as long in bytes as in characters).
+  let ascii = false;
+  let before = false;
+  const groups = new LongSumGroups((key, n, sum) => {
+    counters['reduce output records'] = (counters['reduce output records'] ?? 0) + 1;
+    writer.appendBytes(key, 0, n, sum, ascii);
+  }, counters, 'reduce input groups', `job ${job.name} reduce input`);
+  for (const chunk of mergeLines(runs.map((r) => new FileLines(r)))) {
+    // A key written while this chunk is read comes from it or from the chunk before (a group
+    // that runs over several chunks holds its key in each): ASCII when both are.
+    const now = isAscii(chunk);
+    ascii = now && before;
+    before = now;
+    for (let s = 0; s < chunk.length; ) {
+      const nl = chunk.indexOf(0x0a, s);
+      groups.push(chunk, s, nl);
+      s = nl + 1;
+    }
+  }
+  groups.flush();
+  writer.close();
+}
 
 /**
  * Heap per byte of a map task's buffer. The buffer itself is a line arena, off the heap; what

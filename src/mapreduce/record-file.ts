@@ -51,14 +51,40 @@ function checkKey(key: string, where: string): void {
   }
 }
 
-/** Writes one part: append records in key order, then close. */
+/** Buffer's UTF-8 encoder without `write()`'s argument handling; the caller has made room. */
+const utf8Write = (buf: Buffer, text: string, at: number): number =>
+  (buf as unknown as { utf8Write(s: string, at: number): number }).utf8Write(text, at);
+
+/**
+ * UTF-16 code units of the UTF-8 bytes `buf[s, e)`: one per byte that starts a character, and
+ * one more for a four-byte one (a surrogate pair). Blocks are cut by this count, the length of
+ * the lines as strings, so that lines appended as bytes cut where the same lines as strings do.
+ */
+function utf16Length(buf: Uint8Array, s: number, e: number): number {
+  let n = 0;
+  for (let i = s; i < e; i++) {
+    const c = buf[i];
+    if ((c & 0xc0) !== 0x80) n += c >= 0xf0 ? 2 : 1;
+  }
+  return n;
+}
+
+/**
+ * Writes one part: append records in key order, then close. A block is cut when its lines'
+ * length as strings reaches the block size; its bytes are gathered in one Buffer and gzipped
+ * from there (lines appended as strings are encoded into it, lines given as bytes copied).
+ */
 export class RecordFileWriter {
   private readonly fd: number;
   private readonly blockSize: number;
   private readonly level: number;
-  private lines: string[] = [];
-  private bytes = 0;
-  private firstKey: string | undefined;
+  private block: Buffer;
+  /** Bytes of `block` in use, and the block's length in UTF-16 units (what cuts it). */
+  private used = 0;
+  private units = 0;
+  private lines = 0;
+  /** The block's first key, as bytes (see `index`). */
+  private firstKey: Buffer = Buffer.alloc(0);
   private lastKey: string | undefined;
   private offset = 0;
   /**
@@ -73,6 +99,7 @@ export class RecordFileWriter {
     this.fd = openSync(path, 'w');
     this.blockSize = opts.blockSize ?? 64 * 1024;
     this.level = opts.level ?? 3;
+    this.block = Buffer.allocUnsafeSlow(Math.max(4096, this.blockSize * 2));
   }
 
   /** Appends a record; keys must come in byte order (equal keys allowed). */
@@ -86,23 +113,60 @@ export class RecordFileWriter {
 
   /** Appends a line whose value is JSON text already (as a reducer's output carries it). */
   appendLine(key: string, valueJson: string): void {
-    if (this.lines.length === 0) this.firstKey = key;
-    const line = `${key}\t${valueJson}\n`;
-    this.lines.push(line);
-    this.bytes += line.length;
+    this.room((key.length + valueJson.length) * 3 + 2);
+    const at = this.used;
+    const k = utf8Write(this.block, key, at);
+    if (this.lines === 0) this.firstKey = Buffer.from(this.block.subarray(at, at + k));
+    this.block[at + k] = 0x09;
+    const v = utf8Write(this.block, valueJson, at + k + 1);
+    this.block[at + k + 1 + v] = 0x0a;
+    this.used = at + k + v + 2;
     this.lastKey = key;
+    this.added(key.length + valueJson.length + 2);
+  }
+
+  /**
+   * Appends a record whose key is the bytes `key[s, e)` (UTF-8, in order, no tab or newline:
+   * a line of a sorted run) and whose value is JSON text: the bytes `appendLine` writes for
+   * the key decoded. `ascii`: the caller knows the key to be ASCII (its length is its bytes).
+   */
+  appendBytes(key: Buffer, s: number, e: number, valueJson: string, ascii = false): void {
+    const n = e - s;
+    this.room(n + valueJson.length * 3 + 2);
+    const at = this.used;
+    key.copy(this.block, at, s, e);
+    if (this.lines === 0) this.firstKey = Buffer.from(this.block.subarray(at, at + n));
+    this.block[at + n] = 0x09;
+    const v = utf8Write(this.block, valueJson, at + n + 1);
+    this.block[at + n + 1 + v] = 0x0a;
+    this.used = at + n + v + 2;
+    this.added((ascii ? n : utf16Length(key, s, e)) + valueJson.length + 2);
+  }
+
+  /** Makes room for `need` more bytes in the block (a record larger than a block grows it). */
+  private room(need: number): void {
+    if (this.used + need <= this.block.length) return;
+    const bigger = Buffer.allocUnsafeSlow(Math.max(this.block.length * 2, this.used + need));
+    this.block.copy(bigger, 0, 0, this.used);
+    this.block = bigger;
+  }
+
+  private added(units: number): void {
+    this.units += units;
+    this.lines++;
     this.count++;
-    if (this.bytes >= this.blockSize) this.flushBlock();
+    if (this.units >= this.blockSize) this.flushBlock();
   }
 
   private flushBlock(): void {
-    if (this.lines.length === 0) return;
-    const member = gzipSync(this.lines.join(''), { level: this.level });
+    if (this.lines === 0) return;
+    const member = gzipSync(this.block.subarray(0, this.used), { level: this.level });
     writeSync(this.fd, member);
-    this.index.push(Buffer.from(`${this.firstKey}\t${this.offset}\t${member.length}\n`));
+    this.index.push(Buffer.concat([this.firstKey, Buffer.from(`\t${this.offset}\t${member.length}\n`)]));
     this.offset += member.length;
-    this.lines = [];
-    this.bytes = 0;
+    this.used = 0;
+    this.units = 0;
+    this.lines = 0;
   }
 
   close(): void {

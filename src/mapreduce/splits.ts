@@ -62,50 +62,70 @@ export function lineSplits(paths: string[], n: number): Split[] {
 
 const CHUNK = 1 << 20;
 
-/** The lines of a plain-text split, in batches. */
-export function* splitLines(split: Split): Generator<string[]> {
+/**
+ * The lines of a plain-text split as bytes: chunks of whole lines, each line with its newline
+ * (a last line of the file without one gets one). A chunk is valid until the next is asked for.
+ */
+export function* splitChunks(split: Split): Generator<Buffer> {
   const fd = openSync(split.path, 'r');
   try {
     let pos = Math.max(0, split.start - 1);
     let carry: Buffer = Buffer.alloc(0);
     // A split that does not start the file begins after the first newline at or after start-1.
     let skipping = split.start > 0;
-    // Offset in the file of carry[0].
-    let carryAt = pos;
+    // Offset in the file of data[0].
+    let dataAt = pos;
     const buf = Buffer.allocUnsafe(CHUNK);
     for (;;) {
       const n = readSync(fd, buf, 0, CHUNK, pos);
-      const data = n > 0 ? Buffer.concat([carry, buf.subarray(0, n)]) : carry;
       pos += n;
-      let lineStart = 0;
-      const lines: string[] = [];
-      let done = false;
-      for (;;) {
-        const nl = data.indexOf(10, lineStart);
-        if (nl < 0) break;
-        if (skipping) {
-          skipping = false;
-        } else {
-          if (split.end >= 0 && carryAt + lineStart >= split.end) {
-            done = true;
-            break;
-          }
-          lines.push(decode(data.subarray(lineStart, nl)));
-        }
-        lineStart = nl + 1;
-      }
-      if (lines.length) yield lines;
-      if (done) return;
-      carry = data.subarray(lineStart);
-      carryAt += lineStart;
       if (n === 0) {
         // The last line of the file, without a newline.
-        if (carry.length && !skipping && (split.end < 0 || carryAt < split.end)) yield [decode(carry)];
+        if (carry.length && !skipping && (split.end < 0 || dataAt < split.end)) yield Buffer.concat([carry, NEWLINE]);
         return;
       }
+      const data = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
+      let from = 0;
+      if (skipping) {
+        const nl = data.indexOf(10);
+        if (nl < 0) {
+          // All of it is the line the split before reads.
+          carry = Buffer.alloc(0);
+          dataAt += data.length;
+          continue;
+        }
+        skipping = false;
+        from = nl + 1;
+      }
+      const end = Math.max(from, data.lastIndexOf(10) + 1);
+      // Lines that start at or past the split's end belong to the next split.
+      const past = split.end < 0 ? -1 : split.end - dataAt;
+      if (past >= 0 && past <= end) {
+        const cut = past <= from ? from : data.indexOf(10, past - 1) + 1;
+        if (cut > from) yield data.subarray(from, cut);
+        return;
+      }
+      if (end > from) yield data.subarray(from, end);
+      carry = Buffer.from(data.subarray(end));
+      dataAt += end;
     }
   } finally {
     closeSync(fd);
+  }
+}
+
+const NEWLINE = Buffer.from('\n');
+
+/** The lines of a plain-text split, in batches. */
+export function* splitLines(split: Split): Generator<string[]> {
+  for (const chunk of splitChunks(split)) {
+    const lines: string[] = [];
+    for (let s = 0; s < chunk.length; ) {
+      const nl = chunk.indexOf(10, s);
+      lines.push(decode(chunk.subarray(s, nl)));
+      s = nl + 1;
+    }
+    yield lines;
   }
 }
 

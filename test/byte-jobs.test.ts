@@ -1,0 +1,182 @@
+/**
+ * Jobs run as bytes by the local runner (issue 15): a map over the line's bytes (`mapBytes`),
+ * the built-in sum (`longSum`) as combiner and reducer, plain-text splits read as bytes, and
+ * record files appended from bytes. Each is held to the path that decodes: the streaming
+ * tasks (`nwax job NAME map | LC_ALL=C sort | nwax job NAME reduce`), the Grouper, the string
+ * writer, the split reader that makes strings.
+ */
+import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import { Grouper, hashPartition, newContext, type Counters, type Job } from '../src/mapreduce/job.js';
+import { LongSumGroups, longSum } from '../src/mapreduce/long-sum.js';
+import { RecordFileReader, RecordFileWriter, indexPath } from '../src/mapreduce/record-file.js';
+import { makeSplits, splitChunks, splitLines } from '../src/mapreduce/splits.js';
+import { nwax, run, tempDir } from './helpers.js';
+
+const dir = tempDir();
+
+/** CDX-ish lines that the byte path must read as the string path does. */
+function awkwardCdx(): Buffer {
+  const parts: (string | Buffer)[] = [
+    ' CDX N b a m s k r M S V g\n',
+    '!meta {"a":1}\n',
+    '\n',
+    'org,example)/ 20200101000000 http://example.org/ text/html 200 AAAA - - 10 0 a.warc.gz\n',
+    'org,example)/ 20200102000000 http://example.org/ text/html 200 AAAA - - 10 0 a.warc.gz\n',
+    'org,example)/caf\u00e9 20200101000000 x\n',
+    'org,example)/\u{1F600} 20200101000000 x\n',
+    'org,example)/\uFF21 20200101000000 x\n',
+    'key-without-space\n',
+    'key-without-space\n',
+    'ctrl\u0001key 2020 x\n',
+    'crlf-line 2020 x\r\n',
+    'crlf-key\r\n',
+    ' CDXlike but not a legend\n',
+    ' leading-space 2020\n',
+    // Bytes that are not UTF-8: the streaming task reads them as U+FFFD.
+    Buffer.from([0x62, 0x61, 0x64, 0xff, 0xfe, 0x20, 0x31, 0x0a]),
+    Buffer.from([0x62, 0x61, 0x64, 0xc3, 0x0a]),
+  ];
+  const lines: Buffer[] = [];
+  for (let r = 0; r < 300; r++) {
+    for (const p of parts) lines.push(Buffer.from(p));
+    lines.push(Buffer.from(`com,host${r % 37})/page${r % 11} 2020${String(r).padStart(10, '0')} u\n`));
+  }
+  // The last line has no newline.
+  lines.push(Buffer.from('last,line)/ 2020 x'));
+  return Buffer.concat(lines);
+}
+
+const sh = async (script: string) => {
+  const r = await run('bash', ['-c', script], { env: { ...process.env, LC_ALL: 'C' } });
+  if (r.code !== 0) throw new Error(`${script}: ${r.stderr}`);
+  return r.out;
+};
+
+describe('cdx-url-count over bytes', () => {
+  it('gives the streaming tasks\' bytes per partition: legends, non-ASCII and invalid UTF-8 keys, control characters, CR, lines without a space or a final newline; with spills, splits and threads', async () => {
+    const input = join(dir, 'awkward.cdx');
+    writeFileSync(input, awkwardCdx());
+    const bin = join(__dirname, '..', 'bin', 'run.js');
+    const mapped = (await sh(`node ${bin} job cdx-url-count map < ${input}`)).toString().split('\n').filter(Boolean);
+    const reduces = 3;
+    const expected: string[] = [];
+    for (let p = 0; p < reduces; p++) {
+      const mine = mapped.filter((l) => hashPartition(l.slice(0, l.indexOf('\t')), reduces) === p);
+      writeFileSync(join(dir, `mapped-${p}`), mine.length ? `${mine.join('\n')}\n` : '');
+      expected.push((await sh(`sort ${join(dir, `mapped-${p}`)} | node ${bin} job cdx-url-count reduce`)).toString());
+    }
+    expect(expected.join('')).toContain('org,example)/caf\u00e9\t300');
+    expect(expected.join('')).toContain('bad\ufffd\ufffd\t300');
+    expect(expected.join('')).toContain('key-without-space\t600');
+    for (const [name, args] of Object.entries({
+      'one task': [],
+      'many spills': ['--memory', '4K'],
+      'splits on two threads': ['--threads', '2', '-D', 'mapreduce.input.fileinputformat.split.maxsize=3K', '--memory', '64K'],
+    })) {
+      const out = join(dir, `out-${name.replace(/ /g, '-')}`);
+      const r = await nwax(['job', 'cdx-url-count', 'run', '-o', out, '--reduces', String(reduces), ...args, input]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain('legend lines 1200');
+      expect(r.stderr).toContain('not CDX lines 600');
+      for (let p = 0; p < reduces; p++) {
+        const part = gunzipSync(readFileSync(join(out, `part-0000${p}.gz`))).toString();
+        expect(part, `${name}: part ${p}`).toBe(expected[p]);
+      }
+    }
+  });
+});
+
+describe('longSum', () => {
+  /** The values' JSON texts of one key, through the Grouper (with longSum) and the byte groups. */
+  const both = (texts: string[]) => {
+    const lines = texts.map((t) => `k\t${t}`).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    const job: Job = { name: 't', description: '', input: 'records', map() {}, reduce: longSum };
+    const byGrouper: string[] = [];
+    const g = new Grouper(job, (k, v) => void byGrouper.push(`${k}\t${JSON.stringify(v)}`), newContext({}));
+    for (const l of lines) g.push(l);
+    g.flush();
+    const byBytes: string[] = [];
+    const counters: Counters = {};
+    const s = new LongSumGroups((key, n, sum) => void byBytes.push(`${key.toString('utf8', 0, n)}\t${sum}`), counters, 'groups', 'test');
+    const buf = Buffer.from(lines.map((l) => `${l}\n`).join(''));
+    for (let at = 0; at < buf.length; ) {
+      const nl = buf.indexOf(0x0a, at);
+      s.push(buf, at, nl);
+      at = nl + 1;
+    }
+    s.flush();
+    return { byGrouper, byBytes, groups: counters.groups };
+  };
+
+  it('sums as the Grouper does: integers read from bytes, fractions, exponents, long integers, -0, and values that are not numbers', () => {
+    for (const texts of [
+      ['1', '2', '3'],
+      ['-5', '0', '-0', '12'],
+      ['0.1', '0.2', '0.3', '1e3', '-2.5E-1'],
+      ['123456789012345', '1234567890123456789', '9007199254740993'],
+      ['"7"', 'null', 'true', '{"n":1}', '[1]', '4'],
+      ['1e308', '1e308'],
+      ['10', '-1', '100000000000000', '-999999999999999'],
+    ]) {
+      const r = both(texts);
+      expect(r.byBytes, texts.join(' ')).toEqual(r.byGrouper);
+      expect(r.groups).toBe(1);
+    }
+  });
+
+  it('names the line of a value that is not JSON', () => {
+    const s = new LongSumGroups(() => {}, {}, 'groups', 'job t reduce input');
+    const buf = Buffer.from('a\t1\na\tnope\n');
+    s.push(buf, 0, 3);
+    expect(() => s.push(buf, 4, 10)).toThrow(/job t reduce input, line 2: not "key TAB value-json"/);
+  });
+});
+
+describe('plain-text splits as bytes', () => {
+  it('hand every line to exactly one split, as the string reader does, for split sizes across line ends and a file without a final newline', () => {
+    const text = Array.from({ length: 500 }, (_, i) => `line ${i} ${'x'.repeat(i % 13)}${i % 50 === 0 ? '\u00e9' : ''}`).join('\n');
+    for (const [name, body] of [['final-newline', `${text}\n`], ['no-final-newline', text]]) {
+      const path = join(dir, `${name}.txt`);
+      writeFileSync(path, body);
+      const expected = body.split('\n').filter((l, i, a) => i < a.length - 1 || l !== '');
+      for (const size of [1, 7, 64, 100, 1000, 1 << 20]) {
+        const splits = makeSplits([path], size);
+        const fromBytes = splits.flatMap((s) => [...splitChunks(s)].flatMap((c) => c.toString('utf8').split('\n').slice(0, -1)));
+        const fromStrings = splits.flatMap((s) => [...splitLines(s)].flat());
+        expect(fromBytes, `${name}, splits of ${size}`).toEqual(expected);
+        expect(fromStrings, `${name}, splits of ${size}`).toEqual(expected);
+      }
+    }
+  });
+});
+
+describe('record files appended from bytes', () => {
+  it('are the bytes of the same records appended as strings: block cuts by the lines\' length as strings, non-ASCII keys, records larger than a block', () => {
+    const keys = Array.from({ length: 3000 }, (_, i) => `${String(i).padStart(5, '0')}${i % 3 === 0 ? '\u00e9\u{1F600}' : i % 7 === 0 ? '\uFF21' : ''}`);
+    const write = (name: string, bytes: boolean) => {
+      const path = join(dir, `${name}.gz`);
+      const w = new RecordFileWriter(path, { blockSize: 1000 });
+      keys.forEach((k, i) => {
+        const value = i === 1500 ? JSON.stringify('v'.repeat(5000)) : String(i);
+        if (bytes) {
+          const b = Buffer.from(`..${k}..`);
+          w.appendBytes(b, 2, b.length - 2, value, !/[^\x00-\x7f]/.test(k) && i % 2 === 0);
+        } else w.appendLine(k, value);
+      });
+      w.close();
+      return path;
+    };
+    const a = write('strings', false);
+    const b = write('bytes', true);
+    expect(readFileSync(b).equals(readFileSync(a))).toBe(true);
+    expect(readFileSync(indexPath(b)).equals(readFileSync(indexPath(a)))).toBe(true);
+    const r = new RecordFileReader(b);
+    expect(r.blockCount).toBeGreaterThan(30);
+    expect(r.get(keys[2999])).toEqual([2999]);
+    expect([...r.entries()].length).toBe(3000);
+    expect(readdirSync(dir)).toContain('.bytes.gz.idx');
+  });
+});
