@@ -132,6 +132,17 @@ describe('the external sort over bytes', () => {
     r = await nwax(['sort-cdx', '--memory', '1M', '-u', '-o', out, f]);
     expect(r.code, r.stderr).toBe(0);
     expect(firstDifference(readFileSync(out), gnuSort(readFileSync(f), ['-u']))).toBe(-1);
+    // The upper half is written in its place in an output file, after a legend kept on top;
+    // to stdout it goes through a file of its own, as before.
+    const legend = ' CDX N b a m s k r M S V g\n';
+    const withLegend = join(dir, 'legend.cdx');
+    writeFileSync(withLegend, `${legend}${big.join('\n')}\n`);
+    r = await nwax(['sort-cdx', '--memory', '1M', '-o', out, withLegend]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(firstDifference(readFileSync(out), Buffer.concat([Buffer.from(legend), expected]))).toBe(-1);
+    r = await nwax(['sort-cdx', '--memory', '1M', f]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(firstDifference(r.stdout, expected)).toBe(-1);
   });
 
   it('writes an arena\'s run in order, and unique when asked', () => {

@@ -48,7 +48,13 @@ async function sortFiles(files: string[], opts: SortOptions, out: LineOutput, pr
     throw err;
   }
   let lines = 0;
-  for await (const chunk of sorter.chunks()) {
+  // The legend goes first; asked where the lines go, the output says where it stands after it.
+  const place = () => {
+    const p = out.position(legend);
+    if (p) legend = undefined;
+    return p;
+  };
+  for await (const chunk of sorter.chunks(place)) {
     if (legend) await out.writeBytes(legend);
     legend = undefined;
     // Without -u every line read is written: counted as they went in, not again here.

@@ -17,19 +17,23 @@ export interface LineCursor {
 }
 
 const READ = 1 << 20;
-/** A run being merged reads this much at a time: small enough that a budget of 32 MB merges many runs at once on each of two threads. */
+/** A run being merged reads this much at a time, unless its merge says otherwise (`RunRange.read`). */
 const RUN_READ = 256 << 10;
 
-/** Lines of a run file from byte `from` (a line's start) up to byte `to` (one's end, or the file's). */
+/**
+ * Lines of a run file from byte `from` (a line's start) up to byte `to` (one's end, or the
+ * file's), read `read` bytes at a time.
+ */
 export interface RunRange {
   path: string;
   from?: number;
   to?: number;
+  read?: number;
 }
 
 /** The lines of a run file (`\n`-terminated; a last line without one is taken as is), or of a range of it. */
 export class FileLines implements LineCursor {
-  buf = Buffer.allocUnsafeSlow(RUN_READ);
+  buf: Buffer;
   s = 0;
   e = 0;
   private fill = 0;
@@ -40,7 +44,8 @@ export class FileLines implements LineCursor {
   private at: number;
   private readonly end: number;
 
-  constructor(readonly path: string, from = 0, to = Infinity) {
+  constructor(readonly path: string, from = 0, to = Infinity, read = RUN_READ) {
+    this.buf = Buffer.allocUnsafeSlow(read);
     this.fd = openSync(path, 'r');
     this.at = from;
     this.end = to;
@@ -199,12 +204,16 @@ export function* mergeLines(cursors: LineCursor[], unique = false, chunkBytes = 
   }
 }
 
-/** Merges run ranges into the file `out` (a merge pass, or one side of a split final merge). */
-export function mergeToFile(sources: RunRange[], out: string, unique: boolean): void {
-  const fd = openSync(out, 'w');
+/**
+ * Merges run ranges into the file `out` (a merge pass, or one side of a split final merge);
+ * with `at`, into the existing file `out` from byte `at` on (the upper half of a final merge
+ * written in its place in the output).
+ */
+export function mergeToFile(sources: RunRange[], out: string, unique: boolean, at?: number): void {
+  const fd = openSync(out, at === undefined ? 'w' : 'r+');
   try {
-    const o = new OutBuffer(fd);
-    for (const chunk of mergeLines(sources.map((r) => new FileLines(r.path, r.from, r.to)), unique)) o.put(chunk, 0, chunk.length);
+    const o = new OutBuffer(fd, at);
+    for (const chunk of mergeLines(sources.map((r) => new FileLines(r.path, r.from, r.to, r.read)), unique)) o.put(chunk, 0, chunk.length);
     o.flush();
   } finally {
     closeSync(fd);

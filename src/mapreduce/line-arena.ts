@@ -269,15 +269,15 @@ export class LineArena {
 
   /** Writes the lines `order[from, to)` to `fd`, as `chunks()` gives them. */
   writeLines(fd: number, order: Int32Array, from: number, to: number, unique = false): void {
-    for (const chunk of this.chunks(order, from, to, unique)) writeAll(fd, chunk);
+    writeScratch ??= Buffer.allocUnsafeSlow(1 << 20);
+    for (const chunk of this.chunks(order, from, to, unique, writeScratch)) writeAll(fd, chunk);
   }
 
   /**
    * The lines `order[from, to)` as chunks of about `chunkBytes` of whole lines (each with its
    * newline); a chunk is valid until the next is asked for.
    */
-  *chunks(order: Int32Array, from: number, to: number, unique = false, chunkBytes = 1 << 20): Generator<Buffer> {
-    const chunk = Buffer.allocUnsafeSlow(chunkBytes);
+  *chunks(order: Int32Array, from: number, to: number, unique = false, chunk: Buffer = Buffer.allocUnsafeSlow(1 << 20)): Generator<Buffer> {
     let used = 0;
     let prev = -1;
     for (let k = from; k < to; k++) {
@@ -300,6 +300,12 @@ export class LineArena {
   }
 }
 
+/**
+ * The chunk that runs are written through, one per thread and kept: a new megabyte per run was
+ * garbage outside V8's heap that it collected late (a 2 GB sort-cdx writes 128 runs).
+ */
+let writeScratch: Buffer | undefined;
+
 /** Sorts an arena's lines and writes them to `path` as one run. */
 export function writeRun(arena: LineArena, path: string, unique: boolean): void {
   const { order } = arena.sorted();
@@ -320,19 +326,22 @@ export function decodeLines(buf: Buffer, end: number): string[] {
   return text.split('\n');
 }
 
-/** Bytes to a file descriptor through a 1 MiB buffer. */
+/**
+ * Bytes to a file descriptor through a 1 MiB buffer; from byte `position` of the file on when
+ * one is given (a part of a file that another thread writes the rest of), else at its offset.
+ */
 export class OutBuffer {
   private readonly buf = Buffer.allocUnsafeSlow(1 << 20);
   private used = 0;
 
-  constructor(private readonly fd: number) {}
+  constructor(private readonly fd: number, private position?: number) {}
 
   put(src: Buffer, from: number, to: number): void {
     const n = to - from;
     if (this.used + n > this.buf.length) {
       this.flush();
       if (n > this.buf.length) {
-        writeAll(this.fd, src.subarray(from, to));
+        this.write(src.subarray(from, to));
         return;
       }
     }
@@ -346,7 +355,7 @@ export class OutBuffer {
     if (this.used + need > this.buf.length) {
       this.flush();
       if (need > this.buf.length) {
-        writeAll(this.fd, Buffer.from(`${line}\n`));
+        this.write(Buffer.from(`${line}\n`));
         return;
       }
     }
@@ -355,8 +364,16 @@ export class OutBuffer {
   }
 
   flush(): void {
-    if (this.used > 0) writeAll(this.fd, this.buf.subarray(0, this.used));
+    if (this.used > 0) this.write(this.buf.subarray(0, this.used));
     this.used = 0;
+  }
+
+  private write(bytes: Uint8Array): void {
+    if (this.position === undefined) writeAll(this.fd, bytes);
+    else {
+      for (let off = 0; off < bytes.length; ) off += writeSync(this.fd, bytes, off, bytes.length - off, this.position + off);
+      this.position += bytes.length;
+    }
   }
 }
 

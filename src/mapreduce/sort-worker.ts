@@ -18,12 +18,13 @@ export interface SpillMessage {
   unique: boolean;
 }
 
-/** Merge these run ranges into `out`. */
+/** Merge these run ranges into `out` (from byte `at` of it, when given). */
 export interface MergeMessage {
   kind: 'merge';
   sources: RunRange[];
   out: string;
   unique: boolean;
+  at?: number;
 }
 
 /** A run written: its arena's memory handed back, or what went wrong. */
@@ -38,7 +39,7 @@ export interface SpillDone {
 parentPort!.on('message', (m: SpillMessage | MergeMessage) => {
   try {
     if (m.kind === 'merge') {
-      mergeToFile(m.sources, m.out, m.unique);
+      mergeToFile(m.sources, m.out, m.unique, m.at);
       parentPort!.postMessage({ ok: true });
       return;
     }

@@ -20,6 +20,8 @@ export class LineOutput {
   private readonly tmp: string | undefined;
   private broken = false;
   private draining: Promise<void> | undefined;
+  /** Bytes written to the file so far. */
+  private written = 0;
 
   constructor(readonly path: string | undefined) {
     if (path && path !== '-') {
@@ -76,9 +78,22 @@ export class LineOutput {
     else await this.send(b);
   }
 
+  /**
+   * For a file: writes `first` (when given), then tells where the next bytes written will
+   * stand (the file being written aside, and the offset), so that a writer elsewhere (the
+   * sort's worker) may fill the file from a later offset while this one writes up to it.
+   * Undefined, and nothing written, for stdout.
+   */
+  position(first?: Uint8Array): { path: string; at: number } | undefined {
+    if (this.fd === undefined || this.buf !== '') return undefined;
+    if (first) this.writeFile(first);
+    return { path: this.tmp!, at: this.written };
+  }
+
   private writeFile(bytes: Uint8Array): void {
     try {
       for (let off = 0; off < bytes.length; ) off += writeSync(this.fd!, bytes, off, bytes.length - off);
+      this.written += bytes.length;
     } catch (err) {
       throw new InputError(`${this.path}: cannot write (${(err as NodeJS.ErrnoException).code})`);
     }
