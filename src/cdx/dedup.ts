@@ -76,7 +76,6 @@ async function addCaptures(path: string, kind: Kind, stats: DedupStats, sorter: 
   let standard = true;
   let lineNo = 0;
   let reported = 0;
-  let key = Buffer.allocUnsafe(4096);
   const bad = (f: Capture | undefined, line: string) => {
     stats.malformed++;
     // The first few per file are named; the rest are counted in the summary.
@@ -143,11 +142,12 @@ async function addCaptures(path: string, kind: Kind, stats: DedupStats, sorter: 
       stats.noDigest++;
       return undefined;
     }
-    // URLKEY sha1:DIGEST DATE[ FILE]
+    // URLKEY sha1:DIGEST DATE[ FILE], assembled where the sort holds it (not copied twice).
     const need = (s1 - s) + SHA1.length + (s6 - d) + 1 + dateLen + 1 + (e - last);
-    if (need > key.length) key = Buffer.allocUnsafe(need * 2);
+    const at = sorter.reserve(need);
+    const key = sorter.room;
     // (copyBytes: Buffer#copy costs more than the copy itself on fields this short.)
-    let n = 0;
+    let n = at;
     copyBytes(buf, s, s1, key, n);
     n += s1 - s;
     copyBytes(SHA1, 0, SHA1.length, key, n);
@@ -162,7 +162,7 @@ async function addCaptures(path: string, kind: Kind, stats: DedupStats, sorter: 
       copyBytes(buf, last + 1, e, key, n);
       n += e - last - 1;
     }
-    return sorter.addBytes(key, 0, n);
+    return sorter.commit(at, n - at);
   }
 
   function addSlow(buf: Buffer, s: number, e: number): Promise<void> | undefined {
@@ -183,8 +183,12 @@ async function sortedCaptures(paths: string[], kind: Kind, opts: SortOptions, st
   return sorter;
 }
 
-/** Whether a[from, from + n) holds b[0, n). */
+/**
+ * Whether a[from, from + n) holds b[0, n): one memcmp (a group's lines agree to the end of
+ * the key, the full length compared for most lines), a loop below where a call costs more.
+ */
 function sameBytes(a: Buffer, from: number, b: Buffer, n: number): boolean {
+  if (n >= 48) return a.compare(b, 0, n, from, from + n) === 0;
   for (let i = 0; i < n; i++) if (a[from + i] !== b[i]) return false;
   return true;
 }

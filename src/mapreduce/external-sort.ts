@@ -192,6 +192,26 @@ export class ExternalSorter {
   }
 
   /**
+   * Room for a line of at most `max` bytes, to be written into `room` from the offset
+   * returned and added with `commit`: a caller that assembles a line (dedup-cdx's key from
+   * four fields) writes it where the sort holds it, not into a buffer of its own first.
+   */
+  reserve(max: number): number {
+    return this.arena.reserve(max);
+  }
+
+  /** The Buffer `reserve` made room in. */
+  get room(): Buffer {
+    return this.arena.buf;
+  }
+
+  /** Adds the line of `n` bytes written at `reserve`'s offset `at`; a promise as `add` gives. */
+  commit(at: number, n: number): Promise<void> | undefined {
+    this.arena.commit(at, n);
+    return this.arena.full() ? this.spill() : undefined;
+  }
+
+  /**
    * Adds the lines of `buf[from, to)` (each ending with a newline, as `lineChunks` gives them),
    * copied in stretches; resolves when all are in (spilling runs on the way).
    */

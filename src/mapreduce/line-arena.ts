@@ -27,8 +27,11 @@ const SHORT_COPY = 32;
 export function copyBytes(src: Uint8Array, from: number, to: number, dst: Uint8Array, at: number): void {
   if (to - from < SHORT_COPY) {
     for (let i = from; i < to; i++) dst[at++] = src[i];
-  } else dst.set(src.subarray(from, to), at);
+  } else bufferCopy.call(src, dst, at, from, to);
 }
+
+/** Buffer#copy on any Uint8Array: no subarray made per copy (set(subarray()) allocated one each time). */
+const bufferCopy = Buffer.prototype.copy as unknown as (this: Uint8Array, target: Uint8Array, targetStart: number, sourceStart: number, sourceEnd: number) => number;
 
 const FIRST_BYTES = 1 << 20;
 const MAX_FIRST = 1 << 30;
@@ -128,6 +131,20 @@ export class LineArena {
     this.buf[at + k] = 0x09;
     copyBytes(value, 0, value.length, this.buf, at + k + 1);
     this.push(at, k + 1 + value.length, partition);
+  }
+
+  /**
+   * Room for a line of at most `max` bytes, written in place at `buf[at, ...)` (the offset
+   * returned; `buf` may be a new Buffer after this call), then added with `commit`.
+   */
+  reserve(max: number): number {
+    if (this.used + max + 1 > this.buf.length) this.grow(max + 1);
+    return this.used;
+  }
+
+  /** Adds the line of `n` bytes written at `reserve`'s offset `at`. */
+  commit(at: number, n: number, partition = 0): void {
+    this.push(at, n, partition);
   }
 
   /** Adds a line given as bytes (without its newline). */

@@ -70,43 +70,51 @@ export function* splitChunks(split: Split): Generator<Buffer> {
   const fd = openSync(split.path, 'r');
   try {
     let pos = Math.max(0, split.start - 1);
-    let carry: Buffer = Buffer.alloc(0);
+    // One buffer for the whole split: the part of a line cut by a read moves to its front and
+    // the next read follows it (a new buffer per read was garbage outside V8's heap).
+    let buf = Buffer.allocUnsafeSlow(2 * CHUNK);
+    let carry = 0;
     // A split that does not start the file begins after the first newline at or after start-1.
     let skipping = split.start > 0;
-    // Offset in the file of data[0].
+    // Offset in the file of buf[0].
     let dataAt = pos;
-    const buf = Buffer.allocUnsafe(CHUNK);
     for (;;) {
-      const n = readSync(fd, buf, 0, CHUNK, pos);
+      if (carry === buf.length) {
+        const bigger = Buffer.allocUnsafeSlow(buf.length * 2);
+        buf.copy(bigger, 0, 0, carry);
+        buf = bigger;
+      }
+      const n = readSync(fd, buf, carry, Math.min(CHUNK, buf.length - carry), pos);
       pos += n;
       if (n === 0) {
         // The last line of the file, without a newline.
-        if (carry.length && !skipping && (split.end < 0 || dataAt < split.end)) yield Buffer.concat([carry, NEWLINE]);
+        if (carry && !skipping && (split.end < 0 || dataAt < split.end)) yield Buffer.concat([buf.subarray(0, carry), NEWLINE]);
         return;
       }
-      const data = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
+      const size = carry + n;
       let from = 0;
       if (skipping) {
-        const nl = data.indexOf(10);
-        if (nl < 0) {
+        const nl = buf.indexOf(10);
+        if (nl < 0 || nl >= size) {
           // All of it is the line the split before reads.
-          carry = Buffer.alloc(0);
-          dataAt += data.length;
+          carry = 0;
+          dataAt += size;
           continue;
         }
         skipping = false;
         from = nl + 1;
       }
-      const end = Math.max(from, data.lastIndexOf(10) + 1);
+      const end = Math.max(from, buf.lastIndexOf(10, size - 1) + 1);
       // Lines that start at or past the split's end belong to the next split.
       const past = split.end < 0 ? -1 : split.end - dataAt;
       if (past >= 0 && past <= end) {
-        const cut = past <= from ? from : data.indexOf(10, past - 1) + 1;
-        if (cut > from) yield data.subarray(from, cut);
+        const cut = past <= from ? from : buf.indexOf(10, past - 1) + 1;
+        if (cut > from) yield buf.subarray(from, cut);
         return;
       }
-      if (end > from) yield data.subarray(from, end);
-      carry = Buffer.from(data.subarray(end));
+      if (end > from) yield buf.subarray(from, end);
+      buf.copy(buf, 0, end, size);
+      carry = size - end;
       dataAt += end;
     }
   } finally {
