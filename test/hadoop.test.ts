@@ -60,8 +60,8 @@ describe.skipIf(!HADOOP)('the pipeline on real Hadoop Streaming', () => {
     .filter((f) => /(^|\/)part-\d{5}\.gz$/.test(f)).sort()
     .map((f) => [f, gunzipSync(readFileSync(join(d, f))).toString()]));
   /** The counters of a job's one-line summary, without the local runner's own (its spills and runs). */
-  const counters = (stderr: string, job: string): Record<string, number> => {
-    const line = stderr.split('\n').find((l) => l.startsWith(`nwax ${job}: ${job}: `)) ?? '';
+  const counters = (stderr: string, job: string, command = job): Record<string, number> => {
+    const line = stderr.split('\n').find((l) => l.startsWith(`nwax ${command}: ${job}: `)) ?? '';
     const counts = line.slice(line.indexOf('; ') + 2).split(', ').map((c) => /^(.*) (\d+)$/.exec(c)).filter((m) => m !== null);
     return Object.fromEntries(counts.filter((m) => !/^(shuffled runs|runs merged)/.test(m![1])).map((m) => [m![1], Number(m![2])]));
   };
@@ -140,6 +140,27 @@ describe.skipIf(!HADOOP)('the pipeline on real Hadoop Streaming', () => {
       expect((await ok(['dumpindex', join(crossIndexes, p)])).stdout, p).toBe((await ok(['dumpindex', join(dir, 'hadoop', 'indexes', p)])).stdout);
     }
   }, 600_000);
+
+  it('gives the local runner\'s parts and counters for cdx-url-count, which the local runner maps and sums as bytes', async () => {
+    // The archives' CDX with lines the byte paths must read as the streaming tasks do:
+    // non-ASCII and invalid UTF-8 keys, legends, a control character, CR, no final newline.
+    const cdx = join(dir, 'count.cdx');
+    await ok(['cdx', '-o', cdx, ...archives]);
+    const awkward = Buffer.concat([readFileSync(cdx), Buffer.from('org,example)/caf\u00e9 2020 x\n!meta\n\nctrl\u0001key 1\ncrlf 2020\r\n'),
+      Buffer.from([0x62, 0x61, 0x64, 0xff, 0x20, 0x31, 0x0a]), Buffer.from('org,example)/caf\u00e9 2021 x')]);
+    writeFileSync(cdx, awkward);
+    const local = await ok(['job', 'cdx-url-count', 'run', '--reduces', '3', '-o', join(dir, 'count-local'), cdx]);
+    const hadoop = await ok(['job', 'cdx-url-count', 'run', '--engine', 'hadoop', '--run', '--reduces', '3', '-o', join(dir, 'count-hadoop'), cdx]);
+    const a = dataset(join(dir, 'count-local'));
+    expect(Object.keys(a).length).toBe(3);
+    expect(dataset(join(dir, 'count-hadoop'))).toEqual(a);
+    expect(Object.values(a).join('')).toContain('org,example)/caf\u00e9\t2\n');
+    expect(Object.values(a).join('')).toContain('bad\ufffd\t1\n');
+    const counted = counters(local.stderr, 'cdx-url-count', 'job');
+    expect(counted['legend lines']).toBe(3);
+    expect(counted['not CDX lines']).toBe(1);
+    expect(counters(hadoop.stderr, 'cdx-url-count', 'job')).toEqual(counted);
+  }, 300_000);
 
   it('reports bad input on the cluster path as it does locally: a missing archive, a missing segment', async () => {
     const bad = join(dir, 'bad-manifest');
