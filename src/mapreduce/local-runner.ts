@@ -76,8 +76,8 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
   // partition then bytes at each spill. The thread's arena from its last task is taken again:
   // a new one per task held two at once until V8 collected the old (a thread's next map task
   // put 100 MB on the group-and-count's peak RSS in three runs of five).
-  const arena = keptArena?.limit === Math.min(task.budget, 1 << 30) ? keptArena : new LineArena(task.budget);
-  keptArena = undefined;
+  const arena = kept?.budget === task.budget ? kept.arena : new LineArena(task.budget);
+  kept = undefined;
   arena.reset();
   let spills = 0;
   const spill = () => {
@@ -106,7 +106,7 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
     },
   }, counters, task.properties, task.split.path, task.split.start);
   const { split } = task;
-  if (job.mapBytes) await mapLinesAsBytes(job, task, counters, arena, map, spill);
+  if (job.mapBytes && job.input === 'lines') await mapLinesAsBytes(job, task, counters, arena, map, spill);
   else {
     const batches = split.start === 0 && split.end < 0 ? lineBatches(split.path) : splitLines(split);
     for await (const batch of batches) {
@@ -117,11 +117,11 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
     }
   }
   spill();
-  keptArena = arena;
+  kept = { arena, budget: task.budget };
 }
 
-/** The arena of this thread's last map task (tasks of a thread run one after another). */
-let keptArena: LineArena | undefined;
+/** The arena of this thread's last map task (tasks of a thread run one after another), and its budget. */
+let kept: { arena: LineArena; budget: number } | undefined;
 
 /**
  * A map task of a job with `mapBytes`: the split read as chunks of lines, ASCII lines mapped
