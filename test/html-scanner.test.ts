@@ -13,42 +13,46 @@ import { HtmlExtractor } from '../src/parse/html.js';
 import { htmlparser2Source } from '../src/parse/htmlparser2-source.js';
 import { UrlResolver } from '../src/parse/url-resolver.js';
 import { sniffCharset } from '../src/parse/charset.js';
-import { squash } from '../src/parse/squash.js';
+import { squash, squashRange, squashText } from '../src/parse/squash.js';
 import { readArchive } from '../src/archive/reader.js';
 import { FIXTURES, HAVE_FIXTURES, fixture } from './helpers.js';
 
 type Event = ['open', string, string] | ['close', string] | ['text', string];
 
-/** Every event, text merged (its pieces depend on chunks and entities), all attributes wanted. */
+/** Every event, text merged (its pieces depend on chunks and entities), all attributes or those named. */
 class Recorder implements HtmlHandler {
   readonly events: Event[] = [];
   readonly wantsText = true;
-  wantsAttributes(): boolean {
-    return true;
+  constructor(private readonly wanted: readonly string[] | true = true) {}
+  wantsAttributes(): readonly string[] | true {
+    return this.wanted;
   }
   onOpen(name: string, attrs: Record<string, string>): void {
-    this.events.push(['open', name, JSON.stringify(attrs)]);
+    // Only what was asked for (htmlparser2 gives every attribute).
+    const kept = this.wanted === true ? attrs : Object.fromEntries(Object.entries(attrs).filter(([k]) => this.wanted !== true && this.wanted.includes(k)));
+    this.events.push(['open', name, JSON.stringify(kept)]);
   }
   onClose(name: string): void {
     this.events.push(['close', name]);
   }
-  onText(text: string): void {
+  onText(s: string, start: number, end: number): void {
+    const text = s.slice(start, end);
     const last = this.events[this.events.length - 1];
     if (last?.[0] === 'text') last[1] += text;
     else this.events.push(['text', text]);
   }
 }
 
-function reference(html: string): Event[] {
-  const r = new Recorder();
-  const p = new Parser({ onopentag: (n, a) => r.onOpen(n, a), onclosetag: (n) => r.onClose(n), ontext: (t) => r.onText(t) },
+function reference(html: string, wanted: readonly string[] | true = true): Event[] {
+  const r = new Recorder(wanted);
+  const p = new Parser({ onopentag: (n, a) => r.onOpen(n, a), onclosetag: (n) => r.onClose(n), ontext: (t) => r.onText(t, 0, t.length) },
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
   p.end(html);
   return r.events.filter((e) => e[0] !== 'text' || e[1] !== '');
 }
 
-function scanned(html: string, cuts: number[] = []): Event[] {
-  const r = new Recorder();
+function scanned(html: string, cuts: number[] = [], wanted: readonly string[] | true = true): Event[] {
+  const r = new Recorder(wanted);
   const s = new HtmlScanner(r);
   let at = 0;
   for (const cut of [...cuts].sort((a, b) => a - b)) {
@@ -139,9 +143,22 @@ describe('the HTML scanner gives htmlparser2 12\'s events', () => {
     }
   });
 
+  it('only the attributes asked for, in any case, the first of a name winning', () => {
+    // U+212A (Kelvin sign) lower-cases to an ASCII k: `\u212Aind` is the attribute `kind`.
+    const wanted = ['href', 'title', 'kind', 'lang'];
+    const html = '<a HREF=one Href="two" TiTlE=\'t\' hreff=x hre=y>a</a><track \u212Aind=k1 kind=k2><p data-x lang=de LANG=fr title>p</p>';
+    expect(scanned(html, [], wanted)).toEqual(reference(html, wanted));
+    const rand = random(7);
+    for (const doc of [...AWKWARD, ...Array.from({ length: 500 }, () => soup(rand))]) {
+      expect(scanned(doc, [doc.length >> 1], wanted), doc).toEqual(reference(doc, wanted));
+    }
+  });
+
   it('text is squashed as `\\s+` to one space, trimmed', () => {
-    for (const s of ['', ' ', 'a', ' a  b\n\tc ', '\u00a0x\u3000y\ufeff', 'a\u2028\u2029b', 'one two', '\v\fz\r\n']) {
+    for (const s of ['', ' ', 'a', ' a  b\n\tc ', '\u00a0x\u3000y\ufeff', 'a\u2028\u2029b', 'one two', '\v\fz\r\n', 'a \u00a0b', ' \t ']) {
       expect(squash(s)).toBe(s.replace(/\s+/g, ' ').trim());
+      expect(squashText(s)).toBe(s.replace(/\s+/g, ' ').trim());
+      expect(squashRange(`<${s}>`, 1, s.length + 1)).toBe(s.replace(/\s+/g, ' ').trim());
     }
   });
 });

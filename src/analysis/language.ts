@@ -91,5 +91,6 @@ export function detectLanguage(text: string): string {
 
 /** The declared language, else the detected one. */
 export function languageOf(declared: string | undefined, title: string, text: string): string {
-  return primaryLanguage(declared) || detectLanguage(`${title}\n${text}`);
+  // Only the head of the text: the join of a title and a whole page is a copy of the page.
+  return primaryLanguage(declared) || detectLanguage(`${title}\n${text.slice(0, SAMPLE)}`);
 }

@@ -17,15 +17,23 @@
  * feeds (nwax.import.parse.bytes).
  */
 import { decodeHTML, decodeHTMLAttribute, DecodingMode } from 'entities/decode';
+import { hashStep, matchName, nameHash, NameTable } from './tag-names.js';
 
 export interface HtmlHandler {
   /** Whether text is wanted now: when false, text is passed over without being sliced or decoded. */
   readonly wantsText: boolean;
-  /** Whether `onOpen` needs this tag's attributes (otherwise it gets an empty object). */
-  wantsAttributes(name: string): boolean;
+  /**
+   * The attributes `onOpen` needs of this tag: their names (lower case, ASCII), true for all of
+   * them, false for none (it gets an empty object). Attributes not asked for are not sliced.
+   */
+  wantsAttributes(name: string): readonly string[] | boolean;
   onOpen(name: string, attrs: Record<string, string>): void;
   onClose(name: string): void;
-  onText(text: string): void;
+  /**
+   * Text: `text` from `start` to `end` (the scanner's buffer, not sliced, so that the many runs
+   * of white space between tags cost no string; or text with its entities decoded).
+   */
+  onText(text: string, start: number, end: number): void;
 }
 
 const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -77,18 +85,7 @@ function isAlpha(c: number): boolean {
 }
 
 /** Tag names seen, lower-cased: pages repeat a few dozen names thousands of times. */
-const names = new Map<string, string>();
-
-/** The tag name s[start, end) in lower case, without a new string for a name seen before. */
-function lowerName(s: string, start: number, end: number): string {
-  const raw = s.slice(start, end);
-  let name = names.get(raw);
-  if (name === undefined) {
-    name = raw.toLowerCase();
-    if (names.size < 4096) names.set(raw, name);
-  }
-  return name;
-}
+const names = new NameTable();
 
 /** End of the current markup construct, or NEED_MORE when the input so far does not hold it. */
 const NEED_MORE = -1;
@@ -154,6 +151,7 @@ export class HtmlScanner {
   /** Reads what the buffer holds; keeps an unfinished construct for the next write unless `final`. */
   private scan(final: boolean): void {
     const s = this.buf;
+    this.nextAmp = NaN;
     const len = s.length;
     let pos = 0;
     while (pos < len) {
@@ -203,9 +201,26 @@ export class HtmlScanner {
 
   private text(s: string, start: number, end: number, mode: DecodingMode | undefined, rcdata = ''): void {
     if (end <= start || !this.handler.wantsText) return;
-    let t = s.slice(start, end);
-    if (mode !== undefined && t.includes('&')) t = rcdata ? decodeRcdata(t, rcdata) : decodeHTML(t, mode);
-    this.handler.onText(t);
+    if (mode === undefined || !this.ampWithin(s, start, end)) {
+      this.handler.onText(s, start, end);
+      return;
+    }
+    const raw = s.slice(start, end);
+    const t = rcdata ? decodeRcdata(raw, rcdata) : decodeHTML(raw, mode);
+    this.handler.onText(t, 0, t.length);
+  }
+
+  /** The next `&` in the buffer being scanned at or past the last text's start (-1: none; NaN: not looked for). */
+  private nextAmp = NaN;
+
+  /**
+   * Whether s[start, end) holds an `&`. Text ranges come in increasing order within a scan,
+   * so the buffer is searched once however many ranges it holds (`includes` on each range's
+   * slice cost a string per range).
+   */
+  private ampWithin(s: string, start: number, end: number): boolean {
+    if (!(this.nextAmp >= start) && this.nextAmp !== -1) this.nextAmp = s.indexOf('&', start);
+    return this.nextAmp >= start && this.nextAmp < end;
   }
 
   /**
@@ -300,30 +315,33 @@ export class HtmlScanner {
     const c = s.charCodeAt(p);
     if (c === GT) return p + 1;
     if (!isAlpha(c)) return this.skipTo(s, p + 1, GT, final);
+    let h = hashStep(0, c);
     let e = p + 1;
-    while (e < len && !isEndOfName(s.charCodeAt(e))) e++;
+    for (let d; e < len && !isEndOfName((d = s.charCodeAt(e))); e++) h = hashStep(h, d);
     if (e >= len) return final ? len : NEED_MORE; // an unfinished end tag is dropped
     const gt = s.charCodeAt(e) === GT ? e : s.indexOf('>', e);
     if (gt < 0 && !final) return NEED_MORE;
-    this.endTag(this.tagName(lowerName(s, p, e)));
+    this.endTag(this.tagName(names.get(s, p, e, h)));
     return gt < 0 ? len : gt + 1;
   }
 
   /** `<name ...>`: the open tag, its attributes, and a raw-text element's content mode. */
   private openTag(s: string, lt: number, final: boolean): number {
     const len = s.length;
+    let h = hashStep(0, s.charCodeAt(lt + 1));
     let e = lt + 2;
-    while (e < len && !isEndOfName(s.charCodeAt(e))) e++;
+    for (let d; e < len && !isEndOfName((d = s.charCodeAt(e))); e++) h = hashStep(h, d);
     // A tag name cut by the end of the input is dropped (as htmlparser2 does).
     if (e >= len) return final ? len : NEED_MORE;
-    const lower = lowerName(s, lt + 1, e);
+    const lower = names.get(s, lt + 1, e, h);
     // Raw text and the name's case are decided before this tag changes the context.
     const inForeign = this.contexts[this.contexts.length - 1] !== Context.Html;
     const name = this.tagName(lower);
     const special = !inForeign && (RAW_TEXT.has(lower) || RCDATA.has(lower) || lower === 'plaintext') ? lower : '';
     const ignored = name === 'form' && this.stack.includes('form');
-    const attrs = !ignored && this.handler.wantsAttributes(name) ? {} as Record<string, string> : undefined;
-    const end = this.attributes(s, e, attrs);
+    const wanted = ignored ? false : this.handler.wantsAttributes(name);
+    const attrs = wanted !== false ? {} as Record<string, string> : undefined;
+    const end = this.attributes(s, e, attrs, wanted === true ? undefined : wanted || undefined);
     if (end < 0) {
       if (!final) return NEED_MORE;
       // Cut by the end of the input: htmlparser2 has opened it (its name), never ended it.
@@ -348,9 +366,10 @@ export class HtmlScanner {
 
   /**
    * Reads the attributes from `i` (just past the tag name) to the tag's `>`: returns the index
-   * past it, or -1 when the input ends first. Values go into `attrs` (first one wins) when given.
+   * past it, or -1 when the input ends first. Values go into `attrs` (first one wins) when given:
+   * those named in `wanted`, or all.
    */
-  private attributes(s: string, i: number, attrs: Record<string, string> | undefined): number {
+  private attributes(s: string, i: number, attrs: Record<string, string> | undefined, wanted: readonly string[] | undefined): number {
     const len = s.length;
     this.selfClosing = false;
     let slash = false; // htmlparser2's InSelfClosingTag state
@@ -379,11 +398,13 @@ export class HtmlScanner {
       }
       if (i >= len) return -1;
       const nameEnd = i;
+      // The name as attrs keys it ('' for an attribute not asked for).
+      const key = !attrs ? '' : wanted ? matchName(s, nameStart, nameEnd, wanted) ?? '' : s.slice(nameStart, nameEnd).toLowerCase();
       while (i < len && isSpace(s.charCodeAt(i))) i++;
       if (i >= len) return -1;
       if (s.charCodeAt(i) !== EQ) {
         // No value: '/' and '>' are read again; anything else starts the next name.
-        if (attrs) this.attribute(attrs, s, nameStart, nameEnd, '');
+        if (key) this.attribute(attrs!, key, '');
         continue;
       }
       i++;
@@ -393,7 +414,7 @@ export class HtmlScanner {
       if (q === DQ || q === SQ) {
         const close = s.indexOf(q === DQ ? '"' : "'", i + 1);
         if (close < 0) return -1;
-        if (attrs) this.attribute(attrs, s, nameStart, nameEnd, s.slice(i + 1, close));
+        if (key) this.attribute(attrs!, key, s.slice(i + 1, close));
         i = close + 1;
       } else {
         const start = i;
@@ -403,14 +424,13 @@ export class HtmlScanner {
           i++;
         }
         if (i >= len) return -1;
-        if (attrs) this.attribute(attrs, s, nameStart, nameEnd, s.slice(start, i));
+        if (key) this.attribute(attrs!, key, s.slice(start, i));
       }
     }
     return -1;
   }
 
-  private attribute(attrs: Record<string, string>, s: string, start: number, end: number, value: string): void {
-    const name = s.slice(start, end).toLowerCase();
+  private attribute(attrs: Record<string, string>, name: string, value: string): void {
     if (Object.hasOwn(attrs, name)) return;
     attrs[name] = value.includes('&') ? decodeHTMLAttribute(value) : value;
   }
@@ -455,13 +475,13 @@ export class HtmlScanner {
     }
     this.text(s, pos, at, rcdata ? DecodingMode.Legacy : undefined, rcdata ? this.raw : '');
     this.raw = '';
-    this.endTag(this.tagName(lowerName(s, at + 2, nameEnd)));
+    this.endTag(this.tagName(names.get(s, at + 2, nameEnd, nameHash(s, at + 2, nameEnd))));
     return gt < 0 ? len : gt + 1;
   }
 
   // htmlparser2's tree rules (Parser: readTagName, emitOpenTag, endOpenTag, onclosetag, popElement).
 
-  /** A tag's name as htmlparser2 reads it: `name` is lower case already (lowerName). */
+  /** A tag's name as htmlparser2 reads it: `name` is lower case already (NameTable). */
   private tagName(name: string): string {
     const ctx = this.contexts[this.contexts.length - 1];
     if (ctx === Context.Svg) return SVG_NAMES.get(name) ?? name;

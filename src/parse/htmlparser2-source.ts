@@ -11,6 +11,6 @@ export function htmlparser2Source(h: HtmlHandler): EventSource {
   return new Parser({
     onopentag: (name, attrs) => h.onOpen(name, attrs),
     onclosetag: (name) => h.onClose(name),
-    ontext: (t) => h.onText(t),
+    ontext: (t) => h.onText(t, 0, t.length),
   }, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
 }

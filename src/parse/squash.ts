@@ -12,8 +12,11 @@ export function isSpace(c: number): boolean {
 }
 
 export function squash(s: string): string {
-  let start = 0;
-  let end = s.length;
+  return squashRange(s, 0, s.length);
+}
+
+/** `squash(s.slice(start, end))`, without the slice where the text is squashed already. */
+export function squashRange(s: string, start: number, end: number): string {
   while (start < end && isSpace(s.charCodeAt(start))) start++;
   while (end > start && isSpace(s.charCodeAt(end - 1))) end--;
   let out = '';
@@ -28,5 +31,17 @@ export function squash(s: string): string {
     from = j;
     i = j - 1;
   }
-  return from === 0 && end === s.length ? s : out + s.slice(from, end);
+  if (from === start) return start === 0 && end === s.length ? s : s.slice(start, end);
+  return out + s.slice(from, end);
+}
+
+/**
+ * `squash` for a long text (a page's): one regular expression replaces the runs that change
+ * (two or more white space characters, or one that is not a space) and leaves the rest of the
+ * text alone, where `squash` looks at every character in JavaScript.
+ */
+const CHANGED_SPACE = /\s{2,}|[\t\n\v\f\r\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/g;
+
+export function squashText(s: string): string {
+  return s.replace(CHANGED_SPACE, ' ').trim();
 }
