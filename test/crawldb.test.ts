@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { newContext, type Counters } from '../src/mapreduce/job.js';
+import { emittedJson, newContext, type Counters } from '../src/mapreduce/job.js';
+import { indexJob } from '../src/index/index-job.js';
 import { updatedbJob } from '../src/crawl/updatedb-job.js';
 import { invertlinksJob } from '../src/crawl/linkdb-job.js';
 import type { CrawlDatum } from '../src/crawl/crawl-datum.js';
@@ -92,5 +93,52 @@ describe('invertlinks (Nutch LinkDb)', () => {
     ], ['db.max.inlinks=2']);
     expect(out).toEqual([['http://b.example/', { inlinks: [{ from: 'http://a.example/', anchor: 'a' }, { from: 'http://m.example/', anchor: 'm' }] }]]);
     expect(counters['inlinks over db.max.inlinks dropped']).toBe(1);
+  });
+
+  it('the combine joins lists as text: the bytes of stringifying the lists joined, whatever the values', () => {
+    const lists = [
+      { inlinks: [] },
+      { inlinks: [{ from: 'http://a.example/', anchor: 'quote " tab \t ]} and é' }] },
+      { inlinks: [{ from: 'http://b.example/', anchor: '' }, { from: 'http://c.example/', anchor: '\u2028' }] },
+      { inlinks: [] },
+    ];
+    const texts = lists.map((v) => JSON.stringify(v));
+    const combined = (values: string[]) => {
+      const out: string[] = [];
+      invertlinksJob.combine!('http://t.example/', values, (_k, v) => out.push(emittedJson(v)), newContext({}));
+      return out;
+    };
+    const want = JSON.stringify({ inlinks: lists.flatMap((v) => v.inlinks) });
+    expect(combined(texts)).toEqual([want]);
+    expect(combined([texts[0]])).toEqual(['{"inlinks":[]}']);
+    // A value of another shape: the lists are read and joined as values.
+    expect(combined([...texts, '{"inlinks":[{"from":"http://d.example/","anchor":"d"}],"n":1}'])).toEqual([
+      JSON.stringify({ inlinks: [...lists.flatMap((v) => v.inlinks), { from: 'http://d.example/', anchor: 'd' }] }),
+    ]);
+  });
+});
+
+describe('index map (Nutch Indexer)', () => {
+  it('passes a version\'s text and content on as the segment holds them: the bytes map gives', () => {
+    const key = 'http://a.example/p?q=1 sha1:AAAA';
+    const values: [string, unknown][] = [
+      ['parse_text', 'text with "quotes", \\ back\nslash, é 日本 \u2028'],
+      ['parse_text', ''],
+      ['content', { url: 'http://a.example/p?q=1', file: 'a b.warc.gz', offset: 12, length: 34, date: '20070101000000', mime: 'text/html', status: 200 }],
+    ];
+    for (const [dataset, value] of values) {
+      const inputFile = `/c/segments/20070101000000/${dataset}/part-00000.gz`;
+      const viaMap: string[] = [];
+      void indexJob.map(key, value, (k, v) => viaMap.push(`${k}\t${emittedJson(v)}`), newContext({}, [], inputFile));
+      const viaText: string[] = [];
+      expect(indexJob.mapText!(key, JSON.stringify(value), (k, v) => viaText.push(`${k}\t${emittedJson(v)}`), newContext({}, [], inputFile))).toBe(true);
+      expect(viaText).toEqual(viaMap);
+    }
+    // Other datasets, keys and shapes go to map.
+    const ctx = (d: string) => newContext({}, [], `/c/segments/1/${d}/part-00000.gz`);
+    expect(indexJob.mapText!(key, '{"title":"t"}', () => {}, ctx('parse_data'))).toBe(false);
+    expect(indexJob.mapText!('http://a.example/', '"text"', () => {}, ctx('parse_text'))).toBe(false);
+    expect(indexJob.mapText!(key, '{"not":"a string"}', () => {}, ctx('parse_text'))).toBe(false);
+    expect(indexJob.mapText!(key, '"a string"', () => {}, ctx('content'))).toBe(false);
   });
 });

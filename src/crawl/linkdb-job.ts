@@ -5,7 +5,7 @@
  * links (same host) are dropped with `db.ignore.internal.links`; anchors are cut at
  * `db.max.anchor.length`; at most `db.max.inlinks` per URL are kept.
  */
-import type { Job } from '../mapreduce/job.js';
+import { RawJson, type Job } from '../mapreduce/job.js';
 import { datasetOf } from './crawl-datum.js';
 import { splitDocumentKey } from '../segment/segment.js';
 
@@ -17,6 +17,9 @@ export interface Inlink {
 export interface Inlinks {
   inlinks: Inlink[];
 }
+
+/** How an inlinks value's JSON starts, as JSON.stringify writes it. */
+const INLINKS_OPEN = '{"inlinks":[';
 
 function host(url: string): string | undefined {
   try {
@@ -48,8 +51,21 @@ export const invertlinksJob: Job = {
       emit(l.url, { inlinks: [{ from, anchor: l.anchor.slice(0, max) }] });
     }
   },
+  // The combine joins the lists as JSON text: 694k inlinks on the bench corpus were parsed and
+  // stringified again only to be put in one array.
+  rawCombineValues: true,
   combine(key, values, emit) {
-    emit(key, { inlinks: (values as Inlinks[]).flatMap((v) => v.inlinks) });
+    const texts = values as string[];
+    const lists: string[] = [];
+    for (const t of texts) {
+      if (!t.startsWith(INLINKS_OPEN) || !t.endsWith(']}')) {
+        // Another shape (not this job's own output): read, as a whole.
+        emit(key, { inlinks: texts.flatMap((v) => (JSON.parse(v) as Inlinks).inlinks) });
+        return;
+      }
+      if (t.length > INLINKS_OPEN.length + 2) lists.push(t.slice(INLINKS_OPEN.length, -2));
+    }
+    emit(key, new RawJson(`${INLINKS_OPEN}${lists.join(',')}]}`));
   },
   reduce(key, values, emit, ctx) {
     const max = ctx.conf.getNumber('db.max.inlinks');

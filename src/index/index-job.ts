@@ -6,7 +6,7 @@
  * a URL lands in one partition, in digest order. Documents flagged noindex are left out and
  * counted. Boost: ln(e + inlinks) x the CrawlDb score, as Nutch did.
  */
-import type { Job } from '../mapreduce/job.js';
+import { RawJson, type Job } from '../mapreduce/job.js';
 import { datasetOf, segmentOf, type CrawlDatum } from '../crawl/crawl-datum.js';
 import type { Inlinks } from '../crawl/linkdb-job.js';
 import { normalizeUrl, splitDocumentKey, type ContentPointer, type CrawlFetch, type ParseData } from '../segment/segment.js';
@@ -68,6 +68,18 @@ export const indexJob: Job = {
       default:
         emit(url, { d, db: value });
     }
+  },
+  // A version's text and content pointer go on as the segment holds them: the text, most of
+  // the job's input, was parsed and stringified again only to be passed on.
+  mapText(key, text, emit, ctx) {
+    const from = datasetOf(ctx.inputFile);
+    if ((from !== 'parse_text' && from !== 'content') || !key.includes(' ') || text.length < 2) return false;
+    // The shape map would see (a string, an object); anything else is parsed (and reported) there.
+    const [open, close] = from === 'parse_text' ? [0x22, 0x22] : [0x7b, 0x7d];
+    if (text.charCodeAt(0) !== open || text.charCodeAt(text.length - 1) !== close) return false;
+    const { url, digest } = splitDocumentKey(key);
+    emit(url, new RawJson(`{"d":${JSON.stringify(digest)},"${from === 'parse_text' ? 'text' : 'content'}":${text}}`));
+    return true;
   },
   reduce(url, values, emit, ctx) {
     let inlinks: Inlinks['inlinks'] = [];

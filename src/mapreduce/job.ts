@@ -38,6 +38,14 @@ export function valueJson(value: unknown): string {
   return `{${parts.join(',')}}`;
 }
 
+/**
+ * A map or combine output value's JSON text: a RawJson's text as it is, anything else
+ * stringified. (Only the reduce's output looks inside objects for RawJson fields: valueJson.)
+ */
+export function emittedJson(value: unknown): string {
+  return value instanceof RawJson ? value.text : JSON.stringify(value) ?? 'null';
+}
+
 /** A key given as the bytes `key[start, end)` (UTF-8) and a value as the bytes of its JSON. */
 export type BytesEmit = (key: Buffer, start: number, end: number, valueJson: Buffer) => void;
 
@@ -85,6 +93,11 @@ export interface Job {
    */
   rawValues?: boolean;
   /**
+   * Combine values as their JSON text, not parsed: for a combine that only gathers values
+   * (invertlinks joins inlink lists), emitting RawJson. Default false.
+   */
+  rawCombineValues?: boolean;
+  /**
    * Where reduce output goes, in place of a sorted record file per partition (Hadoop's
    * OutputFormat): the index job writes a full-text index. Records arrive in key order.
    */
@@ -94,6 +107,14 @@ export interface Job {
    * to its own dataset `OUTPUT/NAME/part-NNNNN` (a segment's content, parse_data, ...).
    */
   outputs?: readonly string[];
+  /**
+   * A `records` input record whose value map would only pass on: called with the value's JSON
+   * text before it is parsed, it emits RawJson (built around that text) and returns true, or
+   * returns false to have the value parsed and given to `map`. Optional: it must emit the
+   * bytes `map` would (the index job passes a version's text on this way; parsing and
+   * stringifying it again was a fifth of its map).
+   */
+  mapText?(key: string, valueJson: string, emit: Emit, ctx: TaskContext): boolean;
   /** May return a promise (a map that reads an archive); the task awaits it. */
   map(key: string, value: unknown, emit: Emit, ctx: TaskContext): void | Promise<void>;
   /**
@@ -212,10 +233,10 @@ export class Grouper {
     private readonly ctx: TaskContext,
     private readonly counter = 'reduce input groups',
   ) {
-    this.raw = job.rawValues === true && counter === 'reduce input groups';
+    this.raw = counter === 'reduce input groups' ? job.rawValues === true : job.rawCombineValues === true;
   }
 
-  /** Values handed over as their JSON text (Job.rawValues; a combiner always parses). */
+  /** Values handed over as their JSON text (Job.rawValues in reduce, Job.rawCombineValues in combine). */
   private readonly raw: boolean;
 
   private lineNo = 0;

@@ -3,7 +3,7 @@
  * stdin and write `key TAB value-json` lines on stdout. The reducer groups consecutive equal
  * keys, as streaming delivers them sorted. The local runner calls the same functions.
  */
-import { checkedKey, Grouper, newContext, splitInput, valueJson, type Counters, type Job } from './job.js';
+import { checkedKey, emittedJson, Grouper, newContext, splitInput, valueJson, type Counters, type Job } from './job.js';
 
 export type LineSink = (line: string) => void | Promise<void>;
 
@@ -22,11 +22,11 @@ export function mapper(job: Job, out: LineSink | RecordSink, counters: Counters,
   const emit = typeof out === 'function'
     ? (k: string, v: unknown) => {
       ctx.count('map output records');
-      return out(`${checkedKey(job, k)}\t${JSON.stringify(v) ?? 'null'}`);
+      return out(`${checkedKey(job, k)}\t${emittedJson(v)}`);
     }
     : (k: string, v: unknown) => {
       ctx.count('map output records');
-      out.record(checkedKey(job, k), JSON.stringify(v) ?? 'null');
+      out.record(checkedKey(job, k), emittedJson(v));
     };
   // Where a bad line is: the input file (stdin under streaming without a name) and the line
   // number in this task's input (a split that starts inside a file counts from its start).
@@ -37,6 +37,10 @@ export function mapper(job: Job, out: LineSink | RecordSink, counters: Counters,
     lineNo++;
     if (line === '' && job.input === 'records') return;
     ctx.count('map input records');
+    if (job.mapText && job.input === 'records') {
+      const tab = line.indexOf('\t');
+      if (tab >= 0 && job.mapText(line.slice(0, tab), line.slice(tab + 1), emit, ctx)) return;
+    }
     const [k, v] = splitInput(job, line, `job ${job.name}: ${file}: line ${lineNo}${from}`);
     return job.map(k, v, emit, ctx);
   };
@@ -60,7 +64,7 @@ export function reducer(job: Job, out: LineSink, counters: Counters, properties:
 export function combiner(job: Job, out: LineSink, counters: Counters, properties: readonly string[] = []): { grouper: Grouper; inOrder: () => boolean } {
   const ctx = newContext(counters, properties);
   let inOrder = true;
-  const emit = (k: string, v: unknown) => out(`${checkedKey(job, k)}\t${JSON.stringify(v) ?? 'null'}`);
+  const emit = (k: string, v: unknown) => out(`${checkedKey(job, k)}\t${emittedJson(v)}`);
   const combine = job.combine!;
   const reduce: Job['reduce'] = (key, values, _emit, c) => {
     let n = 0;
