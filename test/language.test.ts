@@ -1,0 +1,90 @@
+/**
+ * Language identification: eld-scorer.ts (eld's steps over eld's data, faster) gives eld's own
+ * answer, language and reliability, on generated text in many scripts (words of every length,
+ * apostrophes, digits and punctuation, astral characters, cut surrogates) and on the text of
+ * every HTML page of the shared fixtures.
+ */
+import { describe, expect, it } from 'vitest';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { loadEldScorer } from '../src/analysis/eld-scorer.js';
+import { eldPackageDir } from '../src/analysis/language.js';
+import { ContentParser } from '../src/parse/parse.js';
+import { readArchive } from '../src/archive/reader.js';
+import { HAVE_FIXTURES, fixture } from './helpers.js';
+
+const dir = eldPackageDir();
+const eld = (createRequire(import.meta.url)(join(dir, 'src', 'entries', 'static.extrasmall.js')) as { eld: { detect(t: string): { language: string; isReliable(): boolean } } }).eld;
+const scorer = loadEldScorer(dir)!;
+
+function expectEld(text: string): void {
+  const r = eld.detect(text);
+  expect(scorer(text), JSON.stringify(text.slice(0, 120))).toEqual({ language: r.language, reliable: r.isReliable() });
+}
+
+/** A seeded generator (mulberry32). */
+function random(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = [
+  'the', 'of', 'and', 'archive', 'web', 'page', 'der', 'die', 'und', 'Archiv', 'élève', 'été', 'très', 'le', 'la', 'des', 'niño', 'año',
+  'está', 'città', 'perché', 'São', 'não', 'coração', 'łódź', 'zażółć', 'gęślą', 'Příliš', 'žluťoučký', 'kůň', 'İstanbul', 'ılık', 'şehir',
+  'Москва', 'привет', 'мир', 'Київ', 'ґанок', 'Αθήνα', 'ΣΟΦΟΣ', 'σοφός', 'שלום', 'עולם', 'مرحبا', 'العالم', 'سلام', 'नमस्ते', 'दुनिया', 'मराठी',
+  'বাংলা', 'ਪੰਜਾਬੀ', 'ગુજરાતી', 'ଓଡ଼ିଆ', 'தமிழ்', 'తెలుగు', 'ಕನ್ನಡ', 'മലയാളം', 'ภาษาไทย', 'ພາສາລາວ', 'ქართული', 'Հայերեն', 'አማርኛ',
+  '日本語', 'ひらがな', 'カタカナ', '中文', '汉字', '한국어', '페이지', "don't", 'l’été', 'it`s', "'quoted'", 'x', 'ab', 'abc', 'abcd', 'abcde',
+  'a'.repeat(69), 'b'.repeat(70), 'c'.repeat(71), 'Donaudampfschifffahrtsgesellschaftskapitänswitwenrentenversicherungsanstaltsdirektor',
+  '2007', 'a1b2', 'x86_64', 'e-mail', 'www.example.com', '😀', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢', '\ud800', '\udc00x',
+];
+const GLUE = [' ', ' ', ' ', '  ', '\n', ', ', '. ', ' - ', '\t', '…', ' (', ') ', '/', '"', '\u00a0'];
+
+describe('language identification', () => {
+  it('the scorer gives eld\'s answer on 5,000 generated texts of every script', () => {
+    const rand = random(20261125);
+    const pick = <T>(a: T[]) => a[Math.floor(rand() * a.length)];
+    for (let i = 0; i < 5000; i++) {
+      // Mostly one script's words (a language), with some others: as pages are.
+      const home = WORDS.slice(Math.floor(rand() * (WORDS.length - 8))).slice(0, 8);
+      let s = '';
+      const n = Math.floor(rand() * 250);
+      for (let k = 0; k < n; k++) s += (rand() < 0.8 ? pick(home) : pick(WORDS)) + pick(GLUE);
+      expectEld(s);
+    }
+    for (const s of ['', ' ', 'a', 'ab cd', '...', '12 34', 'a'.repeat(2000), 'Ω'.repeat(500), '日本語'.repeat(400)]) expectEld(s);
+  });
+
+  it.skipIf(!HAVE_FIXTURES)('the scorer gives eld\'s answer on the text of every HTML page of the shared fixtures', async () => {
+    const files = readFileSync(fixture('manifest.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t')[0]);
+    let pages = 0;
+    for (const file of files) {
+      let reader;
+      try {
+        reader = await readArchive(fixture(file), { strict: false });
+      } catch {
+        continue;
+      }
+      try {
+        for await (const r of reader) {
+          const ct = r.http?.headers.get('Content-Type') ?? '';
+          if (!/^\s*text\/html/i.test(ct)) continue;
+          const p = new ContentParser({ url: r.url, mime: 'text/html', contentType: ct, contentEncoding: r.http?.headers.get('Content-Encoding'), textLimit: 4096, byteLimit: 1 << 20, maxOutlinks: 0 });
+          for await (const chunk of r.payload()) p.write(chunk);
+          if ((await r.finish()).damaged) continue;
+          const parse = await p.finish();
+          if (!parse.text) continue;
+          pages++;
+          expectEld(`${parse.title}\n${parse.text.slice(0, 1000)}`);
+        }
+      } finally {
+        reader.source.close();
+      }
+    }
+    expect(pages).toBeGreaterThan(100);
+  }, 300_000);
+});
