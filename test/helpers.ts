@@ -17,6 +17,16 @@ if (!HAVE_FIXTURES) {
   console.warn(`fixtures not found at ${FIXTURES}: tests that read them are skipped (set NWAX_CONFORMANCE_DIR)`);
 }
 
+/** A seeded generator (mulberry32): the same generated cases on every run. */
+export function seededRandom(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 export function fixture(rel: string): string {
   return join(FIXTURES, rel);
 }

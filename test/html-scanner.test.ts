@@ -15,7 +15,7 @@ import { UrlResolver } from '../src/parse/url-resolver.js';
 import { sniffCharset } from '../src/parse/charset.js';
 import { squash, squashRange, squashText } from '../src/parse/squash.js';
 import { readArchive } from '../src/archive/reader.js';
-import { FIXTURES, HAVE_FIXTURES, fixture } from './helpers.js';
+import { FIXTURES, HAVE_FIXTURES, fixture, seededRandom } from './helpers.js';
 
 type Event = ['open', string, string] | ['close', string] | ['text', string];
 
@@ -72,16 +72,6 @@ function expectSameEvents(got: Event[], want: Event[], where: string): void {
   expect(got.slice(Math.max(0, at - 2), at + 3), `${where}: event ${at}`).toEqual(want.slice(Math.max(0, at - 2), at + 3));
 }
 
-/** A seeded generator (mulberry32): the same soup on every run. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const AWKWARD = [
   '<p>one<p>two<div>three</p></div>',
   '<A HREF=foo/bar TITLE="x">Link</A><a href="?q=1&amp;r=2&copy=3">q</a>',
@@ -135,7 +125,7 @@ describe('the HTML scanner gives htmlparser2 12\'s events', () => {
   });
 
   it('on 3,000 documents of generated tag soup (NWAX_SOUP_CASES), cut into random chunks', () => {
-    const rand = random(20261125);
+    const rand = seededRandom(20261125);
     for (let i = 0; i < Number(process.env.NWAX_SOUP_CASES ?? 3000); i++) {
       const html = soup(rand);
       const cuts = Array.from({ length: Math.floor(rand() * 6) }, () => Math.floor(rand() * html.length));
@@ -148,7 +138,7 @@ describe('the HTML scanner gives htmlparser2 12\'s events', () => {
     const wanted = ['href', 'title', 'kind', 'lang'];
     const html = '<a HREF=one Href="two" TiTlE=\'t\' hreff=x hre=y>a</a><track \u212Aind=k1 kind=k2><p data-x lang=de LANG=fr title>p</p>';
     expect(scanned(html, [], wanted)).toEqual(reference(html, wanted));
-    const rand = random(7);
+    const rand = seededRandom(7);
     for (const doc of [...AWKWARD, ...Array.from({ length: 500 }, () => soup(rand))]) {
       expect(scanned(doc, [doc.length >> 1], wanted), doc).toEqual(reference(doc, wanted));
     }

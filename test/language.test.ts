@@ -12,7 +12,7 @@ import { loadEldScorer } from '../src/analysis/eld-scorer.js';
 import { eldPackageDir } from '../src/analysis/language.js';
 import { ContentParser } from '../src/parse/parse.js';
 import { readArchive } from '../src/archive/reader.js';
-import { HAVE_FIXTURES, fixture } from './helpers.js';
+import { HAVE_FIXTURES, fixture, seededRandom } from './helpers.js';
 
 const dir = eldPackageDir();
 const eld = (createRequire(import.meta.url)(join(dir, 'src', 'entries', 'static.extrasmall.js')) as { eld: { detect(t: string): { language: string; isReliable(): boolean } } }).eld;
@@ -21,16 +21,6 @@ const scorer = loadEldScorer(dir)!;
 function expectEld(text: string): void {
   const r = eld.detect(text);
   expect(scorer(text), JSON.stringify(text.slice(0, 120))).toEqual({ language: r.language, reliable: r.isReliable() });
-}
-
-/** A seeded generator (mulberry32). */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = [
@@ -46,7 +36,7 @@ const GLUE = [' ', ' ', ' ', '  ', '\n', ', ', '. ', ' - ', '\t', '…', ' (', '
 
 describe('language identification', () => {
   it('the scorer gives eld\'s answer on 5,000 generated texts of every script', () => {
-    const rand = random(20261125);
+    const rand = seededRandom(20261125);
     const pick = <T>(a: T[]) => a[Math.floor(rand() * a.length)];
     for (let i = 0; i < 5000; i++) {
       // Mostly one script's words (a language), with some others: as pages are.
