@@ -5,6 +5,8 @@ import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll } from 'vitest';
+import { readArchive } from '../src/archive/reader.js';
+import type { ArchiveRecord } from '../src/archive/record.js';
 
 export const ROOT = resolve(__dirname, '..');
 export const BIN = join(ROOT, 'bin', 'run.js');
@@ -25,6 +27,24 @@ export function seededRandom(seed: number): () => number {
     t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** Every record of every archive the shared fixtures list that can be opened, file by file, with its file's path. */
+export async function* fixtureRecords(): AsyncGenerator<{ file: string; record: ArchiveRecord }> {
+  const files = readFileSync(fixture('manifest.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t')[0]);
+  for (const file of files) {
+    let reader;
+    try {
+      reader = await readArchive(fixture(file), { strict: false });
+    } catch {
+      continue;
+    }
+    try {
+      for await (const record of reader) yield { file: fixture(file), record };
+    } finally {
+      reader.source.close();
+    }
+  }
 }
 
 export function fixture(rel: string): string {

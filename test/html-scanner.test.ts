@@ -6,7 +6,6 @@
  * against WHATWG URL on every link met and on generated ones.
  */
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
 import { Parser } from 'htmlparser2';
 import { HtmlScanner, type HtmlHandler } from '../src/parse/html-scanner.js';
 import { HtmlExtractor } from '../src/parse/html.js';
@@ -14,8 +13,7 @@ import { htmlparser2Source } from '../src/parse/htmlparser2-source.js';
 import { UrlResolver } from '../src/parse/url-resolver.js';
 import { sniffCharset } from '../src/parse/charset.js';
 import { squash, squashRange, squashText } from '../src/parse/squash.js';
-import { readArchive } from '../src/archive/reader.js';
-import { FIXTURES, HAVE_FIXTURES, fixture, seededRandom } from './helpers.js';
+import { HAVE_FIXTURES, fixtureRecords, seededRandom } from './helpers.js';
 
 type Event = ['open', string, string] | ['close', string] | ['text', string];
 
@@ -177,58 +175,45 @@ describe('links resolve as WHATWG URL resolves them', () => {
 
 describe.skipIf(!HAVE_FIXTURES)('on every HTML record of the shared fixtures', () => {
   it('the same events, the same parse, and links resolved as WHATWG URL does', async () => {
-    const files = readFileSync(fixture('manifest.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t')[0]);
     let documents = 0;
     let links = 0;
-    for (const file of files) {
-      let reader;
+    for await (const { file, record: r } of fixtureRecords()) {
+      const ct = r.http?.headers.get('Content-Type') ?? (r.format === 'arc' ? r.contentType : '') ?? '';
+      if (!/^\s*(text\/html|application\/xhtml\+xml)/i.test(ct) || r.http?.headers.get('Content-Encoding')) continue;
+      const parts: Buffer[] = [];
+      for await (const chunk of r.payload()) parts.push(chunk);
+      if ((await r.finish()).damaged) continue;
+      const bytes = Buffer.concat(parts);
+      const cs = sniffCharset(bytes.subarray(0, 8192), ct, true);
+      // As import parses it: the first 16 MB (nwax.import.parse.bytes; one fixture holds 431 MB of HTML).
+      const head = bytes.subarray(cs.bomLength, cs.bomLength + (16 << 20));
+      let html: string;
       try {
-        reader = await readArchive(fixture(file), { strict: false });
+        html = new TextDecoder(cs.encoding).decode(head);
       } catch {
-        continue;
+        html = new TextDecoder('windows-1252').decode(head);
       }
-      try {
-        for await (const r of reader) {
-          const ct = r.http?.headers.get('Content-Type') ?? (r.format === 'arc' ? r.contentType : '') ?? '';
-          if (!/^\s*(text\/html|application\/xhtml\+xml)/i.test(ct) || r.http?.headers.get('Content-Encoding')) continue;
-          const parts: Buffer[] = [];
-          for await (const chunk of r.payload()) parts.push(chunk);
-          if ((await r.finish()).damaged) continue;
-          const bytes = Buffer.concat(parts);
-          const cs = sniffCharset(bytes.subarray(0, 8192), ct, true);
-          // As import parses it: the first 16 MB (nwax.import.parse.bytes; one fixture holds 431 MB of HTML).
-          const head = bytes.subarray(cs.bomLength, cs.bomLength + (16 << 20));
-          let html: string;
-          try {
-            html = new TextDecoder(cs.encoding).decode(head);
-          } catch {
-            html = new TextDecoder('windows-1252').decode(head);
-          }
-          documents++;
-          const where = `${FIXTURES}/${file}: ${r.url}`;
-          expectSameEvents(scanned(html, [html.length >> 1]), reference(html), where);
-          const opts = { url: r.url, textLimit: 1 << 20, maxOutlinks: -1 };
-          const a = new HtmlExtractor(opts);
-          const b = new HtmlExtractor(opts, htmlparser2Source);
-          a.write(html);
-          b.write(html);
-          const pa = a.end();
-          expect(pa, where).toEqual(b.end());
-          // Every href met, against the page's URL: the fast path or the parser, never another answer.
-          const resolver = new UrlResolver(r.url);
-          for (const m of html.matchAll(/\shref\s*=\s*["']?([^"'\s>#]+)/gi)) {
-            links++;
-            let want: string | undefined;
-            try {
-              want = new URL(m[1], r.url).href;
-            } catch {
-              want = undefined;
-            }
-            expect(resolver.resolve(m[1]), `${where}: ${m[1]}`).toBe(want);
-          }
+      documents++;
+      const where = `${file}: ${r.url}`;
+      expectSameEvents(scanned(html, [html.length >> 1]), reference(html), where);
+      const opts = { url: r.url, textLimit: 1 << 20, maxOutlinks: -1 };
+      const a = new HtmlExtractor(opts);
+      const b = new HtmlExtractor(opts, htmlparser2Source);
+      a.write(html);
+      b.write(html);
+      const pa = a.end();
+      expect(pa, where).toEqual(b.end());
+      // Every href met, against the page's URL: the fast path or the parser, never another answer.
+      const resolver = new UrlResolver(r.url);
+      for (const m of html.matchAll(/\shref\s*=\s*["']?([^"'\s>#]+)/gi)) {
+        links++;
+        let want: string | undefined;
+        try {
+          want = new URL(m[1], r.url).href;
+        } catch {
+          want = undefined;
         }
-      } finally {
-        reader.source.close();
+        expect(resolver.resolve(m[1]), `${where}: ${m[1]}`).toBe(want);
       }
     }
     expect(documents).toBeGreaterThan(100);

@@ -7,12 +7,10 @@
 import { describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
 import { loadEldScorer } from '../src/analysis/eld-scorer.js';
 import { eldPackageDir } from '../src/analysis/language.js';
 import { ContentParser } from '../src/parse/parse.js';
-import { readArchive } from '../src/archive/reader.js';
-import { HAVE_FIXTURES, fixture, seededRandom } from './helpers.js';
+import { HAVE_FIXTURES, fixtureRecords, seededRandom } from './helpers.js';
 
 const dir = eldPackageDir();
 const eld = (createRequire(import.meta.url)(join(dir, 'src', 'entries', 'static.extrasmall.js')) as { eld: { detect(t: string): { language: string; isReliable(): boolean } } }).eld;
@@ -50,30 +48,17 @@ describe('language identification', () => {
   });
 
   it.skipIf(!HAVE_FIXTURES)('the scorer gives eld\'s answer on the text of every HTML page of the shared fixtures', async () => {
-    const files = readFileSync(fixture('manifest.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t')[0]);
     let pages = 0;
-    for (const file of files) {
-      let reader;
-      try {
-        reader = await readArchive(fixture(file), { strict: false });
-      } catch {
-        continue;
-      }
-      try {
-        for await (const r of reader) {
-          const ct = r.http?.headers.get('Content-Type') ?? '';
-          if (!/^\s*text\/html/i.test(ct)) continue;
-          const p = new ContentParser({ url: r.url, mime: 'text/html', contentType: ct, contentEncoding: r.http?.headers.get('Content-Encoding'), textLimit: 4096, byteLimit: 1 << 20, maxOutlinks: 0 });
-          for await (const chunk of r.payload()) p.write(chunk);
-          if ((await r.finish()).damaged) continue;
-          const parse = await p.finish();
-          if (!parse.text) continue;
-          pages++;
-          expectEld(`${parse.title}\n${parse.text.slice(0, 1000)}`);
-        }
-      } finally {
-        reader.source.close();
-      }
+    for await (const { record: r } of fixtureRecords()) {
+      const ct = r.http?.headers.get('Content-Type') ?? '';
+      if (!/^\s*text\/html/i.test(ct)) continue;
+      const p = new ContentParser({ url: r.url, mime: 'text/html', contentType: ct, contentEncoding: r.http?.headers.get('Content-Encoding'), textLimit: 4096, byteLimit: 1 << 20, maxOutlinks: 0 });
+      for await (const chunk of r.payload()) p.write(chunk);
+      if ((await r.finish()).damaged) continue;
+      const parse = await p.finish();
+      if (!parse.text) continue;
+      pages++;
+      expectEld(`${parse.title}\n${parse.text.slice(0, 1000)}`);
     }
     expect(pages).toBeGreaterThan(100);
   }, 300_000);
