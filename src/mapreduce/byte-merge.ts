@@ -6,6 +6,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { OutBuffer, copyBytes, type LineArena } from './line-arena.js';
+import { MERGE_DONE, MERGE_OUT_FULL, nativeSort, type NativeSort } from './native.js';
 
 /** A sorted source of lines: after `next()` returns true, the line is `buf[s, e)`. */
 export interface LineCursor {
@@ -36,8 +37,9 @@ export class FileLines implements LineCursor {
   buf: Buffer;
   s = 0;
   e = 0;
-  private fill = 0;
-  private pos = 0;
+  /** Bytes of `buf` read, and where the next line starts (the native merge moves it on). */
+  fill = 0;
+  pos = 0;
   private eof = false;
   private fd: number | undefined;
   /** File offset of the next read, and where reading stops. */
@@ -102,9 +104,10 @@ export class ArenaLines implements LineCursor {
   buf: Buffer;
   s = 0;
   e = 0;
-  private k: number;
+  /** Position in `order` of the next line. */
+  k: number;
 
-  constructor(private readonly arena: LineArena, private readonly order: Int32Array, from: number, private readonly to: number) {
+  constructor(readonly arena: LineArena, readonly order: Int32Array, from: number, readonly to: number) {
     this.buf = arena.buf;
     this.k = from;
   }
@@ -129,7 +132,13 @@ export class ArenaLines implements LineCursor {
  * on, it replays only its path to the root, one comparison per level, half of what sifting a
  * binary heap takes (two per level), and comparisons are the merge's cost.
  */
-export function* mergeLines(cursors: LineCursor[], unique = false, chunkBytes = READ): Generator<Buffer> {
+export function mergeLines(cursors: LineCursor[], unique = false, chunkBytes = READ): Generator<Buffer> {
+  if (nativeSort && cursors.every((c) => c instanceof FileLines || c instanceof ArenaLines)) return nativeMerge(nativeSort, cursors as (FileLines | ArenaLines)[], unique, chunkBytes);
+  return mergeLinesJs(cursors, unique, chunkBytes);
+}
+
+/** `mergeLines` in JavaScript: without the addon, and for cursors of other kinds. */
+export function* mergeLinesJs(cursors: LineCursor[], unique = false, chunkBytes = READ): Generator<Buffer> {
   const k = cursors.length;
   const done = cursors.map((c) => !c.next());
   // a beats b: a's line first in byte order; an exhausted cursor loses; ties go to the
@@ -199,6 +208,70 @@ export function* mergeLines(cursors: LineCursor[], unique = false, chunkBytes = 
       tree[0] = c;
     }
     if (used > 0) yield out.subarray(0, used);
+  } finally {
+    for (const c of cursors) c.close();
+  }
+}
+
+/** Fields per source in the native merge's `cur`: the line [s, e) (e < 0: exhausted), pos, fill. */
+const CUR = 4;
+
+/**
+ * `mergeLines` in native code: the addon merges whole lines out of the sources' buffers into
+ * the chunk, and returns here when the chunk is full or a file's buffer holds no whole line
+ * more, to be read on by its `FileLines` (so reading, and a last line without a newline, are
+ * handled in one place).
+ */
+function* nativeMerge(addon: NativeSort, cursors: (FileLines | ArenaLines)[], unique: boolean, chunkBytes: number): Generator<Buffer> {
+  const k = cursors.length;
+  const cur = new Int32Array(CUR * Math.max(1, k));
+  const tree = new Int32Array(Math.max(1, k));
+  const m = addon.mergeOpen(k, unique, cur, tree);
+  // Copies cursor i's line and position into `cur` after its `next()`, and its buffer to the addon.
+  const load = (i: number, more: boolean): void => {
+    const c = cursors[i];
+    if (!more) {
+      cur[CUR * i + 1] = -1;
+      return;
+    }
+    cur[CUR * i] = c.s;
+    cur[CUR * i + 1] = c.e;
+    if (c instanceof FileLines) {
+      cur[CUR * i + 2] = c.pos;
+      cur[CUR * i + 3] = c.fill;
+      addon.mergeSource(m, i, c.buf);
+    } else {
+      cur[CUR * i + 2] = c.k;
+      cur[CUR * i + 3] = c.to;
+      addon.mergeSource(m, i, c.buf, c.order, c.arena.start, c.arena.len);
+    }
+  };
+  try {
+    for (let i = 0; i < k; i++) load(i, cursors[i].next());
+    let out = Buffer.allocUnsafeSlow(chunkBytes);
+    // Bytes used, start of the last line put in `out` (for `unique`), argument (-2: start).
+    const st = Int32Array.of(0, -1, -2);
+    for (;;) {
+      const status = addon.mergeRun(m, out, st);
+      if (status === MERGE_DONE) break;
+      if (status === MERGE_OUT_FULL) {
+        if (st[0] > 0) yield out.subarray(0, st[0]);
+        // The line that did not fit was compared with the last one before it: none to compare
+        // in the next chunk.
+        st[0] = 0;
+        st[1] = -1;
+        const w = tree[0];
+        const n = cur[CUR * w + 1] - cur[CUR * w];
+        if (n + 1 > out.length) out = Buffer.allocUnsafeSlow(n + 1);
+        continue;
+      }
+      // MERGE_REFILL: the source's file is read on from where the addon left it.
+      const w = st[2];
+      const c = cursors[w] as FileLines;
+      c.pos = cur[CUR * w + 2];
+      load(w, c.next());
+    }
+    if (st[0] > 0) yield out.subarray(0, st[0]);
   } finally {
     for (const c of cursors) c.close();
   }

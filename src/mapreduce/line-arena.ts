@@ -7,6 +7,7 @@
  */
 import { isAscii } from 'node:buffer';
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { nativeSort, type NativeSort } from './native.js';
 import { sortLineIndex } from './radix-sort.js';
 
 /** start + length + partition (Int32 each) + sorted index (Int32) + sort cache (Float64). */
@@ -244,7 +245,10 @@ export class LineArena {
       for (let i = 0; i < n; i++) order[at[this.part[i]]++] = i;
     }
     const cache = new Float64Array(n);
-    for (let p = 0; p < partitions; p++) sortLineIndex(order, this.buf, this.start, this.len, bounds[p], bounds[p + 1], cache);
+    for (let p = 0; p < partitions; p++) {
+      if (nativeSort) nativeSort.sortLines(this.buf, this.start, this.len, order, cache, bounds[p], bounds[p + 1]);
+      else sortLineIndex(order, this.buf, this.start, this.len, bounds[p], bounds[p + 1], cache);
+    }
     return { order, bounds };
   }
 
@@ -295,6 +299,10 @@ export class LineArena {
    * newline); a chunk is valid until the next is asked for.
    */
   *chunks(order: Int32Array, from: number, to: number, unique = false, chunk: Buffer = Buffer.allocUnsafeSlow(1 << 20)): Generator<Buffer> {
+    if (nativeSort) {
+      yield* this.nativeChunks(nativeSort, order, from, to, unique, chunk);
+      return;
+    }
     let used = 0;
     let prev = -1;
     for (let k = from; k < to; k++) {
@@ -314,6 +322,26 @@ export class LineArena {
       used += n;
     }
     if (used > 0) yield chunk.subarray(0, used);
+  }
+
+  /** `chunks()` through the native gather: one call per chunk, not a copy through JavaScript per line. */
+  private *nativeChunks(addon: NativeSort, order: Int32Array, from: number, to: number, unique: boolean, chunk: Buffer): Generator<Buffer> {
+    // Bytes of the chunk used, and the last line put out (for `unique`).
+    const st = Int32Array.of(0, -1);
+    let k = from;
+    while (k < to) {
+      k = addon.gatherLines(this.buf, this.start, this.len, order, k, to, chunk, st, unique);
+      if (k === to) break;
+      if (st[0] > 0) yield chunk.subarray(0, st[0]);
+      else {
+        // A line longer than the chunk goes as it lies.
+        const i = order[k++];
+        yield this.buf.subarray(this.start[i], this.start[i] + this.len[i] + 1);
+        st[1] = i;
+      }
+      st[0] = 0;
+    }
+    if (st[0] > 0) yield chunk.subarray(0, st[0]);
   }
 }
 
@@ -364,6 +392,29 @@ export class OutBuffer {
     }
     copyBytes(src, from, to, this.buf, this.used);
     this.used += n;
+  }
+
+  /** Lines `order[from, to)` of an arena, each with its newline. */
+  putArenaLines(arena: LineArena, order: Int32Array, from: number, to: number): void {
+    if (!nativeSort) {
+      for (let k = from; k < to; k++) {
+        const i = order[k];
+        this.put(arena.buf, arena.start[i], arena.start[i] + arena.len[i] + 1);
+      }
+      return;
+    }
+    const st = Int32Array.of(this.used, -1);
+    for (let k = from; k < to; ) {
+      k = nativeSort.gatherLines(arena.buf, arena.start, arena.len, order, k, to, this.buf, st, false);
+      this.used = st[0];
+      if (k === to) break;
+      if (this.used > 0) this.flush();
+      else {
+        const i = order[k++];
+        this.write(arena.buf.subarray(arena.start[i], arena.start[i] + arena.len[i] + 1));
+      }
+      st[0] = this.used;
+    }
   }
 
   /** A line (without its newline), encoded as UTF-8, and a newline. */

@@ -182,16 +182,22 @@ function combineRun(job: Job, arena: LineArena, order: Int32Array, from: number,
     out.putLine(`\t${sum}`);
   }, counters, 'combine input groups', `job ${job.name} combine input`) : undefined;
   let singles = 0;
+  let firstSingle = -1;
   let k = from;
   while (k < to) {
     let e = k + 1;
     while (e < to && arena.sameKey(order[k], order[e])) e++;
     if (e - k === 1) {
-      const i = order[k];
-      out.put(arena.buf, arena.start[i], arena.start[i] + arena.len[i] + 1);
+      // Single keys are passed on in stretches, one copy call for each.
+      if (firstSingle < 0) firstSingle = k;
       // Still a group of the combine step (Hadoop, which calls the combiner on it, counts it).
       singles++;
-    } else if (sums) {
+      k = e;
+      continue;
+    }
+    if (firstSingle >= 0) out.putArenaLines(arena, order, firstSingle, k);
+    firstSingle = -1;
+    if (sums) {
       for (let j = k; j < e; j++) sums.push(arena.buf, arena.start[order[j]], arena.start[order[j]] + arena.len[order[j]]);
       sums.flush();
     } else {
@@ -200,6 +206,7 @@ function combineRun(job: Job, arena: LineArena, order: Int32Array, from: number,
     }
     k = e;
   }
+  if (firstSingle >= 0) out.putArenaLines(arena, order, firstSingle, to);
   out.flush();
   if (singles > 0) counters['combine input groups'] = (counters['combine input groups'] ?? 0) + singles;
   return c.inOrder();

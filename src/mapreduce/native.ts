@@ -1,0 +1,49 @@
+/**
+ * The native sort and merge (native/*.c), built by `npm install` through node-gyp as
+ * better-sqlite3 is, and loaded here when present. Without it (no compiler on the machine, or
+ * `NWAX_NATIVE=0`), the JavaScript sort and merge do the same work, to the same bytes: the
+ * tests hold the two to each other.
+ *
+ * Why native: the sort and merge of lines are a byte loop and a memcmp/memcpy per line, and in
+ * JavaScript each of those paid a native call's fixed cost or a bounds-checked byte access.
+ * They were most of the group-and-count's CPU (docs/decisions.md, "Native sort and merge").
+ */
+import { createRequire } from 'node:module';
+
+export interface NativeSort {
+  /** Sorts `order[lo, hi)` (line numbers) by the bytes of the lines; `cache` is scratch as long as `order`. */
+  sortLines(buf: Uint8Array, start: Int32Array, len: Int32Array, order: Int32Array, cache: Float64Array, lo: number, hi: number): void;
+  /**
+   * Copies lines `order[from, to)` of an arena, each with its newline, into `out` from `st[0]`
+   * on, until one does not fit; with `unique`, a line equal to the last one put out (line
+   * number `st[1]`, -1 for none) is left out. Returns where it stopped; `st` is moved on.
+   */
+  gatherLines(buf: Uint8Array, start: Int32Array, len: Int32Array, order: Int32Array, from: number, to: number, out: Uint8Array, st: Int32Array, unique: boolean): number;
+  /** A merge of k sources; `cur` (4 per source: s, e, pos, fill) and `tree` (k) stay the caller's. */
+  mergeOpen(k: number, unique: boolean, cur: Int32Array, tree: Int32Array): object;
+  /** Source i's bytes; with `order`, `start` and `len`, a source of arena lines. */
+  mergeSource(m: object, i: number, buf: Uint8Array, order?: Int32Array, start?: Int32Array, len?: Int32Array): void;
+  /**
+   * Merges into `out` from `st[0]` on (`st`: bytes used, start of the last line put out or -1,
+   * argument: -2 to start, -1 to go on, or the source refilled); returns MERGE_DONE,
+   * MERGE_OUT_FULL or MERGE_REFILL (the source to refill in `st[2]`).
+   */
+  mergeRun(m: object, out: Uint8Array, st: Int32Array): number;
+}
+
+export const MERGE_DONE = 0;
+export const MERGE_OUT_FULL = 1;
+export const MERGE_REFILL = 2;
+
+function load(): NativeSort | undefined {
+  if (process.env.NWAX_NATIVE === '0') return undefined;
+  try {
+    // dist/mapreduce/native.js -> build/Release at the package's root.
+    return createRequire(import.meta.url)('../../build/Release/nwax_native.node') as NativeSort;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The addon, or undefined where it is not built or `NWAX_NATIVE=0` turns it off. */
+export const nativeSort: NativeSort | undefined = load();
