@@ -1,7 +1,7 @@
 /*
- * Node-API bindings of the native sort and merge (build/Release/nwax_native.node). Every
- * argument is checked by its caller in src/mapreduce/native.ts, which is the only one; here a
- * wrong type throws rather than crashes.
+ * Node-API bindings of the native sort, merge and sum (build/Release/nwax_native.node). Its
+ * only caller is src/mapreduce/native.ts's users, which keep to the shapes documented there;
+ * a wrong type or an index outside its array throws rather than crashes.
  */
 #define NAPI_VERSION 8
 #include <node_api.h>
@@ -10,26 +10,48 @@
 #include "line-gather.h"
 #include "line-merge.h"
 #include "line-sort.h"
+#include "long-sum.h"
+#include "record-add.h"
 
-#define CHECK(call)                                                    \
-  do {                                                                 \
-    if ((call) != napi_ok) {                                           \
-      napi_throw_error(env, "NWAX_NATIVE", "nwax native: bad argument"); \
-      return NULL;                                                     \
-    }                                                                  \
+#define BAD_ARGUMENT()                                                  \
+  do {                                                                  \
+    napi_throw_error(env, "NWAX_NATIVE", "nwax native: bad argument"); \
+    return NULL;                                                        \
   } while (0)
 
-/* The data and byte length of a typed array (a Buffer is one). */
-static int bytes_of(napi_env env, napi_value v, void **data, size_t *bytes) {
+#define CHECK(call) \
+  if ((call) != napi_ok) BAD_ARGUMENT()
+
+/* The call's arguments into argv[N], at least N of them. */
+#define ARGS(N)                                                   \
+  size_t argc = N;                                                \
+  napi_value argv[N];                                             \
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));    \
+  if (argc < N) BAD_ARGUMENT()
+
+/* A typed array's (a Buffer's) data and byte length. */
+typedef struct {
+  void *p;
+  size_t n;
+} span;
+
+static int span_of(napi_env env, napi_value v, span *s) {
   napi_typedarray_type type;
   size_t length, offset;
   napi_value ab;
-  if (napi_get_typedarray_info(env, v, &type, &length, data, &ab, &offset) != napi_ok) return 0;
+  if (napi_get_typedarray_info(env, v, &type, &length, &s->p, &ab, &offset) != napi_ok) return 0;
   size_t size = 1;
   if (type == napi_int32_array || type == napi_uint32_array || type == napi_float32_array) size = 4;
   else if (type == napi_float64_array || type == napi_bigint64_array || type == napi_biguint64_array) size = 8;
   else if (type == napi_int16_array || type == napi_uint16_array) size = 2;
-  *bytes = length * size;
+  s->n = length * size;
+  return 1;
+}
+
+/* The typed arrays argv[at[0]], argv[at[1]], ... into s[0], s[1], ... */
+static int spans(napi_env env, const napi_value *argv, const int *at, int count, span *s) {
+  for (int i = 0; i < count; i++)
+    if (!span_of(env, argv[at[i]], &s[i])) return 0;
   return 1;
 }
 
@@ -39,23 +61,23 @@ static int32_t int_arg(napi_env env, napi_value v) {
   return n;
 }
 
+static napi_value int_result(napi_env env, int32_t n) {
+  napi_value r;
+  CHECK(napi_create_int32(env, n, &r));
+  return r;
+}
+
 /* sortLines(buf, start, len, order, cache, lo, hi): sorts order[lo, hi) by the lines' bytes. */
 static napi_value sort_lines(napi_env env, napi_callback_info info) {
-  size_t argc = 7;
-  napi_value argv[7];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 7) CHECK(napi_invalid_arg);
-  void *buf, *start, *len, *order, *cache;
-  size_t buf_len, start_len, len_len, order_len, cache_len;
-  if (!bytes_of(env, argv[0], &buf, &buf_len) || !bytes_of(env, argv[1], &start, &start_len) ||
-      !bytes_of(env, argv[2], &len, &len_len) || !bytes_of(env, argv[3], &order, &order_len) ||
-      !bytes_of(env, argv[4], &cache, &cache_len))
-    CHECK(napi_invalid_arg);
+  ARGS(7);
+  static const int at[] = {0, 1, 2, 3, 4};
+  span a[5];
+  if (!spans(env, argv, at, 5, a)) BAD_ARGUMENT();
   const int32_t lo = int_arg(env, argv[5]);
   const int32_t hi = int_arg(env, argv[6]);
-  if (lo < 0 || hi < lo || (size_t)hi * 4 > order_len || (size_t)hi * 8 > cache_len) CHECK(napi_invalid_arg);
-  nwax_lines lines = {buf, buf_len, start, len};
-  nwax_sort_lines(&lines, (int32_t *)order + lo, (uint64_t *)cache + lo, (size_t)(hi - lo));
+  if (lo < 0 || hi < lo || (size_t)hi * 4 > a[3].n || (size_t)hi * 8 > a[4].n) BAD_ARGUMENT();
+  nwax_lines lines = {a[0].p, a[0].n, a[1].p, a[2].p};
+  nwax_sort_lines(&lines, (int32_t *)a[3].p + lo, (uint64_t *)a[4].p + lo, (size_t)(hi - lo));
   return NULL;
 }
 
@@ -64,27 +86,64 @@ static napi_value sort_lines(napi_env env, napi_callback_info info) {
  * into out from st[0] on (st[1]: the last line put out, for unique); returns where it stopped.
  */
 static napi_value gather_lines(napi_env env, napi_callback_info info) {
-  size_t argc = 9;
-  napi_value argv[9];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 9) CHECK(napi_invalid_arg);
-  void *buf, *start, *len, *order, *out, *st;
-  size_t buf_len, start_len, len_len, order_len, out_len, st_len;
-  if (!bytes_of(env, argv[0], &buf, &buf_len) || !bytes_of(env, argv[1], &start, &start_len) ||
-      !bytes_of(env, argv[2], &len, &len_len) || !bytes_of(env, argv[3], &order, &order_len) ||
-      !bytes_of(env, argv[6], &out, &out_len) || !bytes_of(env, argv[7], &st, &st_len) || st_len < 8)
-    CHECK(napi_invalid_arg);
+  ARGS(9);
+  static const int at[] = {0, 1, 2, 3, 6, 7};
+  span a[6];
+  if (!spans(env, argv, at, 6, a) || a[5].n < 8) BAD_ARGUMENT();
   const int32_t from = int_arg(env, argv[4]);
   const int32_t to = int_arg(env, argv[5]);
   bool unique = false;
   CHECK(napi_get_value_bool(env, argv[8], &unique));
-  if (from < 0 || to < from || (size_t)to * 4 > order_len) CHECK(napi_invalid_arg);
-  nwax_lines lines = {buf, buf_len, start, len};
-  int32_t *s = st;
-  const int32_t k = nwax_gather_lines(&lines, order, from, to, out, out_len, &s[0], unique, &s[1]);
-  napi_value r;
-  CHECK(napi_create_int32(env, k, &r));
-  return r;
+  if (from < 0 || to < from || (size_t)to * 4 > a[3].n) BAD_ARGUMENT();
+  nwax_lines lines = {a[0].p, a[0].n, a[1].p, a[2].p};
+  int32_t *st = a[5].p;
+  return int_result(env, nwax_gather_lines(&lines, a[3].p, from, to, a[4].p, a[4].n, &st[0], unique, &st[1]));
+}
+
+/*
+ * addRecords(buf, start, len, part, klen, st, limit, perLine, keys, pairs, from, n, value,
+ * reduces): see nwax_add_records; st = [bytes used, line count].
+ */
+static napi_value add_records(napi_env env, napi_callback_info info) {
+  ARGS(14);
+  static const int at[] = {0, 1, 2, 3, 4, 5, 8, 9, 12};
+  span a[9];
+  if (!spans(env, argv, at, 9, a) || a[5].n < 8) BAD_ARGUMENT();
+  double limit, per_line;
+  CHECK(napi_get_value_double(env, argv[6], &limit));
+  CHECK(napi_get_value_double(env, argv[7], &per_line));
+  const int32_t from = int_arg(env, argv[10]);
+  const int32_t n = int_arg(env, argv[11]);
+  const int32_t reduces = int_arg(env, argv[13]);
+  if (from < 0 || n < from || (size_t)n * 8 > a[7].n) BAD_ARGUMENT();
+  const int32_t *pairs = a[7].p;
+  for (int32_t j = from; j < n; j++) /* every key must lie in `keys` */
+    if (pairs[2 * j] < 0 || pairs[2 * j + 1] < pairs[2 * j] || (size_t)pairs[2 * j + 1] > a[6].n) BAD_ARGUMENT();
+  size_t cap = a[1].n;
+  for (int i = 2; i <= 4; i++)
+    if (a[i].n < cap) cap = a[i].n;
+  nwax_record_arena arena = {a[0].p, a[0].n, a[1].p, a[2].p, a[3].p, a[4].p, cap / 4, limit, per_line};
+  return int_result(env, nwax_add_records(&arena, a[5].p, a[6].p, pairs, from, n, a[8].p, a[8].n, reduces));
+}
+
+/*
+ * longSum(key, block, blockSize, chunk, from, to, st, sum): see nwax_long_sum; returns the
+ * position in chunk reached.
+ */
+static napi_value long_sum(napi_env env, napi_callback_info info) {
+  ARGS(8);
+  static const int at[] = {0, 1, 3, 6, 7};
+  span a[5];
+  if (!spans(env, argv, at, 5, a) || a[3].n < SUM_FIELDS * 4 || a[4].n < 8) BAD_ARGUMENT();
+  const int32_t block_size = int_arg(env, argv[2]);
+  const int32_t from = int_arg(env, argv[4]);
+  const int32_t to = int_arg(env, argv[5]);
+  int32_t *st = a[3].p;
+  if (from < 0 || to < from || (size_t)to > a[2].n || st[SUM_KEY_LEN] > (int32_t)a[0].n || st[SUM_USED] < 0 ||
+      (size_t)st[SUM_USED] > a[1].n)
+    BAD_ARGUMENT();
+  nwax_sum_buffers b = {a[0].p, a[0].n, a[1].p, a[1].n, block_size};
+  return int_result(env, nwax_long_sum(&b, a[2].p, from, to, st, a[4].p));
 }
 
 static void merge_finalize(napi_env env, void *data, void *hint) {
@@ -95,19 +154,15 @@ static void merge_finalize(napi_env env, void *data, void *hint) {
 
 /* mergeOpen(k, unique, cur, tree): a merge of k sources; cur and tree stay the caller's. */
 static napi_value merge_open(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
-  napi_value argv[4];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 4) CHECK(napi_invalid_arg);
+  ARGS(4);
+  static const int at[] = {2, 3};
+  span a[2];
   const int32_t k = int_arg(env, argv[0]);
-  void *cur, *tree;
-  size_t cur_len, tree_len;
-  if (k < 0 || !bytes_of(env, argv[2], &cur, &cur_len) || !bytes_of(env, argv[3], &tree, &tree_len) ||
-      cur_len < (size_t)k * CUR_FIELDS * 4 || tree_len < (size_t)k * 4)
-    CHECK(napi_invalid_arg);
+  if (k < 0 || !spans(env, argv, at, 2, a) || a[0].n < (size_t)k * CUR_FIELDS * 4 || a[1].n < (size_t)k * 4)
+    BAD_ARGUMENT();
   bool unique = false;
   CHECK(napi_get_value_bool(env, argv[1], &unique));
-  nwax_merge *m = nwax_merge_new(k, unique, cur, tree);
+  nwax_merge *m = nwax_merge_new(k, unique, a[0].p, a[1].p);
   if (m == NULL) {
     napi_throw_error(env, "NWAX_NATIVE", "nwax native: out of memory");
     return NULL;
@@ -122,54 +177,42 @@ static napi_value merge_source(napi_env env, napi_callback_info info) {
   size_t argc = 6;
   napi_value argv[6];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 3) CHECK(napi_invalid_arg);
+  if (argc < 3) BAD_ARGUMENT();
   nwax_merge *m;
   CHECK(napi_get_value_external(env, argv[0], (void **)&m));
   const int32_t i = int_arg(env, argv[1]);
-  if (i < 0 || i >= m->k) CHECK(napi_invalid_arg);
-  void *buf;
-  size_t buf_len;
-  if (!bytes_of(env, argv[2], &buf, &buf_len)) CHECK(napi_invalid_arg);
-  m->buf[i] = buf;
-  m->order[i] = NULL;
-  if (argc >= 6) {
-    void *order, *start, *len;
-    size_t a, b, c;
-    if (!bytes_of(env, argv[3], &order, &a) || !bytes_of(env, argv[4], &start, &b) || !bytes_of(env, argv[5], &len, &c))
-      CHECK(napi_invalid_arg);
-    m->order[i] = order;
-    m->start[i] = start;
-    m->len[i] = len;
-  }
+  static const int at[] = {2, 3, 4, 5};
+  span a[4];
+  if (i < 0 || i >= m->k || !spans(env, argv, at, argc >= 6 ? 4 : 1, a)) BAD_ARGUMENT();
+  m->buf[i] = a[0].p;
+  m->order[i] = argc >= 6 ? a[1].p : NULL;
+  m->start[i] = argc >= 6 ? a[2].p : NULL;
+  m->len[i] = argc >= 6 ? a[3].p : NULL;
   return NULL;
 }
 
 /* mergeRun(m, out, st): merges into out; returns MERGE_DONE, _OUT_FULL or _REFILL. */
 static napi_value merge_run(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc < 3) CHECK(napi_invalid_arg);
+  ARGS(3);
   nwax_merge *m;
   CHECK(napi_get_value_external(env, argv[0], (void **)&m));
-  void *out, *st;
-  size_t out_len, st_len;
-  if (!bytes_of(env, argv[1], &out, &out_len) || !bytes_of(env, argv[2], &st, &st_len) || st_len < 12)
-    CHECK(napi_invalid_arg);
-  const int status = nwax_merge_run(m, out, out_len, st);
+  static const int at[] = {1, 2};
+  span a[2];
+  if (!spans(env, argv, at, 2, a) || a[1].n < 12) BAD_ARGUMENT();
+  const int status = nwax_merge_run(m, a[0].p, a[0].n, a[1].p);
   if (status < 0) {
     napi_throw_error(env, "NWAX_NATIVE", "nwax native: out of memory");
     return NULL;
   }
-  napi_value r;
-  CHECK(napi_create_int32(env, status, &r));
-  return r;
+  return int_result(env, status);
 }
 
 NAPI_MODULE_INIT() {
   napi_property_descriptor props[] = {
       {"sortLines", NULL, sort_lines, NULL, NULL, NULL, napi_default, NULL},
       {"gatherLines", NULL, gather_lines, NULL, NULL, NULL, napi_default, NULL},
+      {"addRecords", NULL, add_records, NULL, NULL, NULL, napi_default, NULL},
+      {"longSum", NULL, long_sum, NULL, NULL, NULL, napi_default, NULL},
       {"mergeOpen", NULL, merge_open, NULL, NULL, NULL, napi_default, NULL},
       {"mergeSource", NULL, merge_source, NULL, NULL, NULL, napi_default, NULL},
       {"mergeRun", NULL, merge_run, NULL, NULL, NULL, napi_default, NULL},

@@ -11,6 +11,9 @@ import { nativeSort } from '../dist/mapreduce/native.js';
 import { sortLineIndex } from '../dist/mapreduce/radix-sort.js';
 import { LineArena } from '../dist/mapreduce/line-arena.js';
 import { ArenaLines, FileLines, mergeLines, mergeLinesJs } from '../dist/mapreduce/byte-merge.js';
+import { runLocal } from '../dist/mapreduce/local-runner.js';
+import { longSum } from '../dist/mapreduce/long-sum.js';
+import { RawJson, type Job } from '../dist/mapreduce/job.js';
 import { nwax, seededRandom, tempDir } from './helpers.js';
 
 const built = nativeSort !== undefined;
@@ -152,13 +155,14 @@ describe.skipIf(!built)('the native merge', () => {
 });
 
 describe.skipIf(!built)('with and without the addon (NWAX_NATIVE=0)', () => {
-  it('sort-cdx -u and cdx-url-count give the same bytes', async () => {
+  it('sort-cdx -u and cdx-url-count give the same bytes, and the job the same counters', async () => {
     const dir = tempDir();
     const rand = seededRandom(8);
     const input = join(dir, 'in.cdx');
     const lines = Array.from({ length: 40000 }, (_, i) => `h${Math.floor(rand() * 50)},com,site)/p${Math.floor(rand() * 3000)}${i % 11 === 0 ? '\u00e9' : ''} 2026${i % 97} x`);
     writeFileSync(input, `${lines.join('\n')}\n`);
     const outputs: Buffer[] = [];
+    const counters: Record<string, number>[] = [];
     for (const native of ['1', '0']) {
       const sorted = join(dir, `sorted-${native}`);
       const r = await nwax(['sort-cdx', '-u', '--memory', '256K', '-o', sorted, input], { env: { NWAX_NATIVE: native } });
@@ -167,7 +171,44 @@ describe.skipIf(!built)('with and without the addon (NWAX_NATIVE=0)', () => {
       const j = await nwax(['job', 'cdx-url-count', 'run', '--force', '--threads', '2', '--reduces', '2', '--memory', '1M', '-o', counted, input], { env: { NWAX_NATIVE: native } });
       expect(j.code, j.stderr).toBe(0);
       outputs.push(Buffer.concat([readFileSync(sorted), readFileSync(join(counted, 'part-00000.gz')), readFileSync(join(counted, 'part-00001.gz'))]));
+      // The counters too: records batched through the addon spill where they did one by one.
+      counters.push(Object.fromEntries(j.stderr.slice(j.stderr.indexOf(';') + 1).trim().split(', ').map((c) => [c.replace(/ \d+$/, ''), Number(c.match(/\d+$/)?.[0])])));
     }
     expect(outputs[0].equals(outputs[1])).toBe(true);
+    expect(counters[0]['combine input groups']).toBeGreaterThan(0);
+    expect(counters[0]).toEqual(counters[1]);
+  });
+});
+
+describe.skipIf(!built)('the native sum', () => {
+  it('writes the parts the Grouper writes with longSum: fractions, exponents, unsafe and infinite sums, long and non-ASCII keys, small blocks', async () => {
+    const dir = tempDir();
+    const rand = seededRandom(9);
+    const values = ['1', '2', '-7', '0', '-0', '0.5', '1e3', '-2.5E-1', '123456789012345', '9007199254740993', '1234567890123456789', 'null', '"7"', 'true', '[1]', '1e308'];
+    const keys = ['a', 'b\u00e9', 'c\u{1F600}', 'x'.repeat(1500), 'y'.repeat(5000), ...Array.from({ length: 3000 }, (_, i) => (i % 3 === 0 ? `\u{1F600}${i}` : `k${i}`))];
+    const lines: string[] = [];
+    // Most groups sum integers only (the addon writes them); the rest go back to JavaScript.
+    const value = () => (rand() < 0.98 ? String(Math.floor(rand() * 200) - 20) : values[Math.floor(rand() * values.length)]);
+    for (let i = 0; i < 20000; i++) lines.push(`${keys[Math.floor(rand() * keys.length)]}\t${value()}`);
+    const input = join(dir, 'in.tsv');
+    writeFileSync(input, `${lines.join('\n')}\n`);
+    const map: Job['map'] = (_key, value, emit) => {
+      const line = value as string;
+      const tab = line.indexOf('\t');
+      emit(line.slice(0, tab), new RawJson(line.slice(tab + 1)));
+    };
+    const native: Job = { name: 'sum-native', description: '', input: 'lines', map, reduce: longSum };
+    const grouper: Job = { name: 'sum-grouper', description: '', input: 'lines', map, reduce: (k, vs, emit) => longSum(k, vs, emit) };
+    const parts: Buffer[] = [];
+    const counters: Record<string, number>[] = [];
+    for (const job of [native, grouper]) {
+      const out = join(dir, job.name);
+      const r = await runLocal(job, { inputs: [input], output: out, numReduces: 2, sortMemory: 64 << 10, recordFile: { blockSize: 256 } });
+      counters.push(r.counters);
+      parts.push(Buffer.concat(['part-00000.gz', '.part-00000.gz.idx', 'part-00001.gz', '.part-00001.gz.idx'].map((f) => readFileSync(join(out, f)))));
+    }
+    expect(parts[0].equals(parts[1])).toBe(true);
+    expect(counters[0]['reduce input groups']).toBe(counters[1]['reduce input groups']);
+    expect(counters[0]['reduce output records']).toBe(counters[1]['reduce output records']);
   });
 });

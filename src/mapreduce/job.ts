@@ -46,7 +46,11 @@ export function emittedJson(value: unknown): string {
   return value instanceof RawJson ? value.text : JSON.stringify(value) ?? 'null';
 }
 
-/** A key given as the bytes `key[start, end)` (UTF-8) and a value as the bytes of its JSON. */
+/**
+ * A key given as the bytes `key[start, end)` (UTF-8) and a value as the bytes of its JSON.
+ * The local runner may copy them a batch later, within the same input chunk: a job emits keys
+ * from the line it was given, and a value it does not change afterwards (a constant).
+ */
 export type BytesEmit = (key: Buffer, start: number, end: number, valueJson: Buffer) => void;
 
 /** Where a reduce task's records go. */

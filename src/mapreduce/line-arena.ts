@@ -135,6 +135,21 @@ export class LineArena {
   }
 
   /**
+   * Adds records `key TAB value` through the addon (`NativeSort.addRecords`), keys
+   * `keys[pairs[2j], pairs[2j + 1])` for j in [from, n); returns the first j not added (the
+   * arena is full, or that record needs `addRecordBytes`).
+   */
+  addRecordBatch(addon: NativeSort, keys: Uint8Array, pairs: Int32Array, from: number, n: number, value: Uint8Array, partitions: number): number {
+    const st = batchState;
+    st[0] = this.used;
+    st[1] = this.count;
+    const j = addon.addRecords(this.buf, this.start, this.len, this.part, this.klen, st, this.limit, INDEX_BYTES_PER_LINE + KEY_BYTES_PER_LINE, keys, pairs, from, n, value, partitions);
+    this.used = st[0];
+    this.count = st[1];
+    return j;
+  }
+
+  /**
    * Room for a line of at most `max` bytes, written in place at `buf[at, ...)` (the offset
    * returned; `buf` may be a new Buffer after this call), then added with `commit`.
    */
@@ -344,6 +359,9 @@ export class LineArena {
     if (st[0] > 0) yield chunk.subarray(0, st[0]);
   }
 }
+
+/** `addRecordBatch`'s state for the addon: bytes used, lines. */
+const batchState = new Int32Array(2);
 
 /**
  * The chunk that runs are written through, one per thread and kept: a new megabyte per run was

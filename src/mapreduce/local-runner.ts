@@ -19,8 +19,9 @@ import { lineBatches, lineChunks } from './line-reader.js';
 import { mergeDown, mergeRunFiles } from './external-sort.js';
 import { LineArena, OutBuffer, writeRun } from './line-arena.js';
 import { FileLines, mergeLines } from './byte-merge.js';
+import { SUM_ARG, SUM_ARG2, SUM_EMIT, SUM_FIELDS, SUM_GROUPS, SUM_KEY_LEN, SUM_KEY_ROOM, SUM_LINE_NO, SUM_STATUS, SUM_USED, SUM_VALUE, nativeSort, type NativeSort } from './native.js';
 import { RecordFileWriter, type RecordFileOptions } from './record-file.js';
-import { LongSumGroups, longSum } from './long-sum.js';
+import { LongSumGroups, longSum, numberAt } from './long-sum.js';
 import { recordPartName, writeDataset } from './dataset.js';
 import { markOutputs, partSink } from './job-output.js';
 import { NwaxError } from '../util/errors.js';
@@ -123,6 +124,10 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
 /** The arena of this thread's last map task (tasks of a thread run one after another), and its budget. */
 let kept: { arena: LineArena; budget: number } | undefined;
 
+/** Records a batch of `mapBytes` output holds before the addon adds them. */
+const EMIT_BATCH = 4096;
+const EMPTY = Buffer.alloc(0);
+
 /**
  * A map task of a job with `mapBytes`: the split read as chunks of lines, ASCII lines mapped
  * from their bytes into the arena (the key hashed as bytes, key and value copied as bytes);
@@ -133,7 +138,7 @@ async function mapLinesAsBytes(job: Job, task: MapTask, counters: Counters, aren
   const { split, reduces } = task;
   const ctx = newContext(counters, task.properties, split.path);
   const custom = job.partition;
-  const emit: BytesEmit = (key, s, e, value) => {
+  const emitOne: BytesEmit = (key, s, e, value) => {
     counters['map output records'] = (counters['map output records'] ?? 0) + 1;
     // Hadoop's hash of the key's bytes, and the key's check, in one walk over it.
     let h = 1;
@@ -146,6 +151,39 @@ async function mapLinesAsBytes(job: Job, task: MapTask, counters: Counters, aren
     arena.addRecordBytes(key, s, e, value, p);
     if (arena.full()) spill();
   };
+  // With the addon, records are added a batch at a time: their keys' places are kept while
+  // their key and value buffers stay the same (the chunk's lines, a constant value), and the
+  // addon hashes and copies them in one call. Order and spill points are emitOne's.
+  const addon = custom ? undefined : nativeSort;
+  const pairs = new Int32Array(2 * EMIT_BATCH);
+  let pending = 0;
+  let batchKeys: Buffer = EMPTY;
+  let batchValue: Buffer = EMPTY;
+  const flush = (): void => {
+    let j = 0;
+    while (j < pending) {
+      const k = arena.addRecordBatch(addon!, batchKeys, pairs, j, pending, batchValue, reduces);
+      counters['map output records'] = (counters['map output records'] ?? 0) + k - j;
+      j = k;
+      if (arena.full()) spill();
+      else if (j < pending) {
+        // A record the addon leaves (the arena's arrays must grow, or a key holds a tab).
+        emitOne(batchKeys, pairs[2 * j], pairs[2 * j + 1], batchValue);
+        j++;
+      }
+    }
+    pending = 0;
+  };
+  const emit: BytesEmit = !addon ? emitOne : (key, s, e, value) => {
+    if (key !== batchKeys || value !== batchValue || pending === EMIT_BATCH) {
+      flush();
+      batchKeys = key;
+      batchValue = value;
+    }
+    pairs[2 * pending] = s;
+    pairs[2 * pending + 1] = e;
+    pending++;
+  };
   const chunks = split.path === '-' || isGzip(split.path) ? lineChunks(split.path) : splitChunks(split);
   let records = 0;
   for await (const chunk of chunks) {
@@ -156,12 +194,15 @@ async function mapLinesAsBytes(job: Job, task: MapTask, counters: Counters, aren
         records++;
         job.mapBytes!(chunk, s, nl, emit, ctx);
       } else {
+        flush();
         // `map` counts its own input records (and its line numbers are the task's lines it saw).
-        const pending = map(chunk.toString('utf8', s, nl));
-        if (pending) await pending;
+        const mapped = map(chunk.toString('utf8', s, nl));
+        if (mapped) await mapped;
       }
       s = nl + 1;
     }
+    // The next chunk may reuse this one's buffer.
+    flush();
   }
   counters['map input records'] = (counters['map input records'] ?? 0) + records;
 }
@@ -316,6 +357,10 @@ export async function runReduceTask(job: Job, task: ReduceTask, counters: Counte
  * an integer value).
  */
 function sumRuns(job: Job, runs: string[], part: string, counters: Counters, recordFile?: RecordFileOptions): void {
+  if (nativeSort) {
+    sumRunsNative(nativeSort, job, runs, part, counters, recordFile);
+    return;
+  }
   const writer = new RecordFileWriter(part, recordFile);
   // Whether the key being written is known to be ASCII (as long in bytes as in characters).
   let ascii = false;
@@ -338,6 +383,46 @@ function sumRuns(job: Job, runs: string[], part: string, counters: Counters, rec
   }
   groups.flush();
   writer.close();
+}
+
+/**
+ * `sumRuns` through the addon: it groups, sums and writes the lines into the part's block in
+ * place, and returns here for what JavaScript does (a value to parse as JSON, a sum to format,
+ * a full block to gzip, a longer key). The part's bytes are the same.
+ */
+function sumRunsNative(addon: NativeSort, job: Job, runs: string[], part: string, counters: Counters, recordFile?: RecordFileOptions): void {
+  const writer = new RecordFileWriter(part, recordFile);
+  const st = new Int32Array(SUM_FIELDS);
+  st[SUM_KEY_LEN] = -1;
+  const sum = new Float64Array(1);
+  let key = Buffer.allocUnsafeSlow(1024);
+  let jsGroups = 0;
+  const what = `job ${job.name} reduce input`;
+  for (const chunk of mergeLines(runs.map((r) => new FileLines(r)))) {
+    let p = 0;
+    while (p < chunk.length) {
+      const block = writer.blockFor(st, SUM_USED);
+      p = addon.longSum(key, block, writer.blockSize, chunk, p, chunk.length, st, sum);
+      writer.blockWritten(st, SUM_USED);
+      const status = st[SUM_STATUS];
+      if (status === SUM_KEY_ROOM) key = Buffer.allocUnsafeSlow(st[SUM_ARG] * 2);
+      else if (status === SUM_VALUE) sum[0] += numberAt(chunk, st[SUM_ARG], st[SUM_ARG2], () => `${what}, line ${st[SUM_LINE_NO]}`);
+      else if (status === SUM_EMIT) {
+        writer.appendBytes(key, 0, st[SUM_KEY_LEN], Number.isFinite(sum[0]) ? String(sum[0]) : 'null');
+        jsGroups++;
+        st[SUM_KEY_LEN] = -1;
+        sum[0] = 0;
+      }
+    }
+  }
+  if (st[SUM_KEY_LEN] >= 0) {
+    writer.appendBytes(key, 0, st[SUM_KEY_LEN], Number.isFinite(sum[0]) ? String(sum[0]) : 'null');
+    jsGroups++;
+  }
+  writer.close();
+  const groups = st[SUM_GROUPS] + jsGroups;
+  counters['reduce input groups'] = (counters['reduce input groups'] ?? 0) + groups;
+  counters['reduce output records'] = (counters['reduce output records'] ?? 0) + groups;
 }
 
 /**

@@ -19,6 +19,21 @@ export interface NativeSort {
    * number `st[1]`, -1 for none) is left out. Returns where it stopped; `st` is moved on.
    */
   gatherLines(buf: Uint8Array, start: Int32Array, len: Int32Array, order: Int32Array, from: number, to: number, out: Uint8Array, st: Int32Array, unique: boolean): number;
+  /**
+   * Adds `key TAB value` records to a record arena, keys `keys[pairs[2j], pairs[2j + 1])` for j
+   * in [from, n), each partitioned by Hadoop's hash of its bytes; `st` = [bytes used, lines],
+   * moved on. Stops after the record that makes the arena full (`limit` bytes of lines and
+   * `perLine` index bytes each), and before one that does not fit its buffer or index arrays or
+   * whose key holds a tab or newline. Returns the first j not added.
+   */
+  addRecords(buf: Uint8Array, start: Int32Array, len: Int32Array, part: Int32Array, klen: Int32Array, st: Int32Array, limit: number, perLine: number, keys: Uint8Array, pairs: Int32Array, from: number, n: number, value: Uint8Array, reduces: number): number;
+  /**
+   * The built-in sum's reduce over merged lines `chunk[from, to)`: groups by key (the group's
+   * key in `key`), sums canonical integers, appends `key TAB sum` lines to a record file's
+   * block; `st` as native/long-sum.h's fields, `sum` the group's sum. Returns the position
+   * reached; `st[SUM_STATUS]` says why it returned.
+   */
+  longSum(key: Uint8Array, block: Uint8Array, blockSize: number, chunk: Uint8Array, from: number, to: number, st: Int32Array, sum: Float64Array): number;
   /** A merge of k sources; `cur` (4 per source: s, e, pos, fill) and `tree` (k) stay the caller's. */
   mergeOpen(k: number, unique: boolean, cur: Int32Array, tree: Int32Array): object;
   /** Source i's bytes; with `order`, `start` and `len`, a source of arena lines. */
@@ -34,6 +49,21 @@ export interface NativeSort {
 export const MERGE_DONE = 0;
 export const MERGE_OUT_FULL = 1;
 export const MERGE_REFILL = 2;
+
+/** `longSum`'s state fields and statuses (native/long-sum.h). */
+export const SUM_KEY_LEN = 0;
+export const SUM_USED = 1;
+export const SUM_GROUPS = 4;
+export const SUM_LINE_NO = 5;
+export const SUM_STATUS = 6;
+export const SUM_ARG = 7;
+export const SUM_ARG2 = 8;
+export const SUM_FIELDS = 9;
+export const SUM_DONE = 0;
+export const SUM_BLOCK_FULL = 1;
+export const SUM_KEY_ROOM = 2;
+export const SUM_VALUE = 3;
+export const SUM_EMIT = 4;
 
 function load(): NativeSort | undefined {
   if (process.env.NWAX_NATIVE === '0') return undefined;

@@ -76,7 +76,7 @@ function utf16Length(buf: Uint8Array, s: number, e: number): number {
  */
 export class RecordFileWriter {
   private readonly fd: number;
-  private readonly blockSize: number;
+  readonly blockSize: number;
   private readonly level: number;
   private block: Buffer;
   /** Bytes of `block` in use, and the block's length in UTF-16 units (what cuts it). */
@@ -141,6 +141,29 @@ export class RecordFileWriter {
     this.block[at + n + 1 + v] = 0x0a;
     this.used = at + n + v + 2;
     this.added((ascii ? n : utf16Length(key, s, e)) + valueJson.length + 2);
+  }
+
+  /**
+   * For an appender that writes whole lines into the block in place (the native sum): the
+   * block, with its bytes used, length in UTF-16 units and lines put in `st[at, at + 3)`.
+   */
+  blockFor(st: Int32Array, at: number): Buffer {
+    st[at] = this.used;
+    st[at + 1] = this.units;
+    st[at + 2] = this.lines;
+    return this.block;
+  }
+
+  /** Takes the block's state back from `st[at, at + 3)` after lines were written in place; flushes a full block. */
+  blockWritten(st: Int32Array, at: number): void {
+    const added = st[at + 2] - this.lines;
+    if (added <= 0) return;
+    if (this.lines === 0) this.firstKey = Buffer.from(this.block.subarray(0, this.block.indexOf(0x09)));
+    this.used = st[at];
+    this.units = st[at + 1];
+    this.lines = st[at + 2];
+    this.count += added;
+    if (this.units >= this.blockSize) this.flushBlock();
   }
 
   /** Makes room for `need` more bytes in the block (a record larger than a block grows it). */
