@@ -101,6 +101,22 @@ static napi_value gather_lines(napi_env env, napi_callback_info info) {
 }
 
 /*
+ * gatherSingles(buf, start, len, klen, order, from, to, out, st): copies records of single
+ * keys order[from, ...) into out from st[0] on; returns where it stopped.
+ */
+static napi_value gather_singles(napi_env env, napi_callback_info info) {
+  ARGS(9);
+  static const int at[] = {0, 1, 2, 3, 4, 7, 8};
+  span a[7];
+  if (!spans(env, argv, at, 7, a) || a[6].n < 4) BAD_ARGUMENT();
+  const int32_t from = int_arg(env, argv[5]);
+  const int32_t to = int_arg(env, argv[6]);
+  if (from < 0 || to < from || (size_t)to * 4 > a[4].n) BAD_ARGUMENT();
+  nwax_lines lines = {a[0].p, a[0].n, a[1].p, a[2].p};
+  return int_result(env, nwax_gather_singles(&lines, a[3].p, a[4].p, from, to, a[5].p, a[5].n, a[6].p));
+}
+
+/*
  * addRecords(buf, start, len, part, klen, st, limit, perLine, keys, pairs, from, n, value,
  * reduces): see nwax_add_records; st = [bytes used, line count].
  */
@@ -211,6 +227,7 @@ NAPI_MODULE_INIT() {
   napi_property_descriptor props[] = {
       {"sortLines", NULL, sort_lines, NULL, NULL, NULL, napi_default, NULL},
       {"gatherLines", NULL, gather_lines, NULL, NULL, NULL, napi_default, NULL},
+      {"gatherSingles", NULL, gather_singles, NULL, NULL, NULL, napi_default, NULL},
       {"addRecords", NULL, add_records, NULL, NULL, NULL, napi_default, NULL},
       {"longSum", NULL, long_sum, NULL, NULL, NULL, napi_default, NULL},
       {"mergeOpen", NULL, merge_open, NULL, NULL, NULL, napi_default, NULL},

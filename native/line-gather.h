@@ -20,4 +20,13 @@
 int32_t nwax_gather_lines(const nwax_lines *lines, const int32_t *order, int32_t from, int32_t to, uint8_t *out,
                           size_t out_len, int32_t *used, int unique, int32_t *prev);
 
+/*
+ * Copies records order[from, to) as nwax_gather_lines does while each one's key (its first
+ * klen[i] bytes) differs from the next one's: the single keys a combine passes on. Stops at
+ * the first record whose key the next one shares (a group for the combiner) or that does not
+ * fit. Returns the position in `order` where it stopped; *used is moved on.
+ */
+int32_t nwax_gather_singles(const nwax_lines *lines, const int32_t *klen, const int32_t *order, int32_t from, int32_t to,
+                            uint8_t *out, size_t out_len, int32_t *used);
+
 #endif

@@ -2,6 +2,23 @@
 
 #include <string.h>
 
+/* A byte as Java's signed byte, widened. */
+#define SB(c) ((uint32_t)(int32_t)(int8_t)(c))
+
+/*
+ * Text.hashCode (WritableComparator.hashBytes): h = 31 * h + (signed) byte, from 1, in 32-bit
+ * arithmetic; four bytes a step with the powers of 31, which is the same sum, so that each
+ * step waits on one multiplication, not four.
+ */
+static inline uint32_t text_hash(const uint8_t *key, size_t k) {
+  uint32_t h = 1;
+  size_t i = 0;
+  for (; i + 4 <= k; i += 4)
+    h = h * 923521u + SB(key[i]) * 29791u + SB(key[i + 1]) * 961u + SB(key[i + 2]) * 31u + SB(key[i + 3]);
+  for (; i < k; i++) h = 31u * h + SB(key[i]);
+  return h;
+}
+
 int32_t nwax_add_records(nwax_record_arena *a, int32_t *st, const uint8_t *keys, const int32_t *pairs, int32_t from,
                          int32_t n, const uint8_t *value, size_t value_len, int32_t reduces) {
   size_t used = (size_t)st[0];
@@ -11,15 +28,8 @@ int32_t nwax_add_records(nwax_record_arena *a, int32_t *st, const uint8_t *keys,
     const uint8_t *key = keys + pairs[2 * j];
     const size_t k = (size_t)(pairs[2 * j + 1] - pairs[2 * j]);
     if (count >= a->cap || used + k + value_len + 2 > a->buf_len) break;
-    /* Text.hashCode: h = 31 * h + (signed) byte, from 1, in 32-bit arithmetic. */
-    uint32_t h = 1;
-    int bad = 0;
-    for (size_t i = 0; i < k; i++) {
-      const uint8_t c = key[i];
-      bad |= c == '\t' || c == '\n';
-      h = 31u * h + (uint32_t)(int32_t)(int8_t)c;
-    }
-    if (bad) break;
+    if (memchr(key, '\t', k) != NULL || memchr(key, '\n', k) != NULL) break;
+    const uint32_t h = text_hash(key, k);
     uint8_t *at = a->buf + used;
     memcpy(at, key, k);
     at[k] = '\t';

@@ -362,6 +362,8 @@ export class LineArena {
 
 /** `addRecordBatch`'s state for the addon: bytes used, lines. */
 const batchState = new Int32Array(2);
+/** `putSingles`' state for the addon: bytes used. */
+const gatherState = new Int32Array(1);
 
 /**
  * The chunk that runs are written through, one per thread and kept: a new megabyte per run was
@@ -432,6 +434,32 @@ export class OutBuffer {
         this.write(arena.buf.subarray(arena.start[i], arena.start[i] + arena.len[i] + 1));
       }
       st[0] = this.used;
+    }
+  }
+
+  /**
+   * Records `order[from, ...)` of a record arena while each one's key differs from the next
+   * one's (the single keys a combine passes on), through the addon; returns where the first
+   * group of a repeated key starts (`to` when none does). Without the addon, `from`.
+   */
+  putSingles(arena: LineArena, order: Int32Array, from: number, to: number): number {
+    if (!nativeSort || arena.klen.length < arena.count) return from;
+    const st = gatherState;
+    let k = from;
+    for (;;) {
+      st[0] = this.used;
+      k = nativeSort.gatherSingles(arena.buf, arena.start, arena.len, arena.klen, order, k, to, this.buf, st);
+      this.used = st[0];
+      if (k === to) return k;
+      const i = order[k];
+      const single = k + 1 === to || !arena.sameKey(i, order[k + 1]);
+      if (!single) return k;
+      // A line that did not fit: a new buffer, or a line larger than one, written as it lies.
+      if (this.used > 0) this.flush();
+      else {
+        this.write(arena.buf.subarray(arena.start[i], arena.start[i] + arena.len[i] + 1));
+        k++;
+      }
     }
   }
 

@@ -226,6 +226,11 @@ function combineRun(job: Job, arena: LineArena, order: Int32Array, from: number,
   let firstSingle = -1;
   let k = from;
   while (k < to) {
+    // With the addon, stretches of single keys are copied in one call each.
+    const groupAt = out.putSingles(arena, order, k, to);
+    singles += groupAt - k;
+    k = groupAt;
+    if (k === to) break;
     let e = k + 1;
     while (e < to && arena.sameKey(order[k], order[e])) e++;
     if (e - k === 1) {

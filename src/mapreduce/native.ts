@@ -20,6 +20,12 @@ export interface NativeSort {
    */
   gatherLines(buf: Uint8Array, start: Int32Array, len: Int32Array, order: Int32Array, from: number, to: number, out: Uint8Array, st: Int32Array, unique: boolean): number;
   /**
+   * Copies records `order[from, ...)` of a record arena (`klen`: their keys' lengths) into
+   * `out` from `st[0]` on while each one's key differs from the next one's; stops at the first
+   * record whose key the next shares, or that does not fit. Returns where it stopped.
+   */
+  gatherSingles(buf: Uint8Array, start: Int32Array, len: Int32Array, klen: Int32Array, order: Int32Array, from: number, to: number, out: Uint8Array, st: Int32Array): number;
+  /**
    * Adds `key TAB value` records to a record arena, keys `keys[pairs[2j], pairs[2j + 1])` for j
    * in [from, n), each partitioned by Hadoop's hash of its bytes; `st` = [bytes used, lines],
    * moved on. Stops after the record that makes the arena full (`limit` bytes of lines and
