@@ -9,6 +9,7 @@
  * They were most of the group-and-count's CPU (docs/decisions.md, "Native sort and merge").
  */
 import { createRequire } from 'node:module';
+import { isMainThread } from 'node:worker_threads';
 
 export interface NativeSort {
   /** Sorts `order[lo, hi)` (line numbers) by the bytes of the lines; `cache` is scratch as long as `order`. */
@@ -76,7 +77,11 @@ function load(): NativeSort | undefined {
   try {
     // dist/mapreduce/native.js -> build/Release at the package's root.
     return createRequire(import.meta.url)('../../build/Release/nwax_native.node') as NativeSort;
-  } catch {
+  } catch (e) {
+    // Not built is what the install reported; built but not loadable is worth a word, from the
+    // main thread only (the task threads load it too). The JavaScript paths give the same bytes.
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'MODULE_NOT_FOUND' && isMainThread) process.stderr.write(`nwax: the native sort did not load (${(e as Error).message.split('\n')[0]}); sorting in JavaScript\n`);
     return undefined;
   }
 }
