@@ -414,29 +414,6 @@ export class OutBuffer {
     this.used += n;
   }
 
-  /** Lines `order[from, to)` of an arena, each with its newline. */
-  putArenaLines(arena: LineArena, order: Int32Array, from: number, to: number): void {
-    if (!nativeSort) {
-      for (let k = from; k < to; k++) {
-        const i = order[k];
-        this.put(arena.buf, arena.start[i], arena.start[i] + arena.len[i] + 1);
-      }
-      return;
-    }
-    const st = Int32Array.of(this.used, -1);
-    for (let k = from; k < to; ) {
-      k = nativeSort.gatherLines(arena.buf, arena.start, arena.len, order, k, to, this.buf, st, false);
-      this.used = st[0];
-      if (k === to) break;
-      if (this.used > 0) this.flush();
-      else {
-        const i = order[k++];
-        this.write(arena.buf.subarray(arena.start[i], arena.start[i] + arena.len[i] + 1));
-      }
-      st[0] = this.used;
-    }
-  }
-
   /**
    * Records `order[from, ...)` of a record arena while each one's key differs from the next
    * one's (the single keys a combine passes on), through the addon; returns where the first

@@ -223,7 +223,6 @@ function combineRun(job: Job, arena: LineArena, order: Int32Array, from: number,
     out.putLine(`\t${sum}`);
   }, counters, 'combine input groups', `job ${job.name} combine input`) : undefined;
   let singles = 0;
-  let firstSingle = -1;
   let k = from;
   while (k < to) {
     // With the addon, stretches of single keys are copied in one call each.
@@ -234,16 +233,11 @@ function combineRun(job: Job, arena: LineArena, order: Int32Array, from: number,
     let e = k + 1;
     while (e < to && arena.sameKey(order[k], order[e])) e++;
     if (e - k === 1) {
-      // Single keys are passed on in stretches, one copy call for each.
-      if (firstSingle < 0) firstSingle = k;
+      const i = order[k];
+      out.put(arena.buf, arena.start[i], arena.start[i] + arena.len[i] + 1);
       // Still a group of the combine step (Hadoop, which calls the combiner on it, counts it).
       singles++;
-      k = e;
-      continue;
-    }
-    if (firstSingle >= 0) out.putArenaLines(arena, order, firstSingle, k);
-    firstSingle = -1;
-    if (sums) {
+    } else if (sums) {
       for (let j = k; j < e; j++) sums.push(arena.buf, arena.start[order[j]], arena.start[order[j]] + arena.len[order[j]]);
       sums.flush();
     } else {
@@ -252,7 +246,6 @@ function combineRun(job: Job, arena: LineArena, order: Int32Array, from: number,
     }
     k = e;
   }
-  if (firstSingle >= 0) out.putArenaLines(arena, order, firstSingle, to);
   out.flush();
   if (singles > 0) counters['combine input groups'] = (counters['combine input groups'] ?? 0) + singles;
   return c.inOrder();
