@@ -1,5 +1,6 @@
-// HTML text extraction on the bench corpus: nwax's scanner (src/parse/html-scanner.ts) against
-// htmlparser2 12 (the library it replaces, driving the same extractor), on the same documents
+// HTML text extraction on the bench corpus: nwax's native extractor (native/html-extract.c,
+// where the addon is built) and its JavaScript scanner (src/parse/html-scanner.ts) against
+// htmlparser2 12 (the library they replace, driving the same extractor), on the same documents
 // in the same run. The documents are collected as import feeds them (decoded text, in the
 // chunks the archive gave); each side is timed over all of them, medians of `runs`, and every
 // document's parse is compared (title, text, description, outlinks, robots, language).
@@ -48,6 +49,9 @@ export async function benchHtml({ runs = 5 } = {}) {
   if (!existsSync(file)) throw new Error(`no corpus at ${file}: run ../shared/corpus/make-bench-corpus.sh ${CORPUS_DIR}`);
   const { HtmlExtractor } = await dist('parse/html.js');
   const { htmlparser2Source } = await dist('parse/htmlparser2-source.js');
+  const { HtmlScanner } = await dist('parse/html-scanner.js');
+  const { nativeHtml } = await dist('parse/native-html.js');
+  const scannerSource = (h) => new HtmlScanner(h);
   const docs = await collectHtml(file);
   const chars = docs.reduce((n, d) => n + d.chunks.reduce((m, c) => m + c.length, 0), 0);
   const opts = (url) => ({ url, textLimit: 1 << 20, maxOutlinks: 100 });
@@ -61,32 +65,33 @@ export async function benchHtml({ runs = 5 } = {}) {
     }
     return { seconds: (performance.now() - t0) / 1e3, out };
   };
-  const samples = { nwax: [], htmlparser2: [] };
-  let a, b;
+  const samples = { native: [], nwax: [], htmlparser2: [] };
+  let n, a, b;
   for (let i = 0; i < runs; i++) {
-    a = run(undefined);
+    if (nativeHtml) n = run(undefined);
+    a = run(scannerSource);
     b = run(htmlparser2Source);
+    if (n) samples.native.push(n.seconds);
     samples.nwax.push(a.seconds);
     samples.htmlparser2.push(b.seconds);
-    process.stderr.write(`  run ${i + 1}/${runs}: scanner ${a.seconds.toFixed(2)} s, htmlparser2 ${b.seconds.toFixed(2)} s\n`);
+    process.stderr.write(`  run ${i + 1}/${runs}: ${n ? `native ${n.seconds.toFixed(2)} s, ` : ''}scanner ${a.seconds.toFixed(2)} s, htmlparser2 ${b.seconds.toFixed(2)} s\n`);
   }
-  let differ = 0;
-  const first = [];
-  docs.forEach((d, i) => {
-    if (JSON.stringify(a.out[i]) !== JSON.stringify(b.out[i])) {
-      differ++;
-      if (first.length < 5) first.push(d.url);
-    }
-  });
+  const differing = (x) => {
+    const urls = docs.filter((d, i) => JSON.stringify(x.out[i]) !== JSON.stringify(b.out[i])).map((d) => d.url);
+    return `${urls.length} of ${docs.length}${urls.length ? ` (${urls.slice(0, 5).join(', ')})` : ''}`;
+  };
   const s = median(samples.nwax);
   const h = median(samples.htmlparser2);
+  const m = n ? median(samples.native) : NaN;
   return [
     `HTML extraction: ${docs.length} documents of ${file} (${(chars / 1e6).toFixed(1)} M characters, decoded as import decodes them); medians of ${runs}, one thread`,
     table([
       ['extractor', 'seconds', 'M chars/s', 'documents/s'],
+      ...(n ? [['nwax native (html-extract.c)', m.toFixed(2), (chars / 1e6 / m).toFixed(1), (docs.length / m).toFixed(0)]] : []),
       ['nwax scanner (html-scanner.ts)', s.toFixed(2), (chars / 1e6 / s).toFixed(1), (docs.length / s).toFixed(0)],
       ['htmlparser2 12 Parser', h.toFixed(2), (chars / 1e6 / h).toFixed(1), (docs.length / h).toFixed(0)],
     ]),
-    `  scanner / htmlparser2 time: ${(s / h).toFixed(2)}; documents whose parse differs: ${differ} of ${docs.length}${first.length ? ` (${first.join(', ')})` : ''}`,
+    n ? `  native / htmlparser2 time: ${(m / h).toFixed(2)}; documents whose parse differs from htmlparser2's: ${differing(n)}` : '  native extractor: not built (npm install builds it)',
+    `  scanner / htmlparser2 time: ${(s / h).toFixed(2)}; documents whose parse differs from htmlparser2's: ${differing(a)}`,
   ].join('\n');
 }

@@ -7,6 +7,7 @@
 #include <node_api.h>
 #include <stdlib.h>
 
+#include "html-binding.h"
 #include "line-gather.h"
 #include "line-merge.h"
 #include "line-sort.h"
@@ -233,6 +234,7 @@ NAPI_MODULE_INIT() {
       {"mergeOpen", NULL, merge_open, NULL, NULL, NULL, napi_default, NULL},
       {"mergeSource", NULL, merge_source, NULL, NULL, NULL, napi_default, NULL},
       {"mergeRun", NULL, merge_run, NULL, NULL, NULL, napi_default, NULL},
+      {"htmlExtract", NULL, nwax_html_extract_binding, NULL, NULL, NULL, napi_default, NULL},
   };
   if (napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props) != napi_ok) return NULL;
   return exports;

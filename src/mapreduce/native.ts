@@ -8,8 +8,7 @@
  * JavaScript each of those paid a native call's fixed cost or a bounds-checked byte access.
  * They were most of the group-and-count's CPU (docs/decisions.md, "Native sort and merge").
  */
-import { createRequire } from 'node:module';
-import { isMainThread } from 'node:worker_threads';
+import { nativeAddon } from '../util/native-addon.js';
 
 export interface NativeSort {
   /** Sorts `order[lo, hi)` (line numbers) by the bytes of the lines; `cache` is scratch as long as `order`. */
@@ -72,19 +71,5 @@ export const SUM_KEY_ROOM = 2;
 export const SUM_VALUE = 3;
 export const SUM_EMIT = 4;
 
-function load(): NativeSort | undefined {
-  if (process.env.NWAX_NATIVE === '0') return undefined;
-  try {
-    // dist/mapreduce/native.js -> build/Release at the package's root.
-    return createRequire(import.meta.url)('../../build/Release/nwax_native.node') as NativeSort;
-  } catch (e) {
-    // Not built is what the install reported; built but not loadable is worth a word, from the
-    // main thread only (the task threads load it too). The JavaScript paths give the same bytes.
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code !== 'MODULE_NOT_FOUND' && isMainThread) process.stderr.write(`nwax: the native sort did not load (${(e as Error).message.split('\n')[0]}); sorting in JavaScript\n`);
-    return undefined;
-  }
-}
-
 /** The addon, or undefined where it is not built or `NWAX_NATIVE=0` turns it off. */
-export const nativeSort: NativeSort | undefined = load();
+export const nativeSort: NativeSort | undefined = nativeAddon as NativeSort | undefined;

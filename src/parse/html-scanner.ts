@@ -105,7 +105,7 @@ function endTagPattern(name: string): RegExp {
  * a part of the element's end tag (`</ti&amp;`), which htmlparser2's end-tag matcher reads as
  * it is.
  */
-function decodeRcdata(t: string, name: string): string {
+export function decodeRcdata(t: string, name: string): string {
   const end = `</${name}`;
   let out = '';
   let from = 0;

@@ -5,6 +5,7 @@
  * Text past the limit is dropped, but links and meta are still read to the end of the input.
  */
 import { HtmlScanner, type HtmlHandler } from './html-scanner.js';
+import { EV_A, EV_BASE, EV_CLOSE_A, EV_FIELDS, EV_LINK, EV_META, eventString, nativeHtml, type NativeHtml } from './native-html.js';
 import { squash, squashText } from './squash.js';
 import { UrlResolver } from './url-resolver.js';
 
@@ -60,6 +61,11 @@ for (const t of ['title', 'html', 'base', 'meta']) ROLES.set(t, (ROLES.get(t) ??
 /** Characters of a title and of an anchor text kept before they are squashed. */
 const TITLE_CHARS = 4096;
 const ANCHOR_CHARS = 1024;
+/**
+ * Characters of a document held for the native extractor, which reads a document whole; past
+ * this the chunks go to the scanner as they come (the same parse, streaming).
+ */
+const NATIVE_CHARS = 4 * 1024 * 1024;
 
 /** What feeds an extractor its events: the scanner, or (in tests) htmlparser2. */
 export interface EventSource {
@@ -67,9 +73,17 @@ export interface EventSource {
   end(): void;
 }
 
-/** Collects the parse of one HTML document; `write` decoded text, then `end`. */
+/**
+ * Collects the parse of one HTML document; `write` decoded text, then `end`. Read by the native
+ * extractor where the addon is built and no `source` is given, else by that source's events
+ * (the scanner's by default).
+ */
 export class HtmlExtractor implements HtmlHandler {
-  private readonly source: EventSource;
+  private source: EventSource | undefined;
+  private readonly makeSource: (handler: HtmlHandler) => EventSource;
+  /** The document so far, held for the native extractor (undefined: read by `source`). */
+  private held: string[] | undefined;
+  private heldLength = 0;
   private readonly urls: UrlResolver;
   private hidden = 0;
   private inTitle = false;
@@ -90,21 +104,49 @@ export class HtmlExtractor implements HtmlHandler {
   /** The open `<a>` (or area/frame) whose anchor text is being collected. */
   private anchor: { url: string; text: string } | undefined;
 
-  constructor(private readonly opts: HtmlOptions, source: (handler: HtmlHandler) => EventSource = (h) => new HtmlScanner(h)) {
+  constructor(private readonly opts: HtmlOptions, source?: (handler: HtmlHandler) => EventSource) {
     this.urls = new UrlResolver(opts.url);
-    this.source = source(this);
+    this.makeSource = source ?? ((h) => new HtmlScanner(h));
+    if (!source && nativeHtml) this.held = [];
+    else this.source = this.makeSource(this);
   }
 
   write(chunk: string): void {
-    this.source.write(chunk);
+    if (!this.held) {
+      this.source!.write(chunk);
+      return;
+    }
+    this.held.push(chunk);
+    this.heldLength += chunk.length;
+    if (this.heldLength > NATIVE_CHARS) this.stream();
+  }
+
+  /** From the native extractor to the scanner: what was held, then every chunk as it comes. */
+  private stream(): EventSource {
+    const held = this.held ?? [];
+    this.held = undefined;
+    this.source = this.makeSource(this);
+    for (const chunk of held) this.source.write(chunk);
+    return this.source;
   }
 
   end(): HtmlParse {
-    this.source.end();
+    if (this.held) {
+      const html = this.held.join('');
+      const r = nativeHtml!(html, this.opts.textLimit);
+      if (r) return this.replay(r);
+      this.held = [html];
+      this.stream();
+    }
+    this.source!.end();
     this.closeAnchor();
+    return this.result(squashText(this.text.join('')));
+  }
+
+  private result(text: string): HtmlParse {
     return {
       title: squash(this.title).slice(0, 1024),
-      text: squashText(this.text.join('')),
+      text,
       description: squash(this.description).slice(0, 4096),
       outlinks: this.links,
       noindex: this.noindex,
@@ -112,6 +154,54 @@ export class HtmlExtractor implements HtmlHandler {
       truncated: this.truncated,
       lang: (this.htmlLang || this.metaLang).trim().slice(0, 35),
     };
+  }
+
+  /**
+   * The native extractor's parse, its link, base and meta events replayed in document order
+   * as onOpen and onClose would have acted on them.
+   */
+  private replay(r: NativeHtml): HtmlParse {
+    const ev = r.events;
+    let anchorStart = 0;
+    const closeAnchor = (end: number): void => {
+      if (!this.anchor) return;
+      this.anchor.text = r.anchors.slice(anchorStart, Math.min(end, anchorStart + ANCHOR_CHARS));
+      this.closeAnchor();
+    };
+    for (let i = 0; i < ev.length; i += EV_FIELDS) {
+      const kind = ev[i];
+      if (kind === EV_CLOSE_A) {
+        closeAnchor(ev[i + 7]);
+      } else if (kind === EV_META) {
+        const attrs: Record<string, string> = {};
+        for (const [k, name] of ['name', 'content', 'http-equiv'].entries()) {
+          const v = eventString(r, i, k);
+          if (v !== undefined) attrs[name] = v;
+        }
+        this.meta(attrs);
+      } else if (kind === EV_BASE) {
+        const b = this.resolve(eventString(r, i, 0)!);
+        if (b) {
+          this.urls.setBase(b);
+          this.resolved.clear();
+        }
+      } else if (!this.linksFull()) {
+        const url = this.resolve(eventString(r, i, 0)!);
+        if (!url) continue;
+        if (kind === EV_A) {
+          closeAnchor(ev[i + 7]);
+          this.anchor = { url, text: '' };
+          anchorStart = ev[i + 7];
+        } else if (kind === EV_LINK) {
+          this.addLink(url, eventString(r, i, 1) ?? '');
+        }
+      }
+    }
+    closeAnchor(r.anchors.length);
+    this.title = r.title;
+    this.htmlLang = r.lang;
+    this.truncated = r.truncated;
+    return this.result(r.text);
   }
 
   // HtmlHandler: text inside script, style and the like is dropped unless it is the title's.

@@ -1,0 +1,93 @@
+/*
+ * htmlExtract(html, textLimit, decode): the parse of one document's text (src/parse/native-html.ts
+ * describes the result), or null when the document is one the JavaScript scanner reads
+ * (NWAX_HTML_FALLBACK). `decode(kind, text)` is called for text and attribute values holding
+ * an `&`; what it throws is thrown.
+ */
+#include "html-binding.h"
+
+#include <stdlib.h>
+
+#include "html-extract.h"
+
+typedef struct {
+  napi_env env;
+  napi_value fn;
+} decoder;
+
+static int decode(void *ctx, int kind, const uint16_t *s, size_t n, nwax_u16 *out) {
+  decoder *d = ctx;
+  napi_value args[2], global, result;
+  size_t len;
+  if (napi_create_int32(d->env, kind, &args[0]) != napi_ok) return 0;
+  if (napi_create_string_utf16(d->env, (const char16_t *)s, n, &args[1]) != napi_ok) return 0;
+  if (napi_get_global(d->env, &global) != napi_ok) return 0;
+  if (napi_call_function(d->env, global, d->fn, 2, args, &result) != napi_ok) return 0;
+  if (napi_get_value_string_utf16(d->env, result, NULL, 0, &len) != napi_ok) return 0;
+  if (!nwax_u16_reserve(out, len + 1)) return 0; /* the text and the terminator napi writes */
+  size_t copied;
+  if (napi_get_value_string_utf16(d->env, result, (char16_t *)out->p + out->n, len + 1, &copied) != napi_ok) return 0;
+  out->n += copied;
+  return 1;
+}
+
+static int set_string(napi_env env, napi_value obj, const char *name, const nwax_u16 *b) {
+  napi_value v;
+  if (napi_create_string_utf16(env, (const char16_t *)(b->p ? b->p : (uint16_t *)u""), b->n, &v) != napi_ok) return 0;
+  return napi_set_named_property(env, obj, name, v) == napi_ok;
+}
+
+static napi_value build(napi_env env, const nwax_html_result *r) {
+  napi_value obj, v, ab;
+  void *data;
+  if (napi_create_object(env, &obj) != napi_ok) return NULL;
+  if (!set_string(env, obj, "title", &r->title) || !set_string(env, obj, "text", &r->text) ||
+      !set_string(env, obj, "lang", &r->lang) || !set_string(env, obj, "anchors", &r->anchors) ||
+      !set_string(env, obj, "pool", &r->pool))
+    return NULL;
+  if (napi_get_boolean(env, r->truncated != 0, &v) != napi_ok || napi_set_named_property(env, obj, "truncated", v) != napi_ok) return NULL;
+  if (napi_create_arraybuffer(env, r->events.n * 4, &data, &ab) != napi_ok) return NULL;
+  for (size_t i = 0; i < r->events.n; i++) ((int32_t *)data)[i] = r->events.p[i];
+  if (napi_create_typedarray(env, napi_int32_array, r->events.n, ab, 0, &v) != napi_ok) return NULL;
+  if (napi_set_named_property(env, obj, "events", v) != napi_ok) return NULL;
+  return obj;
+}
+
+napi_value nwax_html_extract_binding(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  napi_valuetype type;
+  size_t len;
+  double limit;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 3 ||
+      napi_get_value_string_utf16(env, argv[0], NULL, 0, &len) != napi_ok ||
+      napi_get_value_double(env, argv[1], &limit) != napi_ok || !(limit >= 0) ||
+      napi_typeof(env, argv[2], &type) != napi_ok || type != napi_function) {
+    napi_throw_error(env, "NWAX_NATIVE", "nwax native: bad argument");
+    return NULL;
+  }
+  uint16_t *s = malloc((len + 1) * 2);
+  if (!s) {
+    napi_throw_error(env, "NWAX_NATIVE", "nwax native: out of memory");
+    return NULL;
+  }
+  size_t copied;
+  napi_get_value_string_utf16(env, argv[0], (char16_t *)s, len + 1, &copied);
+  decoder d = {env, argv[2]};
+  nwax_html_opts opts = {decode, &d, limit > 1e15 ? (size_t)1e15 : (size_t)limit};
+  nwax_html_result r;
+  int status = nwax_html_extract(s, copied, &opts, &r);
+  free(s);
+  napi_value out = NULL;
+  bool pending = false;
+  napi_is_exception_pending(env, &pending);
+  if (status == NWAX_HTML_OK && !pending) {
+    out = build(env, &r);
+  } else if (status == NWAX_HTML_FALLBACK && !pending) {
+    napi_get_null(env, &out);
+  } else if (!pending) {
+    napi_throw_error(env, "NWAX_NATIVE", "nwax native: out of memory, or the decoder gave no string");
+  }
+  nwax_html_result_free(&r);
+  return out;
+}

@@ -1,0 +1,918 @@
+/*
+ * HTML text extraction (html-extract.h): src/parse/html-scanner.ts's scan of a whole input
+ * (its `final` paths: nothing is held for a next chunk), its tree rules for the HTML context,
+ * and src/parse/html.ts's handler. Each function names the one it follows; the tests hold the
+ * two to the same parse, document by document.
+ */
+#include "html-extract.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  LT = 0x3c, GT = 0x3e, SLASH = 0x2f, BANG = 0x21, QUESTION = 0x3f, DASH = 0x2d, EQ = 0x3d,
+  DQ = 0x22, SQ = 0x27, LBRACKET = 0x5b, AMP = 0x26
+};
+
+/* ---- growing buffers ---- */
+
+/* Room in *p (of *cap elements of `size` bytes) for `need` of them: doubled as it fills. */
+static int grow(void **p, size_t *cap, size_t need, size_t size) {
+  if (need <= *cap) return 1;
+  size_t more = *cap ? *cap : 64;
+  while (more < need) more *= 2;
+  void *q = realloc(*p, more * size);
+  if (!q) return 0;
+  *p = q;
+  *cap = more;
+  return 1;
+}
+
+int nwax_u16_reserve(nwax_u16 *b, size_t n) {
+  return grow((void **)&b->p, &b->cap, b->n + n, 2);
+}
+
+int nwax_u16_append(nwax_u16 *b, const uint16_t *s, size_t n) {
+  if (!nwax_u16_reserve(b, n)) return 0;
+  if (n) memcpy(b->p + b->n, s, n * 2);
+  b->n += n;
+  return 1;
+}
+
+static int i32_push(nwax_i32 *b, const int32_t *v, size_t n) {
+  if (!grow((void **)&b->p, &b->cap, b->n + n, 4)) return 0;
+  memcpy(b->p + b->n, v, n * 4);
+  b->n += n;
+  return 1;
+}
+
+void nwax_html_result_free(nwax_html_result *r) {
+  free(r->title.p);
+  free(r->text.p);
+  free(r->lang.p);
+  free(r->anchors.p);
+  free(r->pool.p);
+  free(r->events.p);
+  memset(r, 0, sizeof *r);
+}
+
+/* ---- known tag names (html-scanner.ts's sets and html.ts's roles) ---- */
+
+enum {
+  F_VOID = 1 << 0, F_RAW = 1 << 1, F_RCDATA = 1 << 2, F_HIDDEN = 1 << 3, F_BLOCK = 1 << 4,
+  F_LINK_HREF = 1 << 5, F_LINK_SRC = 1 << 6, F_PLAINTEXT = 1 << 8,
+  F_OTHER = 1 << 9, /* title, html, base, meta: a role in html.ts */
+  F_INTEGRATION = 1 << 10, /* HTML inside SVG or MathML (INTEGRATION) */
+};
+
+/* The parser's contexts (html-scanner.ts's Context). */
+enum { CTX_HTML, CTX_SVG, CTX_MATHML };
+
+/* Implied-close sets (OPEN_IMPLIES_CLOSE), as bits of the names that are members of one. */
+#define B(id) (1ULL << (id))
+enum {
+  N_TR, N_TH, N_TD, N_THEAD, N_HEAD, N_LINK, N_SCRIPT, N_A, N_LI, N_P, N_H1, N_H2, N_H3, N_H4,
+  N_H5, N_H6, N_INPUT, N_OPTION, N_OPTGROUP, N_SELECT, N_BUTTON, N_DATALIST, N_TEXTAREA, N_DD,
+  N_DT, N_RT, N_RP, N_TBODY,
+  /* names with a role or a rule, not members of a set */
+  N_TITLE, N_HTML, N_BASE, N_META, N_FORM, N_BR, N_IMAGE, N_IMG, N_BODY, N_AREA, N_FRAME,
+  N_IFRAME, N_SVG, N_MATH, N_OTHER_FIRST
+};
+#define SET_P B(N_P)
+#define SET_H (B(N_H1) | B(N_H2) | B(N_H3) | B(N_H4) | B(N_H5) | B(N_H6) | B(N_P))
+#define SET_FORM (B(N_INPUT) | B(N_OPTION) | B(N_OPTGROUP) | B(N_SELECT) | B(N_BUTTON) | B(N_DATALIST) | B(N_TEXTAREA))
+
+typedef struct {
+  const char *name;
+  int id; /* < N_OTHER_FIRST for the named ones above; the rest are numbered in order */
+  int flags;
+  uint64_t closes;
+} known_name;
+
+static known_name KNOWN[] = {
+  {"tr", N_TR, F_BLOCK, B(N_TR) | B(N_TH) | B(N_TD)},
+  {"th", N_TH, F_BLOCK, B(N_TH)},
+  {"td", N_TD, F_BLOCK, B(N_THEAD) | B(N_TH) | B(N_TD)},
+  {"thead", N_THEAD, 0, 0},
+  {"head", N_HEAD, 0, 0},
+  {"link", N_LINK, F_VOID, 0},
+  {"script", N_SCRIPT, F_RAW | F_HIDDEN, 0},
+  {"a", N_A, F_LINK_HREF, B(N_A)},
+  {"li", N_LI, F_BLOCK, B(N_LI)},
+  {"p", N_P, F_BLOCK, SET_P},
+  {"h1", N_H1, F_BLOCK, SET_H},
+  {"h2", N_H2, F_BLOCK, SET_H},
+  {"h3", N_H3, F_BLOCK, SET_H},
+  {"h4", N_H4, F_BLOCK, SET_H},
+  {"h5", N_H5, F_BLOCK, SET_H},
+  {"h6", N_H6, F_BLOCK, SET_H},
+  {"input", N_INPUT, F_VOID, SET_FORM},
+  {"option", N_OPTION, F_BLOCK, B(N_OPTION)},
+  {"optgroup", N_OPTGROUP, 0, B(N_OPTGROUP) | B(N_OPTION)},
+  {"select", N_SELECT, 0, SET_FORM},
+  {"button", N_BUTTON, 0, SET_FORM},
+  {"datalist", N_DATALIST, 0, SET_FORM},
+  {"textarea", N_TEXTAREA, F_RCDATA, SET_FORM},
+  {"dd", N_DD, F_BLOCK, B(N_DD) | B(N_DT)},
+  {"dt", N_DT, F_BLOCK, B(N_DD) | B(N_DT)},
+  {"rt", N_RT, 0, B(N_RT) | B(N_RP)},
+  {"rp", N_RP, 0, B(N_RT) | B(N_RP)},
+  {"tbody", N_TBODY, 0, B(N_THEAD) | B(N_TBODY)},
+  {"title", N_TITLE, F_RCDATA | F_BLOCK | F_OTHER | F_INTEGRATION, 0},
+  {"html", N_HTML, F_OTHER, 0},
+  {"base", N_BASE, F_VOID | F_OTHER, 0},
+  {"meta", N_META, F_VOID | F_OTHER, 0},
+  {"form", N_FORM, F_BLOCK, SET_P},
+  {"br", N_BR, F_VOID | F_BLOCK, 0},
+  {"image", N_IMAGE, 0, 0},
+  {"img", N_IMG, F_VOID, 0},
+  {"body", N_BODY, F_BLOCK, B(N_HEAD) | B(N_LINK) | B(N_SCRIPT)},
+  {"area", N_AREA, F_VOID | F_LINK_HREF, 0},
+  {"frame", N_FRAME, F_VOID | F_LINK_SRC, 0},
+  {"iframe", N_IFRAME, F_RAW | F_LINK_SRC, 0},
+  {"svg", N_SVG, F_HIDDEN, 0},
+  {"math", N_MATH, F_HIDDEN, 0},
+  /* the rest: numbered from N_OTHER_FIRST in this order */
+  {"output", -1, 0, SET_FORM},
+  {"tfoot", -1, 0, B(N_THEAD) | B(N_TBODY)},
+  {"address", -1, F_BLOCK, SET_P},
+  {"article", -1, F_BLOCK, SET_P},
+  {"aside", -1, F_BLOCK, SET_P},
+  {"blockquote", -1, F_BLOCK, SET_P},
+  {"details", -1, 0, SET_P},
+  {"div", -1, F_BLOCK, SET_P},
+  {"dl", -1, F_BLOCK, SET_P},
+  {"fieldset", -1, 0, SET_P},
+  {"figcaption", -1, F_BLOCK, SET_P},
+  {"figure", -1, F_BLOCK, SET_P},
+  {"footer", -1, F_BLOCK, SET_P},
+  {"header", -1, F_BLOCK, SET_P},
+  {"hr", -1, F_VOID | F_BLOCK, SET_P},
+  {"main", -1, F_BLOCK, SET_P},
+  {"nav", -1, F_BLOCK, SET_P},
+  {"ol", -1, F_BLOCK, SET_P},
+  {"pre", -1, F_BLOCK, SET_P},
+  {"section", -1, F_BLOCK, SET_P},
+  {"table", -1, F_BLOCK, SET_P},
+  {"ul", -1, F_BLOCK, SET_P},
+  {"center", -1, F_BLOCK, 0},
+  {"basefont", -1, F_VOID, 0},
+  {"col", -1, F_VOID, 0},
+  {"command", -1, F_VOID, 0},
+  {"embed", -1, F_VOID, 0},
+  {"isindex", -1, F_VOID, 0},
+  {"keygen", -1, F_VOID, 0},
+  {"param", -1, F_VOID, 0},
+  {"source", -1, F_VOID, 0},
+  {"track", -1, F_VOID, 0},
+  {"wbr", -1, F_VOID, 0},
+  {"style", -1, F_RAW | F_HIDDEN, 0},
+  {"noembed", -1, F_RAW, 0},
+  {"noframes", -1, F_RAW, 0},
+  {"xmp", -1, F_RAW, 0},
+  {"template", -1, F_HIDDEN, 0},
+  {"noscript", -1, F_HIDDEN, 0},
+  {"plaintext", -1, F_PLAINTEXT, 0},
+  {"mi", -1, F_INTEGRATION, 0},
+  {"mo", -1, F_INTEGRATION, 0},
+  {"mn", -1, F_INTEGRATION, 0},
+  {"ms", -1, F_INTEGRATION, 0},
+  {"mtext", -1, F_INTEGRATION, 0},
+  {"annotation-xml", -1, F_INTEGRATION, 0},
+  {"foreignObject", -1, F_INTEGRATION, 0}, /* as SVG_NAMES writes it */
+  {"desc", -1, F_INTEGRATION, 0},
+};
+#define KNOWN_COUNT ((int)(sizeof KNOWN / sizeof KNOWN[0]))
+
+/* SVG's mixed-case tag names (html-scanner.ts's SVG_NAMES). */
+static const char *const SVG_NAMES[] = {
+  "altGlyph", "altGlyphDef", "altGlyphItem", "animateColor", "animateMotion", "animateTransform", "clipPath",
+  "feBlend", "feColorMatrix", "feComponentTransfer", "feComposite", "feConvolveMatrix", "feDiffuseLighting",
+  "feDisplacementMap", "feDistantLight", "feDropShadow", "feFlood", "feFuncA", "feFuncB", "feFuncG", "feFuncR",
+  "feGaussianBlur", "feImage", "feMerge", "feMergeNode", "feMorphology", "feOffset", "fePointLight",
+  "feSpecularLighting", "feSpotLight", "feTile", "feTurbulence", "foreignObject", "glyphRef", "linearGradient",
+  "radialGradient", "textPath", NULL};
+
+/* Per id (the table's order after numbering): flags and implied closes. */
+static int known_flags[KNOWN_COUNT];
+static uint64_t known_closes[KNOWN_COUNT];
+static const char *known_names[KNOWN_COUNT];
+static pthread_once_t known_once = PTHREAD_ONCE_INIT;
+
+static void number_known(void) {
+  int next = N_OTHER_FIRST;
+  for (int i = 0; i < KNOWN_COUNT; i++) {
+    if (KNOWN[i].id < 0) KNOWN[i].id = next++;
+    known_flags[KNOWN[i].id] = KNOWN[i].flags;
+    known_closes[KNOWN[i].id] = KNOWN[i].closes;
+    known_names[KNOWN[i].id] = KNOWN[i].name;
+  }
+}
+
+/* ---- a document's names: lower-case ASCII, each with an id (known names first) ---- */
+
+#define NAME_SLOTS 4096
+
+typedef struct {
+  int32_t slot_id[NAME_SLOTS]; /* -1: empty */
+  uint32_t slot_hash[NAME_SLOTS];
+  uint32_t slot_at[NAME_SLOTS];  /* where the name's chars are in `chars` */
+  uint16_t slot_len[NAME_SLOTS];
+  char *chars;
+  size_t chars_n, chars_cap;
+  int count;
+  /* By id: where its characters are, and its SVG name's id (-2: not looked up yet). */
+  uint32_t id_at[NAME_SLOTS / 2];
+  uint16_t id_len[NAME_SLOTS / 2];
+  int32_t svg_of[NAME_SLOTS / 2];
+} name_table;
+
+static uint32_t hash_ascii(const char *s, size_t n) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)s[i]) * 16777619u;
+  return h;
+}
+
+/* The id of the lower-case ASCII name `s[0, n)`, added when new (-1: table full or no memory). */
+static int name_id(name_table *t, const char *s, size_t n) {
+  if (n > 0xffff) return -1;
+  uint32_t h = hash_ascii(s, n);
+  size_t i = h & (NAME_SLOTS - 1);
+  for (; t->slot_id[i] >= 0; i = (i + 1) & (NAME_SLOTS - 1))
+    if (t->slot_hash[i] == h && t->slot_len[i] == n && memcmp(t->chars + t->slot_at[i], s, n) == 0) return t->slot_id[i];
+  if (t->count >= NAME_SLOTS / 2) return -1;
+  if (!grow((void **)&t->chars, &t->chars_cap, t->chars_n + n, 1)) return -1;
+  memcpy(t->chars + t->chars_n, s, n);
+  t->slot_at[i] = (uint32_t)t->chars_n;
+  t->chars_n += n;
+  t->slot_hash[i] = h;
+  t->slot_len[i] = (uint16_t)n;
+  t->id_at[t->count] = t->slot_at[i];
+  t->id_len[t->count] = (uint16_t)n;
+  t->svg_of[t->count] = -2;
+  t->slot_id[i] = t->count++;
+  return t->slot_id[i];
+}
+
+static int table_init(name_table *t) {
+  memset(t->slot_id, 0xff, sizeof t->slot_id);
+  t->chars = NULL;
+  t->chars_n = t->chars_cap = 0;
+  t->count = 0;
+  /* Known names take ids 0..KNOWN_COUNT-1, each its own. */
+  for (int id = 0; id < KNOWN_COUNT; id++)
+    if (name_id(t, known_names[id], strlen(known_names[id])) != id) return 0;
+  return 1;
+}
+
+/* ---- the scanner's state and the extractor's ---- */
+
+#define TITLE_CHARS 4096
+
+typedef struct {
+  const uint16_t *s;
+  size_t len;
+  const nwax_html_opts *o;
+  nwax_html_result *r;
+  name_table *names;
+  int fallback, failed;
+  /* scanner */
+  int32_t *stack;
+  size_t depth, stack_cap;
+  int32_t *contexts; /* CTX_*, innermost last; contexts[0] is CTX_HTML */
+  size_t ncontexts, contexts_cap;
+  int self_closing; /* the last tag read by `attributes` ended with `/>` */
+  int raw; /* id of the raw-text or RCDATA element whose content is read, -1 for none */
+  char *lower; /* a name in lower case */
+  size_t lower_cap;
+  nwax_u16 scratch; /* decoded text */
+  /* extractor */
+  int hidden, in_title, anchor_open, html_lang_set;
+  size_t text_length;
+  /* attributes of the tag being read: up to three wanted ones, as pool strings (-1: absent) */
+  int32_t attr_at[3], attr_len[3];
+} ctx;
+
+static int is_space(uint16_t c) {
+  return c == 0x20 || c == 0x0a || c == 0x09 || c == 0x0c || c == 0x0d;
+}
+
+static int is_end_of_name(uint16_t c) {
+  return c == SLASH || c == GT || is_space(c);
+}
+
+static int is_alpha(uint16_t c) {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
+}
+
+static size_t index_of(const uint16_t *s, size_t len, uint16_t c, size_t from) {
+  for (size_t i = from; i < len; i++)
+    if (s[i] == c) return i;
+  return (size_t)-1;
+}
+#define NONE ((size_t)-1)
+
+/* The id of the tag name s[start, end) (htmlparser2's lower case; 'image' is 'img'); -1 with
+ * x->fallback set for a non-ASCII name. */
+static int tag_id(ctx *x, size_t start, size_t end) {
+  size_t n = end - start;
+  if (!grow((void **)&x->lower, &x->lower_cap, n, 1)) {
+    x->failed = 1;
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++) {
+    uint16_t c = x->s[start + i];
+    if (c > 0x7f) {
+      x->fallback = 1;
+      return -1;
+    }
+    x->lower[i] = (char)(c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
+  }
+  int id = name_id(x->names, x->lower, n);
+  if (id < 0) x->fallback = 1;
+  return id;
+}
+
+static int top_context(ctx *x) {
+  return x->contexts[x->ncontexts - 1];
+}
+
+/* The mixed-case SVG name of lower-case name `id`, as an id; -1 for none (found once per name). */
+static int svg_name(ctx *x, int id) {
+  name_table *t = x->names;
+  if (t->svg_of[id] != -2) return t->svg_of[id];
+  const char *lower = t->chars + t->id_at[id];
+  size_t n = t->id_len[id];
+  int found = -1;
+  for (int k = 0; SVG_NAMES[k] && found < 0; k++) {
+    const char *name = SVG_NAMES[k];
+    if (strlen(name) != n) continue;
+    size_t i = 0;
+    while (i < n && (name[i] >= 'A' && name[i] <= 'Z' ? name[i] | 0x20 : name[i]) == lower[i]) i++;
+    if (i == n) found = name_id(t, name, n);
+  }
+  /* name_id may have moved t->chars; only ids are kept. */
+  t->svg_of[id] = found;
+  return found;
+}
+
+static int on_stack(ctx *x, int id);
+
+/* HtmlScanner.tagName: the name of lower-case name `id` in the current context. */
+static int tag_name(ctx *x, int id) {
+  int top = top_context(x);
+  if (top == CTX_SVG) {
+    int adjusted = svg_name(x, id);
+    return adjusted >= 0 ? adjusted : id;
+  }
+  if (x->ncontexts > 1) {
+    int adjusted = svg_name(x, id);
+    if (adjusted >= 0 && on_stack(x, adjusted)) return adjusted;
+  }
+  if (top == CTX_HTML) return id == N_IMAGE ? N_IMG : id;
+  return id;
+}
+
+static int flags_of(int id) {
+  return id < KNOWN_COUNT ? known_flags[id] : 0;
+}
+
+/* ---- the extractor (html.ts's HtmlExtractor) ---- */
+
+static void add_text(ctx *x, const uint16_t *s, size_t n) {
+  nwax_html_result *r = x->r;
+  if (r->truncated) return;
+  size_t room = x->o->text_limit - x->text_length;
+  if (n > room) {
+    if (!nwax_u16_append(&r->text, s, room)) x->failed = 1;
+    x->text_length += room;
+    r->truncated = 1;
+    return;
+  }
+  if (!nwax_u16_append(&r->text, s, n)) x->failed = 1;
+  x->text_length += n;
+}
+
+static void block_edge(ctx *x) {
+  static const uint16_t space = 0x20;
+  add_text(x, &space, 1);
+}
+
+static void on_text(ctx *x, const uint16_t *s, size_t n) {
+  nwax_html_result *r = x->r;
+  if (x->in_title) {
+    if (r->title.n < TITLE_CHARS) {
+      size_t take = n < TITLE_CHARS - r->title.n ? n : TITLE_CHARS - r->title.n;
+      if (!nwax_u16_append(&r->title, s, take)) x->failed = 1;
+    }
+    return;
+  }
+  if (x->hidden > 0) return;
+  if (x->anchor_open && !nwax_u16_append(&r->anchors, s, n)) x->failed = 1;
+  add_text(x, s, n);
+}
+
+static void event(ctx *x, int kind, int a, int b, int c, int32_t offset) {
+  int32_t ev[NWAX_EV_FIELDS] = {kind, -1, 0, -1, 0, -1, 0, offset};
+  int slots[3] = {a, b, c};
+  for (int k = 0; k < 3; k++) {
+    if (slots[k] < 0 || x->attr_at[slots[k]] < 0) continue;
+    ev[1 + 2 * k] = x->attr_at[slots[k]];
+    ev[2 + 2 * k] = x->attr_len[slots[k]];
+  }
+  if (!i32_push(&x->r->events, ev, NWAX_EV_FIELDS)) x->failed = 1;
+}
+
+/* onOpen: `x->attr_*` hold the tag's wanted attributes (wanted_attributes' order). */
+static void on_open(ctx *x, int id) {
+  int f = flags_of(id);
+  if (!(f & (F_HIDDEN | F_BLOCK | F_LINK_HREF | F_LINK_SRC | F_OTHER))) return;
+  if (id == N_TITLE && x->r->title.n == 0) x->in_title = 1;
+  if (id == N_HTML && !x->html_lang_set && x->attr_at[0] >= 0 && x->attr_len[0] > 0) {
+    x->html_lang_set = 1;
+    if (!nwax_u16_append(&x->r->lang, x->r->pool.p + x->attr_at[0], (size_t)x->attr_len[0])) x->failed = 1;
+  }
+  if (f & F_HIDDEN) x->hidden++;
+  if (id == N_BASE) {
+    if (x->attr_at[0] >= 0 && x->attr_len[0] > 0) event(x, NWAX_EV_BASE, 0, -1, -1, 0);
+  } else if (id == N_META) {
+    event(x, NWAX_EV_META, 0, 1, 2, 0);
+  }
+  if (f & F_BLOCK) block_edge(x);
+  if (!(f & (F_LINK_HREF | F_LINK_SRC)) || x->attr_at[0] < 0) return;
+  if (id == N_A) {
+    event(x, NWAX_EV_A, 0, -1, -1, (int32_t)x->r->anchors.n);
+    x->anchor_open = 1;
+  } else {
+    /* attrs.alt ?? attrs.title ?? '' */
+    event(x, NWAX_EV_LINK, 0, x->attr_at[1] >= 0 ? 1 : 2, -1, 0);
+  }
+}
+
+static void on_close(ctx *x, int id) {
+  int f = flags_of(id);
+  if (!(f & (F_HIDDEN | F_BLOCK | F_LINK_HREF | F_LINK_SRC | F_OTHER))) return;
+  if (id == N_TITLE) x->in_title = 0;
+  if ((f & F_HIDDEN) && x->hidden > 0) x->hidden--;
+  if (id == N_A) {
+    event(x, NWAX_EV_CLOSE_A, -1, -1, -1, (int32_t)x->r->anchors.n);
+    x->anchor_open = 0;
+  }
+  if (f & F_BLOCK) block_edge(x);
+}
+
+/* ---- the scanner's tree rules (HtmlScanner: openName, endOpen, endTag, pop) ---- */
+
+static void no_attributes(ctx *x) {
+  for (int k = 0; k < 3; k++) x->attr_at[k] = -1;
+}
+
+/* Appends v to the array *p of *n values (room for *cap), growing it. */
+static int push_int(ctx *x, int32_t **p, size_t *n, size_t *cap, int32_t v) {
+  if (!grow((void **)p, cap, *n + 1, 4)) {
+    x->failed = 1;
+    return 0;
+  }
+  (*p)[(*n)++] = v;
+  return 1;
+}
+
+static void push_context(ctx *x, int c) {
+  push_int(x, &x->contexts, &x->ncontexts, &x->contexts_cap, c);
+}
+
+static void pop(ctx *x) {
+  int id = x->stack[--x->depth];
+  if ((id == N_SVG || id == N_MATH || (flags_of(id) & F_INTEGRATION)) && x->ncontexts > 1) x->ncontexts--;
+  on_close(x, id);
+}
+
+static int on_stack(ctx *x, int id) {
+  for (size_t i = 0; i < x->depth; i++)
+    if (x->stack[i] == id) return 1;
+  return 0;
+}
+
+/* openName; returns 0 for a second <form>, which is ignored (no events). */
+static int open_name(ctx *x, int id) {
+  if (id == N_FORM && on_stack(x, N_FORM)) return 0;
+  uint64_t closes = id < KNOWN_COUNT ? known_closes[id] : 0;
+  if (closes)
+    while (x->depth > 0 && x->stack[x->depth - 1] < 64 && (closes & B(x->stack[x->depth - 1]))) pop(x);
+  if (!(flags_of(id) & F_VOID)) {
+    if (!push_int(x, &x->stack, &x->depth, &x->stack_cap, id)) return 0;
+    if (id == N_SVG) push_context(x, CTX_SVG);
+    else if (id == N_MATH) push_context(x, CTX_MATHML);
+    else if (flags_of(id) & F_INTEGRATION) push_context(x, CTX_HTML);
+  }
+  return 1;
+}
+
+static void end_open(ctx *x, int id) {
+  on_open(x, id);
+  if (flags_of(id) & F_VOID) on_close(x, id);
+}
+
+static void end_tag(ctx *x, int id) {
+  if (!(flags_of(id) & F_VOID)) {
+    for (size_t at = x->depth; at-- > 0;) {
+      if (x->stack[at] != id) continue;
+      while (x->depth > at) pop(x);
+      return;
+    }
+    if (id == N_P) {
+      /* `</p>` with no open p: an empty paragraph. */
+      no_attributes(x);
+      if (open_name(x, N_P)) end_open(x, N_P);
+      if (x->depth > 0 && x->stack[x->depth - 1] == N_P) pop(x);
+    }
+  } else if (id == N_BR) {
+    no_attributes(x);
+    on_open(x, N_BR);
+    on_close(x, N_BR);
+  }
+}
+
+/* ---- text (HtmlScanner.text) ---- */
+
+static int has_amp(const uint16_t *s, size_t start, size_t end) {
+  for (size_t i = start; i < end; i++)
+    if (s[i] == AMP) return 1;
+  return 0;
+}
+
+/* Text s[start, end); `kind` a NWAX_DECODE_* for text whose entities are decoded, -1 for raw. */
+static void text(ctx *x, size_t start, size_t end, int kind) {
+  if (end <= start || !(x->in_title || x->hidden == 0)) return;
+  if (kind < 0 || !has_amp(x->s, start, end)) {
+    on_text(x, x->s + start, end - start);
+    return;
+  }
+  x->scratch.n = 0;
+  if (!x->o->decode(x->o->ctx, kind, x->s + start, end - start, &x->scratch)) {
+    x->failed = 1;
+    return;
+  }
+  on_text(x, x->scratch.p, x->scratch.n);
+}
+
+/* ---- markup (HtmlScanner's final paths) ---- */
+
+static size_t skip_to(ctx *x, size_t from, uint16_t c) {
+  size_t at = index_of(x->s, x->len, c, from);
+  return at != NONE ? at + 1 : x->len;
+}
+
+static size_t comment_end(ctx *x, size_t p) {
+  static const uint16_t END[] = {'-', '-', '!', '>'};
+  const uint16_t *s = x->s;
+  size_t len = x->len;
+  size_t seq = 0;
+  for (size_t i = p; i < len; i++) {
+    uint16_t c = s[i];
+    if (seq <= 1 && i == p + seq && c == '>') return i + 1;
+    if (seq == 2 && c == '>') return i + 1;
+    if (seq == 3 && c != '>') {
+      seq = c == '-' ? 1 : 0;
+    } else if (c == END[seq]) {
+      if (++seq == 4) return i + 1;
+    } else if (seq == 0) {
+      size_t dash = index_of(s, len, '-', i + 1);
+      if (dash == NONE) break;
+      i = dash;
+      seq = 1;
+    } else if (c != END[seq - 1]) {
+      seq = 0;
+    }
+  }
+  return len;
+}
+
+static size_t declaration(ctx *x, size_t lt) {
+  const uint16_t *s = x->s;
+  size_t len = x->len;
+  size_t p = lt + 2;
+  if (p >= len) return len;
+  uint16_t c = s[p];
+  if (c == LBRACKET) {
+    static const char seq[] = "CDATA[";
+    for (size_t i = 0; i < 6; i++) {
+      if (p + 1 + i >= len) return len;
+      if (s[p + 1 + i] != (uint16_t)seq[i]) return s[p + 1 + i] == GT ? p + 2 + i : skip_to(x, p + 2 + i, GT);
+    }
+    /* Text inside SVG or MathML, a comment elsewhere, to `]]>`. */
+    for (size_t i = p + 7; i + 2 < len; i++) {
+      if (s[i] != ']' || s[i + 1] != ']' || s[i + 2] != '>') continue;
+      if (top_context(x) != CTX_HTML) text(x, p + 7, i, -1);
+      return i + 3;
+    }
+    return len;
+  }
+  if ((c | 0x20) == 'd') {
+    static const char seq[] = "doctype";
+    for (size_t i = 1; i < 7; i++) {
+      if (p + i >= len) return len;
+      uint16_t d = s[p + i];
+      if ((uint16_t)(d | 0x20) != (uint16_t)seq[i]) return d == GT ? p + i + 1 : skip_to(x, p + i + 1, GT);
+    }
+    return skip_to(x, p + 7, GT);
+  }
+  if (c == GT) return p + 1;
+  if (c == DASH) {
+    if (p + 1 >= len) return len;
+    uint16_t d = s[p + 1];
+    if (d == DASH) return comment_end(x, p + 2);
+    if (d == GT) return p + 2;
+    return skip_to(x, p + 2, GT);
+  }
+  return skip_to(x, p + 1, GT);
+}
+
+static size_t close_tag(ctx *x, size_t lt) {
+  const uint16_t *s = x->s;
+  size_t len = x->len;
+  size_t p = lt + 2;
+  uint16_t c = s[p];
+  if (c == GT) return p + 1;
+  if (!is_alpha(c)) return skip_to(x, p + 1, GT);
+  size_t e = p + 1;
+  while (e < len && !is_end_of_name(s[e])) e++;
+  if (e >= len) return len; /* an unfinished end tag is dropped */
+  size_t gt = s[e] == GT ? e : index_of(s, len, GT, e);
+  int id = tag_id(x, p, e);
+  if (id < 0) return len;
+  end_tag(x, tag_name(x, id));
+  return gt == NONE ? len : gt + 1;
+}
+
+/* The wanted attributes of a tag (html.ts's ATTRIBUTES), lower case; NULL for none. */
+static const char *const *wanted_attributes(int id) {
+  static const char *const HTML[] = {"lang", NULL};
+  static const char *const BASE[] = {"href", NULL};
+  static const char *const META[] = {"name", "content", "http-equiv", NULL};
+  static const char *const HREF[] = {"href", "alt", "title", NULL};
+  static const char *const SRC[] = {"src", "alt", "title", NULL};
+  switch (id) {
+    case N_HTML: return HTML;
+    case N_BASE: return BASE;
+    case N_META: return META;
+    case N_A:
+    case N_AREA: return HREF;
+    case N_FRAME:
+    case N_IFRAME: return SRC;
+    default: return NULL;
+  }
+}
+
+/* Which wanted name s[start, end) is (-1: none); non-ASCII in it sets x->fallback. */
+static int match_attribute(ctx *x, size_t start, size_t end, const char *const *wanted) {
+  size_t n = end - start;
+  for (size_t i = start; i < end; i++)
+    if (x->s[i] > 0x7f) {
+      x->fallback = 1;
+      return -1;
+    }
+  for (int k = 0; wanted[k]; k++) {
+    const char *w = wanted[k];
+    if (strlen(w) != n) continue;
+    size_t i = 0;
+    for (; i < n; i++) {
+      uint16_t c = x->s[start + i];
+      if ((c >= 0x41 && c <= 0x5a ? c | 0x20 : c) != (uint16_t)w[i]) break;
+    }
+    if (i == n) return k;
+  }
+  return -1;
+}
+
+/* An attribute's value: the first one of a name wins; entities decoded into the pool. */
+static void attribute(ctx *x, int k, size_t start, size_t end) {
+  if (k < 0 || x->attr_at[k] >= 0) return;
+  nwax_u16 *pool = &x->r->pool;
+  size_t at = pool->n;
+  if (has_amp(x->s, start, end)) {
+    if (!x->o->decode(x->o->ctx, NWAX_DECODE_ATTRIBUTE, x->s + start, end - start, pool)) x->failed = 1;
+  } else if (!nwax_u16_append(pool, x->s + start, end - start)) {
+    x->failed = 1;
+  }
+  if (pool->n > INT32_MAX) x->failed = 1;
+  x->attr_at[k] = (int32_t)at;
+  x->attr_len[k] = (int32_t)(pool->n - at);
+}
+
+/* HtmlScanner.attributes: the index past the tag's '>', or NONE when the input ends first. */
+static size_t attributes(ctx *x, size_t i, const char *const *wanted) {
+  const uint16_t *s = x->s;
+  size_t len = x->len;
+  int slash = 0; /* htmlparser2's InSelfClosingTag state */
+  x->self_closing = 0;
+  while (i < len) {
+    uint16_t c = s[i];
+    if (c == GT) {
+      x->self_closing = slash;
+      return i + 1;
+    }
+    if (is_space(c)) {
+      i++;
+      continue;
+    }
+    if (c == SLASH) {
+      slash = 1;
+      i++;
+      continue;
+    }
+    slash = 0;
+    size_t name_start = i++;
+    while (i < len && s[i] != EQ && !is_end_of_name(s[i])) i++;
+    if (i >= len) return NONE;
+    size_t name_end = i;
+    int key = wanted ? match_attribute(x, name_start, name_end, wanted) : -1;
+    if (x->fallback) return len;
+    while (i < len && is_space(s[i])) i++;
+    if (i >= len) return NONE;
+    if (s[i] != EQ) {
+      attribute(x, key, i, i);
+      continue;
+    }
+    i++;
+    while (i < len && is_space(s[i])) i++;
+    if (i >= len) return NONE;
+    uint16_t q = s[i];
+    if (q == DQ || q == SQ) {
+      size_t close = index_of(s, len, q, i + 1);
+      if (close == NONE) return NONE;
+      attribute(x, key, i + 1, close);
+      i = close + 1;
+    } else {
+      size_t start = i;
+      while (i < len && s[i] != GT && !is_space(s[i])) i++;
+      if (i >= len) return NONE;
+      attribute(x, key, start, i);
+    }
+  }
+  return NONE;
+}
+
+static size_t open_tag(ctx *x, size_t lt) {
+  const uint16_t *s = x->s;
+  size_t len = x->len;
+  size_t e = lt + 2;
+  while (e < len && !is_end_of_name(s[e])) e++;
+  if (e >= len) return len; /* a tag name cut by the end of the input is dropped */
+  int lower = tag_id(x, lt + 1, e);
+  if (lower < 0) return len;
+  /* Raw text and the name's case are decided before this tag changes the context. */
+  int in_foreign = top_context(x) != CTX_HTML;
+  int id = tag_name(x, lower);
+  int special = !in_foreign && (flags_of(lower) & (F_RAW | F_RCDATA | F_PLAINTEXT));
+  if (special && (flags_of(lower) & F_PLAINTEXT)) {
+    x->fallback = 1;
+    return len;
+  }
+  int ignored = id == N_FORM && on_stack(x, N_FORM);
+  no_attributes(x);
+  const char *const *wanted = ignored ? NULL : wanted_attributes(id);
+  size_t end = attributes(x, e, wanted);
+  if (x->fallback) return len;
+  if (end == NONE) {
+    /* Cut by the end of the input: opened (its name), never ended. */
+    open_name(x, id);
+    return len;
+  }
+  if (open_name(x, id)) {
+    end_open(x, id);
+    /* A self-closing mark is honoured in SVG and MathML only. */
+    if (x->self_closing && top_context(x) != CTX_HTML && x->depth > 0 && x->stack[x->depth - 1] == id) pop(x);
+  }
+  if (special) x->raw = lower;
+  return end;
+}
+
+static size_t markup(ctx *x, size_t lt) {
+  uint16_t c = x->s[lt + 1];
+  if (is_alpha(c)) return open_tag(x, lt);
+  if (c == SLASH) return close_tag(x, lt);
+  if (c == BANG) return declaration(x, lt);
+  return skip_to(x, lt + 2, GT); /* `<?`: a bogus comment */
+}
+
+/* Whether the '<' at lt starts markup (the input is all there). */
+static int is_markup(ctx *x, size_t lt) {
+  if (lt + 1 >= x->len) return 0;
+  uint16_t c = x->s[lt + 1];
+  if (is_alpha(c) || c == BANG || c == QUESTION) return 1;
+  if (c != SLASH) return 0;
+  return lt + 2 < x->len;
+}
+
+/* The end tag of raw-text element `name` from `from`: `</name` then one of "\t\n\f\r />", any case. */
+static size_t raw_end_tag(ctx *x, const char *name, size_t from) {
+  const uint16_t *s = x->s;
+  size_t len = x->len, n = strlen(name);
+  for (size_t i = from; i + 2 + n < len; i++) {
+    if (s[i] != LT || s[i + 1] != SLASH) continue;
+    size_t k = 0;
+    for (; k < n; k++) {
+      uint16_t c = s[i + 2 + k];
+      if ((c >= 0x41 && c <= 0x5a ? c | 0x20 : c) != (uint16_t)name[k]) break;
+    }
+    if (k < n) continue;
+    uint16_t d = s[i + 2 + n];
+    if (d == 0x09 || d == 0x0a || d == 0x0c || d == 0x0d || d == 0x20 || d == SLASH || d == GT) return i;
+  }
+  return NONE;
+}
+
+static size_t raw_text(ctx *x, size_t pos) {
+  int rcdata = flags_of(x->raw) & F_RCDATA;
+  int kind = !rcdata ? -1 : x->raw == N_TITLE ? NWAX_DECODE_TITLE : NWAX_DECODE_TEXTAREA;
+  const char *name = known_names[x->raw];
+  size_t at = raw_end_tag(x, name, pos);
+  if (at == NONE) {
+    text(x, pos, x->len, kind);
+    return x->len;
+  }
+  size_t name_end = at + 2 + strlen(name);
+  size_t gt = x->s[name_end] == GT ? name_end : index_of(x->s, x->len, GT, name_end);
+  text(x, pos, at, kind);
+  int id = x->raw;
+  x->raw = -1;
+  end_tag(x, tag_name(x, id));
+  return gt == NONE ? x->len : gt + 1;
+}
+
+static void scan(ctx *x) {
+  size_t pos = 0, len = x->len;
+  while (pos < len && !x->fallback && !x->failed) {
+    if (x->raw >= 0) {
+      pos = raw_text(x, pos);
+      continue;
+    }
+    size_t lt = index_of(x->s, len, LT, pos);
+    while (lt != NONE && !is_markup(x, lt)) lt = index_of(x->s, len, LT, lt + 1);
+    if (lt == NONE) {
+      text(x, pos, len, NWAX_DECODE_TEXT);
+      break;
+    }
+    text(x, pos, lt, NWAX_DECODE_TEXT);
+    pos = markup(x, lt);
+  }
+  /* htmlparser2 closes what is still open, innermost first. */
+  if (!x->fallback && !x->failed)
+    for (size_t i = x->depth; i-- > 0;) on_close(x, x->stack[i]);
+}
+
+/* ---- squash (squash.ts's squashText: every run of white space one space, none at the ends) ---- */
+
+static int js_space(uint16_t c) {
+  if (c <= 32) return c == 32 || (c >= 9 && c <= 13);
+  return c >= 0xa0 && (c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 ||
+                       c == 0x202f || c == 0x205f || c == 0x3000 || c == 0xfeff);
+}
+
+static void squash_in_place(nwax_u16 *b) {
+  size_t out = 0;
+  int pending = 0;
+  for (size_t i = 0; i < b->n; i++) {
+    uint16_t c = b->p[i];
+    if (js_space(c)) {
+      pending = out > 0;
+      continue;
+    }
+    if (pending) b->p[out++] = 0x20;
+    pending = 0;
+    b->p[out++] = c;
+  }
+  b->n = out;
+}
+
+int nwax_html_extract(const uint16_t *s, size_t len, const nwax_html_opts *opts, nwax_html_result *r) {
+  pthread_once(&known_once, number_known);
+  memset(r, 0, sizeof *r);
+  name_table *names = malloc(sizeof *names);
+  if (!names || !table_init(names)) {
+    if (names) free(names->chars);
+    free(names);
+    return NWAX_HTML_ERROR;
+  }
+  ctx x;
+  memset(&x, 0, sizeof x);
+  x.s = s;
+  x.len = len;
+  x.o = opts;
+  x.r = r;
+  x.names = names;
+  x.raw = -1;
+  push_context(&x, CTX_HTML);
+  if (!x.failed) scan(&x);
+  squash_in_place(&r->text);
+  free(x.stack);
+  free(x.contexts);
+  free(x.lower);
+  free(x.scratch.p);
+  free(names->chars);
+  free(names);
+  if (x.failed) return NWAX_HTML_ERROR;
+  return x.fallback ? NWAX_HTML_FALLBACK : NWAX_HTML_OK;
+}

@@ -1,0 +1,71 @@
+/*
+ * HTML text extraction over a whole document's UTF-16 code units: the events of
+ * src/parse/html-scanner.ts (htmlparser2 12's tokenizer and tree rules) handled as
+ * src/parse/html.ts's HtmlExtractor handles them, without a call into JavaScript per tag.
+ *
+ * What it does not do, it hands back: a document with SVG or MathML, <plaintext>, or a
+ * non-ASCII tag or wanted attribute name is "not mine" (NWAX_HTML_FALLBACK) and the
+ * JavaScript scanner reads it; entities are decoded by the caller's `decode` (the `entities`
+ * package, as the scanner does); links are resolved, de-duplicated and capped by the caller,
+ * which replays the link events in order.
+ */
+#ifndef NWAX_HTML_EXTRACT_H
+#define NWAX_HTML_EXTRACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NWAX_HTML_OK 0
+#define NWAX_HTML_FALLBACK 1
+#define NWAX_HTML_ERROR (-1)
+
+/* What `decode` is asked to decode: text, a title's or a textarea's text (RCDATA), an attribute value. */
+#define NWAX_DECODE_TEXT 0
+#define NWAX_DECODE_TITLE 1
+#define NWAX_DECODE_TEXTAREA 2
+#define NWAX_DECODE_ATTRIBUTE 3
+
+/* Link events, in document order: 8 int32 each (kind, three strings of the pool as offset and
+ * length, and an offset into the anchor text). */
+#define NWAX_EV_BASE 1     /* <base href>: href */
+#define NWAX_EV_A 2        /* <a href>: href; the anchor text's offset */
+#define NWAX_EV_CLOSE_A 3  /* the a closes: the anchor text's offset */
+#define NWAX_EV_LINK 4     /* <area href>, <frame src>, <iframe src>: url, alt ?? title ?? '' */
+#define NWAX_EV_META 5     /* <meta>: name, content, http-equiv ('' for a missing one) */
+#define NWAX_EV_FIELDS 8
+
+typedef struct {
+  uint16_t *p;
+  size_t n, cap;
+} nwax_u16;
+
+typedef struct {
+  int32_t *p;
+  size_t n, cap;
+} nwax_i32;
+
+typedef struct {
+  /* Appends the decoded `s[0, n)` to `out`; returns 0 when it failed (the extraction stops). */
+  int (*decode)(void *ctx, int kind, const uint16_t *s, size_t n, nwax_u16 *out);
+  void *ctx;
+  /* Characters of text kept (HtmlOptions.textLimit). */
+  size_t text_limit;
+} nwax_html_opts;
+
+typedef struct {
+  nwax_u16 title;   /* as it came, up to 4,096 units (squashed by the caller) */
+  nwax_u16 text;    /* up to the limit, squashed */
+  nwax_u16 lang;    /* the first non-empty <html lang>, as it came */
+  nwax_u16 anchors; /* the text read while an <a> may be open: anchor texts are ranges of it */
+  nwax_u16 pool;    /* the events' strings */
+  nwax_i32 events;
+  int truncated;
+} nwax_html_result;
+
+int nwax_html_extract(const uint16_t *s, size_t len, const nwax_html_opts *opts, nwax_html_result *r);
+void nwax_html_result_free(nwax_html_result *r);
+int nwax_u16_append(nwax_u16 *b, const uint16_t *s, size_t n);
+/* Room for n more units. */
+int nwax_u16_reserve(nwax_u16 *b, size_t n);
+
+#endif

@@ -1,0 +1,130 @@
+/**
+ * The native HTML extractor (native/html-extract.c) against the JavaScript one it stands in
+ * for (the scanner driving HtmlExtractor): the same parse, field for field, on awkward markup,
+ * on generated tag soup rich in links, bases, meta and entities, with small text limits and
+ * link caps, and on documents it hands back to the scanner. Every HTML record of the shared
+ * fixtures is compared in html-scanner.test.ts, where HtmlExtractor reads them natively.
+ * Under CI the addon must be built.
+ */
+import { describe, expect, it } from 'vitest';
+import { HtmlExtractor, type HtmlOptions } from '../src/parse/html.js';
+import { HtmlScanner } from '../src/parse/html-scanner.js';
+import { nativeHtml } from '../src/parse/native-html.js';
+import { seededRandom } from './helpers.js';
+import { AWKWARD, TOKENS, soup } from './html-soup.js';
+
+const built = nativeHtml !== undefined;
+if (!built && process.env.CI === 'true') throw new Error('the native addon (build/Release/nwax_native.node) is not built: npm install runs node-gyp');
+
+/** The parse of `html` by the native extractor (the default) and by the scanner, chunked alike. */
+function both(html: string, opts: HtmlOptions, cuts: number[] = []) {
+  const a = new HtmlExtractor(opts);
+  const b = new HtmlExtractor(opts, (h) => new HtmlScanner(h));
+  let at = 0;
+  for (const cut of [...cuts].sort((x, y) => x - y)) {
+    a.write(html.slice(at, cut));
+    b.write(html.slice(at, cut));
+    at = cut;
+  }
+  a.write(html.slice(at));
+  b.write(html.slice(at));
+  return { native: a.end(), js: b.end() };
+}
+
+/** Tokens that exercise the link replay: bases, links that do not resolve, caps, meta, lang. */
+const LINK_TOKENS = [
+  '<a href="a.html">', '<a href="javascript:void(0)">', '<script>x</script>', '<a href="">', '<a href="http://[bad/">', '<a name=x>', '</a>',
+  '<a href="#top">', '<a href="b.html#frag">', '<a HREF=\'c.html?x=1&amp;y=2\'>', '<base href="/dir/">', '<base href="">',
+  '<base href="http://other.example/">', '<area href=map.html alt="Map &amp; more">', '<area href=m2.html title=t2>',
+  '<frame src=f.html>', '<iframe src=i.html>inner</iframe>', '<meta name=description content="d &amp; e">',
+  '<meta name="ROBOTS" content="NoIndex, follow">', '<meta http-equiv=Content-Language content=" de ">', '<html lang="">',
+  '<html LANG=en-GB>', '<title>', '</title>', '<div>', '</div>', 'anchor text ', '\u00a0\u3000', '<svg><title>svg t</title></svg>',
+  '<form>', '</p>', '<p>', '<noscript>', '</noscript>', '<template>', '</template>',
+  // every name of the implied-close rules
+  '<thead>', '<tbody>', '<tfoot>', '<th>', '<td>', '<tr>', '<dt>', '<dd>', '<rt>', '<rp>', '<head>', '<body>', '<link>',
+  '<h1>', '<h6>', '<button>', '<datalist>', '<output>', '<optgroup>', '<option>', '<select>', '<input>', '<center>', '<li>',
+  '</thead>', '</tbody>', '</td>', '</tr>', '</li>', '</h1>', '</select>', '</option>', '</dd>', '</rt>', '</body>',
+];
+
+const OPTIONS: Omit<HtmlOptions, 'url'>[] = [
+  { textLimit: 1 << 20, maxOutlinks: -1 },
+  { textLimit: 7, maxOutlinks: 1 },
+  { textLimit: 100, maxOutlinks: 3 },
+];
+
+describe.skipIf(!built)('the native HTML extractor gives the scanner\'s parse', () => {
+  it('on awkward markup, whole and in chunks', () => {
+    for (const html of AWKWARD) {
+      for (const o of OPTIONS) {
+        const opts = { url: 'http://example.org/a/b.html', ...o };
+        const { native, js } = both(html, opts);
+        expect(native, html).toEqual(js);
+        expect(both(html, opts, [html.length >> 1]).native, html).toEqual(js);
+      }
+    }
+  });
+
+  it('on 3,000 documents of generated tag soup with links, bases and meta (NWAX_SOUP_CASES)', () => {
+    const rand = seededRandom(20261126);
+    const tokens = [...TOKENS, ...LINK_TOKENS, ...LINK_TOKENS];
+    let native = 0;
+    const cases = Number(process.env.NWAX_SOUP_CASES ?? 3000);
+    for (let i = 0; i < cases; i++) {
+      const html = soup(rand, tokens);
+      if (nativeHtml!(html, 1 << 20) !== null) native++;
+      const o = OPTIONS[i % OPTIONS.length];
+      const cuts = Array.from({ length: Math.floor(rand() * 4) }, () => Math.floor(rand() * html.length));
+      const r = both(html, { url: 'http://example.org/a/b.html', ...o }, cuts);
+      expect(r.native, JSON.stringify(html)).toEqual(r.js);
+    }
+    // Most of them are read natively (the rest hold <plaintext> or a non-ASCII tag name).
+    expect(native).toBeGreaterThan(cases * 0.5);
+  });
+
+  it('hands back what it does not read, and the scanner reads it', () => {
+    const opts = { url: 'http://example.org/', textLimit: 1 << 20, maxOutlinks: -1 };
+    for (const html of ['<p>a<plaintext><b>b</b>', '<p>x<tæg>y</tæg><a href=z>z</a>', '<a hréf=x href=y>k</a>', '<x>a</xø>']) {
+      expect(nativeHtml!(html, 1 << 20), html).toBeNull();
+      const { native, js } = both(html, opts);
+      expect(native, html).toEqual(js);
+      expect(native.text.length).toBeGreaterThan(0);
+    }
+    // Read natively: SVG and MathML, CDATA in them, a title inside SVG, self-closing tags.
+    const svg = '<svg><title>svg title</title><clipPath><rect/></clipPath><![CDATA[c]]></svg><math><mi>x</mi></math><p>after';
+    expect(nativeHtml!(svg, 1 << 20)).not.toBeNull();
+    const { native, js } = both(svg, opts);
+    expect(native).toEqual(js);
+    expect(native.title).toBe('svg title');
+  });
+
+  it('streams a document past 4M characters through the scanner, to the same parse', () => {
+    const page = `<title>big</title>${'<p>words and <a href="l.html">links</a> '.repeat(120_000)}<a href="last.html">end</a>`;
+    expect(page.length).toBeGreaterThan(4 << 20);
+    const chunks = Array.from({ length: Math.ceil(page.length / 65536) }, (_, i) => (i + 1) * 65536).filter((c) => c < page.length);
+    const { native, js } = both(page, { url: 'http://example.org/', textLimit: 1 << 20, maxOutlinks: -1 }, chunks);
+    expect(native).toEqual(js);
+    expect(native.outlinks.map((l) => l.url)).toEqual(['http://example.org/l.html', 'http://example.org/last.html']);
+  });
+
+  it('closes what each open tag implies it closes: every pair of the rules\' names', () => {
+    const names = ['tr', 'th', 'td', 'thead', 'tbody', 'tfoot', 'head', 'body', 'link', 'script', 'a', 'li', 'p', 'h1', 'h2', 'h6',
+      'input', 'option', 'optgroup', 'select', 'output', 'button', 'datalist', 'textarea', 'dd', 'dt', 'rt', 'rp', 'div', 'form',
+      'table', 'ul', 'hr', 'address', 'section', 'pre', 'span', 'br', 'img', 'image', 'svg', 'math', 'title', 'mi', 'foreignObject'];
+    const opts = { url: 'http://example.org/', textLimit: 1 << 20, maxOutlinks: -1 };
+    for (const x of names) {
+      for (const y of names) {
+        // If <y> closes <x>, `</x>` finds no x open and the link's text runs on; else it ends the link.
+        const html = `<${x}><${y}><a href=l.html>t</${x}>u</a>v`;
+        const { native, js } = both(html, opts);
+        expect(native, html).toEqual(js);
+      }
+    }
+  });
+
+  it('keeps the anchor text of the open link across a link that does not resolve', () => {
+    const html = '<a href="one.html">one <div><a href="javascript:x">two</a> three</div> four';
+    const { native, js } = both(html, { url: 'http://example.org/', textLimit: 1 << 20, maxOutlinks: -1 });
+    expect(native).toEqual(js);
+    expect(native.outlinks).toEqual([{ url: 'http://example.org/one.html', anchor: 'one two' }]);
+  });
+});
