@@ -288,7 +288,7 @@ typedef struct {
   size_t lower_cap;
   nwax_u16 scratch; /* decoded text */
   /* extractor */
-  int hidden, in_title, anchor_open, html_lang_set;
+  int hidden, in_title, anchor_open, html_lang_set, space_pending;
   size_t text_length;
   /* attributes of the tag being read: up to three wanted ones, as pool strings (-1: absent) */
   int32_t attr_at[3], attr_len[3];
@@ -306,12 +306,31 @@ static int is_alpha(uint16_t c) {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
 }
 
+#define NONE ((size_t)-1)
+
+/*
+ * The first s[i] == c (an ASCII character) at or past `from`, or NONE. On a little-endian
+ * machine memchr (vectorised by the C library) finds c's byte, and a hit counts where it is a
+ * unit's low byte and the high byte is zero; elsewhere, a plain loop.
+ */
 static size_t index_of(const uint16_t *s, size_t len, uint16_t c, size_t from) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  const unsigned char *b = (const unsigned char *)s;
+  size_t at = from * 2, end = len * 2;
+  while (at < end) {
+    const unsigned char *hit = memchr(b + at, c, end - at);
+    if (!hit) return NONE;
+    size_t k = (size_t)(hit - b);
+    if (!(k & 1) && b[k + 1] == 0) return k / 2;
+    at = k + 1;
+  }
+  return NONE;
+#else
   for (size_t i = from; i < len; i++)
     if (s[i] == c) return i;
-  return (size_t)-1;
+  return NONE;
+#endif
 }
-#define NONE ((size_t)-1)
 
 /* The id of the tag name s[start, end) (htmlparser2's lower case; 'image' is 'img'); -1 with
  * x->fallback set for a non-ASCII name. */
@@ -380,17 +399,52 @@ static int flags_of(int id) {
 
 /* ---- the extractor (html.ts's HtmlExtractor) ---- */
 
+/* White space to a JS regex's `\s` (squash.ts's isSpace). */
+static int js_space(uint16_t c) {
+  if (c <= 32) return c == 32 || (c >= 9 && c <= 13);
+  return c >= 0xa0 && (c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 ||
+                       c == 0x202f || c == 0x205f || c == 0x3000 || c == 0xfeff);
+}
+
+/*
+ * Text appended squashed, as squashText squashes the whole: every run of white space one
+ * space, none at the start; a run at the end is held (x->space_pending) until text follows.
+ */
+static void append_squashed(ctx *x, const uint16_t *s, size_t n) {
+  nwax_u16 *t = &x->r->text;
+  if (!nwax_u16_reserve(t, n + 1)) {
+    x->failed = 1;
+    return;
+  }
+  uint16_t *const base = t->p;
+  uint16_t *o = base + t->n;
+  int pending = x->space_pending;
+  for (size_t i = 0; i < n; i++) {
+    uint16_t c = s[i];
+    if ((c > 32 && c < 0xa0) || !js_space(c)) {
+      if (pending && o != base) *o++ = 0x20;
+      pending = 0;
+      *o++ = c;
+    } else {
+      pending = 1;
+    }
+  }
+  x->space_pending = pending;
+  t->n = (size_t)(o - base);
+}
+
+/* HtmlExtractor.addText: the limit counts the text as it came, before squashing. */
 static void add_text(ctx *x, const uint16_t *s, size_t n) {
   nwax_html_result *r = x->r;
   if (r->truncated) return;
   size_t room = x->o->text_limit - x->text_length;
   if (n > room) {
-    if (!nwax_u16_append(&r->text, s, room)) x->failed = 1;
+    append_squashed(x, s, room);
     x->text_length += room;
     r->truncated = 1;
     return;
   }
-  if (!nwax_u16_append(&r->text, s, n)) x->failed = 1;
+  append_squashed(x, s, n);
   x->text_length += n;
 }
 
@@ -537,9 +591,7 @@ static void end_tag(ctx *x, int id) {
 /* ---- text (HtmlScanner.text) ---- */
 
 static int has_amp(const uint16_t *s, size_t start, size_t end) {
-  for (size_t i = start; i < end; i++)
-    if (s[i] == AMP) return 1;
-  return 0;
+  return index_of(s, end, AMP, start) != NONE;
 }
 
 /* Text s[start, end); `kind` a NWAX_DECODE_* for text whose entities are decoded, -1 for raw. */
@@ -863,30 +915,6 @@ static void scan(ctx *x) {
     for (size_t i = x->depth; i-- > 0;) on_close(x, x->stack[i]);
 }
 
-/* ---- squash (squash.ts's squashText: every run of white space one space, none at the ends) ---- */
-
-static int js_space(uint16_t c) {
-  if (c <= 32) return c == 32 || (c >= 9 && c <= 13);
-  return c >= 0xa0 && (c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 ||
-                       c == 0x202f || c == 0x205f || c == 0x3000 || c == 0xfeff);
-}
-
-static void squash_in_place(nwax_u16 *b) {
-  size_t out = 0;
-  int pending = 0;
-  for (size_t i = 0; i < b->n; i++) {
-    uint16_t c = b->p[i];
-    if (js_space(c)) {
-      pending = out > 0;
-      continue;
-    }
-    if (pending) b->p[out++] = 0x20;
-    pending = 0;
-    b->p[out++] = c;
-  }
-  b->n = out;
-}
-
 int nwax_html_extract(const uint16_t *s, size_t len, const nwax_html_opts *opts, nwax_html_result *r) {
   pthread_once(&known_once, number_known);
   memset(r, 0, sizeof *r);
@@ -906,7 +934,6 @@ int nwax_html_extract(const uint16_t *s, size_t len, const nwax_html_opts *opts,
   x.raw = -1;
   push_context(&x, CTX_HTML);
   if (!x.failed) scan(&x);
-  squash_in_place(&r->text);
   free(x.stack);
   free(x.contexts);
   free(x.lower);
