@@ -8,9 +8,10 @@ const runs = runsAt >= 0 ? Number(args[runsAt + 1]) : 5;
 const which = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--runs');
 const all = { cdx: './cdx.mjs', dedup: './dedup.mjs', mapreduce: './mapreduce.mjs', import: './import.mjs', index: './index.mjs', 'index-scale': './index-scale.mjs', serve: './serve.mjs', zipnum: './zipnum.mjs', 'cdx-import': './cdx-import.mjs', crawl: './crawl.mjs', sort: './sort.mjs', 'serve-ops': './serve-ops.mjs', replay: './replay.mjs', html: './html.mjs', pipeline: './pipeline.mjs', relevance: './relevance.mjs', multilingual: './multilingual.mjs' };
 const chosen = which.length ? which : Object.keys(all);
-// Which sort, merge and sum the figures are of (native/, or JavaScript without it or with NWAX_NATIVE=0).
-const { nativeSort } = await import('../dist/mapreduce/native.js');
-console.log(`nwax's sort, merge and sum: ${nativeSort ? 'native (build/Release/nwax_native.node)' : 'JavaScript (no native build, or NWAX_NATIVE=0)'}\n`);
+// Which sort, merge, sum and HTML extraction the figures are of (native/, or JavaScript without
+// it or with NWAX_NATIVE=0).
+const { nativeAddon } = await import('../dist/util/native-addon.js');
+console.log(`nwax's sort, merge, sum and HTML extraction: ${nativeAddon ? 'native (build/Release/nwax_native.node)' : 'JavaScript (no native build, or NWAX_NATIVE=0)'}\n`);
 const reports = [];
 for (const name of chosen) {
   const mod = await import(all[name]);

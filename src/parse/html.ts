@@ -122,12 +122,11 @@ export class HtmlExtractor implements HtmlHandler {
   }
 
   /** From the native extractor to the scanner: what was held, then every chunk as it comes. */
-  private stream(): EventSource {
+  private stream(): void {
     const held = this.held ?? [];
     this.held = undefined;
     this.source = this.makeSource(this);
     for (const chunk of held) this.source.write(chunk);
-    return this.source;
   }
 
   end(): HtmlParse {
