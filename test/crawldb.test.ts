@@ -13,9 +13,10 @@ function reduce(job: typeof updatedbJob, key: string, values: unknown[], props: 
   return { out, counters };
 }
 
+/** What map emits, each value as the shuffle carries it (its JSON, read back). */
 function map(job: typeof updatedbJob, inputFile: string, key: string, value: unknown, props: string[] = []) {
   const out: [string, unknown][] = [];
-  void job.map(key, value, (k, v) => out.push([k, v]), newContext({}, props, inputFile));
+  void job.map(key, value, (k, v) => out.push([k, JSON.parse(emittedJson(v))]), newContext({}, props, inputFile));
   return out;
 }
 
@@ -125,6 +126,13 @@ describe('index map (Nutch Indexer)', () => {
       ['parse_text', 'text with "quotes", \\ back\nslash, é 日本 \u2028'],
       ['parse_text', ''],
       ['content', { url: 'http://a.example/p?q=1', file: 'a b.warc.gz', offset: 12, length: 34, date: '20070101000000', mime: 'text/html', status: 200 }],
+      // parse_data is read without its outlinks, whatever their text holds.
+      ['parse_data', {
+        title: 'T ],"noindex": "x"', description: ',"outlinks":[',
+        outlinks: [{ url: 'http://b.example/?a="1"', anchor: 'a ],"noindex":true,[' }, { url: 'http://c.example/', anchor: '\\"]' }],
+        noindex: false, nofollow: false, parse: 'success', meta: { url: 'http://a.example/p?q=1', digest: 'sha1:AAAA', date: '20070101000000', mime: 'text/html', status: 200, length: 99, collection: 'c', file: 'f', offset: 0, lang: 'de' },
+      }],
+      ['parse_data', { title: '', description: '', outlinks: [], noindex: true, nofollow: false, parse: 'success', meta: { url: 'u', digest: 'sha1:AAAA', date: '2007', mime: 'text/html', status: null, length: 0, collection: '', file: '', offset: 0 } }],
     ];
     for (const [dataset, value] of values) {
       const inputFile = `/c/segments/20070101000000/${dataset}/part-00000.gz`;
@@ -137,6 +145,7 @@ describe('index map (Nutch Indexer)', () => {
     // Other datasets, keys and shapes go to map.
     const ctx = (d: string) => newContext({}, [], `/c/segments/1/${d}/part-00000.gz`);
     expect(indexJob.mapText!(key, '{"title":"t"}', () => {}, ctx('parse_data'))).toBe(false);
+    expect(indexJob.mapText!(key, '{"title":"t","noindex":false,"outlinks":[],"meta":{}}', () => {}, ctx('parse_data'))).toBe(false);
     expect(indexJob.mapText!('http://a.example/', '"text"', () => {}, ctx('parse_text'))).toBe(false);
     expect(indexJob.mapText!(key, '{"not":"a string"}', () => {}, ctx('parse_text'))).toBe(false);
     expect(indexJob.mapText!(key, '"a string"', () => {}, ctx('content'))).toBe(false);

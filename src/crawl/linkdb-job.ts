@@ -42,13 +42,16 @@ export const invertlinksJob: Job = {
     const internal = ctx.conf.getBoolean('db.ignore.internal.links');
     const max = ctx.conf.getNumber('db.max.anchor.length');
     const fromHost = host(from);
+    // The value JSON.stringify gives { inlinks: [{ from, anchor }] }, with `from` written once
+    // per page (694k outlinks on the bench corpus: a tenth of the job's CPU went to stringify).
+    const head = `${INLINKS_OPEN}{"from":${JSON.stringify(from)},"anchor":`;
     for (const l of (value as { outlinks?: { url: string; anchor: string }[] }).outlinks ?? []) {
       if (l.url === from) continue;
       if (internal && host(l.url) === fromHost) {
         ctx.count('internal links ignored');
         continue;
       }
-      emit(l.url, { inlinks: [{ from, anchor: l.anchor.slice(0, max) }] });
+      emit(l.url, new RawJson(`${head}${JSON.stringify(l.anchor.slice(0, max))}}]}`));
     }
   },
   // The combine joins the lists as JSON text: 694k inlinks on the bench corpus were parsed and

@@ -32,6 +32,30 @@ type Piece =
   | { d: string; db: CrawlDatum }
   | { inlinks: Inlinks['inlinks'] };
 
+const OUTLINKS_OPEN = ',"outlinks":[';
+const OUTLINKS_CLOSE = '],"noindex":';
+
+/**
+ * A version's parse_data without parsing its outlinks, which the index does not take (most of
+ * the dataset's bytes): the JSON is read with the outlinks array left out. The array ends at
+ * the first `],"noindex":` after it opens, since inside a JSON string every quote is escaped
+ * and an outlink holds only a url and an anchor. Another shape goes to `map`.
+ */
+function mapParseData(key: string, text: string, emit: (key: string, value: unknown) => void, inputFile: string): boolean {
+  const open = text.indexOf(OUTLINKS_OPEN);
+  const close = open < 0 ? -1 : text.indexOf(OUTLINKS_CLOSE, open);
+  if (close < 0 || !text.startsWith('{"title":')) return false;
+  let pd: ParseData;
+  try {
+    pd = JSON.parse(`${text.slice(0, open)}${text.slice(close + 1)}`) as ParseData;
+  } catch {
+    return false;
+  }
+  const { url, digest: d } = splitDocumentKey(key);
+  emit(url, { d, pd: indexedParseData(pd), seg: segmentOf(inputFile) });
+  return true;
+}
+
 export const indexJob: Job = {
   name: 'index',
   description: 'Segments + CrawlDb + LinkDb -> one full-text index (SQLite FTS5) per partition, a document per version.',
@@ -73,6 +97,7 @@ export const indexJob: Job = {
   // the job's input, was parsed and stringified again only to be passed on.
   mapText(key, text, emit, ctx) {
     const from = datasetOf(ctx.inputFile);
+    if (from === 'parse_data' && key.includes(' ')) return mapParseData(key, text, emit, ctx.inputFile);
     if ((from !== 'parse_text' && from !== 'content') || !key.includes(' ') || text.length < 2) return false;
     // The shape map would see (a string, an object); anything else is parsed (and reported) there.
     const [open, close] = from === 'parse_text' ? [0x22, 0x22] : [0x7b, 0x7d];
