@@ -280,6 +280,9 @@ typedef struct {
   /* scanner */
   int32_t *stack;
   size_t depth, stack_cap;
+  /* How many of each name id the stack holds (html-scanner.ts's `open`): whether a name is
+   * open is one look, not a walk down the stack. */
+  int32_t *open;
   int32_t *contexts; /* CTX_*, innermost last; contexts[0] is CTX_HTML */
   size_t ncontexts, contexts_cap;
   int self_closing; /* the last tag read by `attributes` ended with `/>` */
@@ -538,14 +541,13 @@ static void push_context(ctx *x, int c) {
 
 static void pop(ctx *x) {
   int id = x->stack[--x->depth];
+  x->open[id]--;
   if ((id == N_SVG || id == N_MATH || (flags_of(id) & F_INTEGRATION)) && x->ncontexts > 1) x->ncontexts--;
   on_close(x, id);
 }
 
 static int on_stack(ctx *x, int id) {
-  for (size_t i = 0; i < x->depth; i++)
-    if (x->stack[i] == id) return 1;
-  return 0;
+  return x->open[id] > 0;
 }
 
 /* openName; returns 0 for a second <form>, which is ignored (no events). */
@@ -556,6 +558,7 @@ static int open_name(ctx *x, int id) {
     while (x->depth > 0 && x->stack[x->depth - 1] < 64 && (closes & B(x->stack[x->depth - 1]))) pop(x);
   if (!(flags_of(id) & F_VOID)) {
     if (!push_int(x, &x->stack, &x->depth, &x->stack_cap, id)) return 0;
+    x->open[id]++;
     if (id == N_SVG) push_context(x, CTX_SVG);
     else if (id == N_MATH) push_context(x, CTX_MATHML);
     else if (flags_of(id) & F_INTEGRATION) push_context(x, CTX_HTML);
@@ -570,7 +573,8 @@ static void end_open(ctx *x, int id) {
 
 static void end_tag(ctx *x, int id) {
   if (!(flags_of(id) & F_VOID)) {
-    for (size_t at = x->depth; at-- > 0;) {
+    /* Where it is open, the walk down is paid for by the pops. */
+    for (size_t at = on_stack(x, id) ? x->depth : 0; at-- > 0;) {
       if (x->stack[at] != id) continue;
       while (x->depth > at) pop(x);
       return;
@@ -932,9 +936,12 @@ int nwax_html_extract(const uint16_t *s, size_t len, const nwax_html_opts *opts,
   x.r = r;
   x.names = names;
   x.raw = -1;
+  x.open = calloc(NAME_SLOTS / 2, sizeof *x.open);
+  if (!x.open) x.failed = 1;
   push_context(&x, CTX_HTML);
   if (!x.failed) scan(&x);
   free(x.stack);
+  free(x.open);
   free(x.contexts);
   free(x.lower);
   free(x.scratch.p);

@@ -121,6 +121,15 @@ describe.skipIf(!built)('the native HTML extractor gives the scanner\'s parse', 
     }
   });
 
+  it('reads hostile nesting in time linear in the page: 300,000 open elements, as many end tags of others, forms', () => {
+    // A walk down the stack per end tag or <form> made this quadratic (minutes per page).
+    const n = 300_000;
+    const html = `${'<div>'.repeat(n)}${'</span>'.repeat(n)}${'<form>'.repeat(n)}<a href="x.html">t</a>`;
+    const { native, js } = both(html, { url: 'http://example.org/', textLimit: 1 << 20, maxOutlinks: -1 }, [html.length >> 1]);
+    expect(native).toEqual(js);
+    expect(native.outlinks).toEqual([{ url: 'http://example.org/x.html', anchor: 't' }]);
+  });
+
   it('keeps the anchor text of the open link across a link that does not resolve', () => {
     const html = '<a href="one.html">one <div><a href="javascript:x">two</a> three</div> four';
     const { native, js } = both(html, { url: 'http://example.org/', textLimit: 1 << 20, maxOutlinks: -1 });

@@ -125,6 +125,12 @@ export class HtmlScanner {
   private buf = '';
   /** Open elements, innermost last. */
   private readonly stack: string[] = [];
+  /**
+   * How many of each name the stack holds: whether one is open is then one lookup, not a walk
+   * down the stack (`<div>` a million times and then as many `</span>` took time quadratic in
+   * the page's size).
+   */
+  private readonly open = new Map<string, number>();
   private readonly contexts: Context[] = [Context.Html];
   /** Raw-text or RCDATA element whose content is being read ('' for none; 'plaintext' to the end). */
   private raw = '';
@@ -338,7 +344,7 @@ export class HtmlScanner {
     const inForeign = this.contexts[this.contexts.length - 1] !== Context.Html;
     const name = this.tagName(lower);
     const special = !inForeign && (RAW_TEXT.has(lower) || RCDATA.has(lower) || lower === 'plaintext') ? lower : '';
-    const ignored = name === 'form' && this.stack.includes('form');
+    const ignored = name === 'form' && this.isOpen('form');
     const wanted = ignored ? false : this.handler.wantsAttributes(name);
     const attrs = wanted !== false ? {} as Record<string, string> : undefined;
     const end = this.attributes(s, e, attrs, wanted === true ? undefined : wanted || undefined);
@@ -487,7 +493,7 @@ export class HtmlScanner {
     if (ctx === Context.Svg) return SVG_NAMES.get(name) ?? name;
     if (this.contexts.length > 1) {
       const adjusted = SVG_NAMES.get(name);
-      if (adjusted !== undefined && this.stack.includes(adjusted)) return adjusted;
+      if (adjusted !== undefined && this.isOpen(adjusted)) return adjusted;
     }
     if (ctx === Context.Html) return name === 'image' ? 'img' : name;
     return name;
@@ -496,7 +502,7 @@ export class HtmlScanner {
   private openName(name: string): void {
     this.tag = name;
     // A second <form> while one is open is ignored, as the HTML spec says.
-    if (name === 'form' && this.stack.includes('form')) {
+    if (name === 'form' && this.isOpen('form')) {
       this.tag = '';
       return;
     }
@@ -504,6 +510,7 @@ export class HtmlScanner {
     if (implied) while (this.stack.length > 0 && implied.has(this.stack[this.stack.length - 1])) this.pop();
     if (!VOID.has(name)) {
       this.stack.push(name);
+      this.open.set(name, (this.open.get(name) ?? 0) + 1);
       if (name === 'svg') this.contexts.push(Context.Svg);
       else if (name === 'math') this.contexts.push(Context.MathML);
       else if (INTEGRATION.has(name)) this.contexts.push(Context.Html);
@@ -520,7 +527,8 @@ export class HtmlScanner {
 
   private endTag(name: string): void {
     if (!VOID.has(name)) {
-      const at = this.stack.lastIndexOf(name);
+      // Found or not in one lookup; where found, the walk down is paid for by the pops.
+      const at = this.isOpen(name) ? this.stack.lastIndexOf(name) : -1;
       if (at !== -1) {
         while (this.stack.length > at) this.pop();
       } else if (name === 'p') {
@@ -536,8 +544,13 @@ export class HtmlScanner {
     }
   }
 
+  private isOpen(name: string): boolean {
+    return (this.open.get(name) ?? 0) > 0;
+  }
+
   private pop(): void {
     const name = this.stack.pop()!;
+    this.open.set(name, this.open.get(name)! - 1);
     if (name === 'svg' || name === 'math' || INTEGRATION.has(name)) this.contexts.pop();
     this.handler.onClose(name);
   }
