@@ -224,6 +224,24 @@ static napi_value merge_run(napi_env env, napi_callback_info info) {
   return int_result(env, status);
 }
 
+/*
+ * utf16Length(buf, s, e): the UTF-16 code units of the UTF-8 bytes buf[s, e): one per byte
+ * that starts a character, one more per four-byte one. Record files cut blocks by the length
+ * of their lines as strings; a line appended as bytes is counted here (a loop the compiler
+ * vectorizes, where JavaScript's ran at 0.7 GB/s).
+ */
+static napi_value utf16_length(napi_env env, napi_callback_info info) {
+  ARGS(3);
+  span b;
+  if (!span_of(env, argv[0], &b)) BAD_ARGUMENT();
+  const int32_t s = int_arg(env, argv[1]), e = int_arg(env, argv[2]);
+  if (s < 0 || e < s || (size_t)e > b.n) BAD_ARGUMENT();
+  const unsigned char *p = b.p;
+  int32_t n = 0;
+  for (int32_t i = s; i < e; i++) n += ((p[i] & 0xc0) != 0x80) + (p[i] >= 0xf0);
+  return int_result(env, n);
+}
+
 NAPI_MODULE_INIT() {
   napi_property_descriptor props[] = {
       {"sortLines", NULL, sort_lines, NULL, NULL, NULL, napi_default, NULL},
@@ -235,6 +253,7 @@ NAPI_MODULE_INIT() {
       {"mergeSource", NULL, merge_source, NULL, NULL, NULL, napi_default, NULL},
       {"mergeRun", NULL, merge_run, NULL, NULL, NULL, napi_default, NULL},
       {"htmlExtract", NULL, nwax_html_extract_binding, NULL, NULL, NULL, napi_default, NULL},
+      {"utf16Length", NULL, utf16_length, NULL, NULL, NULL, napi_default, NULL},
   };
   if (napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props) != napi_ok) return NULL;
   return exports;

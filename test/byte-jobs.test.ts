@@ -156,25 +156,31 @@ describe('plain-text splits as bytes', () => {
 });
 
 describe('record files appended from bytes', () => {
-  it('are the bytes of the same records appended as strings: block cuts by the lines\' length as strings, non-ASCII keys, records larger than a block', () => {
+  it('are the bytes of the same records appended as strings: block cuts by the lines\' length as strings, non-ASCII keys and values, records larger than a block', () => {
     const keys = Array.from({ length: 3000 }, (_, i) => `${String(i).padStart(5, '0')}${i % 3 === 0 ? '\u00e9\u{1F600}' : i % 7 === 0 ? '\uFF21' : ''}`);
-    const write = (name: string, bytes: boolean) => {
+    // Values past the addon's 256-byte threshold too, with two-, three- and four-byte characters.
+    const valueOf = (i: number) => (i === 1500 ? JSON.stringify('v'.repeat(5000)) : i % 5 === 0 ? JSON.stringify(`\u00fc\u{1F600}\u65e5${i}`.repeat(i % 4 === 0 ? 40 : 1)) : String(i));
+    const write = (name: string, how: 'strings' | 'bytes' | 'raw') => {
       const path = join(dir, `${name}.gz`);
       const w = new RecordFileWriter(path, { blockSize: 1000 });
       keys.forEach((k, i) => {
-        const value = i === 1500 ? JSON.stringify('v'.repeat(5000)) : String(i);
-        if (bytes) {
+        const value = valueOf(i);
+        if (how === 'bytes') {
           const b = Buffer.from(`..${k}..`);
           w.appendBytes(b, 2, b.length - 2, value, !/[^\x00-\x7f]/.test(k) && i % 2 === 0);
-        } else w.appendLine(k, value);
+        } else if (how === 'raw') w.appendRaw(Buffer.from(k), Buffer.from(value));
+        else w.appendLine(k, value);
       });
       w.close();
       return path;
     };
-    const a = write('strings', false);
-    const b = write('bytes', true);
+    const a = write('strings', 'strings');
+    const b = write('bytes', 'bytes');
     expect(readFileSync(b).equals(readFileSync(a))).toBe(true);
     expect(readFileSync(indexPath(b)).equals(readFileSync(indexPath(a)))).toBe(true);
+    const c = write('raw', 'raw');
+    expect(readFileSync(c).equals(readFileSync(a))).toBe(true);
+    expect(readFileSync(indexPath(c)).equals(readFileSync(indexPath(a)))).toBe(true);
     const r = new RecordFileReader(b);
     expect(r.blockCount).toBeGreaterThan(30);
     expect(r.get(keys[2999])).toEqual([2999]);

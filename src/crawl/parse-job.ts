@@ -7,7 +7,7 @@
  */
 import type { Job } from '../mapreduce/job.js';
 import { importJob } from '../segment/import-job.js';
-import { splitDocumentKey, type Capture } from '../segment/segment.js';
+import { crawlParseOf, splitDocumentKey, type Capture } from '../segment/segment.js';
 
 export const parseJob: Job = {
   name: 'parse',
@@ -21,6 +21,6 @@ export const parseJob: Job = {
     ctx.count('documents');
     emit(key, { content: first.content, parse_data: first.parse_data, parse_text: first.parse_text });
     // Doc keys come in order, so their URLs do too: `URL ` sorts before `URL/...`.
-    emit(splitDocumentKey(key).url, { crawl_parse: first.crawl_parse });
+    emit(splitDocumentKey(key).url, { crawl_parse: crawlParseOf(first.parse_data) });
   },
 };

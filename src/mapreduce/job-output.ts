@@ -17,26 +17,38 @@ import { NwaxError } from '../util/errors.js';
  */
 export function partSink(job: Job, dir: string, partition: number, ctx: TaskContext, recordFile?: RecordFileOptions): RecordSink {
   const part = recordPartName(partition);
-  if (job.outputs) {
-    const names = job.outputs;
-    const named = names.map((name) => {
-      mkdirSync(join(dir, name), { recursive: true });
-      return new RecordFileWriter(join(dir, name, part), recordFile);
-    });
-    return {
-      write(key, value) {
-        const fields = value as Record<string, unknown>;
-        names.forEach((name, i) => {
-          const field = fields[name];
-          if (field !== undefined) named[i].appendLine(key, field instanceof RawJson ? field.text : JSON.stringify(field));
-        });
-      },
-      close: () => named.forEach((w) => w.close()),
-    };
-  }
+  if (job.outputs) return namedSink(job.outputs, dir, part, recordFile);
   if (job.outputFormat) return job.outputFormat(join(dir, partName(partition)), ctx);
   const writer = new RecordFileWriter(join(dir, part), recordFile);
   return { write: (key, value) => writer.appendLine(key, valueJson(value)), close: () => writer.close() };
+}
+
+/** A sink of named outputs that also takes a record's fields as bytes (Job.reduceBytes). */
+export interface NamedSink extends RecordSink {
+  writeRaw(key: Uint8Array, fields: (Uint8Array | undefined)[]): void;
+}
+
+/** Named outputs' parts: each field of a reduce's value appended to its own dataset's part. */
+export function namedSink(names: readonly string[], dir: string, part: string, recordFile?: RecordFileOptions): NamedSink {
+  const named = names.map((name) => {
+    mkdirSync(join(dir, name), { recursive: true });
+    return new RecordFileWriter(join(dir, name, part), recordFile);
+  });
+  return {
+    write(key, value) {
+      const fields = value as Record<string, unknown>;
+      names.forEach((name, i) => {
+        const field = fields[name];
+        if (field !== undefined) named[i].appendLine(key, field instanceof RawJson ? field.text : JSON.stringify(field));
+      });
+    },
+    writeRaw(key, fields) {
+      fields.forEach((field, i) => {
+        if (field !== undefined) named[i].appendRaw(key, field);
+      });
+    },
+    close: () => named.forEach((w) => w.close()),
+  };
 }
 
 /** The `_SUCCESS` markers of a job's named outputs, once all partitions are written. */

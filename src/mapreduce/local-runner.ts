@@ -24,6 +24,7 @@ import { RecordFileWriter, type RecordFileOptions } from './record-file.js';
 import { LongSumGroups, longSum, numberAt } from './long-sum.js';
 import { recordPartName, writeDataset } from './dataset.js';
 import { markOutputs, partSink } from './job-output.js';
+import { reduceRunsBytes, reducesBytes } from './byte-reduce.js';
 import { NwaxError } from '../util/errors.js';
 import { makeTempDir } from '../util/litter.js';
 
@@ -335,6 +336,10 @@ export async function runReduceTask(job: Job, task: ReduceTask, counters: Counte
   if (runs.length < task.spills.length) counters['runs merged in passes'] = (counters['runs merged in passes'] ?? 0) + task.spills.length - runs.length;
   if (job.reduce === longSum && !job.outputs && !job.outputFormat) {
     sumRuns(job, runs, join(task.dir, recordPartName(task.partition)), counters, task.recordFile);
+    return;
+  }
+  if (reducesBytes(job)) {
+    reduceRunsBytes(job, runs, task.dir, task.partition, task.properties, counters, task.recordFile);
     return;
   }
   const ctx = newContext(counters, task.properties);

@@ -50,6 +50,8 @@ export interface NativeSort {
    * MERGE_OUT_FULL or MERGE_REFILL (the source to refill in `st[2]`).
    */
   mergeRun(m: object, out: Uint8Array, st: Int32Array): number;
+  /** The UTF-16 code units of the UTF-8 bytes `buf[s, e)` (record-file.ts's utf16Length). */
+  utf16Length(buf: Uint8Array, s: number, e: number): number;
 }
 
 export const MERGE_DONE = 0;

@@ -18,6 +18,7 @@ import { basename, dirname, join } from 'node:path';
 import { gzipSync, gunzipSync } from 'node:zlib';
 import { compareBytes } from './byte-order.js';
 import { NwaxError, visible } from '../util/errors.js';
+import { nativeSort } from './native.js';
 
 export interface RecordFileOptions {
   /** Uncompressed bytes per block (one gzip member each); default 64 KiB. */
@@ -60,7 +61,7 @@ const utf8Write = (buf: Buffer, text: string, at: number): number =>
  * one more for a four-byte one (a surrogate pair). Blocks are cut by this count, the length of
  * the lines as strings, so that lines appended as bytes cut where the same lines as strings do.
  */
-function utf16Length(buf: Uint8Array, s: number, e: number): number {
+function utf16LengthJs(buf: Uint8Array, s: number, e: number): number {
   let n = 0;
   for (let i = s; i < e; i++) {
     const c = buf[i];
@@ -68,6 +69,9 @@ function utf16Length(buf: Uint8Array, s: number, e: number): number {
   }
   return n;
 }
+
+/** utf16LengthJs, in the addon where it is built (a call costs more than a short key's loop). */
+const utf16Length = (buf: Uint8Array, s: number, e: number): number => (nativeSort && e - s > 256 ? nativeSort.utf16Length(buf, s, e) : utf16LengthJs(buf, s, e));
 
 /**
  * Writes one part: append records in key order, then close. A block is cut when its lines'
@@ -141,6 +145,24 @@ export class RecordFileWriter {
     this.block[at + n + 1 + v] = 0x0a;
     this.used = at + n + v + 2;
     this.added((ascii ? n : utf16Length(key, s, e)) + valueJson.length + 2);
+  }
+
+  /**
+   * Appends `key TAB value` given as bytes: the key's UTF-8 and the value's JSON text as UTF-8
+   * (a reduce that passes values on as they came from the shuffle, never decoding them). The
+   * caller appends in key order, as for appendLine.
+   */
+  appendRaw(key: Uint8Array, value: Uint8Array): void {
+    const n = key.length;
+    this.room(n + value.length + 2);
+    const at = this.used;
+    this.block.set(key, at);
+    if (this.lines === 0) this.firstKey = Buffer.from(key);
+    this.block[at + n] = 0x09;
+    this.block.set(value, at + n + 1);
+    this.block[at + n + 1 + value.length] = 0x0a;
+    this.used = at + n + value.length + 2;
+    this.added(utf16Length(key, 0, n) + utf16Length(value, 0, value.length) + 2);
   }
 
   /**

@@ -14,7 +14,7 @@ import { importArchive, type ImportOptions } from './importer.js';
 import { parseManifestLine } from './manifest.js';
 import type { ArchiveSplit } from './archive-splits.js';
 import { parseStatusFilter } from './status-filter.js';
-import { SEGMENT_PARTS, type Capture } from './segment.js';
+import { crawlParseOf, SEGMENT_PARTS, type Capture, type CrawlFetch, type ParseData } from './segment.js';
 import type { RecordGroup } from './cdx-plan.js';
 
 let options: Promise<ImportOptions> | undefined;
@@ -98,51 +98,114 @@ export const importJob: Job = {
   reduce(key, values, emit, ctx) {
     // Values arrive in the byte order of their JSON (Grouper), which starts with the date: the
     // first is the version's first capture, under either engine. Its datasets are passed on as
-    // the map wrote them; only crawl_fetch changes (every date of the version).
+    // the map wrote them; crawl_fetch gets every date of the version, and crawl_parse is cut
+    // out of parse_data (the map does not carry the outlinks twice).
     const texts = values as string[];
     if (texts.length > 1) ctx.count('repeat captures merged', texts.length - 1);
     const first = captureFields(texts[0]);
-    const dates = [...new Set(texts.map(dateOf))].sort();
     ctx.count('documents');
     emit(key, {
       content: new RawJson(first.content),
       parse_data: new RawJson(first.parse_data),
       parse_text: new RawJson(first.parse_text),
-      crawl_fetch: { ...(JSON.parse(first.crawl_fetch) as Capture['crawl_fetch']), dates },
-      crawl_parse: new RawJson(first.crawl_parse),
+      crawl_fetch: new RawJson(crawlFetchText(first.crawl_fetch, [...new Set(texts.map(dateOf))].sort())),
+      crawl_parse: new RawJson(crawlParseText(first.parse_data)),
     });
+  },
+  // The same, over bytes, for the common version of one capture; a version captured several
+  // times goes to `reduce`, which merges the dates.
+  reduceBytes(_key, values, emit, ctx) {
+    if (values.length !== 1) return false;
+    const v = values[0] as Buffer;
+    const f = fieldCuts(v);
+    // (dateOf, over bytes.)
+    const dateEnd = v.indexOf(0x22, 9);
+    if (!f || !startsAt(v, '{"date":"', 0) || dateEnd < 0) return false;
+    const [content, parseData, parseText, crawlFetch] = f.map(([s, e]) => v.subarray(s, e));
+    const date = v.toString('utf8', 9, dateEnd);
+    ctx.count('documents');
+    emit([content, parseData, parseText, Buffer.from(crawlFetchText(crawlFetch.toString(), [date])), crawlParseBytes(parseData)]);
+    return true;
   },
 };
 
 /** The fields of a capture's JSON, in the order readCapture builds it (date first). */
-const FIELDS = ['content', 'parse_data', 'parse_text', 'crawl_fetch', 'crawl_parse'] as const;
+const FIELDS = ['content', 'parse_data', 'parse_text', 'crawl_fetch'] as const;
+
+/** JSON text as a string or as its UTF-8 bytes: what the cuts below need of either. */
+type Json = string | Buffer;
+
+const startsAt = (t: Json, s: string, at: number): boolean => (typeof t === 'string' ? t.startsWith(s, at) : t.toString('latin1', at, at + s.length) === s);
 
 /**
- * A capture's datasets as JSON text, cut out of the map's JSON without parsing it. The cuts
- * are the top-level `,"NAME":` of each field in order: inside a JSON string every quote is
- * escaped (`\"`), so `,"` is structure, and no field nested in a capture bears these names.
- * Anything else (a capture written by another version, say) is parsed instead.
+ * Where each field's value lies in a capture's JSON, cut without parsing it. The cuts are the
+ * top-level `,"NAME":` of each field in order: inside a JSON string every quote is escaped
+ * (`\"`), so `,"` is structure, and no field nested in a capture bears these names. Undefined
+ * for anything else (a capture written by another version, say).
  */
-function captureFields(text: string): Record<(typeof FIELDS)[number], string> {
+function fieldCuts(text: Json): [number, number][] | undefined {
+  if (!startsAt(text, '{"date":', 0) || !startsAt(text, '}', text.length - 1)) return undefined;
   const cuts: number[] = [];
   let from = 0;
   for (const f of FIELDS) {
     const at = text.indexOf(`,"${f}":`, from);
-    if (at < 0) return parsedFields(text);
+    if (at < 0) return undefined;
     cuts.push(at);
     from = at + f.length + 4;
   }
-  if (!text.startsWith('{"date":') || !text.endsWith('}')) return parsedFields(text);
-  const out = {} as Record<(typeof FIELDS)[number], string>;
-  FIELDS.forEach((f, i) => {
-    out[f] = text.slice(cuts[i] + f.length + 4, i + 1 < FIELDS.length ? cuts[i + 1] : text.length - 1);
-  });
-  return out;
+  return FIELDS.map((f, i) => [cuts[i] + f.length + 4, i + 1 < FIELDS.length ? cuts[i + 1] : text.length - 1]);
 }
 
-function parsedFields(text: string): Record<(typeof FIELDS)[number], string> {
-  const c = JSON.parse(text) as Record<string, unknown>;
-  return Object.fromEntries(FIELDS.map((f) => [f, JSON.stringify(c[f])])) as Record<(typeof FIELDS)[number], string>;
+/** A capture's datasets as JSON text (fieldCuts, or the capture parsed). */
+function captureFields(text: string): Record<(typeof FIELDS)[number], string> {
+  const cuts = fieldCuts(text);
+  if (!cuts) {
+    const c = JSON.parse(text) as Record<string, unknown>;
+    return Object.fromEntries(FIELDS.map((f) => [f, JSON.stringify(c[f])])) as Record<(typeof FIELDS)[number], string>;
+  }
+  return Object.fromEntries(FIELDS.map((f, i) => [f, text.slice(...cuts[i])])) as Record<(typeof FIELDS)[number], string>;
+}
+
+/** crawl_fetch with every date of the version. */
+function crawlFetchText(crawlFetch: string, dates: string[]): string {
+  return JSON.stringify({ ...(JSON.parse(crawlFetch) as CrawlFetch), dates });
+}
+
+/**
+ * Where the outlinks array of a parse_data's JSON lies, `[start, end)`, or 'nofollow' for a page
+ * whose crawl_parse has none (crawlParseOf): cut out of `{"title":...,"description":...,
+ * "outlinks":[...],"noindex":B,"nofollow":B,...}` by the same reasoning as fieldCuts (no
+ * outlink bears a `noindex` field). Undefined for anything else.
+ */
+function outlinksCut(parseData: Json): [number, number] | 'nofollow' | undefined {
+  if (!startsAt(parseData, '{"title":', 0)) return undefined;
+  const open = parseData.indexOf(',"outlinks":');
+  const close = open < 0 ? -1 : parseData.indexOf('],"noindex":', open);
+  if (close < 0) return undefined;
+  let at = close + 12;
+  at += startsAt(parseData, 'true', at) ? 4 : startsAt(parseData, 'false', at) ? 5 : 0;
+  if (!startsAt(parseData, ',"nofollow":', at)) return undefined;
+  return startsAt(parseData, 'true', at + 12) ? 'nofollow' : [open + 12, close + 1];
+}
+
+const CRAWL_PARSE_OPEN = '{"outlinks":';
+const NO_OUTLINKS = `${CRAWL_PARSE_OPEN}[]}`;
+
+/** The version's crawl_parse as JSON text, from its parse_data's. */
+function crawlParseText(parseData: string): string {
+  const cut = outlinksCut(parseData);
+  if (cut === undefined) return JSON.stringify(crawlParseOf(JSON.parse(parseData) as ParseData));
+  return cut === 'nofollow' ? NO_OUTLINKS : `${CRAWL_PARSE_OPEN}${parseData.slice(...cut)}}`;
+}
+
+const CRAWL_PARSE_BYTES = { open: Buffer.from(CRAWL_PARSE_OPEN), close: Buffer.from('}'), none: Buffer.from(NO_OUTLINKS) };
+
+/** crawlParseText over bytes. */
+function crawlParseBytes(parseData: Buffer): Buffer {
+  const cut = outlinksCut(parseData);
+  if (cut === undefined) return Buffer.from(crawlParseText(parseData.toString()));
+  if (cut === 'nofollow') return CRAWL_PARSE_BYTES.none;
+  return Buffer.concat([CRAWL_PARSE_BYTES.open, parseData.subarray(...cut), CRAWL_PARSE_BYTES.close]);
 }
 
 /** A capture's date: its first field. */

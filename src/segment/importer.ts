@@ -177,7 +177,6 @@ async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry,
   const p = await parser.finish();
   const date = r.date ?? '';
   const status = r.http?.status ? Number(r.http.status) : null;
-  const outlinks = p.nofollow ? [] : p.outlinks;
   // The page's own declaration first, then the server's, then the text (Nutch's language-identifier order).
   const lang = p.status === 'success' ? languageOf(p.lang || r.http?.headers.get('Content-Language'), p.title, p.text) : '';
   // `date` first: the reduce sees a key's captures in date order (values sort as JSON text).
@@ -196,6 +195,5 @@ async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry,
     },
     parse_text: p.text,
     crawl_fetch: { status: 'fetch_success', date, dates: [date] },
-    crawl_parse: { outlinks },
   };
 }
