@@ -253,6 +253,8 @@ NAPI_MODULE_INIT() {
       {"mergeSource", NULL, merge_source, NULL, NULL, NULL, napi_default, NULL},
       {"mergeRun", NULL, merge_run, NULL, NULL, NULL, napi_default, NULL},
       {"htmlExtract", NULL, nwax_html_extract_binding, NULL, NULL, NULL, napi_default, NULL},
+      {"htmlExtractUtf8", NULL, nwax_html_extract_utf8_binding, NULL, NULL, NULL, napi_default, NULL},
+      {"decodeUtf8", NULL, nwax_decode_utf8_binding, NULL, NULL, NULL, napi_default, NULL},
       {"utf16Length", NULL, utf16_length, NULL, NULL, NULL, napi_default, NULL},
   };
   if (napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props) != napi_ok) return NULL;

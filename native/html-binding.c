@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "html-extract.h"
+#include "utf8-decode.h"
 
 typedef struct {
   napi_env env;
@@ -53,30 +54,20 @@ static napi_value build(napi_env env, const nwax_html_result *r) {
   return obj;
 }
 
-napi_value nwax_html_extract_binding(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
+/* Extracts from the document s[0, n) (freed here) with argv[1] the limit and argv[2] the decoder. */
+static napi_value extract(napi_env env, const napi_value *argv, uint16_t *s, size_t n) {
   napi_valuetype type;
-  size_t len;
   double limit;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 3 ||
-      napi_get_value_string_utf16(env, argv[0], NULL, 0, &len) != napi_ok ||
-      napi_get_value_double(env, argv[1], &limit) != napi_ok || !(limit >= 0) ||
+  if (napi_get_value_double(env, argv[1], &limit) != napi_ok || !(limit >= 0) ||
       napi_typeof(env, argv[2], &type) != napi_ok || type != napi_function) {
+    free(s);
     napi_throw_error(env, "NWAX_NATIVE", "nwax native: bad argument");
     return NULL;
   }
-  uint16_t *s = malloc((len + 1) * 2);
-  if (!s) {
-    napi_throw_error(env, "NWAX_NATIVE", "nwax native: out of memory");
-    return NULL;
-  }
-  size_t copied;
-  napi_get_value_string_utf16(env, argv[0], (char16_t *)s, len + 1, &copied);
   decoder d = {env, argv[2]};
   nwax_html_opts opts = {decode, &d, limit > 1e15 ? (size_t)1e15 : (size_t)limit};
   nwax_html_result r;
-  int status = nwax_html_extract(s, copied, &opts, &r);
+  int status = nwax_html_extract(s, n, &opts, &r);
   free(s);
   napi_value out = NULL;
   bool pending = false;
@@ -89,5 +80,73 @@ napi_value nwax_html_extract_binding(napi_env env, napi_callback_info info) {
     napi_throw_error(env, "NWAX_NATIVE", "nwax native: out of memory, or the decoder gave no string");
   }
   nwax_html_result_free(&r);
+  return out;
+}
+
+static napi_value out_of_memory(napi_env env) {
+  napi_throw_error(env, "NWAX_NATIVE", "nwax native: out of memory");
+  return NULL;
+}
+
+napi_value nwax_html_extract_binding(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  size_t len;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 3 ||
+      napi_get_value_string_utf16(env, argv[0], NULL, 0, &len) != napi_ok) {
+    napi_throw_error(env, "NWAX_NATIVE", "nwax native: bad argument");
+    return NULL;
+  }
+  uint16_t *s = malloc((len + 1) * 2);
+  if (!s) return out_of_memory(env);
+  size_t copied;
+  napi_get_value_string_utf16(env, argv[0], (char16_t *)s, len + 1, &copied);
+  return extract(env, argv, s, copied);
+}
+
+/* The UTF-8 bytes of argv[0] decoded as nwax_utf8_decode does, from argv[1] (-1: no BOM). */
+static uint16_t *decoded(napi_env env, const napi_value *argv, size_t *n) {
+  void *data;
+  size_t len;
+  double bom;
+  bool is_buffer = false;
+  if (napi_is_buffer(env, argv[0], &is_buffer) != napi_ok || !is_buffer ||
+      napi_get_buffer_info(env, argv[0], &data, &len) != napi_ok || napi_get_value_double(env, argv[1], &bom) != napi_ok) {
+    napi_throw_error(env, "NWAX_NATIVE", "nwax native: bad argument");
+    return NULL;
+  }
+  uint16_t *s = malloc(len ? len * 2 : 2);
+  if (!s) {
+    out_of_memory(env);
+    return NULL;
+  }
+  *n = nwax_utf8_decode(data, len, bom >= 0 && bom <= (double)len ? (size_t)bom : SIZE_MAX, s);
+  return s;
+}
+
+napi_value nwax_html_extract_utf8_binding(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4];
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 4) {
+    napi_throw_error(env, "NWAX_NATIVE", "nwax native: bad argument");
+    return NULL;
+  }
+  size_t n;
+  uint16_t *s = decoded(env, argv, &n);
+  return s ? extract(env, argv + 1, s, n) : NULL;
+}
+
+napi_value nwax_decode_utf8_binding(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2], out = NULL;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 2) {
+    napi_throw_error(env, "NWAX_NATIVE", "nwax native: bad argument");
+    return NULL;
+  }
+  size_t n;
+  uint16_t *s = decoded(env, argv, &n);
+  if (!s) return NULL;
+  if (napi_create_string_utf16(env, (const char16_t *)s, n, &out) != napi_ok) out = NULL;
+  free(s);
   return out;
 }

@@ -5,7 +5,7 @@
  * Text past the limit is dropped, but links and meta are still read to the end of the input.
  */
 import { HtmlScanner, type HtmlHandler } from './html-scanner.js';
-import { EV_A, EV_BASE, EV_CLOSE_A, EV_FIELDS, EV_LINK, EV_META, eventString, nativeHtml, type NativeHtml } from './native-html.js';
+import { EV_A, EV_BASE, EV_CLOSE_A, EV_FIELDS, EV_LINK, EV_META, decodeUtf8Page, eventString, nativeHtml, nativeHtmlUtf8, type NativeHtml } from './native-html.js';
 import { squash, squashText } from './squash.js';
 import { UrlResolver } from './url-resolver.js';
 
@@ -119,6 +119,24 @@ export class HtmlExtractor implements HtmlHandler {
     this.held.push(chunk);
     this.heldLength += chunk.length;
     if (this.heldLength > NATIVE_CHARS) this.stream();
+  }
+
+  /** Whether the whole document may come as UTF-8 bytes (endUtf8): the native extractor reads it, and no text came yet. */
+  get takesUtf8(): boolean {
+    return nativeHtmlUtf8 !== undefined && this.held !== undefined && this.heldLength === 0;
+  }
+
+  /**
+   * `end` for a document given whole as bytes instead of `write`: ASCII up to `bomAt`, UTF-8
+   * from there (native-html.ts's nativeHtmlUtf8). A document the native extractor hands back
+   * is decoded here and read by the scanner.
+   */
+  endUtf8(bytes: Buffer, bomAt: number): HtmlParse {
+    const r = nativeHtmlUtf8!(bytes, bomAt, this.opts.textLimit);
+    if (r) return this.replay(r);
+    this.held = [decodeUtf8Page(bytes, bomAt)];
+    this.stream();
+    return this.end();
   }
 
   /** From the native extractor to the scanner: what was held, then every chunk as it comes. */

@@ -49,12 +49,31 @@ function decode(kind: number, text: string): string {
 }
 
 type Extract = (html: string, textLimit: number, decode: (kind: number, text: string) => string) => NativeHtml | null;
+type ExtractUtf8 = (bytes: Buffer, bomAt: number, textLimit: number, decode: (kind: number, text: string) => string) => NativeHtml | null;
 const extract = nativeAddon?.htmlExtract as Extract | undefined;
+const extractUtf8 = nativeAddon?.htmlExtractUtf8 as ExtractUtf8 | undefined;
 
 /** The parse of `html`, or null for a document the scanner reads; undefined where the addon is not built. */
 export const nativeHtml: ((html: string, textLimit: number) => NativeHtml | null) | undefined = extract
   ? (html, textLimit) => extract(html, textLimit, decode)
   : undefined;
+
+/**
+ * `nativeHtml` of a UTF-8 page's bytes, decoded in the addon as TextDecoder decodes them
+ * (native/utf8-decode.h): ASCII up to `bomAt`, where a UTF-8 decoder's stream starts and a BOM
+ * is dropped (-1: all ASCII, no stream).
+ */
+export const nativeHtmlUtf8: ((bytes: Buffer, bomAt: number, textLimit: number) => NativeHtml | null) | undefined = extractUtf8
+  ? (bytes, bomAt, textLimit) => extractUtf8(bytes, bomAt, textLimit, decode)
+  : undefined;
+
+/** The addon's UTF-8 decoding alone, as nativeHtmlUtf8 reads the bytes (for the tests that hold it to TextDecoder). */
+export const nativeDecodeUtf8 = nativeAddon?.decodeUtf8 as ((bytes: Buffer, bomAt: number) => string) | undefined;
+
+/** What nativeHtmlUtf8 reads, decoded by TextDecoder: the text the scanner reads where the extractor hands a page back. */
+export function decodeUtf8Page(bytes: Buffer, bomAt: number): string {
+  return bomAt < 0 ? bytes.toString('latin1') : bytes.toString('latin1', 0, bomAt) + new TextDecoder('utf-8').decode(bytes.subarray(bomAt));
+}
 
 /** An event's string `k` (0-2), undefined where the attribute was missing. */
 export function eventString(r: NativeHtml, at: number, k: number): string | undefined {

@@ -36,6 +36,8 @@ export interface ParseOptions {
 const HEAD = 8192;
 /** Bytes from the first one past ASCII that decide an undeclared encoding. */
 const SNIFF = 65536;
+/** A UTF-8 page's bytes held for the native extractor; past this, decoded here (html.ts holds the text as far). */
+const RAW_BYTES = 4 << 20;
 
 export type ContentKind = 'html' | 'text' | 'pdf';
 
@@ -64,6 +66,16 @@ export class ContentParser {
   private pendingLength = 0;
   private cut = false;
   private error: string | undefined;
+  /**
+   * A UTF-8 page's bytes, held for the native extractor, which decodes them itself (so the page
+   * is never a JavaScript string: TextDecoder, the held strings and their copy into the addon
+   * were a tenth of an import's CPU). `rawBomAt` is where the UTF-8 decoder's stream starts, as
+   * `decide` would have started it (TextDecoder drops a BOM there); -1 while the bytes held are
+   * the ASCII of an encoding not decided yet. Undefined: the page is decoded here.
+   */
+  private raw: Buffer[] | undefined;
+  private rawLength = 0;
+  private rawBomAt = -1;
 
   constructor(private readonly opts: ParseOptions) {
     this.kind = kindOf(opts.mime);
@@ -117,7 +129,7 @@ export class ContentParser {
         if (this.encoded) this.start(this.decodeContent(Buffer.concat(this.head)));
         else if (!this.decoder) this.start(Buffer.concat(this.head));
         if (!this.error && this.pending) this.decide();
-        if (!this.error) this.feedText(this.decoder!.decode());
+        if (!this.error && !this.raw) this.feedText(this.decoder!.decode());
       }
     } catch (err) {
       this.error ??= (err as Error).message;
@@ -125,12 +137,16 @@ export class ContentParser {
     const base = { outlinks: [], noindex: false, nofollow: false, description: '', title: '', text: '', truncated: this.cut, lang: '' };
     if (this.error) return { ...base, status: 'failed', error: this.error };
     if (!this.kind) return { ...base, status: 'metadata' };
-    const cs = { charset: this.charset?.encoding, charsetSource: this.charset?.source };
     if (this.html) {
-      const h = this.html.end();
-      return { ...h, ...cs, status: 'success', truncated: h.truncated || this.cut };
+      if (!this.raw) return this.htmlResult(this.html.end());
+      return this.htmlResult(this.html.endUtf8(this.raw.length === 1 ? this.raw[0] : Buffer.concat(this.raw, this.rawLength), this.rawBomAt));
     }
+    const cs = { charset: this.charset?.encoding, charsetSource: this.charset?.source };
     return { ...base, ...cs, status: 'success', text: squash(this.plain.join('')), truncated: this.cut || this.plainLength >= this.opts.textLimit };
+  }
+
+  private htmlResult(h: HtmlParse): Parse {
+    return { ...h, charset: this.charset?.encoding, charsetSource: this.charset?.source, status: 'success', truncated: h.truncated || this.cut };
   }
 
   private start(head: Buffer): void {
@@ -148,6 +164,10 @@ export class ContentParser {
       this.decoder = new TextDecoder('windows-1252');
     }
     if (this.kind === 'html') this.html = new HtmlExtractor({ url: this.opts.url, textLimit: this.opts.textLimit, maxOutlinks: this.opts.maxOutlinks });
+    if (this.html?.takesUtf8 && (this.undecided || this.decoder.encoding === 'utf-8')) {
+      this.raw = [];
+      this.rawBomAt = this.undecided ? -1 : 0;
+    }
     this.feed(head.subarray(this.charset.bomLength));
   }
 
@@ -161,7 +181,7 @@ export class ContentParser {
     if (this.undecided) {
       const at = bytes.findIndex((b) => b > 0x7f);
       if (at >= 0) {
-        this.feedText(this.decoder!.decode(bytes.subarray(0, at), { stream: true }));
+        this.decodeAndFeed(bytes.subarray(0, at));
         // From the first byte past ASCII, SNIFF bytes (or all there are) decide the encoding:
         // past the markup, pages may hold few such bytes. Held until then, whatever the chunks.
         this.pending = [];
@@ -170,7 +190,35 @@ export class ContentParser {
         return;
       }
     }
-    this.feedText(this.decoder!.decode(bytes, { stream: true }));
+    this.decodeAndFeed(bytes);
+  }
+
+  /** Bytes in the encoding decided (or ASCII under the default), to the text or held raw. */
+  private decodeAndFeed(bytes: Buffer): void {
+    if (!this.raw) {
+      this.feedText(this.decoder!.decode(bytes, { stream: true }));
+      return;
+    }
+    this.raw.push(bytes);
+    this.rawLength += bytes.length;
+    if (this.rawLength > RAW_BYTES) this.decodeRaw();
+  }
+
+  /**
+   * The raw bytes held, decoded as they would have been had they never been held: ASCII before
+   * `rawBomAt` (any ASCII-based decoder reads it alike), then a fresh UTF-8 decoder's stream,
+   * which reads on what comes next.
+   */
+  private decodeRaw(): void {
+    const held = Buffer.concat(this.raw!);
+    this.raw = undefined;
+    if (this.rawBomAt < 0) {
+      this.feedText(held.toString('latin1'));
+      return;
+    }
+    this.feedText(held.toString('latin1', 0, this.rawBomAt));
+    this.decoder = new TextDecoder('utf-8');
+    this.feedText(this.decoder.decode(held.subarray(this.rawBomAt), { stream: true }));
   }
 
   /** The encoding from the bytes held since the first one past ASCII; then they are read. */
@@ -181,6 +229,13 @@ export class ContentParser {
     const found = sniffCharset(held.subarray(0, SNIFF), undefined, false);
     this.charset = { ...found, source: found.source === 'default' ? 'default' : 'detected' };
     this.decoder = new TextDecoder(found.encoding);
+    if (this.raw && this.decoder.encoding === 'utf-8') {
+      // The fresh decoder's stream starts here, in the bytes held raw.
+      this.rawBomAt = this.rawLength;
+      this.decodeAndFeed(held);
+      return;
+    }
+    if (this.raw) this.decodeRaw();
     this.feedText(this.decoder.decode(held, { stream: true }));
   }
 
