@@ -31,7 +31,7 @@ function byBytes(values: string[]): Record<string, string> | undefined {
   const counters = {};
   const took = importJob.reduceBytes!(Buffer.from('k'), values.map((v) => Buffer.from(v)), (fields) => {
     fields.forEach((f, i) => {
-      if (f) out[SEGMENT_PARTS[i]] = Buffer.from(f).toString();
+      if (f) out[SEGMENT_PARTS[i]] = Buffer.concat(f instanceof Uint8Array ? [f] : f).toString();
     });
   }, newContext(counters));
   return took ? out : undefined;

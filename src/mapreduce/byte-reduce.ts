@@ -25,7 +25,7 @@ export function reduceRunsBytes(job: Job, runs: string[], dir: string, partition
   }, ctx);
   let key: Uint8Array | undefined;
   let values: Uint8Array[] = [];
-  const emit = (fields: (Uint8Array | undefined)[]) => {
+  const emit = (fields: (Uint8Array | readonly Uint8Array[] | undefined)[]) => {
     ctx.count('reduce output records');
     sink.writeRaw(key!, fields);
   };

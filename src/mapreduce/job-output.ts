@@ -25,7 +25,7 @@ export function partSink(job: Job, dir: string, partition: number, ctx: TaskCont
 
 /** A sink of named outputs that also takes a record's fields as bytes (Job.reduceBytes). */
 export interface NamedSink extends RecordSink {
-  writeRaw(key: Uint8Array, fields: (Uint8Array | undefined)[]): void;
+  writeRaw(key: Uint8Array, fields: (Uint8Array | readonly Uint8Array[] | undefined)[]): void;
 }
 
 /** Named outputs' parts: each field of a reduce's value appended to its own dataset's part. */

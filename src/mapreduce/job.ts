@@ -131,13 +131,13 @@ export interface Job {
   /**
    * `reduce` over bytes, for a job with named outputs whose reduce passes values on (import):
    * a group's key and its values' JSON text as UTF-8, in byte order as `reduce` gets them;
-   * `emit` takes one record's named outputs as JSON bytes, in `outputs` order (undefined: that
-   * output has none). Returns false, having emitted nothing, to have the group decoded and
+   * `emit` takes one record's named outputs as JSON bytes (or the pieces of them, in order), in
+   * `outputs` order (undefined: that output has none). Returns false, having emitted nothing, to have the group decoded and
    * given to `reduce`. Optional; `reduce` stays the definition (streaming tasks call it), and
    * the equivalence test holds the two to the same bytes. The local runner's reduce then never
    * decodes the shuffle's text into strings only to encode it again.
    */
-  reduceBytes?(key: Uint8Array, values: Uint8Array[], emit: (fields: (Uint8Array | undefined)[]) => void, ctx: TaskContext): boolean;
+  reduceBytes?(key: Uint8Array, values: Uint8Array[], emit: (fields: (Uint8Array | readonly Uint8Array[] | undefined)[]) => void, ctx: TaskContext): boolean;
   /** Runs on a map task's sorted output before it is shuffled; must be associative. */
   combine?(key: string, values: unknown[], emit: Emit, ctx: TaskContext): void;
   reduce(key: string, values: unknown[], emit: Emit, ctx: TaskContext): void;

@@ -152,17 +152,28 @@ export class RecordFileWriter {
    * (a reduce that passes values on as they came from the shuffle, never decoding them). The
    * caller appends in key order, as for appendLine.
    */
-  appendRaw(key: Uint8Array, value: Uint8Array): void {
+  appendRaw(key: Uint8Array, value: Uint8Array | readonly Uint8Array[]): void {
+    // A value in pieces is copied piece by piece: a reduce that builds a value around bytes it
+    // passes on (import's crawl_parse) allocates nothing for it.
+    const parts = value instanceof Uint8Array ? [value] : value;
+    let length = 0;
+    for (const p of parts) length += p.length;
     const n = key.length;
-    this.room(n + value.length + 2);
+    this.room(n + length + 2);
     const at = this.used;
     this.block.set(key, at);
     if (this.lines === 0) this.firstKey = Buffer.from(key);
     this.block[at + n] = 0x09;
-    this.block.set(value, at + n + 1);
-    this.block[at + n + 1 + value.length] = 0x0a;
-    this.used = at + n + value.length + 2;
-    this.added(utf16Length(key, 0, n) + utf16Length(value, 0, value.length) + 2);
+    let units = utf16Length(key, 0, n) + 2;
+    let to = at + n + 1;
+    for (const p of parts) {
+      this.block.set(p, to);
+      to += p.length;
+      units += utf16Length(p, 0, p.length);
+    }
+    this.block[to] = 0x0a;
+    this.used = to + 1;
+    this.added(units);
   }
 
   /**

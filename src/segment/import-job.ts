@@ -200,12 +200,12 @@ function crawlParseText(parseData: string): string {
 
 const CRAWL_PARSE_BYTES = { open: Buffer.from(CRAWL_PARSE_OPEN), close: Buffer.from('}'), none: Buffer.from(NO_OUTLINKS) };
 
-/** crawlParseText over bytes. */
-function crawlParseBytes(parseData: Buffer): Buffer {
+/** crawlParseText over bytes, in pieces (the outlinks are not copied out of parse_data). */
+function crawlParseBytes(parseData: Buffer): Buffer | Buffer[] {
   const cut = outlinksCut(parseData);
   if (cut === undefined) return Buffer.from(crawlParseText(parseData.toString()));
   if (cut === 'nofollow') return CRAWL_PARSE_BYTES.none;
-  return Buffer.concat([CRAWL_PARSE_BYTES.open, parseData.subarray(...cut), CRAWL_PARSE_BYTES.close]);
+  return [CRAWL_PARSE_BYTES.open, parseData.subarray(...cut), CRAWL_PARSE_BYTES.close];
 }
 
 /** A capture's date: its first field. */
