@@ -4,7 +4,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RecordFileReader, RecordFileWriter } from '../src/mapreduce/record-file.js';
 import { lock, parts, partName, recover, writeDataset } from '../src/mapreduce/dataset.js';
-import { tempDir } from './helpers.js';
+import { gzipBlock } from '../src/mapreduce/block-gzip.js';
+import { seededRandom, tempDir } from './helpers.js';
 
 const cSort = (keys: string[]) =>
   spawnSync('sort', [], { input: keys.join('\n') + '\n', env: { ...process.env, LC_ALL: 'C' } }).stdout.toString().split('\n').filter(Boolean);
@@ -54,6 +55,22 @@ describe('sorted record files', () => {
     expect(() => w2.append('c\td', 3)).toThrow(/holds a tab or newline/);
     w2.close();
     expect(() => new RecordFileReader(join(dir, 'nope'))).toThrow(/nope: no such part/);
+  });
+});
+
+describe('block members from a reused gzip engine', () => {
+  it('are gzipSync\'s bytes, member after member, at every level: empty, tiny, incompressible, repetitive and large blocks', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const random = seededRandom(5);
+    const noise = (n: number) => Buffer.from(Array.from({ length: n }, () => Math.floor(random() * 256)));
+    const blocks = [Buffer.alloc(0), Buffer.from('a'), noise(70_000), Buffer.from('abc'.repeat(30_000)), noise(300), Buffer.from('key\t{"v":"w"}\n'.repeat(20_000))];
+    for (let round = 0; round < 2; round++) {
+      for (const level of [1, 3, 6, 9]) {
+        for (const b of blocks) expect(Buffer.from(gzipBlock(b, level)).equals(gzipSync(b, { level })), `level ${level}, ${b.length} bytes`).toBe(true);
+      }
+    }
+    // One engine made them all (its output buffer, reused), not gzipSync's fallback.
+    expect(gzipBlock(blocks[3], 3).buffer).toBe(gzipBlock(blocks[5], 3).buffer);
   });
 });
 

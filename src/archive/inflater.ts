@@ -8,6 +8,7 @@
  * engine that reported an error is thrown away rather than reused.
  */
 import zlib from 'node:zlib';
+import { Z_FINISH, zlibHandle, type ZlibHandle } from '../util/zlib-handle.js';
 
 export interface InflateResult {
   out?: Buffer;
@@ -18,14 +19,6 @@ export interface InflateResult {
   message?: string;
 }
 
-interface ZlibHandle {
-  writeSync(flush: number, input: Buffer, inOff: number, inLen: number, out: Buffer, outOff: number, outLen: number): void;
-  reset(): void;
-  close(): void;
-  onerror: (message: string, errno: number) => void;
-}
-
-const Z_FINISH = zlib.constants.Z_FINISH;
 // zlib.codes maps names to numbers (and back); it is not in @types/node.
 const CODES = Object.fromEntries(
   Object.entries((zlib as unknown as { codes: Record<string, number> }).codes).filter(([, v]) => typeof v === 'number').map(([k, v]) => [v, k]),
@@ -42,14 +35,13 @@ export class Inflater {
   }
 
   private make(): boolean {
-    const engine = zlib.createInflateRaw() as unknown as { _handle?: ZlibHandle; _writeState?: Uint32Array };
-    const handle = engine._handle;
-    if (!handle || typeof handle.writeSync !== 'function' || typeof handle.reset !== 'function' || !engine._writeState) return false;
-    handle.onerror = (message, errno) => {
+    const h = zlibHandle(zlib.createInflateRaw());
+    if (!h) return false;
+    h.handle.onerror = (message, errno) => {
       this.error = { message, errno };
     };
-    this.handle = handle;
-    this.state = engine._writeState;
+    this.handle = h.handle;
+    this.state = h.state;
     return true;
   }
 

@@ -15,10 +15,11 @@
  */
 import { closeSync, existsSync, openSync, readFileSync, readSync, writeSync, fstatSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { gzipSync, gunzipSync } from 'node:zlib';
+import { gunzipSync } from 'node:zlib';
 import { compareBytes } from './byte-order.js';
 import { NwaxError, visible } from '../util/errors.js';
 import { nativeSort } from './native.js';
+import { gzipBlock } from './block-gzip.js';
 
 export interface RecordFileOptions {
   /** Uncompressed bytes per block (one gzip member each); default 64 KiB. */
@@ -216,7 +217,7 @@ export class RecordFileWriter {
 
   private flushBlock(): void {
     if (this.lines === 0) return;
-    const member = gzipSync(this.block.subarray(0, this.used), { level: this.level });
+    const member = gzipBlock(this.block.subarray(0, this.used), this.level);
     writeSync(this.fd, member);
     this.index.push(Buffer.concat([this.firstKey, Buffer.from(`\t${this.offset}\t${member.length}\n`)]));
     this.offset += member.length;
