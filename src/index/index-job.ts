@@ -9,7 +9,7 @@
 import { RawJson, type Job } from '../mapreduce/job.js';
 import { datasetOf, segmentOf, type CrawlDatum } from '../crawl/crawl-datum.js';
 import type { Inlinks } from '../crawl/linkdb-job.js';
-import { normalizeUrl, splitDocumentKey, type ContentPointer, type CrawlFetch, type ParseData } from '../segment/segment.js';
+import { normalizeUrl, outlinksIn, splitDocumentKey, type ContentPointer, type CrawlFetch, type ParseData } from '../segment/segment.js';
 import { IndexWriter, type IndexDocument } from './index-writer.js';
 import { languageOf } from '../analysis/language.js';
 
@@ -32,22 +32,17 @@ type Piece =
   | { d: string; db: CrawlDatum }
   | { inlinks: Inlinks['inlinks'] };
 
-const OUTLINKS_OPEN = ',"outlinks":[';
-const OUTLINKS_CLOSE = '],"noindex":';
-
 /**
  * A version's parse_data without parsing its outlinks, which the index does not take (most of
- * the dataset's bytes): the JSON is read with the outlinks array left out. The array ends at
- * the first `],"noindex":` after it opens, since inside a JSON string every quote is escaped
- * and an outlink holds only a url and an anchor. Another shape goes to `map`.
+ * the dataset's bytes): the JSON is read with the outlinks array left out (outlinksIn).
+ * Another shape goes to `map`.
  */
 function mapParseData(key: string, text: string, emit: (key: string, value: unknown) => void, inputFile: string): boolean {
-  const open = text.indexOf(OUTLINKS_OPEN);
-  const close = open < 0 ? -1 : text.indexOf(OUTLINKS_CLOSE, open);
-  if (close < 0 || !text.startsWith('{"title":')) return false;
+  const o = outlinksIn(text);
+  if (!o) return false;
   let pd: ParseData;
   try {
-    pd = JSON.parse(`${text.slice(0, open)}${text.slice(close + 1)}`) as ParseData;
+    pd = JSON.parse(`${text.slice(0, o.start)}${text.slice(o.end)}`) as ParseData;
   } catch {
     return false;
   }

@@ -14,7 +14,7 @@ import { importArchive, type ImportOptions } from './importer.js';
 import { parseManifestLine } from './manifest.js';
 import type { ArchiveSplit } from './archive-splits.js';
 import { parseStatusFilter } from './status-filter.js';
-import { crawlParseOf, SEGMENT_PARTS, type Capture, type CrawlFetch, type ParseData } from './segment.js';
+import { crawlParseOf, outlinksIn, SEGMENT_PARTS, type Capture, type CrawlFetch, type ParseData } from './segment.js';
 import type { RecordGroup } from './cdx-plan.js';
 
 let options: Promise<ImportOptions> | undefined;
@@ -171,41 +171,24 @@ function crawlFetchText(crawlFetch: string, dates: string[]): string {
   return JSON.stringify({ ...(JSON.parse(crawlFetch) as CrawlFetch), dates });
 }
 
-/**
- * Where the outlinks array of a parse_data's JSON lies, `[start, end)`, or 'nofollow' for a page
- * whose crawl_parse has none (crawlParseOf): cut out of `{"title":...,"description":...,
- * "outlinks":[...],"noindex":B,"nofollow":B,...}` by the same reasoning as fieldCuts (no
- * outlink bears a `noindex` field). Undefined for anything else.
- */
-function outlinksCut(parseData: Json): [number, number] | 'nofollow' | undefined {
-  if (!startsAt(parseData, '{"title":', 0)) return undefined;
-  const open = parseData.indexOf(',"outlinks":');
-  const close = open < 0 ? -1 : parseData.indexOf('],"noindex":', open);
-  if (close < 0) return undefined;
-  let at = close + 12;
-  at += startsAt(parseData, 'true', at) ? 4 : startsAt(parseData, 'false', at) ? 5 : 0;
-  if (!startsAt(parseData, ',"nofollow":', at)) return undefined;
-  return startsAt(parseData, 'true', at + 12) ? 'nofollow' : [open + 12, close + 1];
-}
-
 const CRAWL_PARSE_OPEN = '{"outlinks":';
 const NO_OUTLINKS = `${CRAWL_PARSE_OPEN}[]}`;
 
 /** The version's crawl_parse as JSON text, from its parse_data's. */
 function crawlParseText(parseData: string): string {
-  const cut = outlinksCut(parseData);
-  if (cut === undefined) return JSON.stringify(crawlParseOf(JSON.parse(parseData) as ParseData));
-  return cut === 'nofollow' ? NO_OUTLINKS : `${CRAWL_PARSE_OPEN}${parseData.slice(...cut)}}`;
+  const o = outlinksIn(parseData);
+  if (o === undefined) return JSON.stringify(crawlParseOf(JSON.parse(parseData) as ParseData));
+  return o.nofollow ? NO_OUTLINKS : `${CRAWL_PARSE_OPEN}${parseData.slice(o.array, o.end)}}`;
 }
 
 const CRAWL_PARSE_BYTES = { open: Buffer.from(CRAWL_PARSE_OPEN), close: Buffer.from('}'), none: Buffer.from(NO_OUTLINKS) };
 
 /** crawlParseText over bytes, in pieces (the outlinks are not copied out of parse_data). */
 function crawlParseBytes(parseData: Buffer): Buffer | Buffer[] {
-  const cut = outlinksCut(parseData);
-  if (cut === undefined) return Buffer.from(crawlParseText(parseData.toString()));
-  if (cut === 'nofollow') return CRAWL_PARSE_BYTES.none;
-  return [CRAWL_PARSE_BYTES.open, parseData.subarray(...cut), CRAWL_PARSE_BYTES.close];
+  const o = outlinksIn(parseData);
+  if (o === undefined) return Buffer.from(crawlParseText(parseData.toString()));
+  if (o.nofollow) return CRAWL_PARSE_BYTES.none;
+  return [CRAWL_PARSE_BYTES.open, parseData.subarray(o.array, o.end), CRAWL_PARSE_BYTES.close];
 }
 
 /** A capture's date: its first field. */

@@ -123,6 +123,27 @@ export interface CrawlParse {
   outlinks: { url: string; anchor: string }[];
 }
 
+/**
+ * Where the outlinks lie in a parse_data's JSON text (or its UTF-8 bytes), read without
+ * parsing it: `start` at its `,"outlinks":`, `array` at the array's `[`, `end` just past its
+ * `]`, and the page's nofollow. The JSON is `{"title":...,"description":...,"outlinks":[...],"noindex":B,
+ * "nofollow":B,...}`, and the array ends at the first `],"noindex":` after it opens: inside a
+ * JSON string every quote is escaped, and an outlink holds only a url and an anchor.
+ * Undefined for another shape, which the caller parses. (The import's reduce writes
+ * crawl_parse from the array; the index's map leaves it out.)
+ */
+export function outlinksIn(parseData: string | Buffer): { start: number; array: number; end: number; nofollow: boolean } | undefined {
+  const at = (s: string, i: number) => (typeof parseData === 'string' ? parseData.startsWith(s, i) : parseData.toString('latin1', i, i + s.length) === s);
+  if (!at('{"title":', 0)) return undefined;
+  const start = parseData.indexOf(',"outlinks":[');
+  const close = start < 0 ? -1 : parseData.indexOf('],"noindex":', start);
+  if (close < 0) return undefined;
+  let flag = close + 12;
+  flag += at('true', flag) ? 4 : at('false', flag) ? 5 : 0;
+  if (!at(',"nofollow":', flag)) return undefined;
+  return { start, array: start + 12, end: close + 1, nofollow: at('true', flag + 12) };
+}
+
 /** The crawl_parse of a capture's parse_data: its outlinks, unless the page asked not to be followed. */
 export function crawlParseOf(pd: Pick<ParseData, 'outlinks' | 'nofollow'>): CrawlParse {
   return { outlinks: pd.nofollow ? [] : pd.outlinks };
