@@ -6,7 +6,7 @@
  * writer, the split reader that makes strings.
  */
 import { describe, expect, it } from 'vitest';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { Grouper, hashPartition, newContext, type Counters, type Job } from '../src/mapreduce/job.js';
@@ -190,5 +190,87 @@ describe('record files appended from bytes', () => {
     expect(r.get(keys[2999])).toEqual([2999]);
     expect([...r.entries()].length).toBe(3000);
     expect(readdirSync(dir)).toContain('.bytes.gz.idx');
+  });
+});
+
+describe('the index map over bytes', () => {
+  /** A segment's records, each line as bytes, the awkward ones included. */
+  const datasets: Record<string, (string | Buffer)[]> = {
+    parse_text: [
+      'http://example.org/ AAAA\t"plain text"\n',
+      'http://example.org/caf\u00e9 BBBB\t"caf\u00e9 \u{1F600} \\"quoted\\" \\u0000 \\\\"\n',
+      'http://example.org/empty CCCC\t""\n',
+      'no-space-in-key\t"text"\n',
+      'http://example.org/q DD"D\t"a digest JSON must escape"\n',
+      'http://example.org/u D\u00e9D\t"a digest past ASCII"\n',
+      'http://example.org/n EEEE\t42\n',
+      'http://example.org/o FFFF\t{"not":"a string"}\n',
+      'http://example.org/cr GGGG\t"carriage return"\r\n',
+      '\n',
+      '\t"no key"\n',
+      Buffer.from([...Buffer.from('http://example.org/bad HHHH\t"bad '), 0xff, 0xc3, ...Buffer.from('"\n')]),
+      Buffer.from([...Buffer.from('http://example.org/bad'), 0xfe, ...Buffer.from(' IIII\t"bad key"\n')]),
+    ],
+    content: [
+      'http://example.org/ AAAA\t{"date":"20200101000000","mime":"text/html","status":200}\n',
+      'http://example.org/x BBBB\t"not an object"\n',
+      'http://example.org/y CCCC\t{"mime":"text/plain","file":"\u00e9.warc.gz"}\n',
+    ],
+    parse_data: [
+      `http://example.org/ AAAA\t${JSON.stringify({ title: 'T\u00e9 ,"outlinks":[', description: 'd', outlinks: [{ url: 'http://a/', anchor: '],"noindex":true,"nofollow":' }], noindex: false, nofollow: false, parse: 'success', meta: { url: 'http://example.org/', digest: 'AAAA', date: '2020', mime: 'text/html', length: 5, lang: 'fr' } })}\n`,
+      `http://example.org/z BBBB\t${JSON.stringify({ title: '', description: '', outlinks: [], noindex: true, nofollow: true, parse: 'success', meta: { url: 'u', digest: 'BBBB', date: '2020', mime: 'text/html', length: 0 } })}\n`,
+      'http://example.org/w CCCC\t{"title":"no outlinks field","meta":{"length":1}}\n',
+      Buffer.from([...Buffer.from('http://example.org/v DDDD\t{"title":"'), 0xe9, ...Buffer.from('","description":"","outlinks":[{"url":"x","anchor":"'), 0xff, ...Buffer.from('"}],"noindex":false,"nofollow":false,"meta":{"length":2}}\n')]),
+    ],
+  };
+
+  /** A record as its bytes (one character per byte), so that bytes written as they came, not as U+FFFD, differ. */
+  const asBytes = (p: number, key: string, value: string) => `${p} ${Buffer.from(key).toString('latin1')}\t${Buffer.from(value).toString('latin1')}`;
+
+  it('emits the bytes mapText and map emit: non-ASCII, escapes, invalid UTF-8, digests JSON escapes, values of other shapes, whole files and splits', async () => {
+    const { indexJob } = await import('../src/index/index-job.js');
+    const { mapper } = await import('../src/mapreduce/streaming.js');
+    const { mapRecordsAsBytes } = await import('../src/mapreduce/record-bytes-map.js');
+    for (const [name, lines] of Object.entries(datasets)) {
+      const folder = join(dir, 'segments', '20200101000000', name);
+      mkdirSync(folder, { recursive: true });
+      const path = join(folder, 'part-00000');
+      const bytes = Buffer.concat(Array.from({ length: 40 }, () => lines.map((l) => Buffer.from(l))).flat());
+      writeFileSync(path, bytes);
+      const reduces = 3;
+      // The string path: each line decoded, through mapText and map.
+      const expected: string[] = [];
+      const counted: Counters = {};
+      const map = mapper(indexJob, { record: (k, v) => expected.push(asBytes(hashPartition(k, reduces), k, v)) }, counted, [], path);
+      for (const line of bytes.toString('utf8').split('\n')) await map(line);
+      expect(expected.length).toBeGreaterThan(100);
+      {
+        // The whole file, as one task reads it.
+        const got: string[] = [];
+        const counters: Counters = {};
+        let direct = 0;
+        const fallback = mapper(indexJob, { record: (k, v) => got.push(asBytes(hashPartition(k, reduces), k, v)) }, counters, [], path);
+        await mapRecordsAsBytes(indexJob, { path, start: 0, end: -1 }, reduces, counters, [], (key, s, e, pieces, p) => {
+          direct++;
+          got.push(`${p} ${key.toString('latin1', s, e)}\t${Buffer.concat(pieces.map((x) => Buffer.from(x))).toString('latin1')}`);
+        }, fallback);
+        expect(got, `${name}: the whole file`).toEqual(expected);
+        expect(counters['map input records']).toBe(counted['map input records']);
+        expect(counters['map output records']).toBe(counted['map output records']);
+        // Both ways taken: records emitted from their bytes, and records declined to map.
+        expect(direct, name).toBeGreaterThan(0);
+        expect(direct, name).toBeLessThan(expected.length);
+      }
+      const splits = makeSplits([path], 700);
+      expect(splits.length).toBeGreaterThan(2);
+      const bySplits: string[] = [];
+      for (const split of splits) {
+        const fallback = mapper(indexJob, { record: (k, v) => bySplits.push(asBytes(hashPartition(k, reduces), k, v)) }, {}, [], path);
+        await mapRecordsAsBytes(indexJob, split, reduces, {}, [], (key, s, e, pieces, p) => {
+          bySplits.push(`${p} ${key.toString('latin1', s, e)}\t${Buffer.concat(pieces.map((x) => Buffer.from(x))).toString('latin1')}`);
+        }, fallback);
+      }
+      expect(bySplits, `${name}: in splits`).toEqual(expected);
+    }
   });
 });

@@ -51,6 +51,31 @@ function mapParseData(key: string, text: string, emit: (key: string, value: unkn
   return true;
 }
 
+const D_OPEN = Buffer.from('{"d":"');
+const TEXT_FIELD = Buffer.from('","text":');
+const CONTENT_FIELD = Buffer.from('","content":');
+const CLOSE = Buffer.from('}');
+
+/** `line[from, to)` holds only ASCII that JSON.stringify leaves as it is (a digest, nearly always). */
+function plainAscii(line: Buffer, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = line[i];
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return false;
+  }
+  return true;
+}
+
+/** The dataset of the task's input file, kept for the file's records (one task reads one file). */
+let datasetFile = '';
+let datasetName = '';
+function datasetOfFile(inputFile: string): string {
+  if (inputFile !== datasetFile) {
+    datasetFile = inputFile;
+    datasetName = datasetOf(inputFile);
+  }
+  return datasetName;
+}
+
 export const indexJob: Job = {
   name: 'index',
   description: 'Segments + CrawlDb + LinkDb -> one full-text index (SQLite FTS5) per partition, a document per version.',
@@ -99,6 +124,33 @@ export const indexJob: Job = {
     if (text.charCodeAt(0) !== open || text.charCodeAt(text.length - 1) !== close) return false;
     const { url, digest } = splitDocumentKey(key);
     emit(url, new RawJson(`{"d":${JSON.stringify(digest)},"${from === 'parse_text' ? 'text' : 'content'}":${text}}`));
+    return true;
+  },
+  // mapText over the record's bytes: the text and content pointer go from the input's bytes
+  // to the sort's, and parse_data's outlinks are never decoded.
+  mapRecordBytes(line, start, tab, end, emit, ctx) {
+    const from = datasetOfFile(ctx.inputFile);
+    if (from !== 'parse_text' && from !== 'content' && from !== 'parse_data') return false;
+    if (tab === start) return false;
+    const sp = line.lastIndexOf(0x20, tab - 1);
+    if (sp < start) return false;
+    const value = line.subarray(tab + 1, end);
+    if (from === 'parse_data') {
+      const o = outlinksIn(value);
+      if (!o) return false;
+      let pd: ParseData;
+      try {
+        pd = JSON.parse(`${value.toString('utf8', 0, o.start)}${value.toString('utf8', o.end)}`) as ParseData;
+      } catch {
+        return false;
+      }
+      const d = line.toString('utf8', sp + 1, tab);
+      emit(line, start, sp, [JSON.stringify({ d, pd: indexedParseData(pd), seg: segmentOf(ctx.inputFile) })]);
+      return true;
+    }
+    const [open, close] = from === 'parse_text' ? [0x22, 0x22] : [0x7b, 0x7d];
+    if (value.length < 2 || value[0] !== open || value[value.length - 1] !== close || !plainAscii(line, sp + 1, tab)) return false;
+    emit(line, start, sp, [D_OPEN, line.subarray(sp + 1, tab), from === 'parse_text' ? TEXT_FIELD : CONTENT_FIELD, value, CLOSE]);
     return true;
   },
   reduce(url, values, emit, ctx) {

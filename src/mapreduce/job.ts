@@ -52,6 +52,11 @@ export function emittedJson(value: unknown): string {
  * from the line it was given, and a value it does not change afterwards (a constant).
  */
 export type BytesEmit = (key: Buffer, start: number, end: number, valueJson: Buffer) => void;
+/**
+ * `mapRecordBytes`'s emit: the key `key[start, end)` and the value's JSON in pieces, written
+ * one after another (bytes as they are, a string as its UTF-8).
+ */
+export type RecordBytesEmit = (key: Buffer, start: number, end: number, valueJson: readonly (Uint8Array | string)[]) => void;
 
 /** Where a reduce task's records go. */
 export interface RecordSink {
@@ -129,6 +134,16 @@ export interface Job {
    */
   mapBytes?(line: Buffer, start: number, end: number, emit: BytesEmit, ctx: TaskContext): void;
   /**
+   * `mapText` over bytes (`input: 'records'` jobs): the record `line[start, tab)` TAB
+   * `line[tab + 1, end)`, whose value is valid UTF-8. Emits as bytes what `map` emits for it
+   * and returns true, or returns false, having emitted nothing, to have the line decoded and
+   * given to `mapText` and `map`. The local runner then makes no string of a value a job only
+   * wraps and passes on (the index job's page texts: decoding and encoding them again was half
+   * of its map). Optional; `map` stays the definition (streaming tasks call it), and the
+   * equivalence test holds the two to the same bytes.
+   */
+  mapRecordBytes?(line: Buffer, start: number, tab: number, end: number, emit: RecordBytesEmit, ctx: TaskContext): boolean;
+  /**
    * `reduce` over bytes, for a job with named outputs whose reduce passes values on (import):
    * a group's key and its values' JSON text as UTF-8, in byte order as `reduce` gets them;
    * `emit` takes one record's named outputs as JSON bytes (or the pieces of them, in order), in
@@ -165,6 +180,13 @@ export function hashPartition(key: string, numReduces: number): number {
     const bytes = Buffer.from(key.slice(i), 'utf8');
     for (let j = 0; j < bytes.length; j++) h = (Math.imul(31, h) + ((bytes[j] << 24) >> 24)) | 0;
   }
+  return (h & 0x7fffffff) % numReduces;
+}
+
+/** hashPartition of a key given as its UTF-8 bytes `key[from, to)`. */
+export function hashPartitionBytes(key: Uint8Array, from: number, to: number, numReduces: number): number {
+  let h = 1;
+  for (let i = from; i < to; i++) h = (Math.imul(31, h) + ((key[i] << 24) >> 24)) | 0;
   return (h & 0x7fffffff) % numReduces;
 }
 

@@ -134,6 +134,27 @@ export class LineArena {
     this.push(at, k + 1 + value.length, partition);
   }
 
+  /** Adds `key TAB value` from the key's bytes `key[from, to)` and the value's pieces, in order. */
+  addRecordPieces(key: Uint8Array, from: number, to: number, pieces: readonly (Uint8Array | string)[], partition = 0): void {
+    const k = to - from;
+    let need = k + 2;
+    for (const p of pieces) need += typeof p === 'string' ? 3 * p.length : p.length;
+    if (this.used + need > this.buf.length) this.grow(need);
+    const at = this.used;
+    copyBytes(key, from, to, this.buf, at);
+    this.keyLength(k);
+    this.buf[at + k] = 0x09;
+    let n = k + 1;
+    for (const p of pieces) {
+      if (typeof p === 'string') n += utf8Write(this.buf, p, at + n);
+      else {
+        copyBytes(p, 0, p.length, this.buf, at + n);
+        n += p.length;
+      }
+    }
+    this.push(at, n, partition);
+  }
+
   /**
    * Adds records `key TAB value` through the addon (`NativeSort.addRecords`), keys
    * `keys[pairs[2j], pairs[2j + 1])` for j in [from, n); returns the first j not added (the

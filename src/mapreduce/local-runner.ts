@@ -25,6 +25,7 @@ import { LongSumGroups, longSum, numberAt } from './long-sum.js';
 import { recordPartName, writeDataset } from './dataset.js';
 import { markOutputs, partSink } from './job-output.js';
 import { reduceRunsBytes, reducesBytes } from './byte-reduce.js';
+import { mapRecordsAsBytes } from './record-bytes-map.js';
 import { NwaxError } from '../util/errors.js';
 import { makeTempDir } from '../util/litter.js';
 
@@ -109,7 +110,12 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
   }, counters, task.properties, task.split.path, task.split.start);
   const { split } = task;
   if (job.mapBytes && job.input === 'lines') await mapLinesAsBytes(job, task, counters, arena, map, spill);
-  else {
+  else if (job.mapRecordBytes && job.input === 'records') {
+    await mapRecordsAsBytes(job, split, task.reduces, counters, task.properties, (key, s, e, pieces, p) => {
+      arena.addRecordPieces(key, s, e, pieces, p);
+      if (arena.full()) spill();
+    }, map);
+  } else {
     const batches = split.start === 0 && split.end < 0 ? lineBatches(split.path) : splitLines(split);
     for await (const batch of batches) {
       for (const line of batch) {

@@ -15,8 +15,10 @@ export interface RecordSink {
 /**
  * A map task: feed it input lines; it writes `key TAB value-json` lines to `out`. The result of
  * a call is the map's promise where the job's map is asynchronous: await it before the next.
+ * `lineNo`, where given, is the line's number in the task's input (a caller that maps the
+ * other lines itself), for the errors that name it.
  */
-export function mapper(job: Job, out: LineSink | RecordSink, counters: Counters, properties: readonly string[] = [], inputFile?: string, splitStart = 0): (line: string) => void | Promise<void> {
+export function mapper(job: Job, out: LineSink | RecordSink, counters: Counters, properties: readonly string[] = [], inputFile?: string, splitStart = 0): (line: string, lineNo?: number) => void | Promise<void> {
   // Hadoop Streaming names the task's input file in the environment.
   const ctx = newContext(counters, properties, inputFile ?? process.env.mapreduce_map_input_file ?? process.env.map_input_file ?? '');
   const emit = typeof out === 'function'
@@ -33,8 +35,8 @@ export function mapper(job: Job, out: LineSink | RecordSink, counters: Counters,
   const file = ctx.inputFile || 'stdin';
   const from = splitStart ? ` of the split at byte ${splitStart}` : '';
   let lineNo = 0;
-  return (line) => {
-    lineNo++;
+  return (line, at) => {
+    lineNo = at ?? lineNo + 1;
     if (line === '' && job.input === 'records') return;
     ctx.count('map input records');
     if (job.mapText && job.input === 'records') {
