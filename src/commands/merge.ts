@@ -21,8 +21,9 @@ deleted are left out. OUT is written aside and renamed into place.`;
   async run(): Promise<void> {
     const { args, argv, flags } = await this.parse(Merge);
     const { mergeIndexes } = await import('../index/merge.js');
+    const conf = await this.configurationFor(flags.define);
     const t0 = Date.now();
-    const r = mergeIndexes(args.out, (argv as string[]).slice(1), flags.parallel);
+    const r = mergeIndexes(args.out, (argv as string[]).slice(1), flags.parallel, { ftsHashSize: conf.getBytes('nwax.index.fts.hashsize') });
     this.sayLine(`${args.out}: ${r.documents} documents${r.leftOut ? ` (${r.leftOut} deleted by dedup left out)` : ''} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
 }

@@ -195,8 +195,8 @@ export const indexJob: Job = {
       emit(`${url} ${digest}`, doc);
     }
   },
-  outputFormat(partPath) {
-    const w = new IndexWriter(partPath);
+  outputFormat(partPath, ctx) {
+    const w = new IndexWriter(partPath, { ftsHashSize: ctx.conf.getBytes('nwax.index.fts.hashsize') });
     return { write: (_key, value) => w.add(value as IndexDocument), close: () => void w.close() };
   },
 };

@@ -7,7 +7,7 @@
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { openIndex } from './schema.js';
-import { IndexWriter, type IndexDocument } from './index-writer.js';
+import { IndexWriter, type IndexDocument, type IndexWriterOptions } from './index-writer.js';
 import { NwaxError } from '../util/errors.js';
 import { sweepDead } from '../util/litter.js';
 
@@ -22,7 +22,7 @@ export interface MergeResult {
   leftOut: number;
 }
 
-export function mergeIndexes(out: string, inputs: string[], parallel: boolean): MergeResult {
+export function mergeIndexes(out: string, inputs: string[], parallel: boolean, writer: IndexWriterOptions = {}): MergeResult {
   if (inputs.length === 0) throw new NwaxError('NWAX_USAGE', 'merge: no input indexes', 2);
   mkdirSync(dirname(out), { recursive: true });
   sweepDead(dirname(resolve(out)), `.${basename(out)}.tmp-`);
@@ -49,7 +49,7 @@ export function mergeIndexes(out: string, inputs: string[], parallel: boolean): 
         extra.set(r.id, [...(extra.get(r.id) ?? []), ...r.dates.split(' ').filter(Boolean)]);
       }
     }
-    const w = new IndexWriter(tmp);
+    const w = new IndexWriter(tmp, writer);
     for (const m of mains) {
       for (const r of m.db.prepare('SELECT * FROM docs ORDER BY id').iterate() as Iterable<DocRow>) {
         if (r.deleted) {
