@@ -7,6 +7,7 @@
 #include <node_api.h>
 #include <stdlib.h>
 
+#include "eld-score.h"
 #include "html-binding.h"
 #include "line-gather.h"
 #include "line-merge.h"
@@ -242,6 +243,52 @@ static napi_value utf16_length(napi_env env, napi_callback_info info) {
   return int_result(env, n);
 }
 
+static void eld_finalize(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  nwax_eld_free(data);
+}
+
+/*
+ * eldTable(keys, keyAt, weights, wAt, dict, languages): eld's n-gram table (eld-score.h);
+ * keyAt and wAt hold count + 1 offsets each, dict 256 character codes.
+ */
+static napi_value eld_table(napi_env env, napi_callback_info info) {
+  ARGS(6);
+  static const int at[] = {0, 1, 2, 3, 4};
+  span a[5];
+  if (!spans(env, argv, at, 5, a) || a[1].n < 4 || a[1].n != a[3].n || a[4].n != 256) BAD_ARGUMENT();
+  const int32_t languages = int_arg(env, argv[5]);
+  const uint32_t count = (uint32_t)(a[1].n / 4 - 1);
+  const int32_t *key_at = a[1].p, *w_at = a[3].p;
+  /* Offsets that rise and stay inside their arrays, weights in pairs. */
+  if (languages <= 0 || languages > 256 || key_at[0] != 0 || w_at[0] != 0) BAD_ARGUMENT();
+  for (uint32_t i = 0; i < count; i++)
+    if (key_at[i + 1] < key_at[i] || w_at[i + 1] < w_at[i] || (w_at[i + 1] - w_at[i]) % 2 != 0) BAD_ARGUMENT();
+  if ((size_t)key_at[count] > a[0].n || (size_t)w_at[count] * 4 > a[2].n) BAD_ARGUMENT();
+  nwax_eld *t = nwax_eld_new(a[0].p, key_at, a[2].p, w_at, count, a[4].p, languages);
+  if (t == NULL) BAD_ARGUMENT();
+  napi_value ext;
+  CHECK(napi_create_external(env, t, eld_finalize, NULL, &ext));
+  return ext;
+}
+
+/* eld reads at most 381 bytes of a text (utf8Words): never more units than this. */
+#define ELD_UNITS 1024
+
+/* eldScore(table, text, scores): scores (a Float64Array, one per language) summed; returns the distinct n-grams. */
+static napi_value eld_score(napi_env env, napi_callback_info info) {
+  ARGS(3);
+  nwax_eld *t;
+  CHECK(napi_get_value_external(env, argv[0], (void **)&t));
+  span sc;
+  if (!span_of(env, argv[2], &sc) || sc.n < (size_t)nwax_eld_languages(t) * sizeof(double)) BAD_ARGUMENT();
+  char16_t units[ELD_UNITS];
+  size_t n = 0;
+  CHECK(napi_get_value_string_utf16(env, argv[1], units, ELD_UNITS, &n));
+  return int_result(env, (int32_t)nwax_eld_score(t, (const uint16_t *)units, n, sc.p));
+}
+
 NAPI_MODULE_INIT() {
   napi_property_descriptor props[] = {
       {"sortLines", NULL, sort_lines, NULL, NULL, NULL, napi_default, NULL},
@@ -256,6 +303,8 @@ NAPI_MODULE_INIT() {
       {"htmlExtractUtf8", NULL, nwax_html_extract_utf8_binding, NULL, NULL, NULL, napi_default, NULL},
       {"decodeUtf8", NULL, nwax_decode_utf8_binding, NULL, NULL, NULL, napi_default, NULL},
       {"utf16Length", NULL, utf16_length, NULL, NULL, NULL, napi_default, NULL},
+      {"eldTable", NULL, eld_table, NULL, NULL, NULL, napi_default, NULL},
+      {"eldScore", NULL, eld_score, NULL, NULL, NULL, napi_default, NULL},
   };
   if (napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props) != napi_ok) return NULL;
   return exports;

@@ -2,7 +2,8 @@
  * Language identification: eld-scorer.ts (eld's steps over eld's data, faster) gives eld's own
  * answer, language and reliability, on generated text in many scripts (words of every length,
  * apostrophes, digits and punctuation, astral characters, cut surrogates) and on the text of
- * every HTML page of the shared fixtures.
+ * every HTML page of the shared fixtures: its n-grams counted in JavaScript, and in the addon
+ * (native/eld-score.c) where it is built.
  */
 import { describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
@@ -11,14 +12,18 @@ import { loadEldScorer } from '../src/analysis/eld-scorer.js';
 import { eldPackageDir } from '../src/analysis/language.js';
 import { ContentParser } from '../src/parse/parse.js';
 import { HAVE_FIXTURES, fixtureRecords, seededRandom } from './helpers.js';
+import { nativeAddon } from '../src/util/native-addon.js';
 
 const dir = eldPackageDir();
 const eld = (createRequire(import.meta.url)(join(dir, 'src', 'entries', 'static.extrasmall.js')) as { eld: { detect(t: string): { language: string; isReliable(): boolean } } }).eld;
-const scorer = loadEldScorer(dir)!;
+const scorers = {
+  javascript: loadEldScorer(dir, { native: false })!,
+  ...(nativeAddon ? { native: loadEldScorer(dir)! } : {}),
+};
 
 function expectEld(text: string): void {
   const r = eld.detect(text);
-  expect(scorer(text), JSON.stringify(text.slice(0, 120))).toEqual({ language: r.language, reliable: r.isReliable() });
+  for (const [how, scorer] of Object.entries(scorers)) expect(scorer(text), `${how}: ${JSON.stringify(text.slice(0, 120))}`).toEqual({ language: r.language, reliable: r.isReliable() });
 }
 
 const WORDS = [
@@ -34,6 +39,8 @@ const GLUE = [' ', ' ', ' ', '  ', '\n', ', ', '. ', ' - ', '\t', '…', ' (', '
 
 describe('language identification', () => {
   it('the scorer gives eld\'s answer on 5,000 generated texts of every script', () => {
+    // The addon is built wherever npm install could (CI): its counting is the one tested here.
+    if (process.env.NWAX_NATIVE !== '0') expect(Object.keys(scorers)).toContain('native');
     const rand = seededRandom(20261125);
     const pick = <T>(a: T[]) => a[Math.floor(rand() * a.length)];
     for (let i = 0; i < 5000; i++) {
