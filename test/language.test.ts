@@ -54,6 +54,18 @@ describe('language identification', () => {
     for (const s of ['', ' ', 'a', 'ab cd', '...', '12 34', 'a'.repeat(2000), 'Ω'.repeat(500), '日本語'.repeat(400)]) expectEld(s);
   });
 
+  it('the scorer gives eld\'s answer on 20,000 ASCII texts of words, apostrophes, backticks and punctuation', () => {
+    const rand = seededRandom(20261126);
+    const words = ['the', 'and', 'archive', 'Web', 'PAGE', 'der', 'und', 'le', 'la', 'des', 'het', 'een', 'och', 'att', 'dei', 'non', 'que', 'el', 'x', 'ab', 'Donaudampfschiff', 'a'.repeat(75)];
+    const marks = [' ', ' ', "'", '`', "''", "' ", " '", '` ', ',', '.', ', ', "', ", "',", '!', '?', '-', '"', '(', ')', '\t', '\n', '1', '42', '_', '~', '\u007f', '\u0001', '  '];
+    for (let i = 0; i < 20000; i++) {
+      let s = rand() < 0.2 ? marks[Math.floor(rand() * marks.length)] : '';
+      const n = Math.floor(rand() * 120);
+      for (let k = 0; k < n; k++) s += words[Math.floor(rand() * words.length)] + marks[Math.floor(rand() * marks.length)];
+      expectEld(s);
+    }
+  });
+
   it.skipIf(!HAVE_FIXTURES)('the scorer gives eld\'s answer on the text of every HTML page of the shared fixtures', async () => {
     let pages = 0;
     for await (const { record: r } of fixtureRecords()) {
