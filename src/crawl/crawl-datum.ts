@@ -45,9 +45,16 @@ export function addSeconds(date14: string, seconds: number): string {
 
 /** The dataset a map task reads, from its file's path (`.../crawldb/part-N`, `.../SEGMENT/crawl_fetch/part-N`). */
 export function datasetOf(inputFile: string): string {
-  const parts = inputFile.split('/');
-  return parts.length >= 2 ? parts[parts.length - 2] : '';
+  // Asked once per record, of the task's one input file: the last answer is kept.
+  if (inputFile !== lastFile) {
+    const parts = inputFile.split('/');
+    lastFile = inputFile;
+    lastDataset = parts.length >= 2 ? parts[parts.length - 2] : '';
+  }
+  return lastDataset;
 }
+let lastFile = '';
+let lastDataset = '';
 
 /** The segment of a segment part's path (`.../segments/20071001120000/parse_data/part-N`). */
 export function segmentOf(inputFile: string): string {

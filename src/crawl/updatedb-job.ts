@@ -70,6 +70,14 @@ export const updatedbJob: Job = {
       emit(key, { db: value as CrawlDatum });
     }
   },
+  // An import's crawl_parse (keys `URL DIGEST`): map takes nothing from it, so its records
+  // are passed over from their bytes, never decoded or parsed (their outlinks were most of
+  // the job's input and half of its map's time).
+  mapRecordBytes(line, start, tab, _end, _emit, ctx) {
+    if (datasetOf(ctx.inputFile) !== 'crawl_parse') return false;
+    const space = line.indexOf(0x20, start);
+    return space >= 0 && space < tab;
+  },
   reduce(key, values, emit, ctx) {
     const interval = ctx.conf.getNumber('db.fetch.interval.default');
     let old: CrawlDatum | undefined;

@@ -65,17 +65,6 @@ function plainAscii(line: Buffer, from: number, to: number): boolean {
   return true;
 }
 
-/** The dataset of the task's input file, kept for the file's records (one task reads one file). */
-let datasetFile = '';
-let datasetName = '';
-function datasetOfFile(inputFile: string): string {
-  if (inputFile !== datasetFile) {
-    datasetFile = inputFile;
-    datasetName = datasetOf(inputFile);
-  }
-  return datasetName;
-}
-
 export const indexJob: Job = {
   name: 'index',
   description: 'Segments + CrawlDb + LinkDb -> one full-text index (SQLite FTS5) per partition, a document per version.',
@@ -129,7 +118,7 @@ export const indexJob: Job = {
   // mapText over the record's bytes: the text and content pointer go from the input's bytes
   // to the sort's, and parse_data's outlinks are never decoded.
   mapRecordBytes(line, start, tab, end, emit, ctx) {
-    const from = datasetOfFile(ctx.inputFile);
+    const from = datasetOf(ctx.inputFile);
     if (from !== 'parse_text' && from !== 'content' && from !== 'parse_data') return false;
     if (tab === start) return false;
     const sp = line.lastIndexOf(0x20, tab - 1);
