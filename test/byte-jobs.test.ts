@@ -216,6 +216,13 @@ describe('the index map over bytes', () => {
       'http://example.org/x BBBB\t"not an object"\n',
       'http://example.org/y CCCC\t{"mime":"text/plain","file":"\u00e9.warc.gz"}\n',
     ],
+    linkdb: [
+      'http://example.org/\t{"inlinks":[{"from":"http://a.example/","anchor":"home"},{"from":"http://b.example/","anchor":"caf\u00e9 \\"x\\""}]}\n',
+      'http://example.org/empty\t{"inlinks":[]}\n',
+      'http://example.org/other\t{"outlinks":[]}\n',
+      'http://example.org/short\t{}\n',
+      Buffer.from([...Buffer.from('http://example.org/bad\t{"inlinks":[{"from":"x","anchor":"'), 0xff, ...Buffer.from('"}]}\n')]),
+    ],
     parse_data: [
       `http://example.org/ AAAA\t${JSON.stringify({ title: 'T\u00e9 ,"outlinks":[', description: 'd', outlinks: [{ url: 'http://a/', anchor: '],"noindex":true,"nofollow":' }], noindex: false, nofollow: false, parse: 'success', meta: { url: 'http://example.org/', digest: 'AAAA', date: '2020', mime: 'text/html', length: 5, lang: 'fr' } })}\n`,
       `http://example.org/z BBBB\t${JSON.stringify({ title: '', description: '', outlinks: [], noindex: true, nofollow: true, parse: 'success', meta: { url: 'u', digest: 'BBBB', date: '2020', mime: 'text/html', length: 0 } })}\n`,
