@@ -72,7 +72,8 @@ export const updatedbJob: Job = {
   },
   // An import's crawl_parse (keys `URL DIGEST`): map takes nothing from it, so its records
   // are passed over from their bytes, never decoded or parsed (their outlinks were most of
-  // the job's input and half of its map's time).
+  // the job's input and half of its map's time). A damaged one is reported by invertlinks,
+  // which reads them, not here.
   mapRecordBytes(line, start, tab, _end, _emit, ctx) {
     if (datasetOf(ctx.inputFile) !== 'crawl_parse') return false;
     const space = line.indexOf(0x20, start);

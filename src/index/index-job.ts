@@ -116,8 +116,8 @@ export const indexJob: Job = {
     emit(url, new RawJson(`{"d":${JSON.stringify(digest)},"${from === 'parse_text' ? 'text' : 'content'}":${text}}`));
     return true;
   },
-  // mapText over the record's bytes: the text and content pointer go from the input's bytes
-  // to the sort's, and parse_data's outlinks are never decoded.
+  // mapText over the record's bytes, and the LinkDb's inlinks: the text and content pointer
+  // go from the input's bytes to the sort's, and parse_data's outlinks are never decoded.
   mapRecordBytes(line, start, tab, end, emit, ctx) {
     const from = datasetOf(ctx.inputFile);
     if (from === 'linkdb') {
