@@ -280,4 +280,21 @@ describe('the index map over bytes', () => {
       expect(bySplits, `${name}: in splits`).toEqual(expected);
     }
   });
+
+  it('names the file and line of a page text that is not one JSON string (a quote not escaped inside, or its last one escaped), on both paths', async () => {
+    const { indexJob } = await import('../src/index/index-job.js');
+    const { mapper } = await import('../src/mapreduce/streaming.js');
+    const { mapRecordsAsBytes } = await import('../src/mapreduce/record-bytes-map.js');
+    const folder = join(dir, 'segments', '20200102000000', 'parse_text');
+    mkdirSync(folder, { recursive: true });
+    for (const bad of ['"spliced "into" another"', '"cut after a backslash\\"', '"two \\\\" more"']) {
+      const path = join(folder, 'part-00000');
+      writeFileSync(path, `http://example.org/a AAAA\t"fine \\"quoted\\" \\\\"\nhttp://example.org/b BBBB\t${bad}\n`);
+      const expected = 'part-00000: line 2: not "key TAB value-json"';
+      const strings = mapper(indexJob, { record: () => {} }, {}, [], path);
+      const lines = readFileSync(path, 'utf8').split('\n');
+      expect(() => { for (const l of lines) strings(l); }, bad).toThrow(expected);
+      await expect(mapRecordsAsBytes(indexJob, { path, start: 0, end: -1 }, 2, {}, [], () => {}, mapper(indexJob, { record: () => {} }, {}, [], path)), bad).rejects.toThrow(expected);
+    }
+  });
 });

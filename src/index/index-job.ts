@@ -51,6 +51,23 @@ function mapParseData(key: string, text: string, emit: (key: string, value: unkn
   return true;
 }
 
+/**
+ * Whether a JSON string's text `v[0, end)` (quoted at both ends) has no quote inside that is
+ * not escaped: a line spliced or cut into another is then parsed, and reported with its file
+ * and line, by map, rather than passed on to fail in the reduce. The quotes are found by
+ * indexOf (a page's text holds few); other damage inside a string still fails in the reduce.
+ */
+function quotesEscaped(v: string | Uint8Array, end: number): boolean {
+  const backslashesBefore = (i: number): number => {
+    let n = 0;
+    while (i - 1 - n > 0 && (typeof v === 'string' ? v.charCodeAt(i - 1 - n) : v[i - 1 - n]) === 0x5c) n++;
+    return n;
+  };
+  const next = (from: number): number => (typeof v === 'string' ? v.indexOf('"', from) : (v as Buffer).indexOf(0x22, from));
+  for (let i = next(1); i >= 0 && i < end - 1; i = next(i + 1)) if (backslashesBefore(i) % 2 === 0) return false;
+  return backslashesBefore(end - 1) % 2 === 0;
+}
+
 const D_OPEN = Buffer.from('{"d":"');
 const TEXT_FIELD = Buffer.from('","text":');
 const CONTENT_FIELD = Buffer.from('","content":');
@@ -112,6 +129,7 @@ export const indexJob: Job = {
     // The shape map would see (a string, an object); anything else is parsed (and reported) there.
     const [open, close] = from === 'parse_text' ? [0x22, 0x22] : [0x7b, 0x7d];
     if (text.charCodeAt(0) !== open || text.charCodeAt(text.length - 1) !== close) return false;
+    if (from === 'parse_text' && !quotesEscaped(text, text.length)) return false;
     const { url, digest } = splitDocumentKey(key);
     emit(url, new RawJson(`{"d":${JSON.stringify(digest)},"${from === 'parse_text' ? 'text' : 'content'}":${text}}`));
     return true;
@@ -148,6 +166,7 @@ export const indexJob: Job = {
     }
     const [open, close] = from === 'parse_text' ? [0x22, 0x22] : [0x7b, 0x7d];
     if (value.length < 2 || value[0] !== open || value[value.length - 1] !== close || !plainAscii(line, sp + 1, tab)) return false;
+    if (from === 'parse_text' && !quotesEscaped(value, value.length)) return false;
     emit(line, start, sp, [D_OPEN, line.subarray(sp + 1, tab), from === 'parse_text' ? TEXT_FIELD : CONTENT_FIELD, value, CLOSE]);
     return true;
   },
