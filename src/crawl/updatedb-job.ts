@@ -76,8 +76,8 @@ export const updatedbJob: Job = {
   // which reads them, not here.
   mapRecordBytes(line, start, tab, _end, _emit, ctx) {
     if (datasetOf(ctx.inputFile) !== 'crawl_parse') return false;
-    const space = line.indexOf(0x20, start);
-    return space >= 0 && space < tab;
+    // A space in the key, looked for inside the key only (a URL key has none: not on through the chunk).
+    return line.subarray(start, tab).includes(0x20);
   },
   reduce(key, values, emit, ctx) {
     const interval = ctx.conf.getNumber('db.fetch.interval.default');

@@ -34,20 +34,27 @@ type Piece =
 
 /**
  * A version's parse_data without parsing its outlinks, which the index does not take (most of
- * the dataset's bytes): the JSON is read with the outlinks array left out (outlinksIn).
- * Another shape goes to `map`.
+ * the dataset's bytes): the JSON read with the outlinks array left out (`before` and `after`
+ * it, as outlinksIn finds it), as the shuffle's piece; undefined for another shape, which goes
+ * to `map`.
  */
+function parseDataPiece(before: string, after: string, d: string, inputFile: string): Piece | undefined {
+  let pd: ParseData;
+  try {
+    pd = JSON.parse(`${before}${after}`) as ParseData;
+  } catch {
+    return undefined;
+  }
+  return { d, pd: indexedParseData(pd), seg: segmentOf(inputFile) };
+}
+
 function mapParseData(key: string, text: string, emit: (key: string, value: unknown) => void, inputFile: string): boolean {
   const o = outlinksIn(text);
   if (!o) return false;
-  let pd: ParseData;
-  try {
-    pd = JSON.parse(`${text.slice(0, o.start)}${text.slice(o.end)}`) as ParseData;
-  } catch {
-    return false;
-  }
-  const { url, digest: d } = splitDocumentKey(key);
-  emit(url, { d, pd: indexedParseData(pd), seg: segmentOf(inputFile) });
+  const { url, digest } = splitDocumentKey(key);
+  const piece = parseDataPiece(text.slice(0, o.start), text.slice(o.end), digest, inputFile);
+  if (!piece) return false;
+  emit(url, piece);
   return true;
 }
 
@@ -147,21 +154,17 @@ export const indexJob: Job = {
       return true;
     }
     if (from !== 'parse_text' && from !== 'content' && from !== 'parse_data') return false;
-    if (tab === start) return false;
-    const sp = line.lastIndexOf(0x20, tab - 1);
-    if (sp < start) return false;
+    // The key's last space, looked for inside the key only (not back through earlier lines).
+    const inKey = line.subarray(start, tab).lastIndexOf(0x20);
+    if (inKey < 0) return false;
+    const sp = start + inKey;
     const value = line.subarray(tab + 1, end);
     if (from === 'parse_data') {
       const o = outlinksIn(value);
       if (!o) return false;
-      let pd: ParseData;
-      try {
-        pd = JSON.parse(`${value.toString('utf8', 0, o.start)}${value.toString('utf8', o.end)}`) as ParseData;
-      } catch {
-        return false;
-      }
-      const d = line.toString('utf8', sp + 1, tab);
-      emit(line, start, sp, [JSON.stringify({ d, pd: indexedParseData(pd), seg: segmentOf(ctx.inputFile) })]);
+      const piece = parseDataPiece(value.toString('utf8', 0, o.start), value.toString('utf8', o.end), line.toString('utf8', sp + 1, tab), ctx.inputFile);
+      if (!piece) return false;
+      emit(line, start, sp, [JSON.stringify(piece)]);
       return true;
     }
     const [open, close] = from === 'parse_text' ? [0x22, 0x22] : [0x7b, 0x7d];
