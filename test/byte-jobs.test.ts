@@ -193,6 +193,60 @@ describe('record files appended from bytes', () => {
   });
 });
 
+/** A record as its bytes (one character per byte), so that bytes written as they came, not as U+FFFD, differ. */
+const asBytes = (p: number, key: string, value: string) => `${p} ${Buffer.from(key).toString('latin1')}\t${Buffer.from(value).toString('latin1')}`;
+
+/**
+ * Holds a job's `mapRecordBytes` to its `map` on the lines of one dataset part in `folder`
+ * (40 copies of them): the records each emits, as bytes, with their partitions, for the whole
+ * file and for 700-byte splits; its counters; and both ways taken, unless `declinesAll`.
+ */
+async function expectBytesMapAsStrings(job: Job, folder: string, lines: (string | Buffer)[], properties: string[] = [], declinesAll = false): Promise<void> {
+  const { mapper } = await import('../src/mapreduce/streaming.js');
+  const { mapRecordsAsBytes } = await import('../src/mapreduce/record-bytes-map.js');
+  const name = `${folder} ${properties.join(' ')}`;
+  mkdirSync(folder, { recursive: true });
+  const path = join(folder, 'part-00000');
+  const bytes = Buffer.concat(Array.from({ length: 40 }, () => lines.map((l) => Buffer.from(l))).flat());
+  writeFileSync(path, bytes);
+  const reduces = 3;
+  // The string path: each line decoded, through map.
+  const expected: string[] = [];
+  const counted: Counters = {};
+  const map = mapper(job, { record: (k, v) => expected.push(asBytes(hashPartition(k, reduces), k, v)) }, counted, properties, path);
+  for (const line of bytes.toString('utf8').split('\n')) await map(line);
+  expect(expected.length).toBeGreaterThan(100);
+  {
+    // The whole file, as one task reads it.
+    const got: string[] = [];
+    const counters: Counters = {};
+    let direct = 0;
+    const fallback = mapper(job, { record: (k, v) => got.push(asBytes(hashPartition(k, reduces), k, v)) }, counters, properties, path);
+    await mapRecordsAsBytes(job, { path, start: 0, end: -1 }, reduces, counters, properties, (key, s, e, pieces, p) => {
+      direct++;
+      got.push(`${p} ${key.toString('latin1', s, e)}\t${Buffer.concat(pieces.map((x) => Buffer.from(x))).toString('latin1')}`);
+    }, fallback);
+    expect(got, `${name}: the whole file`).toEqual(expected);
+    expect(counters, name).toEqual(counted);
+    // Both ways taken: records emitted from their bytes, and records declined to map.
+    if (declinesAll) expect(direct, name).toBe(0);
+    else {
+      expect(direct, name).toBeGreaterThan(0);
+      expect(direct, name).toBeLessThan(expected.length);
+    }
+  }
+  const splits = makeSplits([path], 700);
+  expect(splits.length).toBeGreaterThan(2);
+  const bySplits: string[] = [];
+  for (const split of splits) {
+    const fallback = mapper(job, { record: (k, v) => bySplits.push(asBytes(hashPartition(k, reduces), k, v)) }, {}, properties, path);
+    await mapRecordsAsBytes(job, split, reduces, {}, properties, (key, s, e, pieces, p) => {
+      bySplits.push(`${p} ${key.toString('latin1', s, e)}\t${Buffer.concat(pieces.map((x) => Buffer.from(x))).toString('latin1')}`);
+    }, fallback);
+  }
+  expect(bySplits, `${name}: in splits`).toEqual(expected);
+}
+
 describe('the index map over bytes', () => {
   /** A segment's records, each line as bytes, the awkward ones included. */
   const datasets: Record<string, (string | Buffer)[]> = {
@@ -231,54 +285,9 @@ describe('the index map over bytes', () => {
     ],
   };
 
-  /** A record as its bytes (one character per byte), so that bytes written as they came, not as U+FFFD, differ. */
-  const asBytes = (p: number, key: string, value: string) => `${p} ${Buffer.from(key).toString('latin1')}\t${Buffer.from(value).toString('latin1')}`;
-
   it('emits the bytes mapText and map emit: non-ASCII, escapes, invalid UTF-8, digests JSON escapes, values of other shapes, whole files and splits', async () => {
     const { indexJob } = await import('../src/index/index-job.js');
-    const { mapper } = await import('../src/mapreduce/streaming.js');
-    const { mapRecordsAsBytes } = await import('../src/mapreduce/record-bytes-map.js');
-    for (const [name, lines] of Object.entries(datasets)) {
-      const folder = join(dir, 'segments', '20200101000000', name);
-      mkdirSync(folder, { recursive: true });
-      const path = join(folder, 'part-00000');
-      const bytes = Buffer.concat(Array.from({ length: 40 }, () => lines.map((l) => Buffer.from(l))).flat());
-      writeFileSync(path, bytes);
-      const reduces = 3;
-      // The string path: each line decoded, through mapText and map.
-      const expected: string[] = [];
-      const counted: Counters = {};
-      const map = mapper(indexJob, { record: (k, v) => expected.push(asBytes(hashPartition(k, reduces), k, v)) }, counted, [], path);
-      for (const line of bytes.toString('utf8').split('\n')) await map(line);
-      expect(expected.length).toBeGreaterThan(100);
-      {
-        // The whole file, as one task reads it.
-        const got: string[] = [];
-        const counters: Counters = {};
-        let direct = 0;
-        const fallback = mapper(indexJob, { record: (k, v) => got.push(asBytes(hashPartition(k, reduces), k, v)) }, counters, [], path);
-        await mapRecordsAsBytes(indexJob, { path, start: 0, end: -1 }, reduces, counters, [], (key, s, e, pieces, p) => {
-          direct++;
-          got.push(`${p} ${key.toString('latin1', s, e)}\t${Buffer.concat(pieces.map((x) => Buffer.from(x))).toString('latin1')}`);
-        }, fallback);
-        expect(got, `${name}: the whole file`).toEqual(expected);
-        expect(counters['map input records']).toBe(counted['map input records']);
-        expect(counters['map output records']).toBe(counted['map output records']);
-        // Both ways taken: records emitted from their bytes, and records declined to map.
-        expect(direct, name).toBeGreaterThan(0);
-        expect(direct, name).toBeLessThan(expected.length);
-      }
-      const splits = makeSplits([path], 700);
-      expect(splits.length).toBeGreaterThan(2);
-      const bySplits: string[] = [];
-      for (const split of splits) {
-        const fallback = mapper(indexJob, { record: (k, v) => bySplits.push(asBytes(hashPartition(k, reduces), k, v)) }, {}, [], path);
-        await mapRecordsAsBytes(indexJob, split, reduces, {}, [], (key, s, e, pieces, p) => {
-          bySplits.push(`${p} ${key.toString('latin1', s, e)}\t${Buffer.concat(pieces.map((x) => Buffer.from(x))).toString('latin1')}`);
-        }, fallback);
-      }
-      expect(bySplits, `${name}: in splits`).toEqual(expected);
-    }
+    for (const [name, lines] of Object.entries(datasets)) await expectBytesMapAsStrings(indexJob, join(dir, 'segments', '20200101000000', name), lines);
   });
 
   it('names the file and line of a page text that is not one JSON string (a quote not escaped inside, or its last one escaped), on both paths', async () => {
@@ -295,6 +304,92 @@ describe('the index map over bytes', () => {
       const lines = readFileSync(path, 'utf8').split('\n');
       expect(() => { for (const l of lines) strings(l); }, bad).toThrow(expected);
       await expect(mapRecordsAsBytes(indexJob, { path, start: 0, end: -1 }, 2, {}, [], () => {}, mapper(indexJob, { record: () => {} }, {}, [], path)), bad).rejects.toThrow(expected);
+    }
+  });
+});
+
+describe('invertlinks over bytes', () => {
+  const page = (key: string, outlinks: { url: string; anchor: string }[]) => `${key}\t${JSON.stringify({ outlinks })}\n`;
+  const crawlParse: (string | Buffer)[] = [
+    page('http://a.example/ sha1:AAAA', [
+      { url: 'http://b.example/', anchor: 'home' },
+      { url: 'http://a.example/', anchor: 'itself' },
+      { url: 'http://a.example/x', anchor: '' },
+      { url: 'http://c.example/caf\u00e9', anchor: 'caf\u00e9 \u{1F600} \u00a0' },
+      { url: 'http://d.example/', anchor: '\u00e9'.repeat(60) },
+      { url: 'http://e.example/', anchor: 'long '.repeat(30) },
+      { url: 'http://f.example/', anchor: `${'a'.repeat(99)}\u{1F600} cut inside a pair` },
+      { url: '', anchor: 'an empty URL' },
+    ]),
+    page('http://b.example/', [{ url: 'http://a.example/', anchor: 'a live crawl\'s key' }, { url: 'http://b.example/', anchor: 'itself' }]),
+    page('http://q.example/"x" sha1:BBBB', [{ url: 'http://a.example/', anchor: 'a key JSON must escape' }, { url: 'http://q.example/"x"', anchor: 'itself, escaped' }]),
+    page('http://r.example/ sha1:CCCC', [{ url: 'http://a.example/', anchor: 'an anchor with "quotes"' }]),
+    page('http://s.example/ sha1:DDDD', [{ url: 'http://a.example/\\', anchor: 'a URL with a backslash' }]),
+    page('http://t.example/ sha1:EEEE', []),
+    'http://u.example/ sha1:FFFF\t{"outlinks":[{"anchor":"fields","url":"http://a.example/"}]}\n',
+    'http://v.example/ sha1:GGGG\t{"outlinks":[{"url":"http://a.example/","anchor":"x","extra":1}]}\n',
+    'http://w.example/ sha1:HHHH\t{"outlinks":[{"url":"http://a.example/","anchor":"x"}],"more":1}\n',
+    'http://y.example/ sha1:JJJJ\t{}\n',
+    'http://z.example/ sha1:KKKK\t{"outlinks": []}\n',
+    Buffer.from([...Buffer.from('http://bad.example/ sha1:LLLL\t{"outlinks":[{"url":"http://a.example/","anchor":"'), 0xff, 0xc3, ...Buffer.from('"}]}\n')]),
+    '\n',
+  ];
+  const linkdb: (string | Buffer)[] = [
+    'http://example.org/\t{"inlinks":[{"from":"http://a.example/","anchor":"home"},{"from":"http://b.example/","anchor":"caf\u00e9 \\"x\\""}]}\n',
+    'http://example.org/empty\t{"inlinks":[]}\n',
+    'http://example.org/other\t{"outlinks":[]}\n',
+    'http://example.org/short\t{}\n',
+    Buffer.from([...Buffer.from('http://example.org/bad\t{"inlinks":[{"from":"x","anchor":"'), 0xff, ...Buffer.from('"}]}\n')]),
+  ];
+
+  it('emits the bytes map emits: self-links, anchors cut by UTF-16 units, keys and strings JSON escapes, values of other shapes, the LinkDb passed on', async () => {
+    const { invertlinksJob } = await import('../src/crawl/linkdb-job.js');
+    const root = join(dir, 'invertlinks');
+    for (const properties of [[], ['db.max.anchor.length=5']]) {
+      await expectBytesMapAsStrings(invertlinksJob, join(root, 'segments', '20200101000000', 'crawl_parse'), crawlParse, properties);
+      await expectBytesMapAsStrings(invertlinksJob, join(root, 'linkdb'), linkdb, properties);
+    }
+    // Hosts are told apart by the URL parser: the string path takes every record.
+    await expectBytesMapAsStrings(invertlinksJob, join(root, 'segments', '20200101000000', 'crawl_parse'), crawlParse, ['db.ignore.internal.links=true'], true);
+  });
+
+  it('names the file and line of a page\'s outlinks that are not JSON (a comma missing, a raw control character), on both paths', async () => {
+    const { invertlinksJob } = await import('../src/crawl/linkdb-job.js');
+    const { mapper } = await import('../src/mapreduce/streaming.js');
+    const { mapRecordsAsBytes } = await import('../src/mapreduce/record-bytes-map.js');
+    const folder = join(dir, 'invertlinks-bad', 'segments', '20200101000000', 'crawl_parse');
+    mkdirSync(folder, { recursive: true });
+    for (const bad of ['{"outlinks":[{"url":"http://a.example/","anchor":"x"}{"url":"http://b.example/","anchor":"y"}]}', '{"outlinks":[{"url":"http://a.example/","anchor":"x\u0001y"}]}']) {
+      const path = join(folder, 'part-00000');
+      writeFileSync(path, `${page('http://a.example/ sha1:AAAA', [{ url: 'http://b.example/', anchor: 'fine' }])}http://b.example/ sha1:BBBB\t${bad}\n`);
+      const expected = 'part-00000: line 2: not "key TAB value-json"';
+      const strings = mapper(invertlinksJob, { record: () => {} }, {}, [], path);
+      const lines = readFileSync(path, 'utf8').split('\n');
+      expect(() => { for (const l of lines) strings(l); }, bad).toThrow(expected);
+      await expect(mapRecordsAsBytes(invertlinksJob, { path, start: 0, end: -1 }, 2, {}, [], () => {}, mapper(invertlinksJob, { record: () => {} }, {}, [], path)), bad).rejects.toThrow(expected);
+    }
+  });
+
+  it('joins a group\'s inlink lists as combine does, and leaves a group with a value of another shape to it', async () => {
+    const { invertlinksJob } = await import('../src/crawl/linkdb-job.js');
+    const { emittedJson } = await import('../src/mapreduce/job.js');
+    const viaCombine = (texts: string[]) => {
+      const out: string[] = [];
+      invertlinksJob.combine!('http://t.example/', texts, (_k, v) => out.push(emittedJson(v)), newContext({}));
+      return out;
+    };
+    const groups = [
+      ['{"inlinks":[{"from":"http://a.example/","anchor":"x"}]}', '{"inlinks":[]}', '{"inlinks":[{"from":"http://b.example/","anchor":"caf\u00e9 \\"y\\""},{"from":"c","anchor":""}]}'],
+      ['{"inlinks":[]}', '{"inlinks":[]}'],
+      ['{"inlinks":[]}', '{"inlinks":[{"from":"d","anchor":"\u{1F600}"}]}'],
+    ];
+    for (const g of groups) {
+      const pieces = invertlinksJob.combineBytes!(g.map((t) => Buffer.from(t)));
+      expect(pieces).toBeDefined();
+      expect([Buffer.concat(pieces!.map((p) => Buffer.from(p))).toString('utf8')]).toEqual(viaCombine(g));
+    }
+    for (const g of [['{"inlinks":[]}', '{"other":1}'], ['{"inlinks":[{"from":"a","anchor":"b"}]', '{"inlinks":[]}'], ['{"inlinks":[{"from":"a","anchor":"b"}] }']]) {
+      expect(invertlinksJob.combineBytes!(g.map((t) => Buffer.from(t))), g.join(' ')).toBeUndefined();
     }
   });
 });

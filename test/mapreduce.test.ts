@@ -74,7 +74,8 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     expect((await nwaxAsync(['updatedb', crawldb, seg])).code).toBe(0);
     expect((await nwaxAsync(['invertlinks', linkdb, seg])).code).toBe(0);
     inputs.updatedb = { paths: [...partsOf(crawldb), ...segParts('crawl_fetch', 'crawl_parse')], minMapped: 100, minOut: 90 };
-    inputs.invertlinks = { paths: segParts('crawl_parse'), minMapped: 1000, minOut: 300 };
+    // The segment's outlinks merged into the LinkDb already there (its entries passed on).
+    inputs.invertlinks = { paths: [...partsOf(linkdb), ...segParts('crawl_parse')], minMapped: 1000, minOut: 300 };
     inputs.index = { paths: [...partsOf(crawldb), ...partsOf(linkdb), ...segParts('parse_data', 'parse_text', 'content', 'crawl_fetch')], minMapped: 400, minOut: 90 };
     // A live crawl's: the archives' URLs as seeds, injected into a CrawlDb, and the seeds
     // dataset the inject command makes for its job (the URLs again, new scores).

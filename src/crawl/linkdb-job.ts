@@ -21,6 +21,42 @@ export interface Inlinks {
 /** How an inlinks value's JSON starts, as JSON.stringify writes it. */
 const INLINKS_OPEN = '{"inlinks":[';
 
+const B_INLINKS_OPEN = Buffer.from(INLINKS_OPEN);
+const B_LIST_CLOSE = Buffer.from(']}');
+const B_COMMA = Buffer.from(',');
+const B_INLINK_CLOSE = Buffer.from('}]}');
+/** A crawl_parse value as JSON.stringify writes it, and each outlink in it: `{"url":"U","anchor":"A"}`. */
+const B_OUTLINKS_OPEN = Buffer.from('{"outlinks":[');
+const B_URL = Buffer.from('{"url":"');
+const B_ANCHOR = Buffer.from('","anchor":"');
+
+/** Whether `b[from, to)` equals `what`. */
+function bytesAt(b: Uint8Array, from: number, what: Uint8Array): boolean {
+  if (from + what.length > b.length) return false;
+  for (let i = 0; i < what.length; i++) if (b[from + i] !== what[i]) return false;
+  return true;
+}
+
+/** Whether a value's JSON bytes are `{"inlinks":[...]}`, as this job writes it. */
+export function isInlinksJson(v: Uint8Array): boolean {
+  return v.length >= B_INLINKS_OPEN.length + 2 && bytesAt(v, 0, B_INLINKS_OPEN) && v[v.length - 2] === 0x5d && v[v.length - 1] === 0x7d;
+}
+
+/**
+ * Whether JSON text holds no escape and no raw control character: each string in it is then
+ * its bytes between the quotes, and ends at the next quote.
+ */
+function unescaped(b: Uint8Array, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = b[i];
+    if (c < 0x20 || c === 0x5c) return false;
+  }
+  return true;
+}
+
+/** Where each outlink's URL and anchor text lie (4 offsets an outlink), reused by a thread's records. */
+let spans = new Int32Array(4 * 1024);
+
 function host(url: string): string | undefined {
   try {
     return new URL(url).hostname.toLowerCase();
@@ -54,6 +90,73 @@ export const invertlinksJob: Job = {
       emit(l.url, new RawJson(`${head}${JSON.stringify(l.anchor.slice(0, max))}}]}`));
     }
   },
+  // The map over bytes: a page's outlinks go from the input's bytes to the sort's, each
+  // value a head written once per page, the anchor's bytes as they lie, and its close.
+  mapRecordBytes(line, start, tab, end, emit, ctx) {
+    const value = line.subarray(tab + 1, end);
+    if (datasetOf(ctx.inputFile) !== 'crawl_parse') {
+      // An inlinks entry of the LinkDb already there, as this job wrote it (JSON.stringify of
+      // `{ inlinks }`, what `map`'s parse and stringify give).
+      if (!isInlinksJson(value)) return false;
+      emit(line, start, tab, [value]);
+      return true;
+    }
+    // Telling hosts apart needs the URL parser: `map` does it.
+    if (ctx.conf.getBoolean('db.ignore.internal.links')) return false;
+    const n = value.length;
+    if (!bytesAt(value, 0, B_OUTLINKS_OPEN) || value[n - 2] !== 0x5d || value[n - 1] !== 0x7d || !unescaped(value, 0, n)) return false;
+    // Every outlink found and checked before the first is emitted: a value of another shape
+    // goes to `map` whole.
+    let count = 0;
+    let p = B_OUTLINKS_OPEN.length;
+    if (value[p] !== 0x5d) {
+      for (;;) {
+        if (!bytesAt(value, p, B_URL)) return false;
+        const u0 = p + B_URL.length;
+        const u1 = value.indexOf(0x22, u0);
+        if (u1 < 0 || !bytesAt(value, u1, B_ANCHOR)) return false;
+        const a0 = u1 + B_ANCHOR.length;
+        const a1 = value.indexOf(0x22, a0);
+        if (a1 < 0 || value[a1 + 1] !== 0x7d) return false;
+        if (4 * count + 4 > spans.length) {
+          const grown = new Int32Array(2 * spans.length);
+          grown.set(spans);
+          spans = grown;
+        }
+        const at = 4 * count++;
+        spans[at] = u0;
+        spans[at + 1] = u1;
+        spans[at + 2] = a0;
+        spans[at + 3] = a1;
+        p = a1 + 2;
+        if (value[p] === 0x2c) p++;
+        else if (value[p] === 0x5d && p === n - 2) break;
+        else return false;
+      }
+    } else if (n !== B_OUTLINKS_OPEN.length + 2) return false;
+    const inKey = line.subarray(start, tab).lastIndexOf(0x20);
+    const keyEnd = inKey < 0 ? tab : start + inKey;
+    const from = line.toString('utf8', start, keyEnd);
+    const fromLength = keyEnd - start;
+    const max = ctx.conf.getNumber('db.max.anchor.length');
+    const head = Buffer.from(`${INLINKS_OPEN}{"from":${JSON.stringify(from)},"anchor":`);
+    const v0 = tab + 1;
+    for (let i = 0; i < count; i++) {
+      const u0 = v0 + spans[4 * i];
+      const u1 = v0 + spans[4 * i + 1];
+      if (u1 - u0 === fromLength && line.compare(line, start, keyEnd, u0, u1) === 0) continue;
+      const a0 = v0 + spans[4 * i + 2];
+      const a1 = v0 + spans[4 * i + 3];
+      // No more bytes than max: no more UTF-16 units either, so slice(0, max) keeps it whole.
+      let anchor: Uint8Array | string = line.subarray(a0 - 1, a1 + 1);
+      if (a1 - a0 > max) {
+        const text = line.toString('utf8', a0, a1);
+        if (text.length > max) anchor = JSON.stringify(text.slice(0, max));
+      }
+      emit(line, u0, u1, [head, anchor, B_INLINK_CLOSE]);
+    }
+    return true;
+  },
   // The combine joins the lists as JSON text: 694k inlinks on the bench corpus were parsed and
   // stringified again only to be put in one array.
   rawCombineValues: true,
@@ -69,6 +172,18 @@ export const invertlinksJob: Job = {
       if (t.length > INLINKS_OPEN.length + 2) lists.push(t.slice(INLINKS_OPEN.length, -2));
     }
     emit(key, new RawJson(`${INLINKS_OPEN}${lists.join(',')}]}`));
+  },
+  // combine's join over the values' bytes, where each is a list this job wrote.
+  combineBytes(values) {
+    const pieces: Uint8Array[] = [B_INLINKS_OPEN];
+    for (const v of values) {
+      if (!isInlinksJson(v)) return undefined;
+      if (v.length === B_INLINKS_OPEN.length + 2) continue;
+      if (pieces.length > 1) pieces.push(B_COMMA);
+      pieces.push(v.subarray(B_INLINKS_OPEN.length, v.length - 2));
+    }
+    pieces.push(B_LIST_CLOSE);
+    return pieces;
   },
   reduce(key, values, emit, ctx) {
     const max = ctx.conf.getNumber('db.max.inlinks');

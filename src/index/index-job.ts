@@ -8,7 +8,7 @@
  */
 import { RawJson, type Job } from '../mapreduce/job.js';
 import { datasetOf, segmentOf, type CrawlDatum } from '../crawl/crawl-datum.js';
-import type { Inlinks } from '../crawl/linkdb-job.js';
+import { isInlinksJson, type Inlinks } from '../crawl/linkdb-job.js';
 import { normalizeUrl, outlinksIn, splitDocumentKey, type ContentPointer, type CrawlFetch, type ParseData } from '../segment/segment.js';
 import { IndexWriter, type IndexDocument } from './index-writer.js';
 import { languageOf } from '../analysis/language.js';
@@ -79,7 +79,6 @@ const D_OPEN = Buffer.from('{"d":"');
 const TEXT_FIELD = Buffer.from('","text":');
 const CONTENT_FIELD = Buffer.from('","content":');
 const CLOSE = Buffer.from('}');
-const INLINKS = Buffer.from('{"inlinks":[');
 
 /** `line[from, to)` holds only ASCII that JSON.stringify leaves as it is (a digest, nearly always). */
 function plainAscii(line: Buffer, from: number, to: number): boolean {
@@ -149,7 +148,7 @@ export const indexJob: Job = {
       // A URL's inlinks, passed on as invertlinks wrote them (JSON.stringify of `{ inlinks }`,
       // the bytes map would emit): parsing and stringifying them again was a third of the map.
       const value = line.subarray(tab + 1, end);
-      if (value.length < INLINKS.length + 2 || !value.subarray(0, INLINKS.length).equals(INLINKS) || value[value.length - 2] !== 0x5d || value[value.length - 1] !== 0x7d) return false;
+      if (!isInlinksJson(value)) return false;
       emit(line, start, tab, [value]);
       return true;
     }

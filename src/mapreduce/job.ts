@@ -153,6 +153,14 @@ export interface Job {
    * decodes the shuffle's text into strings only to encode it again.
    */
   reduceBytes?(key: Uint8Array, values: Uint8Array[], emit: (fields: (Uint8Array | readonly Uint8Array[] | undefined)[]) => void, ctx: TaskContext): boolean;
+  /**
+   * `combine` over bytes, for a combine that joins values it does not read (invertlinks): a
+   * group's values' JSON as UTF-8, in the order `combine` gets them; returns the JSON of the one
+   * value `combine` would emit under the group's key, in pieces, or undefined to have the group
+   * decoded and given to `combine`. Optional; `combine` stays the definition (Hadoop
+   * Streaming's combiner calls it), and the equivalence test holds the two to the same bytes.
+   */
+  combineBytes?(values: readonly Uint8Array[]): readonly Uint8Array[] | undefined;
   /** Runs on a map task's sorted output before it is shuffled; must be associative. */
   combine?(key: string, values: unknown[], emit: Emit, ctx: TaskContext): void;
   reduce(key: string, values: unknown[], emit: Emit, ctx: TaskContext): void;

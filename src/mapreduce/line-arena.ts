@@ -422,7 +422,7 @@ export class OutBuffer {
 
   constructor(private readonly fd: number, private position?: number) {}
 
-  put(src: Buffer, from: number, to: number): void {
+  put(src: Uint8Array, from: number, to: number): void {
     const n = to - from;
     if (this.used + n > this.buf.length) {
       this.flush();

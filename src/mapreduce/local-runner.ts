@@ -244,6 +244,8 @@ function combineRun(job: Job, arena: LineArena, order: Int32Array, from: number,
       out.put(arena.buf, arena.start[i], arena.start[i] + arena.len[i] + 1);
       // Still a group of the combine step (Hadoop, which calls the combiner on it, counts it).
       singles++;
+    } else if (job.combineBytes && arena.klen.length >= arena.count && combineBytes(job, arena, order, k, e, out)) {
+      counters['combine input groups'] = (counters['combine input groups'] ?? 0) + 1;
     } else if (sums) {
       for (let j = k; j < e; j++) sums.push(arena.buf, arena.start[order[j]], arena.start[order[j]] + arena.len[order[j]]);
       sums.flush();
@@ -256,6 +258,25 @@ function combineRun(job: Job, arena: LineArena, order: Int32Array, from: number,
   out.flush();
   if (singles > 0) counters['combine input groups'] = (counters['combine input groups'] ?? 0) + singles;
   return c.inOrder();
+}
+
+const NEWLINE = Buffer.from('\n');
+
+/** The group `order[from, to)` through `job.combineBytes`, written to `out`; false where it declined (nothing written). */
+function combineBytes(job: Job, arena: LineArena, order: Int32Array, from: number, to: number, out: OutBuffer): boolean {
+  const values: Buffer[] = [];
+  for (let j = from; j < to; j++) {
+    const i = order[j];
+    const s = arena.start[i];
+    values.push(arena.buf.subarray(s + arena.klen[i] + 1, s + arena.len[i]));
+  }
+  const pieces = job.combineBytes!(values);
+  if (!pieces) return false;
+  const i = order[from];
+  out.put(arena.buf, arena.start[i], arena.start[i] + arena.klen[i] + 1);
+  for (const p of pieces) out.put(p, 0, p.length);
+  out.put(NEWLINE, 0, 1);
+  return true;
 }
 
 /**
