@@ -9,6 +9,7 @@
 
 #include "eld-score.h"
 #include "html-binding.h"
+#include "json-string.h"
 #include "line-gather.h"
 #include "line-merge.h"
 #include "line-sort.h"
@@ -243,6 +244,27 @@ static napi_value utf16_length(napi_env env, napi_callback_info info) {
   return int_result(env, n);
 }
 
+/* jsonString(s): a Buffer of JSON.stringify(s)'s UTF-8 (json-string.h). */
+static napi_value json_string(napi_env env, napi_callback_info info) {
+  ARGS(1);
+  size_t len, copied;
+  CHECK(napi_get_value_string_utf16(env, argv[0], NULL, 0, &len));
+  /* The string, then room for its JSON at the most (six bytes a unit: \uxxxx), in one block:
+   * one pass writes it, and the Buffer is a copy of what it wrote. */
+  uint16_t *s = malloc((len + 1) * 2 + nwax_json_string_room(len));
+  if (!s) {
+    napi_throw_error(env, "NWAX_NATIVE", "nwax native: out of memory");
+    return NULL;
+  }
+  napi_value out = NULL;
+  uint8_t *json = (uint8_t *)(s + len + 1);
+  if (napi_get_value_string_utf16(env, argv[0], (char16_t *)s, len + 1, &copied) != napi_ok ||
+      napi_create_buffer_copy(env, nwax_json_string(s, copied, json), json, NULL, &out) != napi_ok)
+    napi_throw_error(env, "NWAX_NATIVE", "nwax native: bad argument");
+  free(s);
+  return out;
+}
+
 static void eld_finalize(napi_env env, void *data, void *hint) {
   (void)env;
   (void)hint;
@@ -305,6 +327,7 @@ NAPI_MODULE_INIT() {
       {"utf16Length", NULL, utf16_length, NULL, NULL, NULL, napi_default, NULL},
       {"eldTable", NULL, eld_table, NULL, NULL, NULL, napi_default, NULL},
       {"eldScore", NULL, eld_score, NULL, NULL, NULL, napi_default, NULL},
+      {"jsonString", NULL, json_string, NULL, NULL, NULL, napi_default, NULL},
   };
   if (napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props) != napi_ok) return NULL;
   return exports;

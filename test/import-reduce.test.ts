@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { importJob } from '../src/segment/import-job.js';
 import { newContext, RawJson } from '../src/mapreduce/job.js';
-import { crawlParseOf, SEGMENT_PARTS, type Capture } from '../src/segment/segment.js';
+import { captureJson, crawlParseOf, SEGMENT_PARTS, type Capture } from '../src/segment/segment.js';
+import { nativeAddon } from '../src/util/native-addon.js';
 
 /** A capture as the import map emits it (importer.ts's field order), with what the test varies. */
 function capture(date: string, o: { title?: string; anchors?: string[]; noindex?: boolean; nofollow?: boolean; text?: string } = {}): Capture {
@@ -70,5 +71,43 @@ describe('the import reduce over bytes', () => {
     expect(byBytes([reordered])).toBeUndefined();
     expect(byStrings([reordered])).toEqual(byStrings([JSON.stringify(c)]));
     expect(JSON.parse(byStrings([reordered]).crawl_parse)).toEqual({ outlinks: [] });
+  });
+});
+
+/** Strings that JSON escapes in every way it does: controls, quotes, backslashes, lone and paired surrogates, at either end and amid runs. */
+function awkwardStrings(): string[] {
+  const specials = ['"', '\\', '\u0000', '\b', '\t', '\n', '\u000b', '\f', '\r', '\u001f', '\u007f', '\u0080', '\u00e9', '\u07ff', '\u0800', '\u2028', '\u2029',
+    '\ufeff', '\uffff', '\ud800', '\udbff', '\udc00', '\udfff', '\ud83d\ude00', '\ud800\ud800', '\udc00\ud800', 'a', ' ', '~'];
+  const out = ['', 'plain ASCII text', ...specials, ...specials.map((c) => `${c}${'x'.repeat(40)}${c}`)];
+  let seed = 7;
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  for (let i = 0; i < 2000; i++) {
+    let s = '';
+    for (let j = rand(60); j > 0; j--) s += rand(3) === 0 ? specials[rand(specials.length)] : rand(4) === 0 ? String.fromCharCode(rand(0x10000)) : 'word '.slice(0, 1 + rand(5));
+    out.push(s);
+  }
+  return out;
+}
+
+describe('a capture\'s JSON in pieces', () => {
+  const jsonString = nativeAddon?.jsonString as ((s: string) => Buffer) | undefined;
+
+  it.skipIf(!jsonString)('the addon writes JSON.stringify\'s bytes for every string', () => {
+    for (const s of awkwardStrings()) expect(jsonString!(s).toString('latin1'), JSON.stringify(s)).toBe(Buffer.from(JSON.stringify(s)).toString('latin1'));
+  });
+
+  it('captureJson gives the bytes of JSON.stringify of the capture', () => {
+    const texts = awkwardStrings();
+    for (let i = 0; i < texts.length; i += 7) {
+      const c = capture('20200101000000', { text: texts[i], title: texts[i + 1], anchors: [texts[i + 2] ?? '', 'b'] });
+      if (i % 2) Object.assign(c.parse_data, { parseError: 'PDF: "bad"' });
+      if (i % 3) Object.assign(c.parse_data.meta, { charset: 'windows-1252', truncated: true });
+      const pieces = captureJson(c).pieces;
+      expect(Buffer.concat(pieces.map((p) => Buffer.from(p))).toString('latin1')).toBe(Buffer.from(JSON.stringify(c)).toString('latin1'));
+      expect(captureJson(c).text).toBe(JSON.stringify(c));
+    }
   });
 });

@@ -24,6 +24,20 @@ export class RawJson {
 }
 
 /**
+ * A map output value's JSON in pieces, strings and UTF-8 bytes one after another, for a map
+ * that holds part of a value's JSON as bytes already (the import: a page's text, written by
+ * the addon). The local runner copies the pieces into its sort buffer as they are; a
+ * streaming task writes them joined. The bytes are the value's JSON either way.
+ */
+export class JsonPieces {
+  constructor(readonly pieces: readonly (string | Uint8Array)[]) {}
+
+  get text(): string {
+    return this.pieces.map((p) => (typeof p === 'string' ? p : Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString('utf8'))).join('');
+  }
+}
+
+/**
  * A value's JSON text: `JSON.stringify`, except that RawJson, as the value or as a field of an
  * object value, is its text (the bytes JSON.stringify of the parsed text gives).
  */
@@ -43,7 +57,7 @@ export function valueJson(value: unknown): string {
  * stringified. (Only the reduce's output looks inside objects for RawJson fields: valueJson.)
  */
 export function emittedJson(value: unknown): string {
-  return value instanceof RawJson ? value.text : JSON.stringify(value) ?? 'null';
+  return value instanceof RawJson || value instanceof JsonPieces ? value.text : JSON.stringify(value) ?? 'null';
 }
 
 /**

@@ -107,6 +107,11 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
       arena.addRecord(key, value, task.reduces === 1 ? 0 : partition(key, task.reduces));
       if (arena.full()) spill();
     },
+    recordPieces(key, pieces) {
+      const k = Buffer.from(key);
+      arena.addRecordPieces(k, 0, k.length, pieces, task.reduces === 1 ? 0 : partition(key, task.reduces));
+      if (arena.full()) spill();
+    },
   }, counters, task.properties, task.split.path, task.split.start);
   const { split } = task;
   if (job.mapBytes && job.input === 'lines') await mapLinesAsBytes(job, task, counters, arena, map, spill);

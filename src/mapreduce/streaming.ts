@@ -3,13 +3,15 @@
  * stdin and write `key TAB value-json` lines on stdout. The reducer groups consecutive equal
  * keys, as streaming delivers them sorted. The local runner calls the same functions.
  */
-import { checkedKey, emittedJson, Grouper, newContext, splitInput, valueJson, type Counters, type Job } from './job.js';
+import { checkedKey, emittedJson, Grouper, JsonPieces, newContext, splitInput, valueJson, type Counters, type Job } from './job.js';
 
 export type LineSink = (line: string) => void | Promise<void>;
 
 /** Where the local runner's map output goes: key and value JSON apart, never joined into a line. */
 export interface RecordSink {
   record(key: string, valueJson: string): void;
+  /** A JsonPieces value, its pieces as they are (record gets them joined where this is missing). */
+  recordPieces?(key: string, pieces: readonly (string | Uint8Array)[]): void;
 }
 
 /**
@@ -28,7 +30,8 @@ export function mapper(job: Job, out: LineSink | RecordSink, counters: Counters,
     }
     : (k: string, v: unknown) => {
       ctx.count('map output records');
-      out.record(checkedKey(job, k), emittedJson(v));
+      if (v instanceof JsonPieces && out.recordPieces) out.recordPieces(checkedKey(job, k), v.pieces);
+      else out.record(checkedKey(job, k), emittedJson(v));
     };
   // Where a bad line is: the input file (stdin under streaming without a name) and the line
   // number in this task's input (a split that starts inside a file counts from its start).

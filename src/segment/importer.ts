@@ -11,11 +11,11 @@ import { openByteRange } from '../archive/byte-source.js';
 import type { ArchiveRecord } from '../archive/record.js';
 import { base32, sha1Hasher } from '../archive/digest.js';
 import { ContentParser } from '../parse/parse.js';
-import type { TaskContext } from '../mapreduce/job.js';
+import type { Emit, TaskContext } from '../mapreduce/job.js';
 import type { Exclusions } from './exclusions.js';
 import type { StatusFilter } from './status-filter.js';
 import type { ManifestEntry } from './manifest.js';
-import { digestWithAlgorithm, documentKey, normalizeUrl, type Capture } from './segment.js';
+import { captureJson, digestWithAlgorithm, documentKey, normalizeUrl, type Capture } from './segment.js';
 import { InputError, visible } from '../util/errors.js';
 import { languageOf } from '../analysis/language.js';
 import { EntryBuilder, indexedByDefault } from '../cdx/cdx-entry.js';
@@ -55,7 +55,7 @@ function mimeOf(r: ArchiveRecord): string {
  * Reads one archive of the manifest and emits its captures under their document keys; with a
  * split, only the records that start in [start, end) (archive-splits.ts).
  */
-export async function importArchive(entry: ManifestEntry, opts: ImportOptions, emit: (key: string, c: Capture) => void | Promise<void>, ctx: TaskContext,
+export async function importArchive(entry: ManifestEntry, opts: ImportOptions, emit: Emit, ctx: TaskContext,
   split: { start: number; end?: number } = { start: 0 }): Promise<void> {
   const base = split.start;
   let reader;
@@ -109,7 +109,7 @@ export async function importArchive(entry: ManifestEntry, opts: ImportOptions, e
  * Returns false when the record was damaged (the reader has reported it).
  */
 export async function importRecord(r: ArchiveRecord, file: string, entry: ManifestEntry, opts: ImportOptions,
-  emit: (key: string, c: Capture) => void | Promise<void>, ctx: TaskContext, base: number, cdx?: EntryBuilder): Promise<boolean> {
+  emit: Emit, ctx: TaskContext, base: number, cdx?: EntryBuilder): Promise<boolean> {
   ctx.count('records read');
   // A record without a target URL is not the capture of a page (nothing could find it).
   if ((r.format === 'arc' ? r.type === 'filedesc' : !CAPTURE_TYPES.has(r.type)) || r.url.trim() === '') {
@@ -136,7 +136,7 @@ export async function importRecord(r: ArchiveRecord, file: string, entry: Manife
   }
   ctx.count('imported');
   // Waits while the task's output is congested (see Emit).
-  await emit(documentKey(r.url, pd.meta.digest), capture);
+  await emit(documentKey(r.url, pd.meta.digest), captureJson(capture));
   return true;
 }
 

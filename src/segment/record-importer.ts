@@ -8,10 +8,9 @@
 import { ArchiveReader, type ReadIssue } from '../archive/reader.js';
 import { openByteRange, type ByteSource } from '../archive/byte-source.js';
 import { surt } from '../cdx/surt.js';
-import type { TaskContext } from '../mapreduce/job.js';
+import type { Emit, TaskContext } from '../mapreduce/job.js';
 import { importRecord, type ImportOptions } from './importer.js';
 import type { PlannedRecord, RecordGroup } from './cdx-plan.js';
-import type { Capture } from './segment.js';
 import { InputError } from '../util/errors.js';
 
 function sameUrl(a: string, b: string): boolean {
@@ -23,7 +22,7 @@ function sameUrl(a: string, b: string): boolean {
   }
 }
 
-export async function importRecords(g: RecordGroup, opts: ImportOptions, emit: (key: string, c: Capture) => void | Promise<void>, ctx: TaskContext): Promise<void> {
+export async function importRecords(g: RecordGroup, opts: ImportOptions, emit: Emit, ctx: TaskContext): Promise<void> {
   const entry = { location: g.archive, collection: g.collection };
   let failed: string | undefined;
   const one = async ([offset, length, ref, url]: PlannedRecord) => {

@@ -11,6 +11,8 @@
  */
 import { basename } from 'node:path';
 import { dateTo14 } from '../archive/dates.js';
+import { JsonPieces } from '../mapreduce/job.js';
+import { jsonStringBytes } from '../util/json-bytes.js';
 
 export const SEGMENT_PARTS = ['content', 'parse_data', 'parse_text', 'crawl_fetch', 'crawl_parse'] as const;
 export type SegmentPart = (typeof SEGMENT_PARTS)[number];
@@ -116,6 +118,18 @@ export interface Capture {
   parse_data: ParseData;
   parse_text: string;
   crawl_fetch: CrawlFetch;
+}
+
+/**
+ * A capture's JSON, the bytes JSON.stringify gives, in pieces: the page's text (most of it)
+ * written as UTF-8 JSON by jsonStringBytes, never a JavaScript string of JSON to be encoded
+ * again. Fields in the order readCapture builds them (test/import-reduce.test.ts holds the
+ * two to the same bytes).
+ */
+export function captureJson(c: Capture): JsonPieces {
+  const { date, content, parse_data: pd, parse_text: text, crawl_fetch: fetch } = c;
+  const head = JSON.stringify({ date, content, parse_data: pd });
+  return new JsonPieces([`${head.slice(0, -1)},"parse_text":`, jsonStringBytes(text), `,"crawl_fetch":${JSON.stringify(fetch)}}`]);
 }
 
 /** A version's crawl_parse: the outlinks updatedb and invertlinks read. */
