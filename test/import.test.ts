@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync, readdirSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import { HAVE_FIXTURES, SPEC, fixture, nwax, nwaxAsync, run, segmentRecords, tempDir, FIXTURES } from './helpers.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc, dedupExampleRecords, page } from '../scripts/make-fixtures.mjs';
@@ -399,6 +399,34 @@ describe.skipIf(!HAVE_FIXTURES)('one archive, several map tasks', () => {
     expect(readFileSync(join(dir, 'one', 'captures.cdx'), 'utf8')).toBe(cdx.stdout);
     expect(readFileSync(join(dir, 'crawl', 'segments', 'split', 'captures.cdx'), 'utf8')).toBe(cdx.stdout);
   }, 120_000);
+});
+
+describe.skipIf(!HAVE_FIXTURES)('the ranges of a large archive', () => {
+  it('start at records, shrink toward the end of the job, and cover the archive once', async () => {
+    const { planSplits } = await import('../src/segment/archive-splits.js');
+    const archive = fixture('wget/crawl1.warc.gz');
+    const size = readFileSync(archive).length;
+    const entry = { location: archive, collection: 'c' };
+    const ranges = (splits: { start: number; end?: number }[]) => splits.map((s) => (s.end ?? size) - s.start);
+    // Alone in the job: from about a quarter of it (two threads) down to the least range.
+    const alone = planSplits(entry, 1 << 20, 2);
+    expect(alone.length).toBeGreaterThan(4);
+    expect(alone[0].start).toBe(0);
+    for (let i = 1; i < alone.length; i++) expect(alone[i].start).toBe(alone[i - 1].end);
+    expect(alone[alone.length - 1].end).toBeUndefined();
+    const lengths = ranges(alone);
+    expect(lengths[0]).toBeLessThan(size / 3);
+    expect(lengths[lengths.length - 2]).toBeLessThan(lengths[0] / 2);
+    // Before other archives: ranges of the split size until the job's end comes near.
+    const before = ranges(planSplits(entry, 1 << 20, 2, 1 << 30));
+    expect(before.length).toBeLessThan(alone.length);
+    for (const n of before.slice(0, -1)) expect(n).toBeGreaterThanOrEqual(1 << 20);
+    // Each range starts at a gzip member that holds a record's first line.
+    for (const s of alone) {
+      const head = gunzipSync(readFileSync(archive).subarray(s.start, s.start + 4096), { finishFlush: constants.Z_SYNC_FLUSH });
+      expect(head.subarray(0, 8).toString('latin1')).toMatch(/^WARC\/1\.[01]/);
+    }
+  });
 });
 
 describe('import on Hadoop', () => {

@@ -160,12 +160,16 @@ line whose offset does not start a record of its URL is reported with its CDX fi
   private async planSplits(manifest: { line: string; entry: ManifestEntry | undefined }[], segment: string, splitSize: number, threads: number): Promise<string | undefined> {
     if (splitSize <= 0) return undefined;
     const { writeFileSync } = await import('node:fs');
-    const { planSplits } = await import('../segment/archive-splits.js');
+    const { planSplits, splittableBytes } = await import('../segment/archive-splits.js');
     let cut = 0;
+    // The ranges shrink toward the end of the job: what each archive has after it.
+    const sizes = manifest.map(({ entry }) => (entry ? splittableBytes(entry) : 0));
+    let after = sizes.reduce((a, b) => a + b, 0);
     // (Blank and comment lines are left out: each line is a map task.)
-    const lines = manifest.flatMap(({ line, entry }) => {
+    const lines = manifest.flatMap(({ line, entry }, i) => {
+      after -= sizes[i];
       if (!entry) return [];
-      const splits = planSplits(entry, splitSize, threads);
+      const splits = planSplits(entry, splitSize, threads, after);
       if (splits.length < 2) return [line];
       cut++;
       return splits.map((split) => JSON.stringify({ split }));

@@ -25,6 +25,17 @@ export interface ArchiveSplit {
   end?: number;
 }
 
+/** The bytes of a local archive `planSplits` may cut (0 for any other). */
+export function splittableBytes(entry: ManifestEntry): number {
+  if (isRemote(entry.location) || isClusterPath(entry.location) || entry.location === '-') return 0;
+  try {
+    const st = statSync(entry.location);
+    return st.isFile() ? st.size : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** How far past a cut point a member start is looked for before the cut is given up. */
 const SEARCH = 16 << 20;
 const WINDOW = 1 << 20;
@@ -56,11 +67,16 @@ function memberStartFrom(fd: number, from: number, size: number): number {
 }
 
 /**
- * The splits of one manifest entry: one split (the whole archive) unless it can be cut. An
- * archive larger than `splitSize` is cut into a multiple of `threads` ranges of equal size
- * (107 MB on two threads: two of 54 MB, not 64 + 43 MB, where one thread idled for a third).
+ * The splits of one manifest entry: one split (the whole archive) unless it is larger than
+ * `splitSize`. Then the ranges shrink toward the end of the job (guided scheduling): each is
+ * the bytes left (of this archive, and `bytesAfter` of the archives after it) over twice the
+ * threads, at most `splitSize` and at least an eighth of it. The threads take them as they
+ * come free, so the last tasks are short and the threads end together: equal bytes are not
+ * equal work (one archive of 107 MB in four equal ranges left one thread idle for 0.6 s of a
+ * 6.5 s map phase, 0.15 s in ranges from 27 MB down to 4 MB), and equal ranges smaller
+ * throughout would have made more runs for the reduce to merge.
  */
-export function planSplits(entry: ManifestEntry, splitSize: number, threads = 1): ArchiveSplit[] {
+export function planSplits(entry: ManifestEntry, splitSize: number, threads = 1, bytesAfter = 0): ArchiveSplit[] {
   const whole: ArchiveSplit[] = [{ archive: entry.location, collection: entry.collection, start: 0 }];
   if (isRemote(entry.location) || isClusterPath(entry.location) || entry.location === '-' || splitSize <= 0) return whole;
   let size: number;
@@ -78,14 +94,17 @@ export function planSplits(entry: ManifestEntry, splitSize: number, threads = 1)
     const magic = Buffer.alloc(2);
     readSync(fd, magic, 0, 2, 0);
     if (magic[0] !== 0x1f || magic[1] !== 0x8b) return whole;
-    const pieces = Math.ceil(size / splitSize / Math.max(1, threads)) * Math.max(1, threads);
-    const step = Math.ceil(size / pieces);
+    const least = Math.max(1, Math.floor(splitSize / 8));
     const starts = [0];
-    for (let cut = step; cut < size; cut += step) {
-      const at = memberStartFrom(fd, Math.max(cut, starts[starts.length - 1] + 1), size);
-      if (at < 0) break;
-      if (at > starts[starts.length - 1]) starts.push(at);
-      if (at >= cut + step) cut = at - (at % step);
+    for (;;) {
+      const at = starts[starts.length - 1];
+      const left = size - at;
+      const length = Math.min(splitSize, Math.max(least, Math.ceil((left + bytesAfter) / (2 * Math.max(1, threads)))));
+      // A rest smaller than the least range goes with the last one.
+      if (left - length < least) break;
+      const next = memberStartFrom(fd, at + length, size);
+      if (next < 0) break;
+      starts.push(next);
     }
     return starts.map((start, i) => ({ archive: entry.location, collection: entry.collection, start, end: starts[i + 1] }));
   } finally {
