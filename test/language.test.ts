@@ -8,17 +8,25 @@
 import { describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { loadEldScorer } from '../src/analysis/eld-scorer.js';
+import { loadEldScorer, writeEldTable } from '../src/analysis/eld-scorer.js';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { eldPackageDir } from '../src/analysis/language.js';
 import { ContentParser } from '../src/parse/parse.js';
-import { HAVE_FIXTURES, fixtureRecords, seededRandom } from './helpers.js';
+import { HAVE_FIXTURES, fixtureRecords, seededRandom, tempDir } from './helpers.js';
 import { nativeAddon } from '../src/util/native-addon.js';
 
 const dir = eldPackageDir();
 const eld = (createRequire(import.meta.url)(join(dir, 'src', 'entries', 'static.extrasmall.js')) as { eld: { detect(t: string): { language: string; isReliable(): boolean } } }).eld;
+// The addon's table three ways: made here of eld's objects, read from the binary table file
+// (as the build leaves it beside the module), and from a file of another eld, passed over.
+const tables = tempDir();
+const tableFile = join(tables, 'eld-table.bin');
+const written = nativeAddon ? writeEldTable(dir, tableFile) : false;
+const stale = join(tables, 'stale.bin');
+if (written) writeFileSync(stale, readFileSync(tableFile).toString('latin1').replace(/"eld [^"]*"/, (m) => `"${'x'.repeat(m.length - 2)}"`), 'latin1');
 const scorers = {
   javascript: loadEldScorer(dir, { native: false })!,
-  ...(nativeAddon ? { native: loadEldScorer(dir)! } : {}),
+  ...(nativeAddon ? { native: loadEldScorer(dir, { table: join(tables, 'none.bin') })!, 'native from the table file': loadEldScorer(dir, { table: tableFile })!, 'native, a stale table file': loadEldScorer(dir, { table: stale })! } : {}),
 };
 
 function expectEld(text: string): void {
@@ -40,7 +48,12 @@ const GLUE = [' ', ' ', ' ', '  ', '\n', ', ', '. ', ' - ', '\t', '…', ' (', '
 describe('language identification', () => {
   it('the scorer gives eld\'s answer on 5,000 generated texts of every script', () => {
     // The addon is built wherever npm install could (CI): its counting is the one tested here.
-    if (process.env.NWAX_NATIVE !== '0') expect(Object.keys(scorers)).toContain('native');
+    if (process.env.NWAX_NATIVE !== '0') {
+      expect(Object.keys(scorers)).toContain('native');
+      expect(written).toBe(true);
+      const from = Object.fromEntries(Object.entries(scorers).map(([how, s]) => [how, s.source]));
+      expect(from).toEqual({ javascript: 'eld', native: 'eld', 'native from the table file': 'table file', 'native, a stale table file': 'eld' });
+    }
     const rand = seededRandom(20261125);
     const pick = <T>(a: T[]) => a[Math.floor(rand() * a.length)];
     for (let i = 0; i < 5000; i++) {

@@ -16,8 +16,10 @@
  * scripts and on every page of the shared fixtures. A database of another shape than this
  * code knows makes `loadEldScorer` return undefined, and eld is called as it is.
  */
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { nativeAddon } from '../util/native-addon.js';
 
 export interface EldAnswer {
@@ -41,31 +43,149 @@ export interface EldScorerOptions {
    * true; false keeps to the JavaScript (the tests hold one to the other).
    */
   native?: boolean;
+  /**
+   * The binary table `writeEldTable` made of the installed eld's database (`npm run build`
+   * writes it beside this module), read straight into the addon. Default: `eld-table.bin`
+   * beside this module; a table of another eld (version or database size) is passed over.
+   * @example { table: '/tmp/eld-table.bin' }
+   */
+  table?: string;
 }
 
-/** The scorer over eld's files in `dir` (the package folder), or undefined when they are not as expected. */
-export function loadEldScorer(dir: string, opts: EldScorerOptions = {}): ((text: string) => EldAnswer) | undefined {
-  let data: EldData;
+/** Where `npm run build` writes the table (dist/analysis/eld-table.bin). */
+export const ELD_TABLE_FILE = fileURLToPath(new URL('./eld-table.bin', import.meta.url));
+const TABLE_MAGIC = 'NWAXELD1';
+
+/** eld's small files: its separators, byte dictionary and average scores (or undefined). */
+function eldParts(dir: string): Pick<EldData, 'separators' | 'dictionary' | 'avgScore'> | undefined {
   try {
     const require = createRequire(import.meta.url);
     const src = (f: string) => require(join(dir, 'src', f)) as Record<string, unknown>;
-    data = {
-      ngramsData: src('ngrams/extrasmall.js').ngramsData as EldData['ngramsData'],
+    const parts = {
       separators: src('regexPatterns.js').separators as RegExp,
       dictionary: src('dictionary.js').dictionary as string[],
       avgScore: src('avgScore.js').avgScore as Record<string, number>,
     };
+    const { separators, dictionary, avgScore } = parts;
+    return separators instanceof RegExp && dictionary?.length === 256 && typeof avgScore === 'object' ? parts : undefined;
   } catch {
     return undefined;
   }
-  const { ngramsData, separators, dictionary, avgScore } = data;
-  if (ngramsData?.type !== 'XS60' || !(separators instanceof RegExp) || dictionary?.length !== 256 || typeof avgScore !== 'object') return undefined;
+}
+
+/** eld's database, its languages in number order (or undefined for a database of another shape). */
+function eldDatabase(dir: string): { names: string[]; table: Map<string, Int32Array> } | undefined {
+  let ngramsData: EldData['ngramsData'];
+  try {
+    ngramsData = (createRequire(import.meta.url)(join(dir, 'src', 'ngrams', 'extrasmall.js')) as Record<string, unknown>).ngramsData as EldData['ngramsData'];
+  } catch {
+    return undefined;
+  }
+  if (ngramsData?.type !== 'XS60') return undefined;
   const codes = Object.keys(ngramsData.languages).map(Number);
-  const languages = codes.length;
   if (!codes.every((c, i) => c === i)) return undefined;
-  // Per n-gram: language number and score, in pairs.
+  return { names: codes.map((c) => ngramsData.languages[c]), table: scoreTable(ngramsData.ngrams) };
+}
+
+/** Which eld a table was made of: its version and the size of its database file. */
+function eldIdentity(dir: string): string {
+  try {
+    const version = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version?: string }).version;
+    return `eld ${version} ${statSync(join(dir, 'src', 'ngrams', 'extrasmall.js')).size}`;
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * The scorer over eld's files in `dir` (the package folder), or undefined when they are not as
+ * expected. With the addon and the binary table, eld's database never becomes JavaScript
+ * objects in the thread: loaded, it was 40 MB of small objects on the heap for good (eld is an
+ * ES module, which stays in the module map), marked again by every major garbage collection
+ * of every task thread. On the bench corpus's import that marking cost more CPU than the
+ * detection itself (15.4 s of CPU with the detector, 13.0 s without).
+ */
+/** A detector, and where its database came from: the binary table file, or eld's own files. */
+export type EldScorer = ((text: string) => EldAnswer) & { source: 'table file' | 'eld' };
+
+export function loadEldScorer(dir: string, opts: EldScorerOptions = {}): EldScorer | undefined {
+  const parts = eldParts(dir);
+  if (!parts) return undefined;
+  const { separators, dictionary, avgScore } = parts;
+  if (opts.native !== false) {
+    const file = readEldTable(opts.table ?? ELD_TABLE_FILE, eldIdentity(dir));
+    const count = file && nativeCounter(file.table, dictionary, file.names.length);
+    if (count) return Object.assign(detectWith(count, file.names, new Float64Array(file.names.length), separators, avgScore), { source: 'table file' as const });
+  }
+  const db = eldDatabase(dir);
+  if (!db) return undefined;
+  const { names, table } = db;
+  const scores = new Float64Array(names.length);
+  // The n-grams of a prepared text, each distinct one's scores summed into `scores`; returns
+  // how many distinct n-grams it has. The addon's (native/eld-score.c) where it is built.
+  const count = (opts.native === false ? undefined : nativeCounter(flatTable(table), dictionary, names.length)) ?? jsCounter(table, dictionary);
+  return Object.assign(detectWith(count, names, scores, separators, avgScore), { source: 'eld' as const });
+}
+
+/**
+ * Writes the binary table of eld's database in `dir` to `out` (written aside, then renamed):
+ * TABLE_MAGIC, a header's length (uint32 LE) and its JSON (which eld, the languages, the sizes),
+ * then the FlatTable's arrays each at a multiple of 4 bytes, in this machine's byte order
+ * (the table is made where it is read). Returns false where the database is of another shape.
+ */
+export function writeEldTable(dir: string, out: string): boolean {
+  const db = eldDatabase(dir);
+  const flat = db && flatTable(db.table);
+  if (!db || !flat) return false;
+  const header = Buffer.from(JSON.stringify({ identity: eldIdentity(dir), names: db.names, count: flat.keyAt.length - 1, keyBytes: flat.keys.length, pairs: flat.weights.length }));
+  const pad = (n: number) => Buffer.alloc((4 - (n % 4)) % 4);
+  const head = Buffer.concat([Buffer.from(TABLE_MAGIC), Buffer.alloc(4), header]);
+  head.writeUInt32LE(header.length, TABLE_MAGIC.length);
+  const bytes = (a: Int32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
+  const tmp = `${out}.tmp-${process.pid}`;
+  writeFileSync(tmp, Buffer.concat([head, pad(head.length), flat.keys, pad(flat.keys.length), bytes(flat.keyAt), bytes(flat.weights), bytes(flat.wAt)]));
+  renameSync(tmp, out);
+  return true;
+}
+
+/** The table in `path` if it is one of eld `identity`, else undefined (missing, another eld, cut short). */
+function readEldTable(path: string, identity: string): { names: string[]; table: FlatTable } | undefined {
+  let buf: Buffer;
+  try {
+    buf = readFileSync(path);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (buf.toString('latin1', 0, TABLE_MAGIC.length) !== TABLE_MAGIC) return undefined;
+    const h = buf.readUInt32LE(TABLE_MAGIC.length);
+    const start = TABLE_MAGIC.length + 4;
+    const header = JSON.parse(buf.toString('utf8', start, start + h)) as { identity: string; names: string[]; count: number; keyBytes: number; pairs: number };
+    if (!identity || header.identity !== identity) return undefined;
+    const align = (n: number) => n + ((4 - (n % 4)) % 4);
+    let at = align(start + h);
+    const take = <T extends Uint8Array | Int32Array>(make: new (n: number) => T, n: number): T => {
+      const a = new make(n);
+      const length = n * a.BYTES_PER_ELEMENT;
+      if (at + length > buf.length) throw new RangeError('cut short');
+      buf.copy(new Uint8Array(a.buffer), 0, at, at + length);
+      at = align(at + length);
+      return a;
+    };
+    const keys = take(Uint8Array, header.keyBytes);
+    const keyAt = take(Int32Array, header.count + 1);
+    const weights = take(Int32Array, header.pairs);
+    const wAt = take(Int32Array, header.count + 1);
+    return at === buf.length ? { names: header.names, table: { keys, keyAt, weights, wAt } } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Per n-gram of eld's database: language number and score, in pairs. */
+function scoreTable(ngrams: Record<string, Record<string, number>>): Map<string, Int32Array> {
   const table = new Map<string, Int32Array>();
-  for (const [ngram, scores] of Object.entries(ngramsData.ngrams)) {
+  for (const [ngram, scores] of Object.entries(ngrams)) {
     const langs = Object.keys(scores);
     const w = new Int32Array(langs.length * 2);
     langs.forEach((l, i) => {
@@ -74,10 +194,14 @@ export function loadEldScorer(dir: string, opts: EldScorerOptions = {}): ((text:
     });
     table.set(ngram, w);
   }
-  const scores = new Float64Array(languages);
-  // The n-grams of a prepared text, each distinct one's scores summed into `scores`; returns
-  // how many distinct n-grams it has. The addon's (native/eld-score.c) where it is built.
-  const counted = (text: string): number => {
+  return table;
+}
+
+type Counter = (text: string, scores: Float64Array) => number;
+
+/** eld's n-gram counting and scoring in JavaScript, over the table. */
+function jsCounter(table: Map<string, Int32Array>, dictionary: string[]): Counter {
+  return (text, scores) => {
     const ngrams = new Set<string>();
     for (const word of utf8Words(text, dictionary)) {
       const len = Math.min(word.length, 70);
@@ -92,12 +216,14 @@ export function loadEldScorer(dir: string, opts: EldScorerOptions = {}): ((text:
     }
     return ngrams.size;
   };
-  const native = opts.native === false ? undefined : nativeTable(table, dictionary, languages);
-  const count = native ? (text: string) => native.score(text, scores) : counted;
+}
 
+/** eld's detect and isReliable over the scores `count` gives (a function of its own: it keeps nothing else alive). */
+function detectWith(count: Counter, names: string[], scores: Float64Array, separators: RegExp, avgScore: Record<string, number>): (text: string) => EldAnswer {
+  const languages = names.length;
   return (input: string): EldAnswer => {
     const text = input.substring(0, 1000).replace(separators, ' ').trim().toLowerCase();
-    const n = count(text);
+    const n = count(text, scores);
     // getMaxLang: the first highest positive score.
     let best = -1;
     let max = 0;
@@ -108,7 +234,7 @@ export function loadEldScorer(dir: string, opts: EldScorerOptions = {}): ((text:
       }
     }
     if (best < 0) return { language: '', reliable: false };
-    const language = ngramsData.languages[best];
+    const language = names[best];
     if (n < 3) return { language, reliable: false };
     // orderAndScale, then isReliable at its default ratio (0.75).
     const ranked: [number, number][] = [];
@@ -128,20 +254,19 @@ type EldTable = (keys: Uint8Array, keyAt: Int32Array, weights: Int32Array, wAt: 
 type EldScore = (table: unknown, text: string, scores: Float64Array) => number;
 
 /**
- * The table in the addon: each n-gram's characters as bytes (eld's are codes 0..255), and its
- * (language, score) pairs. Undefined where the addon is not built, or the data holds a
- * character past 255 (then the JavaScript counts).
+ * eld's database as the addon takes it: each n-gram's characters as bytes (eld's are codes
+ * 0..255) at `keys[keyAt[k], keyAt[k + 1])`, and its (language, score) pairs at
+ * `weights[wAt[k], wAt[k + 1])`.
  */
-function nativeTable(table: Map<string, Int32Array>, dictionary: string[], languages: number): { score(text: string, scores: Float64Array): number } | undefined {
-  const make = nativeAddon?.eldTable as EldTable | undefined;
-  const score = nativeAddon?.eldScore as EldScore | undefined;
-  if (!make || !score) return undefined;
-  const dict = new Uint8Array(256);
-  for (let b = 0; b < 256; b++) {
-    const c = dictionary[b].charCodeAt(0);
-    if (dictionary[b].length !== 1 || c > 255) return undefined;
-    dict[b] = c;
-  }
+interface FlatTable {
+  keys: Uint8Array;
+  keyAt: Int32Array;
+  weights: Int32Array;
+  wAt: Int32Array;
+}
+
+/** The table flattened, or undefined where an n-gram holds a character past 255. */
+function flatTable(table: Map<string, Int32Array>): FlatTable | undefined {
   let keyBytes = 0;
   let pairs = 0;
   for (const [key, w] of table) {
@@ -165,8 +290,37 @@ function nativeTable(table: Map<string, Int32Array>, dictionary: string[], langu
     wAt[k + 1] = wAt[k] + w.length;
     k++;
   }
-  const handle = make(keys, keyAt, weights, wAt, dict, languages);
-  return { score: (text, scores) => score(handle, text, scores) };
+  return { keys, keyAt, weights, wAt };
+}
+
+/** eld's dictionary as bytes (each of its 256 characters is one code up to 255), or undefined. */
+function dictionaryBytes(dictionary: string[]): Uint8Array | undefined {
+  const dict = new Uint8Array(256);
+  for (let b = 0; b < 256; b++) {
+    const c = dictionary[b].charCodeAt(0);
+    if (dictionary[b].length !== 1 || c > 255) return undefined;
+    dict[b] = c;
+  }
+  return dict;
+}
+
+/**
+ * The table in the addon (native/eld-score.c), which copies it. Undefined where the addon is
+ * not built, or the data holds a character past 255 (then the JavaScript counts).
+ */
+function nativeCounter(table: FlatTable | undefined, dictionary: string[], languages: number): Counter | undefined {
+  const make = nativeAddon?.eldTable as EldTable | undefined;
+  const score = nativeAddon?.eldScore as EldScore | undefined;
+  const dict = dictionaryBytes(dictionary);
+  if (!make || !score || !dict || !table) return undefined;
+  let handle: unknown;
+  try {
+    handle = make(table.keys, table.keyAt, table.weights, table.wAt, dict, languages);
+  } catch {
+    // Offsets the addon refuses (a table file damaged past its checks here).
+    return undefined;
+  }
+  return (text, scores) => score(handle, text, scores);
 }
 
 /**

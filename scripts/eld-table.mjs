@@ -1,0 +1,7 @@
+// Writes the installed eld's database as the binary table the language detector reads into
+// the addon (dist/analysis/eld-table.bin; src/analysis/eld-scorer.ts says why). Run by
+// `npm run build`; without it, or for another eld, the detector reads eld's own files.
+import { ELD_TABLE_FILE, writeEldTable } from '../dist/analysis/eld-scorer.js';
+import { eldPackageDir } from '../dist/analysis/language.js';
+
+if (!writeEldTable(eldPackageDir(), ELD_TABLE_FILE)) console.warn('nwax: eld\'s database is not of the shape nwax knows; the detector will read eld\'s own files');
