@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { hashPartition } from '../src/mapreduce/job.js';
-import { JOBS } from '../src/jobs/index.js';
+import { JOB_NAMES, findJob } from '../src/jobs/index.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc } from '../scripts/make-fixtures.mjs';
 import { HAVE_FIXTURES, ROOT, breathe, fixture, nwax, nwaxAsync, partRecords, run, tempDir } from './helpers.js';
@@ -125,8 +125,8 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     return v === undefined ? [] : [`${l.slice(0, tab)}\t${JSON.stringify(v)}\n`];
   }).join('');
 
-  it.each(Object.keys(JOBS))('%s: every part equals map | LC_ALL=C sort | reduce of its partition', async (name) => {
-    const job = JOBS[name];
+  it.each(JOB_NAMES)('%s: every part equals map | LC_ALL=C sort | reduce of its partition', async (name) => {
+    const job = (await findJob(name))!;
     const input = inputs[name];
     expect(input, `the test has no input for job ${name}`).toBeDefined();
     const reduces = 3;

@@ -130,7 +130,7 @@ line whose offset does not start a record of its URL is reported with its CDX fi
       }
       const { findJob } = await import('../jobs/index.js');
       const { runJobAction } = await import('../mapreduce/job-cli.js');
-      const job = findJob('import')!;
+      const job = (await findJob('import'))!;
       process.exitCode = await runJobAction(job, 'run', [input], {
         ...options,
         files: this.shipped,

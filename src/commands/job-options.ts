@@ -46,7 +46,7 @@ export async function jobActionOptions(conf: Configuration, flags: JobFlagValues
 export async function runRegisteredJob(name: string, inputs: string[], output: string, conf: Configuration, flags: JobFlagValues, say: (m: string) => void, extra: Partial<JobActionOptions> = {}): Promise<number> {
   const { findJob } = await import('../jobs/index.js');
   const { runJobAction } = await import('../mapreduce/job-cli.js');
-  const job = findJob(name)!;
+  const job = (await findJob(name))!;
   return runJobAction(job, 'run', inputs, { ...(await jobActionOptions(conf, flags, job.numReduces, say)), ...extra, output });
 }
 

@@ -33,12 +33,12 @@ local runner writes: a segment's datasets for import, SQLite indexes for index.`
   async run(): Promise<void> {
     const { args, argv, flags } = await this.parse(JobCommand);
     const conf = await this.configurationFor(flags.define);
-    const { JOBS, findJob } = await import('../jobs/index.js');
+    const { JOB_NAMES, findJob } = await import('../jobs/index.js');
     if (flags.list || !args.name) {
-      for (const j of Object.values(JOBS)) process.stdout.write(`${j.name.padEnd(20)} ${j.description}\n`);
+      for (const name of JOB_NAMES) process.stdout.write(`${name.padEnd(20)} ${(await findJob(name))!.description}\n`);
       return;
     }
-    const job = findJob(args.name);
+    const job = await findJob(args.name);
     if (!job) throw Object.assign(new Error(`no job named ${args.name} (nwax job --list)`), { name: 'UsageError', code: 'NWAX_USAGE', exitCode: 2 });
     const inputs = (argv as string[]).slice(2);
     const { runJobAction } = await import('../mapreduce/job-cli.js');

@@ -16,7 +16,7 @@ parentPort!.on('message', ({ jobName, task, close }: { jobName: string; task: Ma
   if (close) return parentPort!.close();
   void (async () => {
     try {
-      const job = findJob(jobName);
+      const job = await findJob(jobName);
       if (!job) throw new Error(`no job named ${jobName}`);
       const counters: Counters = {};
       if ('split' in task) await runMapTask(job, task, counters);
