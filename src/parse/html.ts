@@ -98,7 +98,12 @@ export class HtmlExtractor implements HtmlHandler {
   private htmlLang = '';
   private metaLang = '';
   private readonly links: Outlink[] = [];
-  private readonly seen = new Set<string>();
+  /**
+   * The anchors of each URL so far (one, or a Set of several): a link is kept once per URL and
+   * anchor. Keyed by the URL, whose hash its string keeps (a page's repeated hrefs resolve to
+   * the same string), rather than by a new `URL anchor` string to copy and hash per link.
+   */
+  private readonly seen = new Map<string, string | Set<string>>();
   /** Hrefs already resolved against the current base (pages repeat their links). */
   private readonly resolved = new Map<string, string | undefined>();
   /** The open `<a>` (or area/frame) whose anchor text is being collected. */
@@ -334,9 +339,15 @@ export class HtmlExtractor implements HtmlHandler {
   private addLink(url: string, anchor: string): void {
     if (this.linksFull()) return;
     const text = squash(anchor);
-    const id = `${url} ${text}`;
-    if (this.seen.has(id)) return;
-    this.seen.add(id);
+    const had = this.seen.get(url);
+    if (had === undefined) this.seen.set(url, text);
+    else if (typeof had === 'string') {
+      if (had === text) return;
+      this.seen.set(url, new Set([had, text]));
+    } else {
+      if (had.has(text)) return;
+      had.add(text);
+    }
     this.links.push({ url, anchor: text });
   }
 
