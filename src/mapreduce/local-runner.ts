@@ -305,6 +305,7 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
   const threads = Math.max(1, opts.threads ?? 1);
   const counters: Counters = {};
   const work = makeTempDir(opts.tmpDir ?? tmpdir(), 'nwax-job-');
+  let pool: TaskThreads | undefined;
   try {
     // Map: splits of the inputs (enough for every thread), each a task.
     const total = opts.inputs.reduce((n, f) => n + (f === '-' ? 0 : statSync(f).size), 0);
@@ -316,11 +317,13 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
     const properties = opts.properties ?? [];
     const tasks: MapTask[] = splits.map((split, t) => ({ split, spillPrefix: join(work, `map-${t}`), reduces, budget: Math.floor(budget / threads), properties }));
     const useWorkers = threads > 1 && tasks.length > 1 && opts.taskWorker !== undefined;
+    // The task threads of both phases: a reduce runs on a thread the map phase started.
+    pool = opts.taskWorker && threads > 1 ? new TaskThreads(opts.taskWorker, job.name, Math.max(mapHeapMb(Math.floor(budget / threads)), REDUCE_HEAP_MB)) : undefined;
     const mapStart = performance.now();
     await runTasks(tasks, threads, (task, c) => runMapTask(job, task, c), (c) => {
       addCounters(counters, c);
       opts.onProgress?.(counters);
-    }, useWorkers ? { script: opts.taskWorker!, jobName: job.name, heapMb: mapHeapMb(tasks[0]) } : undefined);
+    }, useWorkers ? pool : undefined);
 
     const reduceStart = performance.now();
     // Shuffle and reduce: one sorted pass over each partition (all map tasks' spills) into its
@@ -337,12 +340,13 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
         recordFile: opts.recordFile,
       }));
       await runTasks(reduceTasks, threads, (task, c) => runReduceTask(job, task, c), (c) => addCounters(counters, c),
-        parallel ? { script: opts.taskWorker!, jobName: job.name, heapMb: REDUCE_HEAP_MB } : undefined);
+        parallel ? pool : undefined);
       markOutputs(job, tmp);
     }, { force: opts.force });
     const end = performance.now();
     return { counters, parts: reduces, mapTasks: tasks.length, mapSeconds: (reduceStart - mapStart) / 1000, reduceSeconds: (end - reduceStart) / 1000 };
   } finally {
+    await pool?.close();
     rmSync(work, { recursive: true, force: true });
   }
 }
@@ -363,6 +367,8 @@ export interface ReduceTask {
 
 /** One reduce task: its partition's runs merged (the shuffle), grouped and reduced into its part. */
 export async function runReduceTask(job: Job, task: ReduceTask, counters: Counters): Promise<void> {
+  // The thread's map arena is of no use to a reduce (a thread serves both phases of a job).
+  kept = undefined;
   const runs = await mergeDown(task.spills, task.mergeFactor, join(task.tmpDir, `reduce-${task.partition}-merge`));
   counters['shuffled runs'] = (counters['shuffled runs'] ?? 0) + task.spills.length;
   if (runs.length < task.spills.length) counters['runs merged in passes'] = (counters['runs merged in passes'] ?? 0) + task.spills.length - runs.length;
@@ -529,27 +535,23 @@ class TaskThread {
 }
 
 /**
- * Runs `tasks` on `threads` task threads (or on this thread), each thread taking the next task
- * when it is done with one; the threads end with the phase. When a task fails no new task
+ * Runs `tasks` on `threads` task threads of the pool (or on this thread), each thread taking
+ * the next task when it is done with one. When a task fails no new task
  * starts, the ones under way finish, and the error of the first failed task in input order is
  * thrown: which error a run reports does not depend on which thread was quicker.
  */
 async function runTasks<T extends MapTask | ReduceTask>(tasks: T[], threads: number, here: (t: T, c: Counters) => Promise<void>,
-  done: (c: Counters) => void, thread?: { script: URL; jobName: string; heapMb: number }): Promise<void> {
+  done: (c: Counters) => void, pool?: TaskThreads): Promise<void> {
   let next = 0;
-  const started: TaskThread[] = [];
   const failed: { index: number; error: unknown }[] = [];
-  const runner = async () => {
-    let worker: TaskThread | undefined;
+  const runner = async (r: number) => {
     while (next < tasks.length && failed.length === 0) {
       const index = next++;
       const task = tasks[index];
       const c: Counters = {};
       try {
-        if (thread) {
-          if (!worker) started.push((worker = new TaskThread(thread.script, thread.heapMb)));
-          Object.assign(c, await worker.run(thread.jobName, task));
-        } else await here(task, c);
+        if (pool) Object.assign(c, await pool.thread(r).run(pool.jobName, task));
+        else await here(task, c);
       } catch (error) {
         failed.push({ index, error });
         return;
@@ -557,19 +559,35 @@ async function runTasks<T extends MapTask | ReduceTask>(tasks: T[], threads: num
       done(c);
     }
   };
-  try {
-    await Promise.all(Array.from({ length: thread ? Math.min(threads, tasks.length) : 1 }, runner));
-  } finally {
-    await Promise.all(started.map((w) => w.close()));
-  }
+  await Promise.all(Array.from({ length: pool ? Math.min(threads, tasks.length) : 1 }, (_, r) => runner(r)));
   if (failed.length) throw failed.reduce((a, b) => (b.index < a.index ? b : a)).error;
+}
+
+/**
+ * A job's task threads, started as a phase first needs each and kept for the next phase: the
+ * reduce runs on the threads the map phase started (each start and its module loading cost
+ * 40-60 ms, on the way from one phase to the next). The heap limit is the larger of the two
+ * phases'. They end with the job, their stderr flushed.
+ */
+class TaskThreads {
+  private readonly threads: TaskThread[] = [];
+
+  constructor(private readonly script: URL, readonly jobName: string, private readonly heapMb: number) {}
+
+  thread(r: number): TaskThread {
+    return (this.threads[r] ??= new TaskThread(this.script, this.heapMb));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.threads.map((t) => t?.close()));
+  }
 }
 
 /** A map task's heap, capped near what its buffer's records cost on the heap plus room for
  * what the map itself holds (a page being parsed), so V8 collects early instead of growing
  * the heap far past the budget. */
-function mapHeapMb(task: MapTask): number {
-  return Math.ceil((task.budget * HEAP_PER_BUFFERED_BYTE) / 2 ** 20) + 256;
+function mapHeapMb(taskBudget: number): number {
+  return Math.ceil((taskBudget * HEAP_PER_BUFFERED_BYTE) / 2 ** 20) + 256;
 }
 
 /** A reduce streams: a fixed heap. */
