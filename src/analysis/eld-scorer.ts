@@ -97,6 +97,9 @@ function eldIdentity(dir: string): string {
   }
 }
 
+/** A detector, and where its database came from: the binary table file, or eld's own files. */
+export type EldScorer = ((text: string) => EldAnswer) & { source: 'table file' | 'eld' };
+
 /**
  * The scorer over eld's files in `dir` (the package folder), or undefined when they are not as
  * expected. With the addon and the binary table, eld's database never becomes JavaScript
@@ -105,9 +108,6 @@ function eldIdentity(dir: string): string {
  * of every task thread. On the bench corpus's import that marking cost more CPU than the
  * detection itself (15.4 s of CPU with the detector, 13.0 s without).
  */
-/** A detector, and where its database came from: the binary table file, or eld's own files. */
-export type EldScorer = ((text: string) => EldAnswer) & { source: 'table file' | 'eld' };
-
 export function loadEldScorer(dir: string, opts: EldScorerOptions = {}): EldScorer | undefined {
   const parts = eldParts(dir);
   if (!parts) return undefined;

@@ -2,8 +2,9 @@
  * A map task of a `records` job with `mapRecordBytes` (index, updatedb): its split read as
  * chunks of lines, and each record offered to mapRecordBytes as the bytes it is, so a value
  * the job only wraps and passes on (a page's text), or does not take at all, goes from the
- * input's bytes to the sort's, or nowhere, without becoming a string. A record it declines, or one that is not valid UTF-8, is decoded and goes
- * through `map`, which reads it as the streaming task does (invalid bytes become U+FFFD there).
+ * input's bytes to the sort's, or nowhere, without becoming a string. A record it declines,
+ * or one that is not valid UTF-8, is decoded and goes through `map`, which reads it as the
+ * streaming task does (invalid bytes become U+FFFD there).
  */
 import { isUtf8 } from 'node:buffer';
 import { hashPartitionBytes, newContext, type Counters, type Job, type RecordBytesEmit } from './job.js';

@@ -21,7 +21,12 @@ import { NwaxError } from '../util/errors.js';
  * into two archives is still one capture to keep).
  */
 export function exclusionKey(urlkey: string, digest: string, date: string, file?: string): string {
-  return `${urlkey} ${digest.includes(':') ? digest : `sha1:${digest}`} ${date}${file ? ` ${file}` : ''}`;
+  return `${urlkey} ${labelledDigest(digest)} ${date}${file ? ` ${file}` : ''}`;
+}
+
+/** A digest with its algorithm's label (a bare one is SHA-1, as CDX writes them). */
+function labelledDigest(digest: string): string {
+  return digest.includes(':') ? digest : `sha1:${digest}`;
 }
 
 /** The key of a list line, or a description of what is wrong with it. */
@@ -132,7 +137,7 @@ export async function loadExclusions(path: string, canonicalizer: Canonicalizer)
   return {
     canonicalizer,
     has: (url, digest, date, file) => {
-      if (!digests.has(digest.includes(':') ? digest : `sha1:${digest}`)) return false;
+      if (!digests.has(labelledDigest(digest))) return false;
       const key = exclusionKey(urlKey(url, canonicalizer), digest, date);
       return set.has(key) || set.has(`${key} ${file}`);
     },
