@@ -8,7 +8,7 @@
  * engine that reported an error is thrown away rather than reused.
  */
 import zlib from 'node:zlib';
-import { Z_FINISH, zlibHandle, type ZlibHandle } from '../util/zlib-handle.js';
+import { Z_FINISH, zlibCode, zlibHandle, type ZlibHandle } from '../util/zlib-handle.js';
 
 export interface InflateResult {
   out?: Buffer;
@@ -18,11 +18,6 @@ export interface InflateResult {
   code?: string;
   message?: string;
 }
-
-// zlib.codes maps names to numbers (and back); it is not in @types/node.
-const CODES = Object.fromEntries(
-  Object.entries((zlib as unknown as { codes: Record<string, number> }).codes).filter(([, v]) => typeof v === 'number').map(([k, v]) => [v, k]),
-);
 
 export class Inflater {
   private handle: ZlibHandle | undefined;
@@ -65,7 +60,7 @@ export class Inflater {
       const e = this.error as { message: string; errno: number } | undefined;
       if (e) {
         this.replace();
-        return { consumed: 0, code: CODES[e.errno] ?? 'Z_ERRNO', message: e.message };
+        return { consumed: 0, code: zlibCode(e.errno), message: e.message };
       }
       const availOutAfter = state[0];
       const availInAfter = state[1];
