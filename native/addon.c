@@ -265,6 +265,44 @@ static napi_value json_string(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/*
+ * jsonStringDecode(buf, start, end): JSON.parse of the JSON string buf[start, end) (its quotes
+ * included, as UTF-8), made straight from the bytes; undefined where that would fail or the
+ * bytes are not valid UTF-8 (json-string.h). A Latin-1 string is made one byte a character.
+ */
+static napi_value json_string_decode(napi_env env, napi_callback_info info) {
+  ARGS(3);
+  span b;
+  if (!span_of(env, argv[0], &b)) BAD_ARGUMENT();
+  const int32_t s = int_arg(env, argv[1]);
+  const int32_t e = int_arg(env, argv[2]);
+  if (s < 0 || e < s || (size_t)e > b.n) BAD_ARGUMENT();
+  const size_t n = (size_t)(e - s);
+  uint16_t small[4096];
+  uint16_t *units = n <= 4096 ? small : malloc(n * 2);
+  if (!units) {
+    napi_throw_error(env, "NWAX_NATIVE", "nwax native: out of memory");
+    return NULL;
+  }
+  int wide = 0;
+  const ptrdiff_t len = nwax_json_string_decode((const uint8_t *)b.p + s, n, units, &wide);
+  napi_value out = NULL;
+  napi_status st;
+  if (len < 0) {
+    st = napi_get_undefined(env, &out);
+  } else if (wide) {
+    st = napi_create_string_utf16(env, (const char16_t *)units, (size_t)len, &out);
+  } else {
+    /* Packed in place: each byte lands at or before the unit it comes from. */
+    char *bytes = (char *)units;
+    for (ptrdiff_t i = 0; i < len; i++) bytes[i] = (char)units[i];
+    st = napi_create_string_latin1(env, bytes, (size_t)len, &out);
+  }
+  if (units != small) free(units);
+  if (st != napi_ok) BAD_ARGUMENT();
+  return out;
+}
+
 static void eld_finalize(napi_env env, void *data, void *hint) {
   (void)env;
   (void)hint;
@@ -328,6 +366,7 @@ NAPI_MODULE_INIT() {
       {"eldTable", NULL, eld_table, NULL, NULL, NULL, napi_default, NULL},
       {"eldScore", NULL, eld_score, NULL, NULL, NULL, napi_default, NULL},
       {"jsonString", NULL, json_string, NULL, NULL, NULL, napi_default, NULL},
+      {"jsonStringDecode", NULL, json_string_decode, NULL, NULL, NULL, napi_default, NULL},
   };
   if (napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props) != napi_ok) return NULL;
   return exports;

@@ -69,3 +69,99 @@ done:
   *o++ = '"';
   return (size_t)(o - out);
 }
+
+static int hex_digit(uint8_t c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  c |= 0x20;
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+/* The escape after a backslash at s[i] (i < end): its unit into *u; returns the bytes read, or 0 for none JSON has. */
+static size_t escape_at(const uint8_t *s, size_t i, size_t end, uint16_t *u) {
+  switch (s[i]) {
+    case '"': *u = '"'; return 1;
+    case '\\': *u = '\\'; return 1;
+    case '/': *u = '/'; return 1;
+    case 'b': *u = 0x08; return 1;
+    case 'f': *u = 0x0c; return 1;
+    case 'n': *u = 0x0a; return 1;
+    case 'r': *u = 0x0d; return 1;
+    case 't': *u = 0x09; return 1;
+    case 'u': {
+      if (end - i < 5) return 0;
+      uint16_t v = 0;
+      for (size_t k = 1; k <= 4; k++) {
+        const int h = hex_digit(s[i + k]);
+        if (h < 0) return 0;
+        v = (uint16_t)(v << 4 | h);
+      }
+      *u = v;
+      return 5;
+    }
+    default: return 0;
+  }
+}
+
+ptrdiff_t nwax_json_string_decode(const uint8_t *s, size_t n, uint16_t *out, int *wide) {
+  if (n < 2 || s[0] != '"' || s[n - 1] != '"') return -1;
+  const size_t end = n - 1;
+  size_t i = 1, o = 0;
+  uint16_t high_units = 0;
+  while (i < end) {
+    const uint8_t b = s[i];
+    if (b >= 0x20 && b < 0x80 && b != '"' && b != '\\') {
+      out[o++] = b;
+      i++;
+      continue;
+    }
+    if (b == '\\') {
+      if (++i == end) return -1; /* the closing quote escaped: the string runs on */
+      uint16_t u;
+      const size_t k = escape_at(s, i, end, &u);
+      if (k == 0) return -1;
+      high_units |= u;
+      out[o++] = u;
+      i += k;
+      continue;
+    }
+    if (b < 0x80) return -1; /* a quote inside, or a raw control character */
+    /* A UTF-8 sequence, held to the WHATWG decoder's rules: anything it would replace is -1. */
+    uint32_t cp;
+    size_t len;
+    uint8_t lower = 0x80, upper = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) {
+      cp = b & 0x1f;
+      len = 2;
+    } else if (b >= 0xe0 && b <= 0xef) {
+      if (b == 0xe0) lower = 0xa0;
+      if (b == 0xed) upper = 0x9f;
+      cp = b & 0x0f;
+      len = 3;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      if (b == 0xf0) lower = 0x90;
+      if (b == 0xf4) upper = 0x8f;
+      cp = b & 0x07;
+      len = 4;
+    } else {
+      return -1;
+    }
+    if (end - i < len) return -1;
+    for (size_t k = 1; k < len; k++) {
+      const uint8_t c = s[i + k];
+      if (c < (k == 1 ? lower : 0x80) || c > (k == 1 ? upper : 0xbf)) return -1;
+      cp = cp << 6 | (c & 0x3f);
+    }
+    i += len;
+    if (cp > 0xffff) {
+      out[o++] = (uint16_t)(0xd800 + ((cp - 0x10000) >> 10));
+      out[o++] = (uint16_t)(0xdc00 + ((cp - 0x10000) & 0x3ff));
+      high_units |= 0xd800;
+    } else {
+      out[o++] = (uint16_t)cp;
+      high_units |= (uint16_t)cp;
+    }
+  }
+  *wide = high_units > 0xff;
+  return (ptrdiff_t)o;
+}

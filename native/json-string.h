@@ -17,4 +17,13 @@ static inline size_t nwax_json_string_room(size_t n) { return 6 * n + 2; }
 /* Writes the JSON of s[0, n) to out (room for nwax_json_string_room(n) bytes); returns the bytes written. */
 size_t nwax_json_string(const uint16_t *s, size_t n, uint8_t *out);
 
+/*
+ * The other way: the JSON string s[0, n), its quotes included, given as UTF-8, decoded into
+ * UTF-16 units at out (room for n units), as JSON.parse of its UTF-8 decoding gives them.
+ * Returns the units written, or -1 where JSON.parse would fail or the bytes are not valid
+ * UTF-8 (which a decode would have replaced): a caller then goes the usual way, which says
+ * what is wrong. *wide is set when a unit is above 0xff (the string is not Latin-1).
+ */
+ptrdiff_t nwax_json_string_decode(const uint8_t *s, size_t n, uint16_t *out, int *wide);
+
 #endif

@@ -13,7 +13,7 @@ import { Grouper, hashPartition, newContext, type Counters, type Job } from '../
 import { LongSumGroups, longSum } from '../src/mapreduce/long-sum.js';
 import { RecordFileReader, RecordFileWriter, indexPath } from '../src/mapreduce/record-file.js';
 import { makeSplits, splitChunks, splitLines } from '../src/mapreduce/splits.js';
-import { nwax, run, tempDir } from './helpers.js';
+import { awkwardStrings, nwax, run, tempDir } from './helpers.js';
 
 const dir = tempDir();
 
@@ -305,6 +305,68 @@ describe('the index map over bytes', () => {
       expect(() => { for (const l of lines) strings(l); }, bad).toThrow(expected);
       await expect(mapRecordsAsBytes(indexJob, { path, start: 0, end: -1 }, 2, {}, [], () => {}, mapper(indexJob, { record: () => {} }, {}, [], path)), bad).rejects.toThrow(expected);
     }
+  });
+});
+
+describe('the index reduce\'s values from bytes', () => {
+  it('gives the values JSON.parse gives, a version\'s text made from the bytes, every other piece left to JSON.parse', async () => {
+    const { indexJob } = await import('../src/index/index-job.js');
+    const { nativeAddon } = await import('../src/util/native-addon.js');
+    const texts = awkwardStrings().filter((_, i) => i % 5 === 0);
+    const values = [
+      ...texts.map((t, i) => JSON.stringify({ d: `sha1:${i}`, text: t })),
+      '{"d":"AAAA","content":{"mime":"text/html"}}',
+      '{"inlinks":[{"from":"http://a/","anchor":"x"}]}',
+      '{"d":"A\\"A","text":"a digest JSON escapes"}',
+      '{"d":"A\u00e9A","text":"a digest past ASCII"}',
+      '{"d":"AAAA","text":"x","more":1}',
+      '{"d":"AAAA","text":42}',
+      '{"d":"AAAA","txt":"x"}',
+    ];
+    let fromBytes = 0;
+    for (const v of values) {
+      const line = Buffer.from(`url\t${v}`);
+      const got = indexJob.reduceValueFromBytes!(line, 4, line.length);
+      if (got === undefined) continue;
+      fromBytes++;
+      expect(got, v).toEqual(JSON.parse(v));
+      expect(Object.keys(got as object), v).toEqual(Object.keys(JSON.parse(v)));
+    }
+    // Every text piece is made from its bytes where the addon is built, and no other piece is.
+    expect(fromBytes).toBe(nativeAddon?.jsonStringDecode ? texts.length : 0);
+    const damaged = Buffer.from([...Buffer.from('url\t{"d":"AAAA","text":"bad '), 0xff, ...Buffer.from('"}')]);
+    expect(indexJob.reduceValueFromBytes!(damaged, 4, damaged.length)).toBeUndefined();
+  });
+
+  it('groups and reduces as the Grouper does over the decoded lines', async () => {
+    const { indexJob } = await import('../src/index/index-job.js');
+    const lines = [
+      'http://a/\t{"d":"AAAA","text":"one \\"two\\""}',
+      'http://a/\t{"d":"AAAA","content":{"mime":"text/html","date":"20200101000000","file":"f","location":"l","offset":1,"length":2,"collection":"c","status":200}}',
+      `http://a/\t${JSON.stringify({ d: 'AAAA', pd: { title: 'T', noindex: false, meta: { length: 3, lang: 'en' } }, seg: 's' })}`,
+      'http://b/\t{"d":"BBBB","text":"caf\u00e9"}',
+      'http://b/\t{"d":"BBBB","content":{"mime":"text/html","date":"20200101000000","file":"f","location":"l","offset":1,"length":2,"collection":"c","status":200}}',
+      `http://b/\t${JSON.stringify({ d: 'BBBB', pd: { title: 'B', noindex: false, meta: { length: 3 } }, seg: 's' })}`,
+      'http://b/\t{"inlinks":[{"from":"http://a/","anchor":"b"}]}',
+      'http://c\u00e9/\t{"d":"CCCC","text":"\u{1F600}"}',
+    ].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    const reduce = (push: (g: Grouper) => void) => {
+      const out: unknown[] = [];
+      const g = new Grouper(indexJob, (k, v) => void out.push([k, v]), newContext({}));
+      push(g);
+      g.flush();
+      return out;
+    };
+    const bytes = Buffer.from(lines.map((l) => `${l}\n`).join(''));
+    const byBytes = reduce((g) => {
+      for (let s = 0; s < bytes.length; ) {
+        const nl = bytes.indexOf(0x0a, s);
+        g.pushBytes(bytes, s, nl);
+        s = nl + 1;
+      }
+    });
+    expect(byBytes).toEqual(reduce((g) => lines.forEach((l) => g.push(l))));
+    expect(byBytes.length).toBe(2);
   });
 });
 

@@ -142,3 +142,20 @@ export function serveCli(args: string[]): Promise<{ url: string; close(): Promis
   });
 }
 
+/** Strings that JSON escapes in every way it does: controls, quotes, backslashes, lone and paired surrogates, at either end and amid runs. */
+export function awkwardStrings(): string[] {
+  const specials = ['"', '\\', '\u0000', '\b', '\t', '\n', '\u000b', '\f', '\r', '\u001f', '\u007f', '\u0080', '\u00e9', '\u07ff', '\u0800', '\u2028', '\u2029',
+    '\ufeff', '\uffff', '\ud800', '\udbff', '\udc00', '\udfff', '\ud83d\ude00', '\ud800\ud800', '\udc00\ud800', 'a', ' ', '~'];
+  const out = ['', 'plain ASCII text', ...specials, ...specials.map((c) => `${c}${'x'.repeat(40)}${c}`)];
+  let seed = 7;
+  const rand = (n: number) => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed % n;
+  };
+  for (let i = 0; i < 2000; i++) {
+    let s = '';
+    for (let j = rand(60); j > 0; j--) s += rand(3) === 0 ? specials[rand(specials.length)] : rand(4) === 0 ? String.fromCharCode(rand(0x10000)) : 'word '.slice(0, 1 + rand(5));
+    out.push(s);
+  }
+  return out;
+}

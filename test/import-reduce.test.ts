@@ -3,6 +3,7 @@ import { importJob } from '../src/segment/import-job.js';
 import { newContext, RawJson } from '../src/mapreduce/job.js';
 import { captureJson, crawlParseOf, SEGMENT_PARTS, type Capture } from '../src/segment/segment.js';
 import { nativeAddon } from '../src/util/native-addon.js';
+import { awkwardStrings } from './helpers.js';
 
 /** A capture as the import map emits it (importer.ts's field order), with what the test varies. */
 function capture(date: string, o: { title?: string; anchors?: string[]; noindex?: boolean; nofollow?: boolean; text?: string } = {}): Capture {
@@ -74,24 +75,6 @@ describe('the import reduce over bytes', () => {
   });
 });
 
-/** Strings that JSON escapes in every way it does: controls, quotes, backslashes, lone and paired surrogates, at either end and amid runs. */
-function awkwardStrings(): string[] {
-  const specials = ['"', '\\', '\u0000', '\b', '\t', '\n', '\u000b', '\f', '\r', '\u001f', '\u007f', '\u0080', '\u00e9', '\u07ff', '\u0800', '\u2028', '\u2029',
-    '\ufeff', '\uffff', '\ud800', '\udbff', '\udc00', '\udfff', '\ud83d\ude00', '\ud800\ud800', '\udc00\ud800', 'a', ' ', '~'];
-  const out = ['', 'plain ASCII text', ...specials, ...specials.map((c) => `${c}${'x'.repeat(40)}${c}`)];
-  let seed = 7;
-  const rand = (n: number) => {
-    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
-    return seed % n;
-  };
-  for (let i = 0; i < 2000; i++) {
-    let s = '';
-    for (let j = rand(60); j > 0; j--) s += rand(3) === 0 ? specials[rand(specials.length)] : rand(4) === 0 ? String.fromCharCode(rand(0x10000)) : 'word '.slice(0, 1 + rand(5));
-    out.push(s);
-  }
-  return out;
-}
-
 describe('a capture\'s JSON in pieces', () => {
   const jsonString = nativeAddon?.jsonString as ((s: string) => Buffer) | undefined;
 
@@ -108,6 +91,33 @@ describe('a capture\'s JSON in pieces', () => {
       const pieces = captureJson(c).pieces;
       expect(Buffer.concat(pieces.map((p) => Buffer.from(p))).toString('latin1')).toBe(Buffer.from(JSON.stringify(c)).toString('latin1'));
       expect(captureJson(c).text).toBe(JSON.stringify(c));
+    }
+  });
+});
+
+describe('a JSON string read back from its bytes', () => {
+  const decode = nativeAddon?.jsonStringDecode as ((b: Uint8Array, s: number, e: number) => string | undefined) | undefined;
+
+  it.skipIf(!decode)('gives JSON.parse\'s string for every string, in the middle of other bytes', () => {
+    for (const s of awkwardStrings()) {
+      const json = Buffer.from(`x{${JSON.stringify(s)}}y`);
+      const got = decode!(json, 2, json.length - 2);
+      expect(got, JSON.stringify(s)).toBe(s);
+    }
+  });
+
+  it.skipIf(!decode)('reads every escape JSON has, upper- and lower-case hex, and makes Latin-1 strings as one-byte strings would be', () => {
+    const cases = ['"\\/\\b\\f\\n\\r\\t\\"\\\\"', '"\\u00E9\\u00e9\\uD83D\\uDE00\\udc00"', '"caf\u00e9 \u00ff"', '"\u0100"', '"\u{10FFFF}"', '""'];
+    for (const c of cases) expect(decode!(Buffer.from(c), 0, Buffer.byteLength(c)), c).toBe(JSON.parse(c));
+  });
+
+  it.skipIf(!decode)('hands back what JSON.parse throws on or a decode would replace: the caller then says what is wrong', () => {
+    const bad: (string | Buffer)[] = ['"a"b"', '"ends escaped\\"', '"tab\there"', '"nul\u0000"', '"\\x41"', '"\\u12"', '"\\u12G4"', 'no quotes', '"', '"open',
+      Buffer.from([0x22, 0xff, 0x22]), Buffer.from([0x22, 0xc3, 0x22]), Buffer.from([0x22, 0xed, 0xa0, 0x80, 0x22]), Buffer.from([0x22, 0xe0, 0x80, 0xaf, 0x22]),
+      Buffer.from([0x22, 0xf4, 0x90, 0x80, 0x80, 0x22]), Buffer.from([0x22, 0xc0, 0xaf, 0x22]), Buffer.from([0x22, 0xf0, 0x9f, 0x98, 0x22])];
+    for (const b of bad) {
+      const bytes = Buffer.from(b);
+      expect(decode!(bytes, 0, bytes.length), bytes.toString('latin1')).toBeUndefined();
     }
   });
 });

@@ -12,6 +12,7 @@ import { isInlinksJson, type Inlinks } from '../crawl/linkdb-job.js';
 import { normalizeUrl, outlinksIn, splitDocumentKey, type ContentPointer, type CrawlFetch, type ParseData } from '../segment/segment.js';
 import { IndexWriter, type IndexDocument } from './index-writer.js';
 import { languageOf } from '../analysis/language.js';
+import { jsonStringFromBytes } from '../util/json-bytes.js';
 
 /**
  * What the index takes of a version's parse_data: its outlinks (most of the dataset's bytes,
@@ -171,6 +172,16 @@ export const indexJob: Job = {
     if (from === 'parse_text' && !quotesEscaped(value, value.length)) return false;
     emit(line, start, sp, [D_OPEN, line.subarray(sp + 1, tab), from === 'parse_text' ? TEXT_FIELD : CONTENT_FIELD, value, CLOSE]);
     return true;
+  },
+  // A version's text, the most of the reduce's input, made once from the shuffle's bytes
+  // (jsonStringFromBytes); every other piece is parsed.
+  reduceValueFromBytes(bytes, start, end) {
+    const d = start + D_OPEN.length;
+    if (end - start < D_OPEN.length + TEXT_FIELD.length + 3 || bytes.compare(D_OPEN, 0, D_OPEN.length, start, d) !== 0 || bytes[end - 1] !== 0x7d) return undefined;
+    const q = bytes.indexOf(0x22, d);
+    if (q < 0 || q + TEXT_FIELD.length >= end - 1 || !plainAscii(bytes, d, q) || bytes.compare(TEXT_FIELD, 0, TEXT_FIELD.length, q, q + TEXT_FIELD.length) !== 0) return undefined;
+    const text = jsonStringFromBytes(bytes, q + TEXT_FIELD.length, end - 1);
+    return text === undefined ? undefined : { d: bytes.toString('latin1', d, q), text };
   },
   reduce(url, values, emit, ctx) {
     let inlinks: Inlinks['inlinks'] = [];

@@ -386,7 +386,17 @@ export async function runReduceTask(job: Job, task: ReduceTask, counters: Counte
     ctx.count('reduce output records');
     sink.write(checkedKey(job, key), value);
   }, ctx);
-  for (const batch of mergeRunFiles(runs)) for (const line of batch) reduce.push(line);
+  if (job.reduceValueFromBytes && !job.rawValues) {
+    for (const chunk of mergeLines(runs.map((r) => new FileLines(r)), false, 64 << 10)) {
+      for (let s = 0; s < chunk.length; ) {
+        const nl = chunk.indexOf(0x0a, s);
+        reduce.pushBytes(chunk, s, nl);
+        s = nl + 1;
+      }
+    }
+  } else {
+    for (const batch of mergeRunFiles(runs)) for (const line of batch) reduce.push(line);
+  }
   reduce.flush();
   sink.close();
 }
