@@ -166,6 +166,15 @@ describe('add-dates and parallel index sets', () => {
     const first = await nwax(['add-dates', main, main, join(p, 'dates'), join(dir, 'first.dup')]);
     expect(first.code).toBe(3);
     expect(first.stderr).toMatch(/first\.dup: line 3: not "URLKEY sha1:DIGEST DATE \[FILE\]"; line skipped/);
+    // A file with no version in it (no key to look up): its bad lines are still named, and the
+    // dates are the main index's own, as from an empty file.
+    writeFileSync(join(dir, 'bad.dup'), 'not a dates line\nnor this\n');
+    const bad = await nwax(['add-dates', main, main, join(dir, 'bad-dates'), join(dir, 'bad.dup')]);
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toMatch(/bad\.dup: line 2: not "URLKEY/);
+    writeFileSync(join(dir, 'empty.dup'), '');
+    expect((await nwax(['add-dates', main, main, join(dir, 'empty-dates'), join(dir, 'empty.dup')])).code).toBe(0);
+    expect((await nwax(['dumpindex', '-f', 'dates', join(dir, 'bad-dates')])).stdout).toBe((await nwax(['dumpindex', '-f', 'dates', join(dir, 'empty-dates')])).stdout);
     // The incremental path: the next dates index from the first plus a new file, swapped in.
     const second = await nwax(['add-dates', main, join(p, 'dates'), join(p, 'dates.new'), join(dir, 'rest.dup')]);
     expect(second.code, second.stderr).toBe(0);

@@ -54,39 +54,46 @@ async function* versionDates(datesFile: string): AsyncGenerator<{ key: string; d
   }
 }
 
-/** The canonicalizer of a dates file: `auto` looks at its first keys. */
-async function canonicalizerOf(file: string, name: string): Promise<Canonicalizer> {
-  if (name === 'surt' || name === 'massaged') return name;
+/**
+ * The canonicalizer of a dates file: `auto` looks at its first keys. `keyless`: it looked and
+ * the file holds no key at all (no version to look up, only bad lines if any).
+ */
+async function canonicalizerOf(file: string, name: string): Promise<{ canon: Canonicalizer; keyless: boolean }> {
+  if (name === 'surt' || name === 'massaged') return { canon: name, keyless: false };
   if (name !== 'auto') throw new NwaxError('NWAX_CONF', `canonicalizer "${name}" is not auto, surt or massaged`);
   const keys: string[] = [];
   for await (const v of versionDates(file)) {
     if ('key' in v) keys.push(v.key.slice(0, v.key.indexOf(' ')));
     if (keys.length >= 1000) break;
   }
-  return detectCanonicalizer(keys);
+  return { canon: detectCanonicalizer(keys), keyless: keys.length === 0 };
 }
 
 export async function addDates(keyIndex: string, sources: string[], dest: string, datesFile: string | undefined, opts: AddDatesOptions): Promise<AddDatesResult> {
   const key = openIndex(keyIndex, 'main');
   const n = key.info.docCount;
   const dates: Set<string>[] = Array.from({ length: n + 1 }, () => new Set());
+  // The key index's own dates, read once: a source when it is one, and what the extra years
+  // below are told from. (Each scan of its rows reads every page of them, texts and all.)
+  const own: string[] = new Array<string>(n + 1).fill('');
+  for (const r of key.db.prepare('SELECT id, dates FROM docs').iterate() as Iterable<{ id: number; dates: string }>) if (r.id <= n) own[r.id] = r.dates;
   // The sources: each must hold the key index's documents, number for number.
   for (const src of sources) {
     const s = src === keyIndex ? key : openIndex(src);
     if (s.info.docCount !== n) {
       throw new NwaxError('NWAX_FORMAT', `${src} holds ${s.info.docCount} documents, ${keyIndex} ${n}: not parallel indexes of one another`);
     }
-    const rows = s.info.kind === 'main' ? s.db.prepare('SELECT id, dates FROM docs').iterate() : s.db.prepare('SELECT id, dates FROM dates').iterate();
-    for (const r of rows as Iterable<{ id: number; dates: string }>) for (const d of r.dates.split(' ')) if (d) dates[r.id].add(d);
+    const rows: Iterable<{ id: number; dates: string }> = s === key ? own.map((d, id) => ({ id, dates: d })) : s.info.kind === 'main' ? s.db.prepare('SELECT id, dates FROM docs').iterate() as Iterable<{ id: number; dates: string }> : s.db.prepare('SELECT id, dates FROM dates').iterate() as Iterable<{ id: number; dates: string }>;
+    for (const r of rows) for (const d of r.dates.split(' ')) if (d) dates[r.id].add(d);
     if (s !== key) s.db.close();
   }
   const result: AddDatesResult = { documents: n, datesAdded: 0, linesRead: 0, badLines: 0, unmatched: 0 };
   if (datesFile) {
-    const canon = await canonicalizerOf(datesFile, opts.canonicalizer);
+    const { canon, keyless } = await canonicalizerOf(datesFile, opts.canonicalizer);
+    // Every version's key, unless the file has none to look up (a dup list that came out empty).
     const byKey = new Map<string, number>();
-    for (const r of key.db.prepare('SELECT id, url, digest FROM docs').iterate() as Iterable<{ id: number; url: string; digest: string }>) {
-      byKey.set(`${urlKey(r.url, canon)} ${r.digest}`, r.id);
-    }
+    const versions = keyless ? [] : key.db.prepare('SELECT id, url, digest FROM docs').iterate() as Iterable<{ id: number; url: string; digest: string }>;
+    for (const r of versions) byKey.set(`${urlKey(r.url, canon)} ${r.digest}`, r.id);
     for await (const v of versionDates(datesFile)) {
       if ('bad' in v) {
         result.badLines++;
@@ -110,9 +117,9 @@ export async function addDates(keyIndex: string, sources: string[], dest: string
   // Years some document was captured in that its main index's dates do not hold: a date filter
   // on those years cannot be answered from the main index's `years` column alone (open-set.ts).
   const extraYears = new Set<string>();
-  for (const r of key.db.prepare('SELECT id, dates FROM docs').iterate() as Iterable<{ id: number; dates: string }>) {
-    const own = new Set(r.dates.split(' ').map((d) => d.slice(0, 4)));
-    for (const d of dates[r.id]) if (!own.has(d.slice(0, 4))) extraYears.add(d.slice(0, 4));
+  for (let id = 1; id <= n; id++) {
+    const years = new Set(own[id].split(' ').map((d) => d.slice(0, 4)));
+    for (const d of dates[id]) if (!years.has(d.slice(0, 4))) extraYears.add(d.slice(0, 4));
   }
   key.db.close();
   // Written aside, then renamed: a good dates index is never replaced by a half-written one.
