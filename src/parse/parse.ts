@@ -37,7 +37,7 @@ const HEAD = 8192;
 /** Bytes from the first one past ASCII that decide an undeclared encoding. */
 const SNIFF = 65536;
 /** A UTF-8 page's bytes held for the native extractor; past this, decoded here (html.ts holds the text as far). */
-const RAW_BYTES = 4 << 20;
+const RAW_BYTES = 16 << 20;
 
 export type ContentKind = 'html' | 'text' | 'pdf';
 
