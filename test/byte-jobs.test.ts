@@ -13,7 +13,7 @@ import { Grouper, hashPartition, newContext, type Counters, type Job } from '../
 import { LongSumGroups, longSum } from '../src/mapreduce/long-sum.js';
 import { RecordFileReader, RecordFileWriter, indexPath } from '../src/mapreduce/record-file.js';
 import { makeSplits, splitChunks, splitLines } from '../src/mapreduce/splits.js';
-import { awkwardStrings, nwax, run, tempDir } from './helpers.js';
+import { awkwardStrings, nwax, run, seededRandom, tempDir } from './helpers.js';
 
 const dir = tempDir();
 
@@ -452,6 +452,45 @@ describe('invertlinks over bytes', () => {
     }
     for (const g of [['{"inlinks":[]}', '{"other":1}'], ['{"inlinks":[{"from":"a","anchor":"b"}]', '{"inlinks":[]}'], ['{"inlinks":[{"from":"a","anchor":"b"}] }']]) {
       expect(invertlinksJob.combineBytes!(g.map((t) => Buffer.from(t))), g.join(' ')).toBeUndefined();
+    }
+  });
+
+  it('reduces a group\'s lists as reduce does: duplicates, order, the cap, non-ASCII; leaves escapes, characters past the BMP, other shapes and invalid UTF-8 to it', async () => {
+    const { invertlinksJob } = await import('../src/crawl/linkdb-job.js');
+    const { valueJson } = await import('../src/mapreduce/job.js');
+    const rand = seededRandom(5);
+    const froms = ['http://a.example/', 'http://b.example/x', 'http://a.example/\u00e9', 'http://\uff41.example/', 'http://a.example/~', 'http://a.example/\ue000'];
+    const anchors = ['', 'home', 'caf\u00e9', '\u4e2d\u6587', 'Home', 'a b'];
+    const list = (n: number) => JSON.stringify({ inlinks: Array.from({ length: n }, () => ({ from: froms[Math.floor(rand() * froms.length)], anchor: anchors[Math.floor(rand() * anchors.length)] })) });
+    const groups: (string | Buffer)[][] = Array.from({ length: 40 }, () => Array.from({ length: 1 + Math.floor(rand() * 4) }, () => list(Math.floor(rand() * 8))));
+    groups.push(['{"inlinks":[]}'], ['{"inlinks":[]}', '{"inlinks":[]}']);
+    const declined: (string | Buffer)[][] = [
+      ['{"inlinks":[{"from":"a","anchor":"say \\"x\\""}]}'],
+      ['{"inlinks":[{"from":"a","anchor":"\u{1F600}"}]}', '{"inlinks":[{"from":"a","anchor":"\uffff"}]}'],
+      ['{"inlinks":[{"anchor":"b","from":"a"}]}'],
+      ['{"inlinks":[{"from":"a","anchor":"b","n":1}]}'],
+      ['{"inlinks":[{"from":"a","anchor":"b"} ]}'],
+      ['{"other":[]}'],
+      [Buffer.from([...Buffer.from('{"inlinks":[{"from":"a","anchor":"'), 0xff, ...Buffer.from('"}]}')])],
+    ];
+    for (const max of [3, 10000]) {
+      const props = [`db.max.inlinks=${max}`];
+      for (const [g, bytesPath] of [...groups.map((g) => [g, true] as const), ...declined.map((g) => [g, false] as const)]) {
+        const values = g.map((v) => Buffer.from(v));
+        const byBytes: string[] = [];
+        const c2: Counters = {};
+        const took = invertlinksJob.reduceBytes!(Buffer.from('k'), values, (fields) => void byBytes.push(Buffer.concat((fields[0] as Uint8Array[]).map((p) => Buffer.from(p))).toString()), newContext(c2, props));
+        expect(took, values.join(' ')).toBe(bytesPath);
+        if (!took) {
+          expect(byBytes).toEqual([]);
+          continue;
+        }
+        const byStrings: string[] = [];
+        const c1: Counters = {};
+        invertlinksJob.reduce('k', values.map((v) => JSON.parse(v.toString())), (_k, v) => void byStrings.push(valueJson(v)), newContext(c1, props));
+        expect(byBytes, values.join(' ')).toEqual(byStrings);
+        expect(c2).toEqual(c1);
+      }
     }
   });
 });

@@ -5,6 +5,7 @@
  * links (same host) are dropped with `db.ignore.internal.links`; anchors are cut at
  * `db.max.anchor.length`; at most `db.max.inlinks` per URL are kept.
  */
+import { isUtf8 } from 'node:buffer';
 import { RawJson, type Job } from '../mapreduce/job.js';
 import { datasetOf } from './crawl-datum.js';
 import { splitDocumentKey } from '../segment/segment.js';
@@ -52,6 +53,60 @@ function unescaped(b: Uint8Array, from: number, to: number): boolean {
     if (c < 0x20 || c === 0x5c) return false;
   }
   return true;
+}
+
+/**
+ * An inlink in a list's bytes: where its JSON object lies (values[v] from s to e), its strings
+ * as Latin-1 strings of their UTF-8 bytes. Offsets, not views: a URL's group at scale holds a
+ * million inlinks, of which db.max.inlinks are copied out.
+ */
+interface InlinkBytes {
+  v: number;
+  s: number;
+  e: number;
+  from: string;
+  anchor: string;
+}
+
+const FROM_OPEN = '{"from":"';
+const ANCHOR_FIELD = '","anchor":"';
+/** Bytes inlinksIn leaves to JSON.parse: an escape, a control character, a character past the BMP's lead byte. */
+const UNREAD = /[\x00-\x1f\\\xf0-\xff]/;
+
+/**
+ * The inlinks of a group's lists, where each list is `{"inlinks":[...]}` of objects
+ * `{"from":"F","anchor":"A"}` with no escape, no control character and no character past the
+ * BMP in them (the strings are their bytes, in an order that is UTF-16's), and valid UTF-8;
+ * undefined for anything else, which reduce reads.
+ */
+function inlinksIn(values: readonly Uint8Array[]): InlinkBytes[] | undefined {
+  const out: InlinkBytes[] = [];
+  for (let k = 0; k < values.length; k++) {
+    const v = values[k];
+    if (!isInlinksJson(v) || !isUtf8(v)) return undefined;
+    // The bytes as a Latin-1 string, one character a byte: searched and sliced by V8's string
+    // code, where a loop over the bytes in JavaScript cost more than JSON.parse.
+    const t = Buffer.from(v.buffer, v.byteOffset, v.length).toString('latin1');
+    if (UNREAD.test(t)) return undefined;
+    const end = t.length - 2; // the list's closing bracket
+    let p = INLINKS_OPEN.length;
+    if (p === end) continue;
+    for (;;) {
+      if (!t.startsWith(FROM_OPEN, p)) return undefined;
+      const f0 = p + FROM_OPEN.length;
+      const f1 = t.indexOf('"', f0);
+      if (f1 < 0 || f1 >= end || !t.startsWith(ANCHOR_FIELD, f1)) return undefined;
+      const a0 = f1 + ANCHOR_FIELD.length;
+      const a1 = t.indexOf('"', a0);
+      if (a1 < 0 || a1 + 1 >= end || t.charCodeAt(a1 + 1) !== 0x7d) return undefined;
+      out.push({ v: k, s: p, e: a1 + 2, from: t.slice(f0, f1), anchor: t.slice(a0, a1) });
+      p = a1 + 2;
+      if (p === end) break;
+      if (t.charCodeAt(p) !== 0x2c) return undefined;
+      p++;
+    }
+  }
+  return out;
 }
 
 /** Where each outlink's URL and anchor text lie (4 offsets an outlink), reused by a thread's records. */
@@ -184,6 +239,29 @@ export const invertlinksJob: Job = {
     }
     pieces.push(B_LIST_CLOSE);
     return pieces;
+  },
+  // reduce over the lists' bytes, where every inlink is `{"from":"F","anchor":"A"}` as this job
+  // writes it: kept once, sorted and capped as reduce does, and copied out as it lies.
+  reduceBytes(_key, values, emit, ctx) {
+    const links = inlinksIn(values);
+    if (!links) return false;
+    // Latin-1 strings of UTF-8 bytes compare as the bytes do, and (no character past the BMP)
+    // the bytes as the UTF-16 strings reduce sorts. Sorted first, a duplicate is the one before.
+    links.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : a.anchor < b.anchor ? -1 : a.anchor > b.anchor ? 1 : 0));
+    const max = ctx.conf.getNumber('db.max.inlinks');
+    const pieces: Uint8Array[] = [B_INLINKS_OPEN];
+    let unique = 0;
+    for (let i = 0; i < links.length; i++) {
+      const l = links[i];
+      if (i > 0 && l.from === links[i - 1].from && l.anchor === links[i - 1].anchor) continue;
+      if (unique++ >= max) continue;
+      if (unique > 1) pieces.push(B_COMMA);
+      pieces.push(values[l.v].subarray(l.s, l.e));
+    }
+    if (unique > max) ctx.count('inlinks over db.max.inlinks dropped', unique - max);
+    pieces.push(B_LIST_CLOSE);
+    emit([pieces]);
+    return true;
   },
   reduce(key, values, emit, ctx) {
     const max = ctx.conf.getNumber('db.max.inlinks');

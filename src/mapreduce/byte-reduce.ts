@@ -1,13 +1,13 @@
 /**
- * The reduce of a job with named outputs and `reduceBytes` (import), over the merged runs'
- * bytes: each group's key and values are views of the merge's chunk, handed to reduceBytes,
- * and the fields it emits are copied into the parts' blocks as they are. No line becomes a
- * string: the import's reduce decoded 316 MB of the bench corpus's captures only to encode
- * them again. A group reduceBytes declines goes, decoded, to the job's `reduce`.
+ * The reduce of a job with `reduceBytes` (import, invertlinks), over the merged runs' bytes:
+ * each group's key and values are views of the merge's chunk, handed to reduceBytes, and the
+ * fields it emits are copied into the parts' blocks as they are. No line becomes a string: the
+ * import's reduce decoded 316 MB of the bench corpus's captures only to encode them again. A
+ * group reduceBytes declines goes, decoded, to the job's `reduce`.
  */
 import { Grouper, newContext, type Counters, type Job } from './job.js';
 import { FileLines, mergeLines } from './byte-merge.js';
-import { namedSink } from './job-output.js';
+import { namedSink, recordSink } from './job-output.js';
 import { recordPartName } from './dataset.js';
 import type { RecordFileOptions } from './record-file.js';
 
@@ -18,13 +18,15 @@ const NULL = Buffer.from('null');
 export function reduceRunsBytes(job: Job, runs: string[], dir: string, partition: number, properties: string[], counters: Counters, recordFile?: RecordFileOptions): void {
   const reduceBytes = job.reduceBytes!;
   const ctx = newContext(counters, properties);
-  const sink = namedSink(job.outputs!, dir, recordPartName(partition), recordFile);
+  const sink = job.outputs ? namedSink(job.outputs, dir, recordPartName(partition), recordFile) : recordSink(dir, partition, recordFile);
   const decoded = new Grouper(job, (key, value) => {
     ctx.count('reduce output records');
     sink.write(key, value);
   }, ctx);
   let key: Uint8Array | undefined;
   let values: Uint8Array[] = [];
+  /** The open group's values (and key, when any) already copied out of an earlier chunk. */
+  let copied = 0;
   const emit = (fields: (Uint8Array | readonly Uint8Array[] | undefined)[]) => {
     ctx.count('reduce output records');
     sink.writeRaw(key!, fields);
@@ -39,6 +41,7 @@ export function reduceRunsBytes(job: Job, runs: string[], dir: string, partition
     }
     key = undefined;
     values = [];
+    copied = 0;
   };
   for (const chunk of mergeLines(runs.map((r) => new FileLines(r)), false, CHUNK)) {
     for (let s = 0; s < chunk.length; ) {
@@ -54,10 +57,12 @@ export function reduceRunsBytes(job: Job, runs: string[], dir: string, partition
       values.push(keyEnd < nl ? chunk.subarray(keyEnd + 1, nl) : NULL);
       s = nl + 1;
     }
-    // The merge writes its next chunk over this one: the open group keeps copies.
+    // The merge writes its next chunk over this one: the open group keeps copies of what it
+    // took from this chunk (copied once: a URL's inlink lists at scale span many chunks).
     if (key !== undefined) {
-      key = Buffer.from(key);
-      values = values.map((v) => Buffer.from(v));
+      if (!copied) key = Buffer.from(key);
+      for (let i = copied; i < values.length; i++) values[i] = Buffer.from(values[i]);
+      copied = values.length;
     }
   }
   flush();
@@ -66,6 +71,6 @@ export function reduceRunsBytes(job: Job, runs: string[], dir: string, partition
 
 /** Whether a reduce task of this job goes through reduceRunsBytes. */
 export function reducesBytes(job: Job): boolean {
-  return job.reduceBytes !== undefined && job.outputs !== undefined && job.outputFormat === undefined;
+  return job.reduceBytes !== undefined && job.outputFormat === undefined;
 }
 

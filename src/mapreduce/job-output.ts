@@ -19,8 +19,20 @@ export function partSink(job: Job, dir: string, partition: number, ctx: TaskCont
   const part = recordPartName(partition);
   if (job.outputs) return namedSink(job.outputs, dir, part, recordFile);
   if (job.outputFormat) return job.outputFormat(join(dir, partName(partition)), ctx);
-  const writer = new RecordFileWriter(join(dir, part), recordFile);
-  return { write: (key, value) => writer.appendLine(key, valueJson(value)), close: () => writer.close() };
+  return recordSink(dir, partition, recordFile);
+}
+
+/** A part of one output (no named outputs) that also takes a record's value as bytes (Job.reduceBytes: `[value]`). */
+export function recordSink(dir: string, partition: number, recordFile?: RecordFileOptions): NamedSink {
+  const writer = new RecordFileWriter(join(dir, recordPartName(partition)), recordFile);
+  return {
+    write: (key, value) => writer.appendLine(key, valueJson(value)),
+    writeRaw(key, fields) {
+      if (fields.length !== 1 || fields[0] === undefined) throw new Error('reduceBytes of a job without named outputs emits [value]');
+      writer.appendRaw(key, fields[0]);
+    },
+    close: () => writer.close(),
+  };
 }
 
 /** A sink of named outputs that also takes a record's fields as bytes (Job.reduceBytes). */

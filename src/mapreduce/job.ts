@@ -158,11 +158,12 @@ export interface Job {
    */
   mapRecordBytes?(line: Buffer, start: number, tab: number, end: number, emit: RecordBytesEmit, ctx: TaskContext): boolean;
   /**
-   * `reduce` over bytes, for a job with named outputs whose reduce passes values on (import):
-   * a group's key and its values' JSON text as UTF-8, in byte order as `reduce` gets them;
-   * `emit` takes one record's named outputs as JSON bytes (or the pieces of them, in order), in
-   * `outputs` order (undefined: that output has none). Returns false, having emitted nothing, to have the group decoded and
-   * given to `reduce`. Optional; `reduce` stays the definition (streaming tasks call it), and
+   * `reduce` over bytes, for a job whose reduce passes values on or joins them (import, with
+   * named outputs; invertlinks): a group's key and its values' JSON text as UTF-8, in byte order
+   * as `reduce` gets them; `emit` takes one record's named outputs as JSON bytes (or the pieces
+   * of them, in order), in `outputs` order (undefined: that output has none), or for a job
+   * without named outputs its one value, as `[value]`. Returns false, having emitted nothing,
+   * to have the group decoded and given to `reduce`. Optional; `reduce` stays the definition (streaming tasks call it), and
    * the equivalence test holds the two to the same bytes. The local runner's reduce then never
    * decodes the shuffle's text into strings only to encode it again.
    */
