@@ -83,7 +83,8 @@ export async function addDates(keyIndex: string, sources: string[], dest: string
     if (s.info.docCount !== n) {
       throw new NwaxError('NWAX_FORMAT', `${src} holds ${s.info.docCount} documents, ${keyIndex} ${n}: not parallel indexes of one another`);
     }
-    const rows: Iterable<{ id: number; dates: string }> = s === key ? own.map((d, id) => ({ id, dates: d })) : s.info.kind === 'main' ? s.db.prepare('SELECT id, dates FROM docs').iterate() as Iterable<{ id: number; dates: string }> : s.db.prepare('SELECT id, dates FROM dates').iterate() as Iterable<{ id: number; dates: string }>;
+    const table = s.info.kind === 'main' ? 'docs' : 'dates';
+    const rows = s === key ? own.map((dates, id) => ({ id, dates })) : (s.db.prepare(`SELECT id, dates FROM ${table}`).iterate() as Iterable<{ id: number; dates: string }>);
     for (const r of rows) for (const d of r.dates.split(' ')) if (d) dates[r.id].add(d);
     if (s !== key) s.db.close();
   }

@@ -163,9 +163,10 @@ export interface Job {
    * as `reduce` gets them; `emit` takes one record's named outputs as JSON bytes (or the pieces
    * of them, in order), in `outputs` order (undefined: that output has none), or for a job
    * without named outputs its one value, as `[value]`. Returns false, having emitted nothing,
-   * to have the group decoded and given to `reduce`. Optional; `reduce` stays the definition (streaming tasks call it), and
-   * the equivalence test holds the two to the same bytes. The local runner's reduce then never
-   * decodes the shuffle's text into strings only to encode it again.
+   * to have the group decoded and given to `reduce`. Optional; `reduce` stays the definition
+   * (streaming tasks call it), and the equivalence test holds the two to the same bytes. The
+   * local runner's reduce then never decodes the shuffle's text into strings only to encode
+   * it again.
    */
   reduceBytes?(key: Uint8Array, values: Uint8Array[], emit: (fields: (Uint8Array | readonly Uint8Array[] | undefined)[]) => void, ctx: TaskContext): boolean;
   /**
