@@ -1,6 +1,6 @@
 import { Args, Flags } from '@oclif/core';
 import { NwaxCommand } from './base.js';
-import { jobActionOptions, jobFlags, pipelineReduces } from './job-options.js';
+import { jobActionOptions, jobFlags, pipelineReduces, warmJob } from './job-options.js';
 import type { Configuration } from '../conf/config.js';
 import type { ManifestEntry } from '../segment/manifest.js';
 
@@ -90,6 +90,8 @@ line whose offset does not start a record of its URL is reported with its CDX fi
     const conf = await this.configurationFor(defines);
     const scope = conf.getString('nwax.import.captures');
     if (!['local', 'all', 'none'].includes(scope)) throw new UsageError(`nwax.import.captures must be local, all or none, got ${JSON.stringify(scope)}`);
+    // The task threads start now, while the exclusions are read and the archives planned.
+    await warmJob('import', conf, flags);
     const { segmentName } = await import('../segment/segment.js');
     const segment = (cdx.length ? args.manifest : args.segment) ?? join(flags.dir, 'segments', segmentName());
     const temps: string[] = [];

@@ -23,6 +23,26 @@ export interface JobFlagValues {
   define?: string[];
 }
 
+const TASK_WORKER = new URL('../jobs/task-worker.js', import.meta.url);
+
+/** Threads of a job run on this machine: --threads, else mapreduce.local.threads, else one per core. */
+async function localThreads(conf: Configuration, flags: JobFlagValues): Promise<number> {
+  return flags.threads || conf.getNumber('mapreduce.local.threads') || (await import('node:os')).availableParallelism();
+}
+
+/**
+ * Starts job `name`'s task threads (local-runner.ts's warmTaskThreads) before the command
+ * reads its inputs, so that their start overlaps the command's: for a command that will run
+ * the job on this machine with the options jobActionOptions gives.
+ */
+export async function warmJob(name: string, conf: Configuration, flags: JobFlagValues): Promise<void> {
+  if (flags.engine !== 'local') return;
+  const { parseByteSize } = await import('../conf/config.js');
+  const { warmTaskThreads } = await import('../mapreduce/local-runner.js');
+  const memory = flags.memory ?? conf.getString('mapreduce.task.io.sort.mb');
+  warmTaskThreads(TASK_WORKER, name, await localThreads(conf, flags), parseByteSize(memory, 'mapreduce.task.io.sort.mb'));
+}
+
 export async function jobActionOptions(conf: Configuration, flags: JobFlagValues, jobReduces: number | undefined, say: (m: string) => void): Promise<JobActionOptions> {
   return {
     reduces: flags.reduces ?? jobReduces ?? conf.getNumber('mapreduce.job.reduces'),
@@ -30,8 +50,8 @@ export async function jobActionOptions(conf: Configuration, flags: JobFlagValues
     engine: flags.engine as 'local' | 'hadoop',
     runHadoop: flags.run,
     force: flags.force,
-    threads: flags.threads || conf.getNumber('mapreduce.local.threads') || (await import('node:os')).availableParallelism(),
-    taskWorker: new URL('../jobs/task-worker.js', import.meta.url),
+    threads: await localThreads(conf, flags),
+    taskWorker: TASK_WORKER,
     splitMin: conf.getBytes('mapreduce.input.fileinputformat.split.minsize'),
     splitMax: conf.getBytes('mapreduce.input.fileinputformat.split.maxsize'),
     mergeFactor: conf.getNumber('mapreduce.task.io.sort.factor'),
@@ -57,6 +77,7 @@ export async function runRegisteredJob(name: string, inputs: string[], output: s
 export async function runDatasetJob(name: string, db: string | undefined, segments: string[], segmentParts: string[], output: string, conf: Configuration, flags: JobFlagValues, say: (m: string) => void, more: { dbs?: string[] } = {}): Promise<number> {
   // A bad setting is named before any input is looked at.
   const reduces = await pipelineReduces(conf, flags, say);
+  await warmJob(name, conf, flags);
   const { datasetInputs, clusterInputs } = await import('./dataset-inputs.js');
   if (flags.engine === 'hadoop') {
     const dirs = clusterInputs([...(more.dbs ?? []), ...(db ? [db] : [])], segments, segmentParts);

@@ -11,9 +11,12 @@ import { findJob } from './index.js';
 // (a worker's own stderr is delivered asynchronously, and could be cut off at its end).
 setWarningSink((message) => parentPort!.postMessage({ warn: message }));
 
-parentPort!.on('message', ({ jobName, task, close }: { jobName: string; task: MapTask | ReduceTask; close?: boolean }) => {
+parentPort!.on('message', ({ jobName, task, close, preload }: { jobName: string; task: MapTask | ReduceTask; close?: boolean; preload?: string }) => {
   // The end of the phase: the thread exits on its own, its stderr flushed.
   if (close) return parentPort!.close();
+  // Started ahead of its job (warmTaskThreads): its module loads while the command plans. A
+  // failure here is the first task's to report.
+  if (preload !== undefined) return void findJob(preload).catch(() => {});
   void (async () => {
     try {
       const job = await findJob(jobName);

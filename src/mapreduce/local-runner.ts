@@ -318,7 +318,7 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
     const tasks: MapTask[] = splits.map((split, t) => ({ split, spillPrefix: join(work, `map-${t}`), reduces, budget: Math.floor(budget / threads), properties }));
     const useWorkers = threads > 1 && tasks.length > 1 && opts.taskWorker !== undefined;
     // The task threads of both phases: a reduce runs on a thread the map phase started.
-    pool = opts.taskWorker && threads > 1 ? new TaskThreads(opts.taskWorker, job.name, Math.max(mapHeapMb(Math.floor(budget / threads)), REDUCE_HEAP_MB)) : undefined;
+    pool = opts.taskWorker && threads > 1 ? new TaskThreads(opts.taskWorker, job.name, poolHeapMb(budget, threads)) : undefined;
     const mapStart = performance.now();
     await runTasks(tasks, threads, (task, c) => runMapTask(job, task, c), (c) => {
       addCounters(counters, c);
@@ -522,7 +522,30 @@ class TaskThread {
   /** The thread has ended (a task that died takes its thread with it). */
   private exited = false;
 
+  /**
+   * Has the thread load job `jobName`'s module while the command still plans the job; until a
+   * job takes it (`adopt`), the thread does not keep the process alive.
+   */
+  preload(jobName: string): void {
+    this.worker.unref();
+    this.worker.postMessage({ preload: jobName });
+  }
+
+  adopt(): void {
+    this.worker.ref();
+  }
+
+  /** Ends a started thread that no job took. */
+  terminate(): void {
+    void this.worker.terminate();
+  }
+
+  get alive(): boolean {
+    return !this.exited;
+  }
+
   run(jobName: string, task: MapTask | ReduceTask): Promise<Counters> {
+    if (this.exited) return Promise.reject(new Error('task worker exited'));
     return new Promise((resolve, reject) => {
       this.pending = { resolve, reject };
       this.worker.postMessage({ jobName, task });
@@ -582,7 +605,19 @@ async function runTasks<T extends MapTask | ReduceTask>(tasks: T[], threads: num
 class TaskThreads {
   private readonly threads: TaskThread[] = [];
 
-  constructor(private readonly script: URL, readonly jobName: string, private readonly heapMb: number) {}
+  constructor(private readonly script: URL, readonly jobName: string, private readonly heapMb: number) {
+    const started = warm;
+    warm = undefined;
+    if (!started) return;
+    if (started.key !== poolKey(script, jobName, heapMb)) {
+      for (const t of started.threads) t.terminate();
+      return;
+    }
+    for (const t of started.threads.filter((t) => t.alive)) {
+      t.adopt();
+      this.threads.push(t);
+    }
+  }
 
   thread(r: number): TaskThread {
     return (this.threads[r] ??= new TaskThread(this.script, this.heapMb));
@@ -602,6 +637,38 @@ function mapHeapMb(taskBudget: number): number {
 
 /** A reduce streams: a fixed heap. */
 const REDUCE_HEAP_MB = 512;
+
+/** The heap limit of a job's task threads: the larger of its two phases'. */
+function poolHeapMb(budget: number, threads: number): number {
+  return Math.max(mapHeapMb(Math.floor(budget / threads)), REDUCE_HEAP_MB);
+}
+
+function poolKey(script: URL, jobName: string, heapMb: number): string {
+  return `${script.href} ${jobName} ${heapMb}`;
+}
+
+/** Task threads that warmTaskThreads started, until runLocal takes them. */
+let warm: { key: string; threads: TaskThread[] } | undefined;
+
+/**
+ * Starts the task threads of a job that runLocal will run with `threads` threads and a sort
+ * budget of `sortMemory` bytes, each loading the job's module, while the command still reads
+ * its inputs and plans the job. A thread's start and module loading (about 0.1 s, more for
+ * the import's parsers) then overlap the command's own instead of following it. runLocal takes
+ * them when its job, threads and budget are these; otherwise they end. Until then they do not
+ * keep the process alive.
+ */
+export function warmTaskThreads(script: URL, jobName: string, threads: number, sortMemory: number): void {
+  if (threads <= 1) return;
+  const heapMb = poolHeapMb(sortMemory, threads);
+  const key = poolKey(script, jobName, heapMb);
+  if (warm?.key === key) return;
+  // Threads warmed for a job that never ran (its command failed first) make way.
+  for (const t of warm?.threads ?? []) t.terminate();
+  const started = Array.from({ length: threads }, () => new TaskThread(script, heapMb));
+  for (const t of started) t.preload(jobName);
+  warm = { key, threads: started };
+}
 
 /** The sorted runs that the map tasks spilled for partition `p`. */
 function runsOf(work: string, p: number): string[] {

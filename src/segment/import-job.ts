@@ -10,7 +10,7 @@ import { RawJson, type Job, type TaskContext } from '../mapreduce/job.js';
 import { existsSync } from 'node:fs';
 import { parseByteSize } from '../conf/config.js';
 import { asCanonicalizer, loadExclusions, type Exclusions } from './exclusions.js';
-import { importArchive, type ImportOptions } from './importer.js';
+import type { ImportOptions } from './importer.js';
 import { parseManifestLine } from './manifest.js';
 import type { ArchiveSplit } from './archive-splits.js';
 import { parseStatusFilter } from './status-filter.js';
@@ -18,6 +18,15 @@ import { crawlParseOf, outlinksIn, SEGMENT_PARTS, type Capture, type CrawlFetch,
 import type { RecordGroup } from './cdx-plan.js';
 
 let options: Promise<ImportOptions> | undefined;
+
+/**
+ * The archive reader and parsers, loaded by the first map: the command's own thread, which
+ * plans the job and hands its map tasks to task threads, never loads them (the HTML parsers,
+ * charset detection and the language tables were 40-50 ms of its start).
+ */
+let importer: Promise<typeof import('./importer.js')> | undefined;
+const importArchive: (typeof import('./importer.js'))['importArchive'] = async (...args) =>
+  (await (importer ??= import('./importer.js'))).importArchive(...args);
 
 /** The task's options from its configuration, loaded once per task (the exclusions above all). */
 function importOptions(ctx: TaskContext): Promise<ImportOptions> {
