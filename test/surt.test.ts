@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { surt, massagedUrl, detectCanonicalizer } from '../src/cdx/surt.js';
-import { attemptIpFormats, unescapeRepeatedly } from '../src/cdx/url-parts.js';
+import { attemptIpFormats, fromByteString, normalizePath, toByteString, unescapeRepeatedly } from '../src/cdx/url-parts.js';
 
 // Expected keys are those of the surt library (internetarchive/surt, used by cdxj-indexer and
 // pywb): its WaybackURLKeyMaker cases and the canonicalizer cases run through surt().
@@ -61,6 +61,32 @@ describe('URL canonicalization pieces', () => {
     expect(attemptIpFormats('1.2.3.256')).toBeNull();
     expect(attemptIpFormats('39024579298')).toBe('22.11.210.226');
     expect(attemptIpFormats('www.foo.com')).toBeNull();
+    // Near the canonical dotted quads the fast path returns as they are: leading zeros (octal),
+    // a first 0, a part past 255, five parts.
+    expect(attemptIpFormats('127.000.0.1')).toBe('127.0.0.1');
+    expect(attemptIpFormats('1.2.3.04')).toBe('1.2.3.4');
+    expect(attemptIpFormats('1.2.3.08')).toBe('1.2.3.0');
+    expect(attemptIpFormats('0.1.2.3')).toBe('0.1.2.3');
+    expect(attemptIpFormats('0.1.2.9')).toBeNull();
+    expect(attemptIpFormats('256.1.1.1')).toBeNull();
+    expect(attemptIpFormats('1.2.3.4.5')).toBeNull();
+    expect(attemptIpFormats('255.249.200.99')).toBe('255.249.200.99');
+  });
+
+  it('normalizes paths as the surt library does, and leaves normal ones as they are', () => {
+    const cases: [string, string][] = [
+      ['/a/b.html', '/a/b.html'], ['/', '/'], ['/a/', '/a/'], ['/.well-known/x', '/.well-known/x'], ['/a/...', '/a/...'],
+      ['/a//b/', '/a/b/'], ['/a/./b', '/a/b'], ['/a/../b', '/b'], ['/a/b/..', '/a'], ['/a/b/.', '/a/b'], ['/..', '/..'],
+      ['a/b', '/b'], ['//a', '/a'],
+    ];
+    for (const [path, normal] of cases) expect(normalizePath(path), path).toBe(normal);
+  });
+
+  it('keeps ASCII strings as their own byte strings, and others as UTF-8 bytes', () => {
+    expect(toByteString('http://example.org/a?b')).toBe('http://example.org/a?b');
+    expect(toByteString('/caf\u00e9')).toBe('/caf\u00c3\u00a9');
+    expect(fromByteString('/caf\u00c3\u00a9')).toBe('/caf\u00e9');
+    expect(fromByteString('\x7f')).toBe('\x7f');
   });
 
   it('unescapes repeatedly', () => {

@@ -18,12 +18,15 @@ export interface UrlParts {
 
 export class UrlParseError extends Error {}
 
+/** A char past ASCII: where one is, a string and its byte string differ. */
+const NON_ASCII = /[^\x00-\x7f]/;
+
 export function toByteString(s: string): string {
-  return Buffer.from(s, 'utf8').toString('latin1');
+  return NON_ASCII.test(s) ? Buffer.from(s, 'utf8').toString('latin1') : s;
 }
 
 export function fromByteString(s: string): string {
-  return Buffer.from(s, 'latin1').toString('utf8');
+  return NON_ASCII.test(s) ? Buffer.from(s, 'latin1').toString('utf8') : s;
 }
 
 /** bytes.lower(): ASCII letters only, so UTF-8 bytes held as Latin-1 chars stay intact. */
@@ -157,8 +160,13 @@ export function minimalEscape(s: string): string {
   return escapeOnce(unescapeRepeatedly(s));
 }
 
+/** A segment `.` or `..`, or an empty one inside the path: what normalizePath changes. */
+const PATH_TO_NORMALIZE = /\/\/|\/\.\.?(?:\/|$)/;
+
 export function normalizePath(path: string | null): string {
   if (!path) return '/';
+  // Most paths are already normal: from the root, no dot segment, no empty segment but the last.
+  if (path.charCodeAt(0) === 0x2f && !PATH_TO_NORMALIZE.test(path)) return path;
   const kept: string[] = [];
   const segments = path.split('/');
   for (let i = 1; i < segments.length; i++) {
@@ -176,7 +184,11 @@ export function normalizePath(path: string | null): string {
 }
 
 /** inet_aton-style reading of decimal / octal dotted forms, as attemptIPFormats does. */
+/** A dotted quad as attemptIpFormats writes one: 0-255, no leading zeros, the first not 0. */
+const CANONICAL_QUAD = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d?)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d?|0)){3}$/;
+
 export function attemptIpFormats(host: string): string | null {
+  if (CANONICAL_QUAD.test(host)) return host;
   if (/^\d+$/.test(host)) {
     const n = Number(BigInt(host) & 0xffffffffn);
     return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
