@@ -107,6 +107,12 @@ describe('searching a collection of several sites, types and collections', () =>
     await pipeline(crawl, join(dir, 'manifest'), { reduces: 2 });
     const indexLog = await nwax(['index', '--reduces', '2', join(crawl, 'indexes2'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), join(crawl, 'segments', '20200101000000')]);
     expect(indexLog.stderr).toMatch(/noindex documents left out 1\b/);
+    expect(indexLog.stderr).not.toMatch(/no such (CrawlDb|LinkDb)/);
+    // A mistyped LinkDb is named; the index is made without anchors, as a crawl without links is.
+    const typo = join(crawl, 'linkdb-typo');
+    const noLinks = await nwax(['index', join(crawl, 'indexes3'), join(crawl, 'crawldb'), typo, join(crawl, 'segments', '20200101000000')]);
+    expect(noLinks.code).toBe(0);
+    expect(noLinks.stderr).toContain(`nwax index: ${typo}: no such LinkDb; indexing without anchors or inlinks`);
     const urls = (r: JsonResult) => r.hits.map((h) => h.url).sort();
 
     // (The zoo's home page too: the anchor text of the link to it says alligator.)
