@@ -183,10 +183,10 @@ export function normalizePath(path: string | null): string {
   return out;
 }
 
-/** inet_aton-style reading of decimal / octal dotted forms, as attemptIPFormats does. */
 /** A dotted quad as attemptIpFormats writes one: 0-255, no leading zeros, the first not 0. */
 const CANONICAL_QUAD = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d?)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d?|0)){3}$/;
 
+/** inet_aton-style reading of decimal / octal dotted forms, as attemptIPFormats does. */
 export function attemptIpFormats(host: string): string | null {
   if (CANONICAL_QUAD.test(host)) return host;
   if (/^\d+$/.test(host)) {

@@ -613,9 +613,10 @@ class TaskThreads {
       for (const t of started.threads) t.terminate();
       return;
     }
-    for (const t of started.threads.filter((t) => t.alive)) {
-      t.adopt();
-      this.threads.push(t);
+    // (A thread that died while it waited is left out; the job starts another in its place.)
+    for (const thread of started.threads.filter((t) => t.alive)) {
+      thread.adopt();
+      this.threads.push(thread);
     }
   }
 
