@@ -36,13 +36,13 @@ function parts(dir: string): [string, unknown][][] {
 }
 
 describe('task threads started ahead of their job', () => {
-  /** The job's run on threads of its own, then again after warmTaskThreads with `warmMemory`. */
-  async function ownAndWarmed(warmMemory: number) {
+  /** The job's run on threads of its own, then again after warmTaskThreads started `count` threads for a budget of `warmMemory`. */
+  async function ownAndWarmed(warmMemory: number, count = 2) {
     const dir = tempDir();
     const input = join(dir, 'in.cdx');
     writeCdx(input);
     const own = await runCount(input, join(dir, 'own'), 1 << 20);
-    warmTaskThreads(TASK_WORKER, 'cdx-url-count', 2, warmMemory);
+    expect(warmTaskThreads(TASK_WORKER, 'cdx-url-count', 2, warmMemory, count)).toBe(count);
     const warmed = await runCount(input, join(dir, 'warmed'), 1 << 20);
     expect(own.mapTasks).toBeGreaterThan(2);
     expect(parts(join(dir, 'own')).flat().length).toBe(own.counters['reduce output records']);
@@ -51,6 +51,12 @@ describe('task threads started ahead of their job', () => {
 
   it('are taken by the job they were started for, which writes what it writes on threads of its own', async () => {
     const r = await ownAndWarmed(1 << 20);
+    expect(r.warmed.counters).toEqual(r.own.counters);
+    expect(r.warmedParts).toEqual(r.ownParts);
+  });
+
+  it('may be fewer than the job uses: it starts the others itself', async () => {
+    const r = await ownAndWarmed(1 << 20, 1);
     expect(r.warmed.counters).toEqual(r.own.counters);
     expect(r.warmedParts).toEqual(r.ownParts);
   });

@@ -90,8 +90,10 @@ line whose offset does not start a record of its URL is reported with its CDX fi
     const conf = await this.configurationFor(defines);
     const scope = conf.getString('nwax.import.captures');
     if (!['local', 'all', 'none'].includes(scope)) throw new UsageError(`nwax.import.captures must be local, all or none, got ${JSON.stringify(scope)}`);
-    // The task threads start now, while the exclusions are read and the archives planned.
-    await warmJob('import', conf, flags);
+    // On this machine the segment's datasets are written by one reduce per thread; the task
+    // threads start now, while the exclusions are read and the archives planned.
+    const localReduces = flags.engine === 'local' ? await pipelineReduces(conf, flags, (m) => this.sayLine(m)) : undefined;
+    if (localReduces !== undefined) await warmJob('import', conf, flags, localReduces);
     const { segmentName } = await import('../segment/segment.js');
     const segment = (cdx.length ? args.manifest : args.segment) ?? join(flags.dir, 'segments', segmentName());
     const temps: string[] = [];
@@ -106,8 +108,7 @@ line whose offset does not start a record of its URL is reported with its CDX fi
     try {
       const badExclusions = await this.exclusions(flags.exclude ?? conf.getString('nwax.import.exclusions'), segment, conf, flags.engine, defines, temps);
       const options = await jobActionOptions(conf, { ...flags, define: defines }, undefined, (m) => this.sayLine(m));
-      // On this machine the segment's datasets are written by one reduce per thread.
-      if (flags.engine === 'local') options.reduces = await pipelineReduces(conf, flags, (m) => this.sayLine(m));
+      if (localReduces !== undefined) options.reduces = localReduces;
       let input = manifest!;
       let skipped = badExclusions;
       if (cdx.length) {

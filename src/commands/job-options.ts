@@ -33,14 +33,16 @@ async function localThreads(conf: Configuration, flags: JobFlagValues): Promise<
 /**
  * Starts job `name`'s task threads (local-runner.ts's warmTaskThreads) before the command
  * reads its inputs, so that their start overlaps the command's: for a command that will run
- * the job on this machine with the options jobActionOptions gives.
+ * the job on this machine with the options jobActionOptions gives and `reduces` reduces. As
+ * many threads as its reduce phase will use are started (the map phase's count is not known
+ * yet); a job of one reduce on a machine of many cores starts none ahead.
  */
-export async function warmJob(name: string, conf: Configuration, flags: JobFlagValues): Promise<void> {
-  if (flags.engine !== 'local') return;
+export async function warmJob(name: string, conf: Configuration, flags: JobFlagValues, reduces: number): Promise<void> {
+  if (flags.engine !== 'local' || reduces < 2) return;
   const { parseByteSize } = await import('../conf/config.js');
   const { warmTaskThreads } = await import('../mapreduce/local-runner.js');
   const memory = flags.memory ?? conf.getString('mapreduce.task.io.sort.mb');
-  warmTaskThreads(TASK_WORKER, name, await localThreads(conf, flags), parseByteSize(memory, 'mapreduce.task.io.sort.mb'));
+  warmTaskThreads(TASK_WORKER, name, await localThreads(conf, flags), parseByteSize(memory, 'mapreduce.task.io.sort.mb'), reduces);
 }
 
 export async function jobActionOptions(conf: Configuration, flags: JobFlagValues, jobReduces: number | undefined, say: (m: string) => void): Promise<JobActionOptions> {
@@ -77,7 +79,7 @@ export async function runRegisteredJob(name: string, inputs: string[], output: s
 export async function runDatasetJob(name: string, db: string | undefined, segments: string[], segmentParts: string[], output: string, conf: Configuration, flags: JobFlagValues, say: (m: string) => void, more: { dbs?: string[] } = {}): Promise<number> {
   // A bad setting is named before any input is looked at.
   const reduces = await pipelineReduces(conf, flags, say);
-  await warmJob(name, conf, flags);
+  await warmJob(name, conf, flags, reduces);
   const { datasetInputs, clusterInputs } = await import('./dataset-inputs.js');
   if (flags.engine === 'hadoop') {
     const dirs = clusterInputs([...(more.dbs ?? []), ...(db ? [db] : [])], segments, segmentParts);

@@ -652,23 +652,26 @@ function poolKey(script: URL, jobName: string, heapMb: number): string {
 let warm: { key: string; threads: TaskThread[] } | undefined;
 
 /**
- * Starts the task threads of a job that runLocal will run with `threads` threads and a sort
- * budget of `sortMemory` bytes, each loading the job's module, while the command still reads
- * its inputs and plans the job. A thread's start and module loading (about 0.1 s, more for
- * the import's parsers) then overlap the command's own instead of following it. runLocal takes
- * them when its job, threads and budget are these; otherwise they end. Until then they do not
- * keep the process alive.
+ * Starts `count` task threads (at most `threads`) of a job that runLocal will run with
+ * `threads` threads and a sort budget of `sortMemory` bytes, each loading the job's module,
+ * while the command still reads its inputs and plans the job. A thread's start and module
+ * loading (about 0.1 s, more for the import's parsers) then overlap the command's own instead
+ * of following it. runLocal takes them when its job, threads and budget are these, and starts
+ * any others it needs as before; otherwise they end. Until then they do not keep the process
+ * alive. Returns how many threads were started.
  */
-export function warmTaskThreads(script: URL, jobName: string, threads: number, sortMemory: number): void {
-  if (threads <= 1) return;
+export function warmTaskThreads(script: URL, jobName: string, threads: number, sortMemory: number, count = threads): number {
+  const n = Math.min(threads, count);
+  if (threads <= 1 || n < 1) return 0;
   const heapMb = poolHeapMb(sortMemory, threads);
   const key = poolKey(script, jobName, heapMb);
-  if (warm?.key === key) return;
+  if (warm?.key === key) return 0;
   // Threads warmed for a job that never ran (its command failed first) make way.
   for (const t of warm?.threads ?? []) t.terminate();
-  const started = Array.from({ length: threads }, () => new TaskThread(script, heapMb));
+  const started = Array.from({ length: n }, () => new TaskThread(script, heapMb));
   for (const t of started) t.preload(jobName);
   warm = { key, threads: started };
+  return n;
 }
 
 /** The sorted runs that the map tasks spilled for partition `p`. */
