@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // nwax command line. Commands are thin and import their modules lazily, so `nwax --help` is instant.
 
-// oclif checks the running Node against its own `engines` with semver, which is 14 ms of every
-// command's start (`nwax conf`: 182 -> 168 ms, medians of 21); nwax's floor (package.json's
-// engines) is checked here in two comparisons instead.
+// oclif checks the running Node against its own `engines` with semver, 10-14 ms of every
+// command's start (CPU of `nwax conf` 210 -> 200 ms, medians of 25 alternated); nwax's floor
+// (package.json's engines) is checked here in two comparisons instead.
 process.env.OCLIF_DISABLE_ENGINE_WARNING ??= '1';
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 20 || (major === 20 && minor < 19)) process.emitWarning(`nwax needs Node 20.19 or later; this is Node ${process.versions.node}`);

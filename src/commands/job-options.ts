@@ -41,8 +41,10 @@ export async function warmJob(name: string, conf: Configuration, flags: JobFlagV
   if (flags.engine !== 'local' || reduces < 2) return;
   const { parseByteSize } = await import('../conf/config.js');
   const { warmTaskThreads } = await import('../mapreduce/local-runner.js');
+  const { findJob } = await import('../jobs/index.js');
   const memory = flags.memory ?? conf.getString('mapreduce.task.io.sort.mb');
-  warmTaskThreads(TASK_WORKER, name, await localThreads(conf, flags), parseByteSize(memory, 'mapreduce.task.io.sort.mb'), reduces);
+  const job = await findJob(name);
+  warmTaskThreads(TASK_WORKER, name, await localThreads(conf, flags), parseByteSize(memory, 'mapreduce.task.io.sort.mb'), reduces, job?.taskOldSpaceMb);
 }
 
 export async function jobActionOptions(conf: Configuration, flags: JobFlagValues, jobReduces: number | undefined, say: (m: string) => void): Promise<JobActionOptions> {

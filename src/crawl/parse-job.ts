@@ -16,6 +16,7 @@ export const parseJob: Job = {
   linesPerSplit: 1,
   outputs: ['content', 'parse_data', 'parse_text', 'crawl_parse'],
   map: importJob.map,
+  taskOldSpaceMb: importJob.taskOldSpaceMb,
   reduce(key, values, emit, ctx) {
     const first = (values as Capture[])[0];
     ctx.count('documents');

@@ -319,7 +319,7 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
     const tasks: MapTask[] = splits.map((split, t) => ({ split, spillPrefix: join(work, `map-${t}`), reduces, budget: Math.floor(budget / threads), properties }));
     const useWorkers = threads > 1 && tasks.length > 1 && opts.taskWorker !== undefined;
     // The task threads of both phases: a reduce runs on a thread the map phase started.
-    pool = opts.taskWorker && threads > 1 ? new TaskThreads(opts.taskWorker, job.name, poolHeapMb(budget, threads)) : undefined;
+    pool = opts.taskWorker && threads > 1 ? new TaskThreads(opts.taskWorker, job.name, poolHeapMb(budget, threads), job.taskOldSpaceMb) : undefined;
     const mapStart = performance.now();
     await runTasks(tasks, threads, (task, c) => runMapTask(job, task, c), (c) => {
       addCounters(counters, c);
@@ -485,26 +485,24 @@ function sumRunsNative(addon: NativeSort, job: Job, runs: string[], part: string
  */
 const HEAP_PER_BUFFERED_BYTE = 1;
 
-/**
- * The old space a task thread's heap starts with, in MB. V8 starts it small and grows it with
- * what stays live; a map task keeps little live (the import's: 8 MB) but promotes much that
- * dies soon after (pages' texts and links), so its thread ran a full mark-compact every tenth
- * of a second: 47 in an import of the bench corpus, 257 ms of pauses and 78 ms of marking
- * steps, against 10 (53 and 18 ms) from 256 MB. That import took 0.947 of the time (median
- * of 8 alternated pairs) and 90 MB more peak RSS; index and invertlinks neither gained nor
- * lost time. V8 clamps it to half a thread's heap limit (`heapMb`, at least 512 here).
- */
-const TASK_OLD_SPACE_MB = 256;
-let oldSpaceSet = false;
+/** Task threads started with a job's taskOldSpaceMb whose heaps are not made yet. */
+let oldSpacePending = 0;
 
 /**
- * Sets TASK_OLD_SPACE_MB for the task threads to come: a V8 flag, process-wide, that V8 reads
- * when it makes a thread's heap (the heaps already made, this thread's among them, keep theirs).
+ * Has the threads started from now on make their heaps with `mb` MB of old space, until
+ * `made` is called once for each. V8's flag is process-wide and read when a heap is made (the
+ * heaps already made keep theirs), so it is set for these threads and put back to V8's own (0)
+ * once each is online: a job after them in this process (the crawl's index after its parse)
+ * starts as V8 would start it.
  */
-function startOldSpaceLarger(): void {
-  if (oldSpaceSet) return;
-  oldSpaceSet = true;
-  setFlagsFromString(`--initial-old-space-size=${TASK_OLD_SPACE_MB}`);
+function withOldSpace(mb: number): () => void {
+  if (oldSpacePending++ === 0) setFlagsFromString(`--initial-old-space-size=${mb}`);
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    if (--oldSpacePending === 0) setFlagsFromString('--initial-old-space-size=0');
+  };
 }
 
 /**
@@ -516,9 +514,13 @@ class TaskThread {
   private readonly worker: Worker;
   private pending: { resolve: (c: Counters) => void; reject: (e: Error) => void } | undefined;
 
-  constructor(script: URL, heapMb: number) {
-    startOldSpaceLarger();
+  constructor(script: URL, heapMb: number, oldSpaceMb = 0) {
+    const made = oldSpaceMb > 0 ? withOldSpace(oldSpaceMb) : undefined;
     this.worker = new Worker(script, { resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+    if (made) {
+      this.worker.once('online', made);
+      this.worker.once('exit', made);
+    }
     this.worker.on('message', (m: { counters?: Counters; error?: string; code?: string; exitCode?: number; warn?: string }) => {
       if (m.warn !== undefined) {
         process.stderr.write(`${m.warn}\n`);
@@ -629,11 +631,11 @@ async function runTasks<T extends MapTask | ReduceTask>(tasks: T[], threads: num
 class TaskThreads {
   private readonly threads: TaskThread[] = [];
 
-  constructor(private readonly script: URL, readonly jobName: string, private readonly heapMb: number) {
+  constructor(private readonly script: URL, readonly jobName: string, private readonly heapMb: number, private readonly oldSpaceMb = 0) {
     const started = warm;
     warm = undefined;
     if (!started) return;
-    if (started.key !== poolKey(script, jobName, heapMb)) {
+    if (started.key !== poolKey(script, jobName, heapMb, oldSpaceMb)) {
       for (const t of started.threads) t.terminate();
       return;
     }
@@ -645,7 +647,7 @@ class TaskThreads {
   }
 
   thread(r: number): TaskThread {
-    return (this.threads[r] ??= new TaskThread(this.script, this.heapMb));
+    return (this.threads[r] ??= new TaskThread(this.script, this.heapMb, this.oldSpaceMb));
   }
 
   async close(): Promise<void> {
@@ -668,8 +670,8 @@ function poolHeapMb(budget: number, threads: number): number {
   return Math.max(mapHeapMb(Math.floor(budget / threads)), REDUCE_HEAP_MB);
 }
 
-function poolKey(script: URL, jobName: string, heapMb: number): string {
-  return `${script.href} ${jobName} ${heapMb}`;
+function poolKey(script: URL, jobName: string, heapMb: number, oldSpaceMb: number): string {
+  return `${script.href} ${jobName} ${heapMb} ${oldSpaceMb}`;
 }
 
 /** Task threads that warmTaskThreads started, until runLocal takes them. */
@@ -682,17 +684,17 @@ let warm: { key: string; threads: TaskThread[] } | undefined;
  * loading (about 0.1 s, more for the import's parsers) then overlap the command's own instead
  * of following it. runLocal takes them when its job, threads and budget are these, and starts
  * any others it needs as before; otherwise they end. Until then they do not keep the process
- * alive. Returns how many threads were started.
+ * alive. `oldSpaceMb` is the job's taskOldSpaceMb. Returns how many threads were started.
  */
-export function warmTaskThreads(script: URL, jobName: string, threads: number, sortMemory: number, count = threads): number {
+export function warmTaskThreads(script: URL, jobName: string, threads: number, sortMemory: number, count = threads, oldSpaceMb = 0): number {
   const n = Math.min(threads, count);
   if (threads <= 1 || n < 1) return 0;
   const heapMb = poolHeapMb(sortMemory, threads);
-  const key = poolKey(script, jobName, heapMb);
+  const key = poolKey(script, jobName, heapMb, oldSpaceMb);
   if (warm?.key === key) return 0;
   // Threads warmed for a job that never ran (its command failed first) make way.
   for (const t of warm?.threads ?? []) t.terminate();
-  const started = Array.from({ length: n }, () => new TaskThread(script, heapMb));
+  const started = Array.from({ length: n }, () => new TaskThread(script, heapMb, oldSpaceMb));
   for (const t of started) t.preload(jobName);
   warm = { key, threads: started };
   return n;

@@ -74,6 +74,12 @@ export const importJob: Job = {
   input: 'lines',
   linesPerSplit: 1,
   outputs: SEGMENT_PARTS,
+  // A map thread keeps about 8 MB live but promotes pages' texts and links: from V8's first old
+  // space it ran 47 mark-compacts in an import of the bench corpus (257 ms of pauses, 78 ms of
+  // marking steps), from 256 MB 10 (53 and 18 ms); the import took 0.947 of the time (median
+  // of 8 alternated pairs), with 90 MB more peak RSS. (The index, given the same, took 10%
+  // longer at 10 archives: docs/decisions.md.)
+  taskOldSpaceMb: 256,
   async map(_key, value, emit, ctx) {
     const line = value as string;
     if (line.startsWith('{"split":')) {
