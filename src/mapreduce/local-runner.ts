@@ -516,7 +516,12 @@ class TaskThread {
 
   constructor(script: URL, heapMb: number, oldSpaceMb = 0) {
     const made = oldSpaceMb > 0 ? withOldSpace(oldSpaceMb) : undefined;
-    this.worker = new Worker(script, { resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+    try {
+      this.worker = new Worker(script, { resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+    } catch (err) {
+      made?.();
+      throw err;
+    }
     if (made) {
       this.worker.once('online', made);
       this.worker.once('exit', made);
