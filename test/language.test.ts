@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { loadEldScorer, writeEldTable } from '../src/analysis/eld-scorer.js';
+import { ELD_READS, loadEldScorer, prepare, writeEldTable } from '../src/analysis/eld-scorer.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { eldPackageDir } from '../src/analysis/language.js';
 import { ContentParser } from '../src/parse/parse.js';
@@ -28,6 +28,14 @@ const scorers = {
   javascript: loadEldScorer(dir, { native: false })!,
   ...(nativeAddon ? { native: loadEldScorer(dir, { table: join(tables, 'none.bin') })!, 'native from the table file': loadEldScorer(dir, { table: tableFile })!, 'native, a stale table file': loadEldScorer(dir, { table: stale })! } : {}),
 };
+
+const separators = (createRequire(import.meta.url)(join(dir, 'src', 'regexPatterns.js')) as { separators: RegExp }).separators;
+
+/** What the scorer reads of its preparation of `text` is what eld reads of its own. */
+function expectPrepared(text: string): void {
+  const own = text.substring(0, 1000).replace(separators, ' ').trim().toLowerCase();
+  expect(prepare(text, separators).slice(0, ELD_READS + 1), JSON.stringify(text.slice(480, 540))).toBe(own.slice(0, ELD_READS + 1));
+}
 
 function expectEld(text: string): void {
   const r = eld.detect(text);
@@ -75,6 +83,33 @@ describe('language identification', () => {
       let s = rand() < 0.2 ? marks[Math.floor(rand() * marks.length)] : '';
       const n = Math.floor(rand() * 120);
       for (let k = 0; k < n; k++) s += words[Math.floor(rand() * words.length)] + marks[Math.floor(rand() * marks.length)];
+      expectEld(s);
+    }
+  });
+
+  it('the scorer gives eld\'s answer where the text is cut for its preparation (512 characters) inside a word, a separator run or a final sigma', () => {
+    // eld-scorer.ts prepares a text's first 512 characters first and keeps them where their
+    // last space lies past what eld reads: whatever stands at the cut must not change it.
+    const atCut = ["ΑΣ'''Α", "ΑΣ ''Α", 'ΑΣ.\'Α', 'ΟΔΟΣ', 'İİ', "a'", "'''", 'ΑΣ\u2019Β', 'x`y', 'ΑΣ\u0301 Β', "ΑΣ'\u00a0'Β", '日本語'];
+    for (const p of atCut) for (let at = 500; at < 516; at++) for (const filler of ['the ', 'σοφός ', "don't "]) {
+      const s = filler.repeat(Math.ceil(at / filler.length)).slice(0, at) + p + ' archive web page'.repeat(40);
+      expectPrepared(s);
+      expectEld(s);
+    }
+    // A run of apostrophes across the cut, where separators before made the prepared text
+    // short: the head keeps them (a run may not end with one), the whole replaces the run.
+    for (let w = 15; w < 30; w++) for (let r = 200; r < 330; r += 3) {
+      for (const run of [",,'''''''''''''''''''''''''''''''''', ", 'ΑΣ'.repeat(20) + ' ']) expectPrepared('word,,,,,, '.repeat(w) + 'x'.repeat(r) + run + 'the archive '.repeat(60));
+    }
+    // No space past what eld reads in the first 512 (a long word across the cut, where
+    // separators made the prepared text short): the 1,000 characters are prepared.
+    for (let words = 60; words < 100; words++) for (const long of ['Donaudampfschiffahrtsgesellschaftskapitän', 'Ελληνικάσοφοσσοφος', 'zażółćgęśląjaźń']) {
+      const s = 'word, '.repeat(words) + long.repeat(6) + ' the archive'.repeat(60);
+      expectPrepared(s);
+      expectEld(s);
+    }
+    for (const s of ['a'.repeat(600) + ' the archive'.repeat(60), 'the '.repeat(90) + 'x'.repeat(700), '日本語'.repeat(300) + ' web']) {
+      expectPrepared(s);
       expectEld(s);
     }
   });
