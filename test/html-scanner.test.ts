@@ -101,7 +101,7 @@ describe('the HTML scanner gives htmlparser2 12\'s events', () => {
   });
 
   it('text is squashed as `\\s+` to one space, trimmed', () => {
-    // Every string of up to four characters from letters, a space and the other white space.
+    // Every string of up to four characters from letters, white space of each kind and a lone surrogate.
     const alphabet = ['a', 'b', ' ', '\t', '\n', '\u00a0', '\u2028', '\u3000', '\ufeff', '\u1680', '\u205f', '\ud800'];
     let strings = [''];
     const all = [''];

@@ -13,9 +13,9 @@ export function squash(s: string): string {
 }
 
 /**
- * `squash` for a long text (a page's): one regular expression replaces the runs that change
- * (two or more white space characters, or one that is not a space) and leaves the rest of the
- * text alone, where `squash` looks at every character in JavaScript.
+ * `squash` for a long text (a page's), where runs that change are everywhere and a test first
+ * would only read the text twice: one regular expression replaces those runs (two or more
+ * white space characters, or one that is not a space) and leaves the rest of the text alone.
  */
 const CHANGED_SPACE = /\s{2,}|[\t\n\v\f\r\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/g;
 
