@@ -138,14 +138,33 @@ function encoder(label: string): (text: string) => Buffer {
 
 /** A one-page PDF written by hand (objects, cross-reference table with real offsets, trailer). */
 function makePdf(title: string, lines: string[]): Buffer {
-  const content = `BT /F1 18 Tf 72 720 Td ${lines.map((l, i) => `${i ? '0 -24 Td ' : ''}(${l}) Tj`).join(' ')} ET`;
+  return pdfOf(title, `BT /F1 18 Tf 72 720 Td ${lines.map((l, i) => `${i ? '0 -24 Td ' : ''}(${l}) Tj`).join(' ')} ET`);
+}
+
+/**
+ * A Japanese PDF as many are made: its text in Adobe's predefined UniJIS-UCS2-H character map
+ * (UCS-2 codes to CIDs of Adobe-Japan1), the font not embedded, no ToUnicode map. Only the
+ * CMaps turn its codes into text.
+ */
+function makeCjkPdf(title: string, text: string): Buffer {
+  const codes = Buffer.from(text, 'utf16le').swap16().toString('hex').toUpperCase();
+  return pdfOf(title, `BT /F1 18 Tf 72 720 Td <${codes}> Tj ET`, [
+    '<< /Type /Font /Subtype /Type0 /BaseFont /KozMinPr6N-Regular /Encoding /UniJIS-UCS2-H /DescendantFonts [7 0 R] >>',
+    '<< /Type /Font /Subtype /CIDFontType0 /BaseFont /KozMinPr6N-Regular /CIDSystemInfo << /Registry (Adobe) /Ordering (Japan1) /Supplement 6 >> /FontDescriptor 8 0 R /DW 1000 >>',
+    '<< /Type /FontDescriptor /FontName /KozMinPr6N-Regular /Flags 4 /FontBBox [0 -141 1000 859] /ItalicAngle 0 /Ascent 859 /Descent -141 /CapHeight 700 /StemV 80 >>',
+  ]);
+}
+
+/** A one-page PDF: its content stream, font F1 (Helvetica unless `font` gives object 5 and the rest). */
+function pdfOf(title: string, content: string, font = ['<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>']): Buffer {
   const objs = [
     '<< /Type /Catalog /Pages 2 0 R >>',
     '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
     '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
     `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
-    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    font[0],
     `<< /Title (${title}) >>`,
+    ...font.slice(1),
   ];
   let out = '%PDF-1.4\n';
   const offsets: number[] = [];
@@ -163,6 +182,7 @@ const JA = '日本語のウェブページです。東京の天気は晴れで�
 const ZH = '这是一个中文网页。北京的天气很好。我们欢迎您访问本网站，了解更多信息。';
 const RU = 'Это русская страница. Погода в Москве сегодня хорошая. Добро пожаловать на наш сайт.';
 const FR = 'Café crème brûlée, naïve façade: 20 € « entre guillemets »';
+const PDF_JA = '日本語の報告書です。東京の天気は晴れ。';
 
 describe('parsing during import', () => {
   it('decodes legacy charsets (header, meta, BOM, detected) and extracts title, text, links and robots', async () => {
@@ -189,6 +209,8 @@ describe('parsing during import', () => {
       rec('http://plain.example/readme.txt', 'Plain text file.\nSecond line.', 'text/plain'),
       rec('http://pdf.example/report.pdf', makePdf('Gator report', ['The alligator report', 'Freshwater habitats of the south']), 'application/pdf'),
       rec('http://pdf.example/broken.pdf', Buffer.from('%PDF-1.4 this is not really a PDF'), 'application/pdf'),
+      rec('http://pdf.example/ja.pdf', makeCjkPdf('Japanese report', PDF_JA), 'application/pdf'),
+      rec('http://pdf.example/sent-gzipped.pdf', gzipSync(makePdf('Gzipped report', ['A report sent gzipped'])), 'application/pdf', { 'Content-Encoding': 'gzip' }),
       rec('http://bin.example/image.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]), 'image/png'),
     ];
     const warc = join(dir, 'charsets.warc.gz');
@@ -237,6 +259,9 @@ describe('parsing during import', () => {
     expect(pdf.text).toBe('The alligator report Freshwater habitats of the south');
     expect(pdf.data.title).toBe('Gator report');
     expect(byUrl('http://pdf.example/broken.pdf').data.parse).toBe('failed');
+    // Without pdfjs-dist's CMaps this PDF gives no text at all.
+    expect(byUrl('http://pdf.example/ja.pdf').text).toBe(PDF_JA);
+    expect(byUrl('http://pdf.example/sent-gzipped.pdf').text).toBe('A report sent gzipped');
     // Over the byte limit, a PDF (which must be read whole) is not parsed; it is still imported.
     const small = await nwax(['import', '-D', 'nwax.import.parse.bytes=300', join(dir, 'manifest'), join(dir, 'small')]);
     expect(small.stderr).toMatch(/report\.pdf: parse failed \(PDF larger than 300 bytes \(nwax\.import\.parse\.bytes\): not read\)/);
@@ -244,6 +269,49 @@ describe('parsing during import', () => {
     const png = byUrl('http://bin.example/image.png');
     expect(png.text).toBe('');
     expect(png.data.parse).toBe('metadata');
+  });
+
+  it('reads PDFs in a thread of their own: a PDF past its heap or its time is imported without text, and the import goes on', async () => {
+    const dir = tempDir();
+    let n = 0;
+    const rec = (url: string, body: Buffer | string, contentType: string) => ({
+      type: 'response', url, date: '20200101000000', body, id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
+      headers: { 'Content-Type': contentType, 'Content-Length': String(Buffer.byteLength(body)) },
+    });
+    // 100,000 lines on one page: pdfjs needs more than 32 MB of heap for their text items.
+    const huge = pdfOf('Huge', `BT /F1 12 Tf 72 720 Td ${Array.from({ length: 100_000 }, (_, i) => `(w${i}) Tj 0 -1 Td`).join(' ')} ET`);
+    const warc = join(dir, 'pdfs.warc.gz');
+    await writeWarc(warc, [
+      rec('http://pdf.example/huge.pdf', huge, 'application/pdf'),
+      rec('http://pdf.example/small.pdf', makePdf('Small', ['The small report']), 'application/pdf'),
+      rec('http://html.example/', page('After the PDFs', 'A page read after the PDFs.'), 'text/html; charset=utf-8'),
+    ]);
+    writeFileSync(join(dir, 'manifest'), `${warc}\n`);
+    const textOf = (seg: string, url: string) => [...(segmentRecords(seg, 'parse_text') as Map<string, string>)].find(([k]) => k.startsWith(`${url} sha1:`))?.[1];
+    const heap = await nwax(['import', '-D', 'nwax.import.pdf.heap=32M', join(dir, 'manifest'), join(dir, 'heap')]);
+    expect(heap.code, heap.stderr).toBe(0);
+    expect(heap.stderr).toMatch(/huge\.pdf: parse failed \(PDF: needs more than 32 MB of heap \(nwax\.import\.pdf\.heap\)\); imported without text/);
+    expect(heap.stderr).toMatch(/parse-failed 1\b/);
+    expect(textOf(join(dir, 'heap'), 'http://pdf.example/huge.pdf')).toBe('');
+    // The next PDF is read by a new thread.
+    expect(textOf(join(dir, 'heap'), 'http://pdf.example/small.pdf')).toBe('The small report');
+    expect(textOf(join(dir, 'heap'), 'http://html.example/')).toBe('After the PDFs A page read after the PDFs.');
+    // No PDF is read within a millisecond: each is given up, the page after them read.
+    const late = await nwax(['import', '-D', 'parser.timeout=0.001', join(dir, 'manifest'), join(dir, 'late')]);
+    expect(late.code, late.stderr).toBe(0);
+    expect(late.stderr).toMatch(/small\.pdf: parse failed \(PDF: not read within 0\.001 s \(parser\.timeout\)\); imported without text/);
+    expect(late.stderr).toMatch(/parse-failed 2\b/);
+    expect(textOf(join(dir, 'late'), 'http://pdf.example/small.pdf')).toBe('');
+    expect(textOf(join(dir, 'late'), 'http://html.example/')).toBe('After the PDFs A page read after the PDFs.');
+    // pdfjs-dist's legacy build puts core-js's push, JSON.parse and Function.prototype.toString
+    // in place of the built-ins of the thread that loads it: not this one's.
+    const { ContentParser } = await import('../dist/parse/parse.js');
+    const builtins = () => [Array.prototype.push, JSON.parse, Function.prototype.toString, globalThis.MessageChannel];
+    const before = builtins();
+    const parser = new ContentParser({ url: 'http://pdf.example/here.pdf', mime: 'application/pdf', textLimit: 1000, byteLimit: 1 << 20, maxOutlinks: 10 });
+    parser.write(makePdf('Here', ['Read for this thread']));
+    expect((await parser.finish()).text).toBe('Read for this thread');
+    builtins().forEach((f, i) => expect(f === before[i], String(f).slice(0, 60)).toBe(true));
   });
 });
 

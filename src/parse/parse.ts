@@ -10,6 +10,7 @@ import { TextDecoder } from 'node:util';
 import { sniffCharset, type Charset } from './charset.js';
 import { HtmlExtractor, type HtmlParse } from './html.js';
 import { squash } from './squash.js';
+import type { PdfLimits } from './pdf.js';
 
 /** An HtmlParse (empty fields for types without text), with how it went and the charset used. */
 export interface Parse extends HtmlParse {
@@ -32,6 +33,8 @@ export interface ParseOptions {
   /** Payload bytes read by the parser (nwax.import.parse.bytes); the rest is not parsed. */
   byteLimit: number;
   maxOutlinks: number;
+  /** How long and in how much memory a PDF may be read (parser.timeout, nwax.import.pdf.heap). */
+  pdf?: PdfLimits;
 }
 
 const HEAD = 8192;
@@ -114,10 +117,12 @@ export class ContentParser {
       return { ...base, status: 'failed', truncated: true, error: `PDF larger than ${this.opts.byteLimit} bytes (nwax.import.parse.bytes): not read` };
     }
     try {
-      const body = Buffer.concat(this.head);
+      const held = Buffer.concat(this.head);
       this.head = [];
+      // A PDF sent with a Content-Encoding (gzip, deflate, br) is a PDF once it is undone.
+      const body = this.encoded ? this.decodeContent(held) : held;
       const { pdfText } = await import('./pdf.js');
-      const pdf = await pdfText(new Uint8Array(body.buffer, body.byteOffset, body.length), this.opts.textLimit);
+      const pdf = await pdfText(new Uint8Array(body.buffer, body.byteOffset, body.length), this.opts.textLimit, this.opts.pdf);
       return { ...base, status: 'success', title: pdf.title, text: pdf.text, truncated: pdf.truncated };
     } catch (err) {
       return { ...base, status: 'failed', truncated: false, error: `PDF: ${(err as Error).message}` };

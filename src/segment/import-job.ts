@@ -9,6 +9,7 @@
 import { RawJson, type Job, type TaskContext } from '../mapreduce/job.js';
 import { existsSync } from 'node:fs';
 import { parseByteSize } from '../conf/config.js';
+import type { PdfLimits } from '../parse/pdf.js';
 import { asCanonicalizer, loadExclusions, type Exclusions } from './exclusions.js';
 import type { ImportOptions } from './importer.js';
 import { parseManifestLine } from './manifest.js';
@@ -49,12 +50,20 @@ function importOptions(ctx: TaskContext): Promise<ImportOptions> {
       textLimit: parseByteSize(conf.getString('nwax.import.content.limit'), 'nwax.import.content.limit'),
       byteLimit: parseByteSize(conf.getString('nwax.import.parse.bytes'), 'nwax.import.parse.bytes'),
       maxOutlinks: conf.getNumber('db.max.outlinks.per.page'),
+      pdf: pdfLimitsOf(conf),
       strict: conf.getBoolean('nwax.import.strict'),
       fetches: conf.getNumber('nwax.import.cdx.fetches'),
       captures: capturesOf(conf),
       remote: { timeout: conf.getNumber('http.timeout'), retries: conf.getNumber('nwax.http.retries'), userAgent: conf.getString('http.agent.name'), hadoop: conf.getString('nwax.hadoop.command') },
     };
   })());
+}
+
+/** parser.timeout is Nutch's: seconds, -1 for none. */
+function pdfLimitsOf(conf: TaskContext['conf']): PdfLimits {
+  const seconds = conf.getNumber('parser.timeout');
+  const heap = parseByteSize(conf.getString('nwax.import.pdf.heap'), 'nwax.import.pdf.heap');
+  return { timeoutMs: seconds > 0 ? seconds * 1000 : 0, heapMb: Math.max(16, Math.round(heap / (1 << 20))) };
 }
 
 /**

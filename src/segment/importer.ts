@@ -11,6 +11,7 @@ import { openByteRange } from '../archive/byte-source.js';
 import type { ArchiveRecord } from '../archive/record.js';
 import { base32, sha1Hasher } from '../archive/digest.js';
 import { ContentParser } from '../parse/parse.js';
+import type { PdfLimits } from '../parse/pdf.js';
 import type { Emit, TaskContext } from '../mapreduce/job.js';
 import type { Exclusions } from './exclusions.js';
 import type { StatusFilter } from './status-filter.js';
@@ -30,6 +31,8 @@ export interface ImportOptions {
   textLimit: number;
   byteLimit: number;
   maxOutlinks: number;
+  /** How long and in how much memory a PDF may be read (parser.timeout, nwax.import.pdf.heap). */
+  pdf?: PdfLimits;
   strict: boolean;
   remote: { timeout: number; retries: number; userAgent?: string; hadoop?: string };
   /**
@@ -160,6 +163,7 @@ async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry,
     textLimit: opts.textLimit,
     byteLimit: opts.byteLimit,
     maxOutlinks: opts.maxOutlinks,
+    pdf: opts.pdf,
   });
   const hash = r.payloadDigest ? undefined : sha1Hasher();
   let stored = 0;
