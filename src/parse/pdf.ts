@@ -36,8 +36,18 @@ export function pdfText(data: Uint8Array, textLimit: number, limits: PdfLimits =
   return read;
 }
 
+function startReader(heapMb: number): Worker {
+  const w = new Worker(new URL('./pdf-worker.js', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+  // Between PDFs too (pdfjs may fail after it has answered): a reader that fails or ends is
+  // replaced at the next PDF, and its error is not thrown in this thread.
+  const retire = () => {
+    if (reader === w) reader = undefined;
+  };
+  return w.on('error', retire).on('exit', retire);
+}
+
 function readOne(data: Uint8Array, textLimit: number, limits: PdfLimits): Promise<PdfText> {
-  const w = (reader ??= new Worker(new URL('./pdf-worker.js', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: limits.heapMb } }));
+  const w = (reader ??= startReader(limits.heapMb));
   return new Promise<PdfText>((resolve, reject) => {
     const fail = (message: string) => {
       done();
