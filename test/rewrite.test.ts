@@ -6,6 +6,10 @@ import { rewriteCss } from '../src/replay/rewrite-css.js';
 import { rewriteHeaders } from '../src/replay/rewrite-headers.js';
 import { withoutNoiseParams } from '../src/replay/fuzzy.js';
 import { isSelfRedirect } from '../src/replay/resolve.js';
+import { replaceCssUrls } from '../src/replay/css-urls.js';
+import { surt } from '../src/cdx/surt.js';
+import { robotFlags } from '../src/cdx/robots-meta.js';
+import { resourceUrls } from '../src/replay/page-resources.js';
 import { HeaderList } from '../src/archive/headers.js';
 
 const CTX = { coll: 'c', ts: '20100101000000', base: 'http://a.example/dir/page.html' };
@@ -104,6 +108,38 @@ describe('CSS, headers and lookup rules', () => {
       ['X-Archive-Orig-Set-Cookie', 'a=b'], ['X-Archive-Orig-Strict-Transport-Security', 'max-age=1'], ['X-Archive-Orig-Content-Length', '10'], ['X-Archive-Orig-Content-Encoding', 'gzip'],
     ]);
     expect(rewriteHeaders(h, CTX, true)).toContainEqual(['Content-Encoding', 'gzip']);
+  });
+
+  it('finds url(...) as the pattern pywb and wabac.js use does, on random stylesheets', () => {
+    const pattern = /url\(\s*(["']|&quot;)?([^"'()\s]*?|[^"']*?)\1\s*\)/gi;
+    const pieces = ['url(', 'URL(', 'uRl(', '(', ')', '"', "'", ' ', '\n', 'a', '/', '&quot;', '&QUOT;', '&quot', '\t', 'x', ';', '\u00a0'];
+    const mark = (whole: string, q: string | undefined, value: string) => `[${whole}|${q}|${value}]`;
+    let seed = 19;
+    const rand = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+    for (let i = 0; i < 20_000; i++) {
+      let css = '';
+      for (let k = rand(16); k > 0; k--) css += pieces[rand(k % 3 === 0 ? 3 : pieces.length)];
+      expect(replaceCssUrls(css, mark), JSON.stringify(css)).toBe(css.replace(pattern, mark));
+    }
+  });
+
+  it('takes time in proportion to a hostile page, not its square', async () => {
+    // Each of these took minutes or hours as regular expressions with a run at the end
+    // (/\s+$/, /\/+$/, url(...) over many `url(` with no `)`): 60 kB took seconds.
+    const spaces = ' '.repeat(1 << 20);
+    const unclosed = `a{b:${'url('.repeat(1 << 18)}x}`;
+    expect(rewriteCss(unclosed, CTX)).toBe(unclosed);
+    expect(rewriteCss(`a{b:${'url(&quot;a)'.repeat(1 << 16)}}`, CTX)).toContain(`url(${P}im_/http://a.example/dir/&quot;a)`);
+    const page = Buffer.from(`<a href="a${spaces}b">x</a><meta http-equiv="refresh" content="0; url=a${spaces}b"><div style="background:url(${'/'.repeat(1 << 20)}x">`);
+    expect((await rewrite(page)).length).toBeGreaterThan(3 << 20);
+    // The coherence report's list of a page's resources, and the CDX robots flags of a page.
+    expect(resourceUrls(`<style>${'url('.repeat(1 << 18)}</style><img src="i.png">`, CTX.base)).toEqual(['http://a.example/dir/i.png']);
+    expect(robotFlags(Buffer.from(`<meta name=${' '.repeat(60_000)}x><meta name="robots" content="noindex">`))).toBe('I');
+    // A redirect's Location against the URL it came from (a run of slashes, then more).
+    expect(isSelfRedirect('http://a.example/p', `http://a.example/p${'/'.repeat(1 << 20)}x#y`)).toBe(false);
+    // The SURT of a URL (nwax cdx, import, the CDX API) with a megabyte of spaces or dots in it.
+    expect(surt(`http://example.com/a${spaces}b`)).toMatch(/^com,example\)\/a(%20)+b$/);
+    expect(surt(`http://a${'.'.repeat(1 << 20)}b.example/`)).toMatch(/^example,b,+a\)\/$/);
   });
 
   it('drops cache-busting and tracking parameters, and knows a self-redirect', () => {

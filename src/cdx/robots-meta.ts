@@ -4,7 +4,9 @@
  * the first bytes of the page are scanned (meta tags belong in the head), so it stays cheap.
  */
 const META_TAG = /<meta\b[^>]*>/gi;
-const NAME_ROBOTS = /\bname\s*=\s*["']?\s*robots\b/i;
+// One \s* where no quote stands between (`\s*["']?\s*` split a run of spaces every way: 64 kB
+// of them in a tag took seconds).
+const NAME_ROBOTS = /\bname\s*=\s*(?:["']\s*)?robots\b/i;
 const CONTENT = /\bcontent\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]*))/i;
 
 const HEAD_ENDS = ['</head', '</HEAD', '<body', '<BODY'].map((s) => Buffer.from(s));

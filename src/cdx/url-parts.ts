@@ -5,6 +5,7 @@
  * byte (Latin-1), so percent-decoding and -encoding work on bytes as the reference does.
  */
 import { domainToASCII } from 'node:url';
+import { trimWhere } from '../util/trim.js';
 
 export interface UrlParts {
   scheme: string;
@@ -38,9 +39,14 @@ const SCHEME_RE = /^[a-zA-Z][a-zA-Z0-9+\-.]*:/;
 // Python's urlsplit strips leading C0 controls and spaces, and removes tab/CR/LF anywhere.
 const C0_OR_SPACE = /^[\x00-\x20]+/;
 
+/** What Python's str.strip() strips: JavaScript's white space (`\s`) and \x1c-\x1f. */
+function isStripped(c: number): boolean {
+  return (c >= 0x1c && c <= 0x20) || (c >= 0x09 && c <= 0x0d) || (c > 0x7f && /\s/.test(String.fromCharCode(c)));
+}
+
 /** handyurl.parse (surt) on a byte string. */
 export function parseUrl(input: string): UrlParts {
-  let url = input.replace(/^[\s\x1c-\x1f]+|[\s\x1c-\x1f]+$/g, '').replace(/[\n\r\t]/g, '');
+  let url = trimWhere(input, isStripped).replace(/[\n\r\t]/g, '');
   if (url && !SCHEME_RE.test(url)) url = `http://${url}`;
   url = url.replace(/^(https?:\/\/)+/, '$1');
 
@@ -217,7 +223,7 @@ export function googleCanonicalize(u: UrlParts): void {
       const ascii = domainToASCII(fromByteString(host));
       if (ascii) host = ascii;
     }
-    host = host.split('..').join('.').replace(/^\.+|\.+$/g, '');
+    host = trimWhere(host.split('..').join('.'), (c) => c === 0x2e);
     const ip = attemptIpFormats(host);
     u.host = ip ?? escapeOnce(asciiLower(host));
   }

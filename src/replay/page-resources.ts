@@ -4,6 +4,7 @@
  * report looks up. Scripts may load more; those the browser reports (banner.js).
  */
 import { Parser } from 'htmlparser2';
+import { replaceCssUrls } from './css-urls.js';
 
 const SRC: Record<string, string[]> = {
   img: ['src'], script: ['src'], iframe: ['src'], frame: ['src'], embed: ['src'], source: ['src'], video: ['src', 'poster'],
@@ -23,7 +24,13 @@ export function resourceUrls(html: string, base: string): string[] {
     }
   };
   const css = (text: string) => {
-    for (const m of text.matchAll(/url\(\s*["']?([^"')]+)["']?\s*\)|@import\s+["']([^"']+)["']/gi)) add(m[1] ?? m[2]);
+    // The url()s the replay rewrites, found as it finds them (css-urls.ts: a regular expression
+    // of its own here was quadratic in a run of `url(` without a `)`).
+    replaceCssUrls(text, (whole, _q, value) => {
+      add(value);
+      return whole;
+    });
+    for (const m of text.matchAll(/@import\s+["']([^"']+)["']/gi)) add(m[1]);
   };
   let inStyle = false;
   const parser = new Parser({

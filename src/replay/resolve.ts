@@ -14,6 +14,7 @@ import type { ArchiveRecord } from '../archive/record.js';
 import { warcDateTo14 } from '../archive/dates.js';
 import type { Capture, CaptureIndex } from './captures.js';
 import { tsToMs } from './captures.js';
+import { cutFragment, trimEndChar } from '../util/trim.js';
 
 export interface Loaded {
   record: ArchiveRecord;
@@ -37,7 +38,7 @@ export type Resolution = Resolved | { missing: true; reasons: string[] };
 const NOT_CAPTURES = new Set(['metadata', 'request', 'warcinfo', 'conversion', 'continuation']);
 
 function bare(url: string): string {
-  return url.replace(/^https?:\/\//i, '').replace(/^www\d*\./i, '').replace(/\/+$/, '').replace(/#.*$/, '');
+  return cutFragment(trimEndChar(url.replace(/^https?:\/\//i, '').replace(/^www\d*\./i, ''), '/'));
 }
 
 /** A redirect from `from` to `location` that leads back to the same URL. */

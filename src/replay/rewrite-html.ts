@@ -55,6 +55,8 @@ function attr(tag: Tag, name: string): string | undefined {
 }
 
 const MAX_STYLE = 4 << 20;
+/** A refresh's `content`, trailing white space off: delay, separator, `url=`, a quote, the URL. */
+const REFRESH = /^(\s*(?:[\d.]+\s*)?[;,]\s*(?:url\s*=\s*)?)(["']?)(.*?)\2$/is;
 
 interface Change {
   start: number;
@@ -277,7 +279,9 @@ export class HtmlRewriter extends Transform {
     const equiv = (attr(tag, 'http-equiv') ?? '').toLowerCase();
     if (name === 'http-equiv' && /^content-security-policy/.test(equiv)) return `x-archive-orig-${raw}`;
     if (name === 'content' && equiv === 'refresh') {
-      const m = /^(\s*[\d.]*\s*[;,]\s*(?:url\s*=\s*)?)(["']?)(.*?)\2\s*$/is.exec(raw);
+      // Trailing white space off first, and one \s* where the digits are absent: as written
+      // before (`\s*[\d.]*\s*...\2\s*$`), runs of spaces made the match quadratic.
+      const m = REFRESH.exec(raw.trimEnd());
       const out = m ? rewriteUrl(m[3], 'mp_', this.ctx) : undefined;
       return m && out !== undefined ? `${m[1]}${m[2]}${out}${m[2]}` : undefined;
     }
