@@ -131,6 +131,15 @@ describe.skipIf(!built)('the native HTML extractor gives the scanner\'s parse', 
     expect(native.outlinks).toEqual([{ url: 'http://example.org/x.html', anchor: 't' }]);
   });
 
+  it('decodes a title or a textarea of a million ampersands in time linear in it', () => {
+    // Each `&` looked back for a `<` as far as the start: a 256 kB title took 30 s.
+    const amps = '&'.repeat(1 << 20);
+    const html = `<title>${amps}</title><textarea>${'&#'.repeat(1 << 19)}</textarea><p>x</p>`;
+    const { native, js } = both(html, { url: 'http://example.org/', textLimit: 1 << 22, maxOutlinks: -1 });
+    expect(native).toEqual(js);
+    expect(native.title).toMatch(/^&{1000,}$/);
+  });
+
   it('keeps the anchor text of the open link across a link that does not resolve', () => {
     const html = '<a href="one.html">one <div><a href="javascript:x">two</a> three</div> four';
     const { native, js } = both(html, { url: 'http://example.org/', textLimit: 1 << 20, maxOutlinks: -1 });

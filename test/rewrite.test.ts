@@ -112,7 +112,7 @@ describe('CSS, headers and lookup rules', () => {
 
   it('finds url(...) as the pattern pywb and wabac.js use does, on random stylesheets', () => {
     const pattern = /url\(\s*(["']|&quot;)?([^"'()\s]*?|[^"']*?)\1\s*\)/gi;
-    const pieces = ['url(', 'URL(', 'uRl(', '(', ')', '"', "'", ' ', '\n', 'a', '/', '&quot;', '&QUOT;', '&quot', '\t', 'x', ';', '\u00a0'];
+    const pieces = ['url(', 'URL(', 'uRl(', '(', ')', '"', "'", ' ', '\n', 'a', '/', '&quot;', '&QUOT;', '&Quot;', '&quot', '\t', 'x', ';', '\u00a0', '&'];
     const mark = (whole: string, q: string | undefined, value: string) => `[${whole}|${q}|${value}]`;
     let seed = 19;
     const rand = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
@@ -130,6 +130,7 @@ describe('CSS, headers and lookup rules', () => {
     const unclosed = `a{b:${'url('.repeat(1 << 18)}x}`;
     expect(rewriteCss(unclosed, CTX)).toBe(unclosed);
     expect(rewriteCss(`a{b:${'url(&quot;a)'.repeat(1 << 16)}}`, CTX)).toContain(`url(${P}im_/http://a.example/dir/&quot;a)`);
+    expect(rewriteCss(`a{b:url(a${spaces}b)}`, CTX)).toBe(`a{b:url(${P}im_/http://a.example/dir/a${'%20'.repeat(1 << 20)}b)}`);
     const page = Buffer.from(`<a href="a${spaces}b">x</a><meta http-equiv="refresh" content="0; url=a${spaces}b"><div style="background:url(${'/'.repeat(1 << 20)}x">`);
     expect((await rewrite(page)).length).toBeGreaterThan(3 << 20);
     // The coherence report's list of a page's resources, and the CDX robots flags of a page.

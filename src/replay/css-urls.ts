@@ -1,14 +1,24 @@
 /**
- * `url(...)` in a stylesheet, found as the regular expression below finds it, in linear time.
- * The expression alone, over a stylesheet of many `url(` that no `)` follows (a hostile archive
- * can hold one), scanned from each to the next quote or the end: 80 kB took 5 s, a megabyte
- * would take a quarter of an hour of the replay server's thread. Here each `url(` is first
- * checked for the `)` a match must end at, and the expression runs only on the text up to it.
+ * `url(...)` in a stylesheet, found as the regular expression pywb and wabac.js use finds it:
+ *
+ *     /url\(\s*(["']|&quot;)?([^"'()\s]*?|[^"']*?)\1\s*\)/gi
+ *
+ * but in linear time. Run by V8 over text an archive supplies, that expression is quadratic
+ * twice over: from each of many `url(` without a `)` it scans to the next quote or the end (80
+ * kB of `url(`: 5 s of the replay server's thread, a megabyte a quarter of an hour), and inside
+ * one `url(a    b)` its lazy value retries the run of spaces at every length. What it matches,
+ * worked out from its backtracking order (test/rewrite.test.ts holds this to the expression
+ * itself on random stylesheets), at the first character `v` past `url(` and its white space:
+ * - a quote: the URL runs to the next quote of either kind, which must be the same one, then
+ *   white space and `)`; nothing else is tried;
+ * - `&quot;` (any case): the URL runs to the first `&quot;`, white space and `)` with no quote
+ *   before its end; failing that, as below;
+ * - anything else: the URL runs to the first `)`, less the white space before it, if no quote
+ *   comes first.
  */
 
-/** The pattern, as pywb and wabac.js have it: an optional quote (or `&quot;`), the URL, `)`. */
-const URL_FN = /url\(\s*(["']|&quot;)?([^"'()\s]*?|[^"']*?)\1\s*\)/iy;
 const URL_START = /url\(/gi;
+const SPACE = /\s/;
 
 /** The first match of a global `re` at or after a position, remembered while it stays ahead. */
 function nextFinder(s: string, re: RegExp): (pos: number) => { index: number; end: number } | undefined {
@@ -25,42 +35,51 @@ function nextFinder(s: string, re: RegExp): (pos: number) => { index: number; en
   };
 }
 
+interface Found {
+  quote: string | undefined;
+  value: string;
+  end: number;
+}
+
 /** `css` with each `url(...)` replaced by `replace(whole, quote, value)`, as String.replace would. */
 export function replaceCssUrls(css: string, replace: (whole: string, quote: string | undefined, value: string) => string): string {
-  const quote = nextFinder(css, /["']/g);
-  const close = nextFinder(css, /\)/g);
-  const quotClose = nextFinder(css, /&quot;\s*\)/gi);
+  const nextQuote = nextFinder(css, /["']/g);
+  const nextClose = nextFinder(css, /\)/g);
+  const nextQuotClose = nextFinder(css, /&quot;\s*\)/gi);
+  const isSpace = (i: number) => i < css.length && SPACE.test(css[i]);
+
+  const matchAt = (v: number): Found | undefined => {
+    const c = css[v];
+    if (c === '"' || c === "'") {
+      const close = nextQuote(v + 1);
+      if (!close || css[close.index] !== c) return undefined;
+      let w = close.index + 1;
+      while (isSpace(w)) w++;
+      return css[w] === ')' ? { quote: c, value: css.slice(v + 1, close.index), end: w + 1 } : undefined;
+    }
+    if (css.slice(v, v + 6).toLowerCase() === '&quot;') {
+      const e = nextQuotClose(v + 6);
+      const q = nextQuote(v + 6);
+      if (e && (!q || e.end <= q.index)) return { quote: css.slice(v, v + 6), value: css.slice(v + 6, e.index), end: e.end };
+    }
+    const paren = nextClose(v);
+    const q = nextQuote(v);
+    if (!paren || (q && q.index < paren.index)) return undefined;
+    let p = paren.index;
+    while (p > v && isSpace(p - 1)) p--;
+    return { quote: undefined, value: css.slice(v, p), end: paren.end };
+  };
+
   let out = '';
   let last = 0;
   URL_START.lastIndex = 0;
   for (let m = URL_START.exec(css); m; m = URL_START.exec(css)) {
-    const at = m.index;
-    let v = at + 4;
-    while (v < css.length && /\s/.test(css[v])) v++;
-    // Where a match would have to end (every match ends at a `)`, none crosses a third quote).
-    let end: number;
-    const q1 = quote(at + 4);
-    if (q1 && q1.index === v) {
-      // A quoted URL: up to the next quote, then white space and `)`.
-      const q2 = quote(v + 1);
-      const c = q2 && close(q2.index + 1);
-      if (!c) continue;
-      end = c.end;
-    } else {
-      // Unquoted (or &quot;): a `)` before any quote, else no match.
-      const c = close(at + 4);
-      if (!c || (q1 && q1.index < c.index)) continue;
-      end = c.end;
-      if (css.slice(v, v + 6).toLowerCase() === '&quot;') {
-        const e = quotClose(v + 6);
-        if (e && (!q1 || e.end <= q1.index)) end = Math.max(end, e.end);
-      }
-    }
-    URL_FN.lastIndex = 0;
-    const found = URL_FN.exec(css.slice(at, end));
+    let v = m.index + 4;
+    while (isSpace(v)) v++;
+    const found = matchAt(v);
     if (!found) continue;
-    out += css.slice(last, at) + replace(found[0], found[1], found[2]);
-    last = at + found[0].length;
+    out += css.slice(last, m.index) + replace(css.slice(m.index, found.end), found.quote, found.value);
+    last = found.end;
     URL_START.lastIndex = last;
   }
   return last === 0 ? css : out + css.slice(last);
