@@ -866,8 +866,9 @@ static int is_markup(ctx *x, size_t lt) {
 static size_t raw_end_tag(ctx *x, const char *name, size_t from) {
   const uint16_t *s = x->s;
   size_t len = x->len, n = strlen(name);
-  for (size_t i = from; i + 2 + n < len; i++) {
-    if (s[i] != LT || s[i + 1] != SLASH) continue;
+  /* A script or style is most of many pages: '<'s are found by index_of, not by a test per unit. */
+  for (size_t i = index_of(s, len, LT, from); i != NONE && i + 2 + n < len; i = index_of(s, len, LT, i + 1)) {
+    if (s[i + 1] != SLASH) continue;
     size_t k = 0;
     for (; k < n; k++) {
       uint16_t c = s[i + 2 + k];

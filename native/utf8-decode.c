@@ -2,6 +2,9 @@
 #include "utf8-decode.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h> /* x86-64's baseline: every x86-64 machine has it */
+#endif
 
 size_t nwax_utf8_decode(const uint8_t *s, size_t n, size_t bom_at, uint16_t *out) {
   size_t o = 0, i = 0;
@@ -19,7 +22,18 @@ size_t nwax_utf8_decode(const uint8_t *s, size_t n, size_t bom_at, uint16_t *out
       i++;
       if (b < 0x80) {
         out[o++] = b;
-        /* A run of ASCII, eight bytes at a time while none has its high bit. */
+        /* A run of ASCII, sixteen bytes then eight at a time while none has its high bit. */
+#ifdef __SSE2__
+        const __m128i zero = _mm_setzero_si128();
+        while (i + 16 <= n) {
+          const __m128i v = _mm_loadu_si128((const __m128i *)(s + i));
+          if (_mm_movemask_epi8(v)) break;
+          _mm_storeu_si128((__m128i *)(out + o), _mm_unpacklo_epi8(v, zero));
+          _mm_storeu_si128((__m128i *)(out + o + 8), _mm_unpackhi_epi8(v, zero));
+          o += 16;
+          i += 16;
+        }
+#endif
         while (i + 8 <= n) {
           uint64_t w;
           memcpy(&w, s + i, 8);

@@ -122,6 +122,21 @@ describe.skipIf(!built)('the native HTML extractor gives the scanner\'s parse', 
     }
   });
 
+  it('finds the end of a script, style, title or textarea among the "<"s inside it', () => {
+    const rand = seededRandom(20261127);
+    const pieces = ['<', '</', '</s', '</scrip', '</script', '</scriptx>', '</SCRIPT', '</style', '</titl', '</textare', 'a<b', ' x ', '&amp;', '\n', '<!--', '-->'];
+    const ends = ['</script>', '</SCRIPT >', '</script\t>', '</script/>', '</style>', '</title>', '</textarea>', ''];
+    const opts = { url: 'http://example.org/', textLimit: 1 << 20, maxOutlinks: -1 };
+    for (let i = 0; i < 2000; i++) {
+      const tag = ['script', 'style', 'title', 'textarea'][i % 4];
+      let body = '';
+      for (let k = Math.floor(rand() * 12); k > 0; k--) body += pieces[Math.floor(rand() * pieces.length)];
+      const html = `<p>a<${tag}>${body}${ends[Math.floor(rand() * ends.length)]}<a href=l.html>after</a>b`;
+      const { native, js } = both(html, opts);
+      expect(native, html).toEqual(js);
+    }
+  });
+
   it('reads hostile nesting in time linear in the page: 300,000 open elements, as many end tags of others, forms', () => {
     // A walk down the stack per end tag or <form> made this quadratic (minutes per page).
     const n = 300_000;

@@ -25,7 +25,10 @@ const PIECES = [[0xef, 0xbb, 0xbf], [0xc3, 0xa9], [0xe2, 0x82, 0xac], [0xf0, 0x9
 function soup(random: () => number, pieces: number): Buffer {
   const bytes: number[] = [];
   for (let i = 0; i < pieces; i++) {
-    if (random() < 0.3) bytes.push(Math.floor(random() * 256));
+    const r = random();
+    // A run of ASCII long enough for the decoder's sixteen-at-a-time path, at any alignment.
+    if (r < 0.08) for (let k = 8 + Math.floor(random() * 40); k > 0; k--) bytes.push(0x20 + Math.floor(random() * 0x5f));
+    else if (r < 0.3) bytes.push(Math.floor(random() * 256));
     else bytes.push(...PIECES[Math.floor(random() * PIECES.length)]);
   }
   return Buffer.from(bytes);
