@@ -7,6 +7,7 @@
 #include <node_api.h>
 #include <stdlib.h>
 
+#include "cdx-keys.h"
 #include "eld-score.h"
 #include "html-binding.h"
 #include "json-string.h"
@@ -143,6 +144,50 @@ static napi_value add_records(napi_env env, napi_callback_info info) {
     if (a[i].n < cap) cap = a[i].n;
   nwax_record_arena arena = {a[0].p, a[0].n, a[1].p, a[2].p, a[3].p, a[4].p, cap / 4, limit, per_line};
   return int_result(env, nwax_add_records(&arena, a[5].p, a[6].p, pairs, from, n, a[8].p, a[8].n, reduces));
+}
+
+/*
+ * cdxKeys(buf, start, len, part, st, limit, perLine, chunk, from, to, revisits): see
+ * nwax_cdx_keys (native/cdx-keys.h gives st's fields); returns the position in chunk reached.
+ */
+static napi_value cdx_keys(napi_env env, napi_callback_info info) {
+  ARGS(11);
+  static const int at[] = {0, 1, 2, 3, 4, 7};
+  span a[6];
+  if (!spans(env, argv, at, 6, a) || a[4].n < CDX_KEYS_FIELDS * 4) BAD_ARGUMENT();
+  double limit, per_line;
+  CHECK(napi_get_value_double(env, argv[5], &limit));
+  CHECK(napi_get_value_double(env, argv[6], &per_line));
+  const int32_t from = int_arg(env, argv[8]);
+  const int32_t to = int_arg(env, argv[9]);
+  bool revisits = false;
+  CHECK(napi_get_value_bool(env, argv[10], &revisits));
+  size_t cap = a[1].n;
+  for (int i = 2; i <= 3; i++)
+    if (a[i].n < cap) cap = a[i].n;
+  cap /= 4;
+  int32_t *st = a[4].p;
+  if (from < 0 || to < from || (size_t)to > a[5].n || st[CDX_KEYS_USED] < 0 || (size_t)st[CDX_KEYS_USED] > a[0].n ||
+      st[CDX_KEYS_COUNT] < 0 || (size_t)st[CDX_KEYS_COUNT] > cap)
+    BAD_ARGUMENT();
+  nwax_record_arena arena = {a[0].p, a[0].n, a[1].p, a[2].p, a[3].p, NULL, cap, limit, per_line};
+  return int_result(env, nwax_cdx_keys(&arena, st, a[5].p, from, to, revisits));
+}
+
+/* cdxDups(chunk, from, to, group, out, st): see nwax_cdx_dups. */
+static napi_value cdx_dups(napi_env env, napi_callback_info info) {
+  ARGS(6);
+  static const int at[] = {0, 3, 4, 5};
+  span a[4];
+  if (!spans(env, argv, at, 4, a) || a[3].n < CDX_DUPS_FIELDS * 4) BAD_ARGUMENT();
+  const int32_t from = int_arg(env, argv[1]);
+  const int32_t to = int_arg(env, argv[2]);
+  int32_t *st = a[3].p;
+  if (from < 0 || to < from || (size_t)to > a[0].n || st[CDX_DUPS_USED] < 0 || st[CDX_DUPS_GROUP_LEN] > (int32_t)a[1].n ||
+      a[1].n < (size_t)(to - from) || (size_t)st[CDX_DUPS_USED] + (size_t)(to - from) > a[2].n)
+    BAD_ARGUMENT();
+  nwax_cdx_dups(a[0].p, from, to, a[1].p, a[2].p, st);
+  return NULL;
 }
 
 /*
@@ -355,6 +400,8 @@ NAPI_MODULE_INIT() {
       {"gatherLines", NULL, gather_lines, NULL, NULL, NULL, napi_default, NULL},
       {"gatherSingles", NULL, gather_singles, NULL, NULL, NULL, napi_default, NULL},
       {"addRecords", NULL, add_records, NULL, NULL, NULL, napi_default, NULL},
+      {"cdxKeys", NULL, cdx_keys, NULL, NULL, NULL, napi_default, NULL},
+      {"cdxDups", NULL, cdx_dups, NULL, NULL, NULL, napi_default, NULL},
       {"longSum", NULL, long_sum, NULL, NULL, NULL, napi_default, NULL},
       {"mergeOpen", NULL, merge_open, NULL, NULL, NULL, napi_default, NULL},
       {"mergeSource", NULL, merge_source, NULL, NULL, NULL, napi_default, NULL},

@@ -180,6 +180,42 @@ describe.skipIf(!built)('with and without the addon (NWAX_NATIVE=0)', () => {
   });
 });
 
+describe.skipIf(!built)('dedup-cdx and revisits by the addon (native/cdx-keys.c: the keys, and the groups of the sorted keys)', () => {
+  it('give the bytes, counts and reports of the JavaScript path on awkward CDX, through spills and keys longer than a run', async () => {
+    const dir = tempDir();
+    const rand = seededRandom(11);
+    const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)];
+    // (AAAA and AAAB: groups told apart by their last byte.)
+    const digests = ['AAAA', 'AAAB', 'BBBB', 'sha1:AAAA', 'SHA1:AAAB', 'sha1:', '-', 'sha1:-', 'Sha1:CCCC', 'sha1:-X'];
+    const dates = ['20100101000000', '2010', '201001011200', '20100101000000', '201', '201001010000001', '2010-01-01', '20100101000000'];
+    const keys = ['org,example)/', 'org,example)/a', '-', 'jp,example)/\u65e5\u672c', `org,long)/${'x'.repeat(50000)}`, 'org,example)/a b'];
+    const lines = [' CDX N b a m s k r M S V g'];
+    for (let i = 0; i < 30000; i++) {
+      const r = rand();
+      if (r < 0.005) lines.push(pick(['', '!comment', ' leading space', 'org,x)/ 20100101000000 {"url": "http://x.org/"}', 'org,x)/ 20100101000000 three fields', 'org,x)/ 20100101000000 a b c d']));
+      else {
+        const key = rand() < 0.002 ? keys[4] : pick(keys.slice(0, 4)) + (rand() < 0.5 ? String(Math.floor(rand() * 50)) : '');
+        const mime = rand() < 0.3 ? 'warc/revisit' : pick(['text/html', 'warc/revisitX', '-']);
+        const file = rand() < 0.1 ? '-' : pick(['a.warc.gz', 'b.warc.gz', 'c']);
+        const line = [key, pick(dates), 'http://x/', mime, '200', pick(digests), '-', '-', '1', '0', file].join(' ');
+        lines.push(rand() < 0.05 ? `${line}\r` : line);
+      }
+    }
+    const input = join(dir, 'awkward.cdx');
+    writeFileSync(input, `${lines.join('\n')}\n`);
+    for (const command of ['dedup-cdx', 'revisits']) {
+      const runs = [];
+      for (const native of ['1', '0']) {
+        const r = await nwax([command, '--memory', '64K', input], { env: { NWAX_NATIVE: native } });
+        runs.push({ code: r.code, stdout: r.stdout, stderr: r.stderr.replace(/in [\d.]+ s/g, 'in T s') });
+      }
+      expect(runs[0].stdout.split('\n').length, command).toBeGreaterThan(1000);
+      expect(runs[0].stderr).toMatch(/no digest \d+, not CDX \d+/);
+      expect(runs[0], command).toEqual(runs[1]);
+    }
+  });
+});
+
 describe.skipIf(!built)('the native sum', () => {
   it('writes the parts the Grouper writes with longSum: fractions, exponents, unsafe and infinite sums, long and non-ASCII keys, small blocks', async () => {
     const dir = tempDir();

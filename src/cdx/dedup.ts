@@ -11,6 +11,7 @@ import { CdxLineReader, bareDigest } from './cdx-reader.js';
 import { ExternalSorter, type SortOptions } from '../mapreduce/external-sort.js';
 import { lineChunks } from '../mapreduce/line-reader.js';
 import { copyBytes } from '../mapreduce/line-arena.js';
+import { CDX_DUPS_FIELDS, CDX_DUPS_GROUP_LEN, CDX_DUPS_LINES, CDX_DUPS_USED, CDX_KEYS_CAPTURES, CDX_KEYS_FIELDS, CDX_KEYS_LINES, CDX_KEYS_NO_DIGEST, nativeSort } from '../mapreduce/native.js';
 
 export interface DedupStats {
   /** Told about lines that are not CDX: the file, the line number and what is wrong. */
@@ -67,8 +68,10 @@ function bytesAre(buf: Buffer, from: number, to: number, word: Buffer): boolean 
 /**
  * One file's captures into the sorter. A classic CDX11 line is read from its bytes: the four
  * fields found by their spaces, the key assembled as bytes, never a string (the bulk of CDX,
- * and where a string per field was most of dedup-cdx's time). Anything else (legends, CDXJ,
- * lines the fast path cannot place) is decoded and read by the general reader.
+ * and where a string per field was most of dedup-cdx's time); by the addon a chunk of lines
+ * at a time where it is built (native/cdx-keys.c), else by addLine below, which does the
+ * same. Anything else (legends, CDXJ, lines the fast path cannot place) is decoded and read by
+ * the general reader.
  */
 async function addCaptures(path: string, kind: Kind, stats: DedupStats, sorter: ExternalSorter): Promise<void> {
   const reader = new CdxLineReader();
@@ -105,9 +108,22 @@ async function addCaptures(path: string, kind: Kind, stats: DedupStats, sorter: 
     }
     return pickKey(kind, f, stats);
   };
+  const addon = nativeSort;
+  const st = new Int32Array(CDX_KEYS_FIELDS);
   for await (const chunk of lineChunks(path, () => lineNo)) {
     let s = 0;
     while (s < chunk.length) {
+      if (addon && standard) {
+        // The addon takes plain CDX11 lines in bulk, as addLine's fast path would; the lines it
+        // leaves (a legend, CDXJ, anything to report) are taken one at a time below.
+        st[CDX_KEYS_LINES] = st[CDX_KEYS_CAPTURES] = st[CDX_KEYS_NO_DIGEST] = 0;
+        const at = await sorter.addCdxKeys(addon, chunk, s, chunk.length, kind === 'revisits', st);
+        lineNo += st[CDX_KEYS_LINES];
+        stats.lines += st[CDX_KEYS_CAPTURES];
+        stats.noDigest += st[CDX_KEYS_NO_DIGEST];
+        s = at;
+        if (s >= chunk.length) break;
+      }
       const e = chunk.indexOf(0x0a, s);
       lineNo++;
       const pending = addLine(chunk, s, e);
@@ -214,8 +230,26 @@ export async function* dedupCdx(paths: string[], opts: SortOptions = {}, stats =
   let group = Buffer.allocUnsafe(4096);
   let groupLen = -1;
   let out = Buffer.allocUnsafe(1 << 20);
+  const addon = nativeSort;
+  const st = new Int32Array(CDX_DUPS_FIELDS);
   for await (const chunk of sorter.chunks()) {
     if (out.length < chunk.length) out = Buffer.allocUnsafe(chunk.length);
+    if (addon) {
+      // The same loop in the addon (native/cdx-keys.c): a line's group is no string either.
+      if (group.length < chunk.length) {
+        const wider = Buffer.allocUnsafe(chunk.length);
+        group.copy(wider, 0, 0, Math.max(groupLen, 0));
+        group = wider;
+      }
+      st[CDX_DUPS_GROUP_LEN] = groupLen;
+      st[CDX_DUPS_USED] = 0;
+      st[CDX_DUPS_LINES] = 0;
+      addon.cdxDups(chunk, 0, chunk.length, group, out, st);
+      groupLen = st[CDX_DUPS_GROUP_LEN];
+      stats.output += st[CDX_DUPS_LINES];
+      if (st[CDX_DUPS_USED] > 0) yield out.subarray(0, st[CDX_DUPS_USED]);
+      continue;
+    }
     let used = 0;
     let lines = 0;
     let s = 0;

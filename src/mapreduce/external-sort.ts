@@ -11,6 +11,7 @@ import { once } from 'node:events';
 import { compareBytes, hasHighChars } from './byte-order.js';
 import { lineBatches } from './line-reader.js';
 import { LineArena, OutBuffer, decodeLines, writeRun } from './line-arena.js';
+import { CDX_KEYS_FULL, CDX_KEYS_NEED, CDX_KEYS_ROOM, CDX_KEYS_STATUS, type NativeSort } from './native.js';
 import { ArenaLines, FileLines, fileChunks, lowerBound, mergeLines, mergeToFile, middleLine, type LineCursor, type RunRange } from './byte-merge.js';
 import type { MergeMessage, SpillDone, SpillMessage } from './sort-worker.js';
 import { Worker } from 'node:worker_threads';
@@ -210,6 +211,23 @@ export class ExternalSorter {
   commit(at: number, n: number): Promise<void> | undefined {
     this.arena.commit(at, n);
     return this.arena.full() ? this.spill() : undefined;
+  }
+
+  /**
+   * dedup-cdx's keys of the CDX11 lines of `chunk[from, to)` (native/cdx-keys.h), spilling runs
+   * on the way; resolves to where it stopped: `to`, or a line the addon leaves to the caller
+   * (`st[CDX_KEYS_STATUS]` is CDX_KEYS_SLOW). `st`'s counts are added to.
+   */
+  async addCdxKeys(addon: NativeSort, chunk: Buffer, from: number, to: number, revisits: boolean, st: Int32Array): Promise<number> {
+    for (;;) {
+      from = this.arena.addCdxKeys(addon, chunk, from, to, revisits, st);
+      const status = st[CDX_KEYS_STATUS];
+      if (status === CDX_KEYS_ROOM) this.arena.makeRoom(st[CDX_KEYS_NEED]);
+      else if (status === CDX_KEYS_FULL) {
+        const pending = this.spill();
+        if (pending) await pending;
+      } else return from;
+    }
   }
 
   /**

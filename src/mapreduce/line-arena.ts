@@ -7,7 +7,7 @@
  */
 import { isAscii } from 'node:buffer';
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { nativeSort, type NativeSort } from './native.js';
+import { CDX_KEYS_COUNT, CDX_KEYS_USED, nativeSort, type NativeSort } from './native.js';
 import { sortLineIndex } from './radix-sort.js';
 
 /** start + length + partition (Int32 each) + sorted index (Int32) + sort cache (Float64). */
@@ -168,6 +168,26 @@ export class LineArena {
     this.used = st[0];
     this.count = st[1];
     return j;
+  }
+
+  /**
+   * dedup-cdx's keys of the CDX11 lines of `chunk[from, to)` through the addon
+   * (`NativeSort.cdxKeys`); `st` as its fields, the arena's own set here. Returns the first
+   * line not taken; `st[CDX_KEYS_STATUS]` says why (`makeRoom` for CDX_KEYS_ROOM).
+   */
+  addCdxKeys(addon: NativeSort, chunk: Uint8Array, from: number, to: number, revisits: boolean, st: Int32Array): number {
+    st[CDX_KEYS_USED] = this.used;
+    st[CDX_KEYS_COUNT] = this.count;
+    const p = addon.cdxKeys(this.buf, this.start, this.len, this.part, st, this.limit, INDEX_BYTES_PER_LINE, chunk, from, to, revisits);
+    this.used = st[CDX_KEYS_USED];
+    this.count = st[CDX_KEYS_COUNT];
+    return p;
+  }
+
+  /** Room for one more line of `bytes` (its newline included), in the buffer and the index. */
+  makeRoom(bytes: number): void {
+    if (this.used + bytes > this.buf.length) this.grow(bytes);
+    if (this.count === this.start.length) this.growIndex();
   }
 
   /**

@@ -50,6 +50,18 @@ export interface NativeSort {
    * MERGE_OUT_FULL or MERGE_REFILL (the source to refill in `st[2]`).
    */
   mergeRun(m: object, out: Uint8Array, st: Int32Array): number;
+  /**
+   * dedup-cdx's keys (`URLKEY sha1:DIGEST DATE[ FILE]`) of the CDX11 lines of `chunk[from,
+   * to)` added to an arena of lines; `st` as native/cdx-keys.h's fields (CDX_KEYS_* below).
+   * Returns the position of the first line not taken; `st[CDX_KEYS_STATUS]` says why.
+   */
+  cdxKeys(buf: Uint8Array, start: Int32Array, len: Int32Array, part: Int32Array, st: Int32Array, limit: number, perLine: number, chunk: Uint8Array, from: number, to: number, revisits: boolean): number;
+  /**
+   * dedup-cdx's lines from its sorted keys `chunk[from, to)`: every line of a URLKEY + digest
+   * group but the first, into `out` from `st[CDX_DUPS_USED]` on; `group` (as long as the range
+   * at least) and `st[CDX_DUPS_GROUP_LEN]` carry the open group from chunk to chunk.
+   */
+  cdxDups(chunk: Uint8Array, from: number, to: number, group: Uint8Array, out: Uint8Array, st: Int32Array): void;
   /** The UTF-16 code units of the UTF-8 bytes `buf[s, e)` (record-file.ts's utf16Length). */
   utf16Length(buf: Uint8Array, s: number, e: number): number;
 }
@@ -72,6 +84,26 @@ export const SUM_BLOCK_FULL = 1;
 export const SUM_KEY_ROOM = 2;
 export const SUM_VALUE = 3;
 export const SUM_EMIT = 4;
+
+/** `cdxKeys`' state fields and statuses (native/cdx-keys.h). */
+export const CDX_KEYS_USED = 0;
+export const CDX_KEYS_COUNT = 1;
+export const CDX_KEYS_LINES = 2;
+export const CDX_KEYS_CAPTURES = 3;
+export const CDX_KEYS_NO_DIGEST = 4;
+export const CDX_KEYS_STATUS = 5;
+export const CDX_KEYS_NEED = 6;
+export const CDX_KEYS_FIELDS = 7;
+export const CDX_KEYS_DONE = 0;
+export const CDX_KEYS_SLOW = 1;
+export const CDX_KEYS_ROOM = 2;
+export const CDX_KEYS_FULL = 3;
+
+/** `cdxDups`' state fields (native/cdx-keys.h). */
+export const CDX_DUPS_GROUP_LEN = 0;
+export const CDX_DUPS_USED = 1;
+export const CDX_DUPS_LINES = 2;
+export const CDX_DUPS_FIELDS = 3;
 
 /** The addon, or undefined where it is not built or `NWAX_NATIVE=0` turns it off. */
 export const nativeSort: NativeSort | undefined = nativeAddon as NativeSort | undefined;
