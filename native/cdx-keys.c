@@ -55,7 +55,7 @@ int32_t nwax_cdx_keys(nwax_record_arena *a, int32_t *st, const uint8_t *chunk, i
       break;
     }
     const uint8_t *d = p + 1;
-    const uint8_t *d5 = d + 5 < s6 ? d + 5 : s6;
+    const uint8_t *d5 = s6 - d > 5 ? d + 5 : s6;
     if (bytes_are(d, d5, "sha1:", 5) || bytes_are(d, d5, "SHA1:", 5)) d += 5;
     const int is_revisit = bytes_are(m1 + 1, m2, "warc/revisit", 12) || (e - last == 2 && last[1] == '-');
     const int no_digest = s6 - d == 1 && *d == '-';
