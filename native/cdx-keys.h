@@ -1,10 +1,11 @@
 /*
  * dedup-cdx's and revisits' sort keys from CDX11 lines (src/cdx/dedup.ts), and dedup-cdx's
- * lines from the sorted keys, a chunk of lines per call. The keys: each line's urlkey, date, mime, digest and file found by their spaces and
- * `URLKEY sha1:DIGEST DATE[ FILE]` written into the sort's arena. In JavaScript each field
- * was a Buffer#indexOf call and each copy a Buffer#copy, whose argument checks and views cost
- * more than the bytes they passed over: the main thread, which the sort's worker waited on,
- * spent a third of its time in them. The same held for the groups of the sorted keys.
+ * lines from the sorted keys, a chunk of lines per call. The keys: each line's urlkey, date,
+ * mime, digest and file found by their spaces, and `URLKEY sha1:DIGEST DATE[ FILE]` written
+ * into the sort's arena. In JavaScript each field was a Buffer#indexOf call and each copy a
+ * Buffer#copy, whose argument checks and views cost more than the bytes they passed over: the
+ * main thread, which the sort's worker waited on, spent a third of its time in them. The same
+ * held for telling the sorted keys' groups apart.
  */
 #ifndef NWAX_CDX_KEYS_H
 #define NWAX_CDX_KEYS_H
