@@ -29,6 +29,8 @@ export function parseArcHeader(line: string): ArcHeader {
   if (!/^-?\d+$/.test(lengthText)) throw `ARC header length "${lengthText.slice(0, 40)}" is not a number`;
   const length = Number(lengthText);
   if (length < 0) throw `ARC header length ${length} is negative`;
+  // Above 2^53 a number is rounded: no file is that long, and the digits are printed as read.
+  if (!Number.isSafeInteger(length)) throw `ARC header length ${lengthText.slice(0, 40)} is larger than any file`;
 
   // v2: URL IP date mime result-code checksum location offset filename length
   if (f.length === 10 && IP_LIKE.test(f[1]) && /^(\d{3}|-)$/.test(f[4])) {

@@ -185,7 +185,16 @@ export class SegmentCursor {
     return this.segs.length > 0 && this.pos === 0 && this.segs[0].memberStart;
   }
 
-  /** Bytes left in the current member that are already buffered (gzip), to tell where it ends. */
+  /**
+   * gzip: whether the last byte consumed was its member's last (the next byte, if any, is a
+   * new member's first). The rest of a record's member is then empty: the next member is never
+   * counted as part of it, whatever it starts with.
+   */
+  get memberConsumed(): boolean {
+    return this.segs.length === 0 ? !this.midMember : this.pos === 0 && this.segs[0].memberStart;
+  }
+
+  /** Bytes left in the member of the read position (gzip), pulling up to `limit`, to tell where it ends. */
   async bytesLeftInMember(limit: number): Promise<number> {
     let n = 0;
     for (let i = 0; ; i++) {

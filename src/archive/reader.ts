@@ -27,6 +27,14 @@ export interface ReadIssue {
   skipped: boolean;
 }
 
+/**
+ * What a skip with `reason` dropped: bytes that start no record (garbage between records, or
+ * after a record's declared end in its member), or a record.
+ */
+export function skippedWhat(reason: string): 'bytes' | 'record' {
+  return reason === 'not-a-record' || reason === 'trailing-garbage' ? 'bytes' : 'record';
+}
+
 export interface ReadOptions {
   /** Called for each damaged record or warning. */
   onIssue?: (issue: ReadIssue) => void;
@@ -137,9 +145,19 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
           }
           throw err;
         }
-        this.issue(offset, err.reason, err.message, true);
-        if (err.reason === 'not-a-record' && !this.format && offset === 0 && !gzip) return;
+        if (err.reason === 'not-a-record' && !this.format && offset === 0 && !gzip) {
+          this.issue(offset, err.reason, err.message, true);
+          return;
+        }
+        if (err.reason !== 'not-a-record' || gzip) {
+          this.issue(offset, err.reason, err.message, true);
+          await this.resync(gzip);
+          continue;
+        }
+        // Plain file: say how many bytes start no record, once the next record is found.
         await this.resync(gzip);
+        const skipped = (await c.offsetHere()) - offset;
+        this.issue(offset, err.reason, `${skipped} byte${skipped === 1 ? '' : 's'} that start no record, skipped: ${err.message}`, true);
         continue;
       }
       this.stats.records++;
@@ -166,18 +184,28 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
     if (at > 0) throw new RecordProblem('not-a-record', `${at} bytes before an ARC header line (${describeBytes(view.subarray(0, Math.min(at, 16)))})`);
   }
 
-  /** Skips CR, LF and NUL bytes between records. */
+  /**
+   * Skips CR, LF and NUL bytes between records. NULs are no separator: a run of them (padding
+   * some writers leave) is reported as a warning with its offset and count.
+   */
   private async skipBlankBytes(): Promise<void> {
     const c = this.cursor;
+    let nuls = 0;
+    let firstNul = -1;
     for (;;) {
       const have = await c.ensure(256);
-      if (have === 0) return;
+      if (have === 0) break;
       const v = c.peek(have);
       let i = 0;
-      while (i < v.length && (v[i] === 10 || v[i] === 13 || v[i] === 0)) i++;
+      for (; i < v.length && (v[i] === 10 || v[i] === 13 || v[i] === 0); i++) {
+        if (v[i] !== 0) continue;
+        if (nuls++ === 0 && !c.gzip) firstNul = (await c.offsetHere()) + i;
+      }
+      if (nuls > 0 && firstNul < 0) firstNul = await c.offsetHere();
       c.advance(i);
-      if (i < v.length) return;
+      if (i < v.length) break;
     }
+    if (nuls > 0) this.issue(firstNul, 'nul-bytes', `${nuls} NUL byte${nuls === 1 ? '' : 's'} between records, skipped`, false);
   }
 
   /** After a bad record: go to the next gzip member, or the next line that starts a record. */
@@ -241,6 +269,10 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
     if (lengthText === undefined || !/^\d+$/.test(lengthText.trim())) {
       throw new RecordProblem('bad-header', `WARC record without a valid Content-Length (${JSON.stringify(lengthText ?? null)})`);
     }
+    // Above 2^53 a number is rounded: no file is that long, and the digits are printed as read.
+    if (!Number.isSafeInteger(Number(lengthText.trim()))) {
+      throw new RecordProblem('bad-header', `WARC Content-Length ${lengthText.trim().slice(0, 40)} is larger than any file`);
+    }
     const startedAtMember = c.atMemberStart;
     c.advance(block.length);
     const contentLength = Number(lengthText.trim());
@@ -279,7 +311,7 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
     } catch (msg) {
       // In a gzipped ARC the member bounds the record: a length field that cannot be right
       // (negative, not a number) is replaced by what the member holds.
-      const bad = /^(.*) (-\d+|\S*[^\d\s-]\S*)$/.exec(line);
+      const bad = /^(.*) (-\d+|\d{16,}|\S*[^\d\s-]\S*)$/.exec(line);
       if (!(c.gzip && c.atMemberStart && bad)) throw new RecordProblem('bad-header', String(msg));
       const left = (await c.bytesLeftInMember(Number.MAX_SAFE_INTEGER)) - (eol + 1);
       try {
@@ -460,21 +492,24 @@ class LiveRecord implements ArchiveRecord {
 
   /**
    * gzip: the declared length is read; what is left of the record's member should be its
-   * trailing newlines. More bytes that start no record mean the length was too short: the
-   * member bounds the record, so they are read as its last bytes.
+   * trailing newlines (or another record). Other bytes are no part of the record: a record is
+   * its declared length, as warcio and jwarc read it, so they are reported with their count and
+   * dropped with the rest of the member, and the record keeps the digest of what it declared.
    */
   private async checkMemberRest(): Promise<void> {
     const c = this.reader._cursor;
+    // The member ended with the declared length: what follows is another member's, never this record's.
+    if (c.memberConsumed) return;
     const rest = await c.bytesLeftInMember(END_LOOKAHEAD + 1);
-    if (rest === 0 || rest > END_LOOKAHEAD) return;
-    const view = c.peek(rest);
-    const body = rest - trailingNewlines(view, rest, separatorOf(this.format).length);
+    if (rest === 0) return;
+    const view = c.peek(Math.min(rest, END_LOOKAHEAD));
     let i = 0;
-    while (i < rest && (view[i] === 10 || view[i] === 13)) i++;
-    if (i === rest || body === 0 || recordAt(view, i, this.format)) return;
-    this.reader._report(this.offset, 'content-length-mismatch',
-      `Content-Length ${this.contentLength} is ${body} byte${body > 1 ? 's' : ''} too short: the record's gzip member holds them; read to its end`, false);
-    this.left = body;
+    while (i < view.length && (view[i] === 10 || view[i] === 13)) i++;
+    if (i === rest || recordAt(view, i, this.format)) return;
+    const count = rest > END_LOOKAHEAD ? `more than ${END_LOOKAHEAD}` : String(rest - i);
+    this.reader._report(this.offset, 'trailing-garbage',
+      `${count} bytes after the record's declared ${lengthName(this.format)} ${this.contentLength}, inside its gzip member, start no record (${describeBytes(view.subarray(i, i + 16))}); dropped, the record read as declared`, true);
+    await c.skipToNextMember();
   }
 
   /**
@@ -494,15 +529,15 @@ class LiveRecord implements ArchiveRecord {
     const body = left - trailingNewlines(view, left, separatorOf(this.format).length);
     this.endChecked = true;
     this.reader._report(this.offset, 'content-length-mismatch',
-      `Content-Length ${this.contentLength}, but the record's gzip member ends ${this.left - body} bytes before that and ${endsFile ? 'the file ends' : 'the next member starts a record'}; read to the end of its member`, false);
+      `${lengthName(this.format)} ${this.contentLength}, but the record's gzip member ends ${this.left - left} bytes before that and ${endsFile ? 'the file ends' : 'the next member starts a record'}; read to the end of its member`, false);
     this.left = body;
   }
 
   /**
    * Plain files, once the declared end is near: is it followed by the record separator and a
-   * record (or the end of the file)? If not, a record start a few bytes either side of it
-   * gives the true end; a record start seen earlier inside the payload means the length ran
-   * over the next record, which is read again from there.
+   * record (or the end of the file)? If not, a record start a few bytes before it gives the
+   * true end; a record start seen earlier inside the payload means the length ran over the
+   * next record, which is read again from there.
    */
   private async checkEnd(): Promise<void> {
     this.endChecked = true;
@@ -532,14 +567,16 @@ class LiveRecord implements ArchiveRecord {
       return;
     }
     if (strict(declared) || loose(declared)) return;
+    // A length a few bytes too long: the next record starts just before the declared end. A
+    // length is never stretched the other way: bytes after the declared end that start no
+    // record are no part of this one (the records loop reports and skips them), or a line of
+    // garbage after a record would change its digest.
     for (let d = 1; d <= END_SLACK; d++) {
-      for (const end of [declared - d, declared + d]) {
-        if (strict(end)) {
-          this.reader._report(this.offset, 'content-length-mismatch',
-            `Content-Length ${this.contentLength} is ${d} byte${d > 1 ? 's' : ''} too ${end < declared ? 'long' : 'short'}: the next record starts at offset ${this.at + end + sep.length}; read to there`, false);
-          this.left = end;
-          return;
-        }
+      if (strict(declared - d)) {
+        this.reader._report(this.offset, 'content-length-mismatch',
+          `${lengthName(this.format)} ${this.contentLength} is ${d} byte${d > 1 ? 's' : ''} too long: the next record starts at offset ${this.at + declared - d + sep.length}; read to there`, false);
+        this.left = declared - d;
+        return;
       }
     }
     if (!this.runOver()) this.cutAtRecordIn(view, sep);
@@ -552,7 +589,7 @@ class LiveRecord implements ArchiveRecord {
       // The separator before the next record is not the payload's.
       const end = inner - trailingNewlines(view, inner, sep.length);
       this.reader._report(this.offset, 'content-length-mismatch',
-        `Content-Length ${this.contentLength} runs over the record at offset ${this.at + inner}; read to there`, false);
+        `${lengthName(this.format)} ${this.contentLength} runs over the record at offset ${this.at + inner}; read to there`, false);
       this.left = end;
     }
   }
@@ -567,7 +604,7 @@ class LiveRecord implements ArchiveRecord {
     const again = this.reader._rewindTo(at);
     this.damaged = {
       reason: 'content-length-mismatch',
-      detail: `Content-Length ${this.contentLength} runs over the record at offset ${at}` +
+      detail: `${lengthName(this.format)} ${this.contentLength} runs over the record at offset ${at}` +
         (again ? '; reading resumes there' : '; this input cannot be read again, so the records up to the declared end are lost'),
     };
     if (again) this.left = 0;
@@ -595,16 +632,19 @@ class LiveRecord implements ArchiveRecord {
     if (this.left > 0) {
       const damage = c.atDamage ? c.clearDamage() : undefined;
       return broken(damage?.reason ?? 'truncated', damage?.detail ??
-        `record cut short: Content-Length ${this.contentLength}, ${this.contentLength - this.left} bytes present`);
+        `record cut short: ${lengthName(this.format)} ${this.contentLength}, ${this.contentLength - this.left} bytes present`);
     }
     let length: number;
     if (c.gzip) {
-      // Take the record's trailing newlines out of its member before asking where it ends.
-      const have = await c.ensure(4);
-      const tail = c.peek(have);
-      let i = 0;
-      while (i < tail.length && (tail[i] === 13 || tail[i] === 10)) i++;
-      c.advance(i);
+      // Take the record's trailing newlines out of its member before asking where it ends
+      // (none where the member has ended: the next member's bytes are its own).
+      if (!c.memberConsumed) {
+        const have = await c.ensure(4);
+        const tail = c.peek(have);
+        let i = 0;
+        while (i < tail.length && (tail[i] === 13 || tail[i] === 10)) i++;
+        c.advance(i);
+      }
       const end = await c.endHere();
       if (end < 0) {
         // The member the record was read from fails its check: its bytes are not the record's.
@@ -618,31 +658,17 @@ class LiveRecord implements ArchiveRecord {
         // hand-made ARCs): that newline is part of the record, as cdxj-indexer counts it.
         if ((await c.ensure(2)) === 2 && c.peek(1)[0] === 10) c.advance(1);
       }
+      // What follows, if it starts no record, is reported by the records loop, not blamed on this record's length.
       length = (await c.endHere()) - this.offset;
-      await this.checkSeparator();
     }
     this.ended = { length };
     return this.ended;
   }
+}
 
-  /** Plain files: a record must be followed by its blank lines and then a record or the end. */
-  private async checkSeparator(): Promise<void> {
-    const c = this.reader._cursor;
-    const have = await c.ensure(64);
-    if (have === 0) return;
-    const v = c.peek(have);
-    let i = 0;
-    while (i < v.length && (v[i] === 13 || v[i] === 10)) i++;
-    if (i === v.length && have < 64) return;
-    const next = v.subarray(i);
-    const ok = this.format === 'warc'
-      ? next.subarray(0, 5).equals(WARC_MAGIC) || next.length === 0
-      : /^[a-z][a-z0-9+.-]*:/i.test(next.toString('latin1', 0, 16)) || next.length === 0;
-    if (!ok) {
-      this.reader._report(this.offset, 'content-length-mismatch',
-        `record is not followed by the next record where its Content-Length ${this.contentLength} says`, false);
-    }
-  }
+/** What a record's declared length is called in messages: ARC's header line has no Content-Length. */
+function lengthName(format: ArchiveFormat): string {
+  return format === 'arc' ? 'ARC length' : 'Content-Length';
 }
 
 /** What stands between two records: `\r\n\r\n` in WARC, a newline in ARC. */

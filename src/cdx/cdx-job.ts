@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { cdxEntries, type CdxOptions } from './indexer.js';
 import { formatEntry, headerLine, type CdxFormat } from './cdx-format.js';
-import type { ReadIssue, ReadStats } from '../archive/reader.js';
+import { skippedWhat, type ReadIssue, type ReadStats } from '../archive/reader.js';
 import { writeOutput } from '../util/output.js';
 import { Progress, formatBytes, formatCounts } from '../util/progress.js';
 import { parseByteSize } from '../conf/config.js';
@@ -38,7 +38,7 @@ export interface FileResult {
 }
 
 export function describeIssue(i: ReadIssue): string {
-  return `${i.file}: offset ${i.offset}: ${i.detail} (${i.skipped ? `${i.reason}; record skipped` : `${i.reason}; warning`})`;
+  return `${i.file}: offset ${i.offset}: ${i.detail} (${i.skipped ? `${i.reason}; ${skippedWhat(i.reason)} skipped` : `${i.reason}; warning`})`;
 }
 
 function emptyResult(): FileResult {

@@ -6,7 +6,7 @@
  * the archive, not a copy. Outcomes are counted; damaged records are reported and skipped by
  * the reader, which goes on with the rest of the archive.
  */
-import { ArchiveReader, readArchive, type ReadIssue } from '../archive/reader.js';
+import { ArchiveReader, readArchive, skippedWhat, type ReadIssue } from '../archive/reader.js';
 import { openByteRange } from '../archive/byte-source.js';
 import type { ArchiveRecord } from '../archive/record.js';
 import { base32, sha1Hasher } from '../archive/digest.js';
@@ -71,7 +71,7 @@ export async function importArchive(entry: ManifestEntry, opts: ImportOptions, e
         // payload that is not) is only counted.
         if (!i.skipped) return ctx.count(`warning ${i.reason}`);
         ctx.count('read-error');
-        ctx.warn(`${base ? entry.location : i.file}: offset ${i.offset + base}: ${i.reason}: ${i.detail}; record skipped`);
+        ctx.warn(`${base ? entry.location : i.file}: offset ${i.offset + base}: ${i.reason}: ${i.detail}; ${skippedWhat(i.reason)} skipped`);
       },
     };
     reader = base === 0 ? await readArchive(entry.location, readOpts) : new ArchiveReader(await openByteRange(entry.location, { offset: base }, opts.remote), readOpts);

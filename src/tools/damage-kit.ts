@@ -28,11 +28,14 @@ export type DamageKind =
   | 'arc-off-by-n'
   | 'warc-off-by-n'
   | 'plain-lying-length'
-  | 'garbage-no-newline';
+  | 'garbage-no-newline'
+  | 'trailing-bytes'
+  | 'arc-bad-length';
 
 export const DAMAGE_KINDS: DamageKind[] = [
   'big-flip', 'big-crc', 'big-lying-length', 'cut-then-good', 'big-cut-then-good',
   'arc-gz-off-by-n', 'arc-off-by-n', 'warc-off-by-n', 'plain-lying-length', 'garbage-no-newline',
+  'trailing-bytes', 'arc-bad-length',
 ];
 
 export interface DamagedArchive {
@@ -68,6 +71,14 @@ export function page(size: number, seed: string): Buffer {
 
 function httpHead(body: Buffer, version = 'HTTP/1.1'): Buffer {
   return Buffer.from(`${version} 200 OK\r\nContent-Type: text/html\r\nContent-Length: ${body.length}\r\n\r\n`);
+}
+
+/**
+ * The digest a record whose length is `lie` bytes short is read with: its declared bytes, never
+ * more (the bytes after them are no part of it).
+ */
+function shortDigest(body: Buffer, lie: number): string {
+  return sha1(body.subarray(0, body.length + lie));
 }
 
 /** A WARC response record; `lie` is added to its Content-Length. */
@@ -175,23 +186,29 @@ export function makeDamaged(kind: DamageKind, rand: () => number, opts: KitOptio
         damaged: ['http://example.org/cut'], skips: true, at: startOf(preGz) + at,
       };
     }
+    // A length too long ends at the next record (a warning, the true digest); a length too
+    // short is read as declared, and the bytes after it, which start no record, are reported
+    // and skipped (exit 3): a record never takes bytes beyond its declared length.
     case 'arc-gz-off-by-n':
     case 'arc-off-by-n': {
-      const odd = arcRecord('http://example.org/odd', page(1500, 'odd'), lie);
+      const body = page(1500, 'odd');
+      const odd = arcRecord('http://example.org/odd', body, lie);
       const gzipped = kind === 'arc-gz-off-by-n';
       const parts = gzipped ? [gz(ARC_FILEDESC), ...preGz, gz(odd.bytes), ...postGz] : [ARC_FILEDESC, ...pre.map((r) => r.bytes), odd.bytes, ...post.map((r) => r.bytes)];
       return {
         kind, name: gzipped ? `${kind}.arc.gz` : `${kind}.arc`, bytes: Buffer.concat(parts),
-        intact: [...intact, { url: odd.url, digest: odd.digest }], damaged: [], skips: false,
+        intact: [...intact, { url: odd.url, digest: lie > 0 ? odd.digest : shortDigest(body, lie) }], damaged: [], skips: lie < 0,
         at: startOf(parts.slice(0, 1 + before)),
       };
     }
     case 'warc-off-by-n': {
-      const odd = warcResponse('http://example.org/odd', page(1500, 'odd'), before, lie);
+      const body = page(1500, 'odd');
+      const odd = warcResponse('http://example.org/odd', body, before, lie);
       const parts = [...pre.map((r) => r.bytes), odd.bytes, ...post.map((r) => r.bytes)];
       return {
         kind, name: `${kind}.warc`, bytes: Buffer.concat(parts),
-        intact: [...intact, { url: odd.url, digest: odd.digest }], damaged: [], skips: false, at: startOf(parts.slice(0, before)),
+        intact: [...intact, { url: odd.url, digest: lie > 0 ? odd.digest : shortDigest(body, lie) }], damaged: [], skips: lie < 0,
+        at: startOf(parts.slice(0, before)),
       };
     }
     case 'plain-lying-length': {
@@ -199,6 +216,43 @@ export function makeDamaged(kind: DamageKind, rand: () => number, opts: KitOptio
       const parts = [...pre.map((r) => r.bytes), liar.bytes, ...post.map((r) => r.bytes)];
       return {
         kind, name: `${kind}.warc`, bytes: Buffer.concat(parts), intact, damaged: [liar.url], skips: true, at: startOf(parts.slice(0, before)),
+      };
+    }
+    case 'trailing-bytes': {
+      // Bytes after a whole record (its separator included) that start no record: a few
+      // letters or a line of garbage at the end of the file or between two records, or NUL
+      // padding. Every record keeps its digest; the garbage is reported and skipped (exit 3),
+      // NULs with a warning.
+      const isArc = rand() < 0.5;
+      const all = [...pre, ...post].map((r, i) => (isArc ? arcRecord(r.url, page(800, `t${i}`)) : warcResponse(r.url, page(800, `t${i}`), i)));
+      const variants = ['ga', 'garbage\n', '\0\0\0\0\0', 'x'];
+      const junk = Buffer.from(variants[Math.floor(rand() * variants.length)], 'latin1');
+      const between = rand() < 0.5;
+      const cut = between ? before : all.length;
+      const parts = [...(isArc ? [ARC_FILEDESC] : []), ...all.slice(0, cut).map((r) => r.bytes), junk, ...all.slice(cut).map((r) => r.bytes)];
+      return {
+        kind, name: isArc ? `${kind}.arc` : `${kind}.warc`, bytes: Buffer.concat(parts),
+        intact: all.map((r) => ({ url: r.url, digest: r.digest })), damaged: [], skips: junk[0] !== 0,
+        at: startOf(parts.slice(0, (isArc ? 1 : 0) + cut)),
+      };
+    }
+    case 'arc-bad-length': {
+      // One record's ARC header length negative, not a number, or missing. In .arc.gz its
+      // member bounds it: read from the member with a warning where the line still has its five
+      // fields, as CDX-Writer and warcio read one; skipped where it has four. Never read into
+      // the record before it.
+      const victim = arcRecord('http://example.org/bad-length', page(1500, 'bad length'));
+      const eol = victim.bytes.indexOf(10);
+      const field = ['-10', '-1', 'xyz', ''][Math.floor(rand() * 4)];
+      const line = victim.bytes.toString('latin1', 0, eol).replace(/ \d+$/, field ? ` ${field}` : '');
+      const bad = Buffer.concat([Buffer.from(line, 'latin1'), victim.bytes.subarray(eol)]);
+      // Plain: no member bounds the record, so it is skipped whatever its length field says.
+      const gzipped = rand() < 0.7;
+      const parts = gzipped ? [gz(ARC_FILEDESC), ...preGz, gz(bad), ...postGz] : [ARC_FILEDESC, ...pre.map((r) => r.bytes), bad, ...post.map((r) => r.bytes)];
+      const skipped = !gzipped || !field;
+      return {
+        kind, name: gzipped ? `${kind}.arc.gz` : `${kind}.arc`, bytes: Buffer.concat(parts), intact,
+        damaged: skipped ? [victim.url] : [], skips: skipped, at: startOf(parts.slice(0, 1 + before)),
       };
     }
     case 'garbage-no-newline': {
