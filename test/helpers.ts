@@ -129,14 +129,14 @@ export function breathe(): Promise<void> {
 }
 
 /** `nwax serve ARGS` as a child process; resolves once it says where it listens. */
-export function serveCli(args: string[]): Promise<{ url: string; close(): Promise<void> }> {
+export function serveCli(args: string[]): Promise<{ url: string; close(): Promise<void>; stderr(): string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, 'serve', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d: Buffer) => {
       err += d.toString();
       const m = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(err);
-      if (m) resolve({ url: m[1], close: () => new Promise<void>((ok) => { child.once('exit', () => ok()); child.kill('SIGTERM'); }) });
+      if (m) resolve({ url: m[1], close: () => new Promise<void>((ok) => { child.once('exit', () => ok()); child.kill('SIGTERM'); }), stderr: () => err });
     });
     child.once('exit', (code) => reject(new Error(`nwax serve exited ${code}: ${err}`)));
   });

@@ -45,6 +45,7 @@ line whose offset does not start a record of its URL is reported with its CDX fi
     archives: Flags.string({ description: 'With --cdx: where archives are, comma-separated directories, http(s) URL prefixes and path index files, tried in order (property nwax.archive.locations; default: the CDX file\'s directory).' }),
     collection: Flags.string({ description: 'With --cdx: the collection name of the imported captures.', default: '' }),
     strict: Flags.boolean({ description: 'Stop at the first unreadable archive or damaged record.', default: false }),
+    'captures-only': Flags.boolean({ description: 'Write only the capture index (replay\'s captures.cdx) of SEGMENT, an imported segment, from the archives MANIFEST lists.', default: false }),
     ...jobFlags,
   };
 
@@ -90,6 +91,17 @@ line whose offset does not start a record of its URL is reported with its CDX fi
     const conf = await this.configurationFor(defines);
     const scope = conf.getString('nwax.import.captures');
     if (!['local', 'all', 'none'].includes(scope)) throw new UsageError(`nwax.import.captures must be local, all or none, got ${JSON.stringify(scope)}`);
+    if (flags['captures-only']) {
+      if (cdx.length || !args.segment || flags.engine !== 'local') throw new UsageError('--captures-only takes a manifest and the segment imported from it (nwax import --captures-only MANIFEST SEGMENT), on this machine');
+      const { rebuildCaptureIndex } = await import('../segment/capture-rebuild.js');
+      const started = Date.now();
+      const lines = await rebuildCaptureIndex(args.segment, manifestLines.flatMap((l) => (l.entry ? [l.entry] : [])), {
+        scope: scope === 'none' ? 'local' : (scope as 'local' | 'all'), memory: conf.getString('nwax.sort.memory'), tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
+        say: (m) => this.sayLine(m),
+      });
+      this.sayLine(`capture index for replay: ${lines} lines sorted into ${join(args.segment, 'captures.cdx')} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      return;
+    }
     // On this machine the segment's datasets are written by one reduce per thread; the task
     // threads start now, while the exclusions are read and the archives planned.
     const localReduces = flags.engine === 'local' ? await pipelineReduces(conf, flags, (m) => this.sayLine(m)) : undefined;
@@ -134,23 +146,26 @@ line whose offset does not start a record of its URL is reported with its CDX fi
       const { findJob } = await import('../jobs/index.js');
       const { runJobAction } = await import('../mapreduce/job-cli.js');
       const job = (await findJob('import'))!;
+      const linesDir = captureLines;
       process.exitCode = await runJobAction(job, 'run', [input], {
         ...options,
         files: this.shipped,
         output: segment,
         // Exit 3 when something was skipped: damaged records, unreadable archives, bad list or CDX lines.
         exitCode: (c) => ((c['read-error'] ?? 0) + (c['archives failed'] ?? 0) + (c['bad manifest lines'] ?? 0) + (c['cdx-offset-mismatch'] ?? 0) + skipped > 0 ? 3 : 0),
+        // What replay looks URLs up in (every record of these archives, redirects and revisits
+        // too), written into the segment before it is renamed into place: a kill leaves the old
+        // segment or the new one with its capture index, never one that replays nothing.
+        commitJob: linesDir ? async (dir) => {
+          const { writeCaptureIndex } = await import('../segment/capture-index.js');
+          const started = Date.now();
+          const lines = await writeCaptureIndex(dir, manifestLines.flatMap((l) => (l.entry ? [l.entry] : [])), {
+            scope: scope as 'local' | 'all', linesDir, memory: conf.getString('nwax.sort.memory'), tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
+            say: (m) => this.sayLine(m),
+          });
+          this.sayLine(`capture index for replay: ${lines} lines sorted into ${join(segment, 'captures.cdx')} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        } : undefined,
       });
-      if (captureLines && (await import('node:fs')).existsSync(join(segment, '_SUCCESS'))) {
-        // What replay looks URLs up in: every record of these archives, redirects and revisits too.
-        const { writeCaptureIndex } = await import('../segment/capture-index.js');
-        const started = Date.now();
-        const lines = await writeCaptureIndex(segment, manifestLines.flatMap((l) => (l.entry ? [l.entry] : [])), {
-          scope: scope as 'local' | 'all', linesDir: captureLines, memory: conf.getString('nwax.sort.memory'), tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
-          say: (m) => this.sayLine(m),
-        });
-        this.sayLine(`capture index for replay: ${lines} lines sorted into ${join(segment, 'captures.cdx')} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      }
     } finally {
       for (const f of temps) rmSync(f, { force: true, recursive: true });
     }

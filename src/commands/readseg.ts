@@ -29,6 +29,11 @@ sha1:DIGEST"), or of the one KEY given, read by key from the sorted record files
     const { listSegments, dumpSegment } = await import('../segment/readseg.js');
     if (flags.list) {
       for (const line of listSegments(argv as string[])) process.stdout.write(`${line}\n`);
+      const { missingCaptureIndex } = await import('../segment/segment.js');
+      for (const seg of argv as string[]) {
+        const why = missingCaptureIndex(seg);
+        if (why) this.sayLine(why);
+      }
       return;
     }
     if (!flags.dump) {

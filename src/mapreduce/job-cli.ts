@@ -29,6 +29,8 @@ export interface JobActionOptions {
   properties?: string[];
   /** The exit status from the counters (a job that skipped damaged input exits 3, say); default 0. */
   exitCode?: (counters: Counters) => number;
+  /** Local runs: the last writes into the output before it is renamed into place (LocalRunOptions.commitJob). */
+  commitJob?: (dir: string, counters: Counters) => Promise<void>;
   /** With --engine hadoop: files shipped to the tasks (-files) besides the site configuration. */
   files?: string[];
   /** With --engine hadoop: directories that must exist on the cluster (segments), checked with --run. */
@@ -131,7 +133,7 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
     },
     inputs, output: opts.output, numReduces: opts.reduces, sortMemory: parseByteSize(opts.memory, 'mapreduce.task.io.sort.mb'),
     force: opts.force, threads: opts.threads, taskWorker: opts.taskWorker, splitMin: opts.splitMin, splitMax: opts.splitMax, mergeFactor: opts.mergeFactor,
-    recordFile: { blockSize: opts.blockSize, level: opts.gzipLevel }, properties: opts.properties,
+    recordFile: { blockSize: opts.blockSize, level: opts.gzipLevel }, properties: opts.properties, commitJob: opts.commitJob,
   });
   progress.stop();
   opts.say(`${job.name}: ${r.mapTasks} map task${r.mapTasks === 1 ? '' : 's'}, ${r.parts} part${r.parts === 1 ? '' : 's'} in ${opts.output} in ${((Date.now() - started) / 1000).toFixed(1)} s (map ${r.mapSeconds.toFixed(1)} s, shuffle and reduce ${r.reduceSeconds.toFixed(1)} s); ${formatCounts(r.counters)}`);

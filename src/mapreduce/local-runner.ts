@@ -53,6 +53,13 @@ export interface LocalRunOptions {
   onProgress?: (counters: Counters) => void;
   /** -D overrides: every task loads the configuration with them. */
   properties?: string[];
+  /**
+   * Hadoop's OutputCommitter.commitJob: the caller's last writes into the output (given the
+   * folder written aside, the counters), once every task is done and before the output is
+   * renamed into place, so they are part of the same commit (a kill leaves the old output or
+   * the whole new one).
+   */
+  commitJob?: (dir: string, counters: Counters) => Promise<void>;
 }
 
 export interface LocalRunResult {
@@ -343,6 +350,7 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
       await runTasks(reduceTasks, threads, (task, c) => runReduceTask(job, task, c), (c) => addCounters(counters, c),
         parallel ? pool : undefined);
       markOutputs(job, tmp);
+      await opts.commitJob?.(tmp, counters);
     }, { force: opts.force });
     const end = performance.now();
     return { counters, parts: reduces, mapTasks: tasks.length, mapSeconds: (reduceStart - mapStart) / 1000, reduceSeconds: (end - reduceStart) / 1000 };

@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { openCdxSources, mergedLines, type CdxSource } from '../cdx/cdx-source.js';
 import { keyRange, type MatchType } from '../cdx/cdx-query.js';
 import { ArchiveLocator } from '../segment/archive-locator.js';
-import { CAPTURES_ARCHIVES, CAPTURES_CDX } from '../segment/segment.js';
+import { CAPTURES_ARCHIVES, CAPTURES_CDX, missingCaptureIndex } from '../segment/segment.js';
 import { withoutNoiseParams } from './fuzzy.js';
 
 export interface Capture {
@@ -54,7 +54,11 @@ export class CaptureIndex {
   private stamp = '';
   private collectionNames = new Set<string>();
 
-  constructor(private readonly dir: string, private readonly cdxPaths: string[], private readonly archiveLocations: string[]) {
+  /** Segments already named for having no capture index (each said once). */
+  private readonly named = new Set<string>();
+
+  constructor(private readonly dir: string, private readonly cdxPaths: string[], private readonly archiveLocations: string[],
+    private readonly log?: (line: string) => void) {
     this.reload();
   }
 
@@ -113,6 +117,13 @@ export class CaptureIndex {
       names = readdirSync(segs).sort();
     } catch {
       return [];
+    }
+    for (const n of names) {
+      const why = this.named.has(n) ? undefined : missingCaptureIndex(join(segs, n));
+      if (why) {
+        this.named.add(n);
+        this.log?.(`replay: ${why}`);
+      }
     }
     return names.map((n) => join(segs, n, CAPTURES_CDX)).filter((p) => existsSync(p));
   }

@@ -56,7 +56,7 @@ export class ReplayService {
   readonly index: CaptureIndex;
 
   constructor(private readonly opts: ReplayOptions) {
-    this.index = new CaptureIndex(opts.dir, opts.cdx, opts.archiveLocations);
+    this.index = new CaptureIndex(opts.dir, opts.cdx, opts.archiveLocations, opts.log);
   }
 
   reload(): boolean {

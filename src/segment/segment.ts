@@ -9,7 +9,8 @@
  *   crawl_fetch/  fetch_success with the capture date(s)
  *   crawl_parse/  the outlinks, for updatedb
  */
-import { basename } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { dateTo14 } from '../archive/dates.js';
 import { JsonPieces } from '../mapreduce/job.js';
 import { jsonStringBytes } from '../util/json-bytes.js';
@@ -20,6 +21,16 @@ export type SegmentPart = (typeof SEGMENT_PARTS)[number];
 /** The segment's capture index for replay (capture-index.ts): a sorted CDX11 of every record read, and where each archive is. */
 export const CAPTURES_CDX = 'captures.cdx';
 export const CAPTURES_ARCHIVES = 'captures.archives';
+
+/**
+ * Why `segment` has no capture index, or undefined when it has one or is not an imported
+ * segment: replay then finds none of its captures but through nwax.serve.cdx. Said by serve and
+ * readseg, with the command that writes it.
+ */
+export function missingCaptureIndex(segment: string): string | undefined {
+  if (!existsSync(join(segment, '_SUCCESS')) || !existsSync(join(segment, 'content')) || existsSync(join(segment, CAPTURES_CDX))) return undefined;
+  return `${segment}: no capture index (${CAPTURES_CDX}): replay finds its captures only through nwax.serve.cdx; write it with: nwax import --captures-only MANIFEST ${segment}`;
+}
 
 /** A URL as a document key holds it: WHATWG-normalized where it parses, never a tab or newline. */
 export function normalizeUrl(url: string): string {
