@@ -1,10 +1,12 @@
 /**
  * Memento (RFC 7089): the headers of a memento (Memento-Datetime and Link to the original, the
  * TimeGate and the TimeMap), Accept-Datetime read as an HTTP date, and the TimeMap of a URL in
- * link format (RFC 7089 section 5) and as JSON (the form Memento aggregators give).
+ * link format (RFC 7089 section 5) and as JSON (the form Memento aggregators give). URLs in
+ * `<…>` are percent-encoded where RFC 3986 would not take them (header-uri.ts).
  */
 import { archivalPath, REPLAY_PREFIX } from './archival-url.js';
 import { tsToMs } from './captures.js';
+import { uriForHeader as u } from './header-uri.js';
 
 export function httpDate(ts: string): string {
   return new Date(tsToMs(ts)).toUTCString();
@@ -38,24 +40,24 @@ export function timemapUri(l: MementoLinks, format: 'link' | 'json' = 'link'): s
 /** The Link header of a memento or a TimeGate answer (original, timegate, timemap). */
 export function mementoLinkHeader(l: MementoLinks, self?: { ts: string; first?: string; last?: string }): string {
   const parts = [
-    `<${l.url}>; rel="original"`,
-    `<${timegateUri(l)}>; rel="timegate"`,
-    `<${timemapUri(l)}>; rel="timemap"; type="application/link-format"`,
+    `<${u(l.url)}>; rel="original"`,
+    `<${u(timegateUri(l))}>; rel="timegate"`,
+    `<${u(timemapUri(l))}>; rel="timemap"; type="application/link-format"`,
   ];
-  if (self) parts.push(`<${l.base}${archivalPath(l.coll, self.ts, 'mp_', l.url)}>; rel="memento"; datetime="${httpDate(self.ts)}"`);
+  if (self) parts.push(`<${u(`${l.base}${archivalPath(l.coll, self.ts, 'mp_', l.url)}`)}>; rel="memento"; datetime="${httpDate(self.ts)}"`);
   return parts.join(', ');
 }
 
 /** The TimeMap in link format: original, self, timegate, then each memento (first and last marked). */
 export function linkTimemap(l: MementoLinks, stamps: string[]): string {
   const lines = [
-    `<${l.url}>; rel="original"`,
-    `<${timemapUri(l)}>; rel="self"; type="application/link-format"${stamps.length ? `; from="${httpDate(stamps[0])}"; until="${httpDate(stamps[stamps.length - 1])}"` : ''}`,
-    `<${timegateUri(l)}>; rel="timegate"`,
+    `<${u(l.url)}>; rel="original"`,
+    `<${u(timemapUri(l))}>; rel="self"; type="application/link-format"${stamps.length ? `; from="${httpDate(stamps[0])}"; until="${httpDate(stamps[stamps.length - 1])}"` : ''}`,
+    `<${u(timegateUri(l))}>; rel="timegate"`,
   ];
   stamps.forEach((ts, i) => {
     const rel = stamps.length === 1 ? 'first last memento' : i === 0 ? 'first memento' : i === stamps.length - 1 ? 'last memento' : 'memento';
-    lines.push(`<${l.base}${archivalPath(l.coll, ts, 'mp_', l.url)}>; rel="${rel}"; datetime="${httpDate(ts)}"`);
+    lines.push(`<${u(`${l.base}${archivalPath(l.coll, ts, 'mp_', l.url)}`)}>; rel="${rel}"; datetime="${httpDate(ts)}"`);
   });
   return `${lines.join(',\n')}\n`;
 }

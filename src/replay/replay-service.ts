@@ -16,6 +16,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ArchivalUrlError, archivalPath, parseReplayTarget, REPLAY_PREFIX, type Modifier, type ReplayRoute } from './archival-url.js';
 import { CaptureIndex, secondsBetween } from './captures.js';
+import { uriForHeader } from './header-uri.js';
 import { resolveMemento, type Resolved } from './resolve.js';
 import { rewriteHeaders } from './rewrite-headers.js';
 import { HtmlRewriter } from './rewrite-html.js';
@@ -147,7 +148,7 @@ export class ReplayService {
     // A Memento client (it sent Accept-Datetime) is sent to the memento; a person, to the framed page.
     const mod: Modifier = typeof asked === 'string' ? 'mp_' : '';
     res.writeHead(302, {
-      Location: `${links.base}${archivalPath(links.coll, found.capture.ts, mod, links.url)}`,
+      Location: uriForHeader(`${links.base}${archivalPath(links.coll, found.capture.ts, mod, links.url)}`),
       Vary: 'accept-datetime',
       Link: mementoLinkHeader(links, { ts: found.capture.ts }),
       'Content-Length': 0,

@@ -6,6 +6,7 @@
  */
 import type { HeaderList } from '../archive/headers.js';
 import { rewriteUrl, type RewriteContext } from './url-rewriter.js';
+import { uriForHeader } from './header-uri.js';
 
 /** Kept as archived. */
 const KEEP = new Set(['content-type', 'content-language', 'content-disposition', 'content-range', 'accept-ranges']);
@@ -28,10 +29,10 @@ export function rewriteHeaders(headers: HeaderList | undefined, ctx: RewriteCont
     const value = clean(raw);
     if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/i.test(name)) continue;
     if (KEEP.has(lower) || (keepEncoding && lower === 'content-encoding')) out.push([name, value]);
-    else if (URL_HEADERS.has(lower)) out.push([name, rewriteUrl(value, 'mp_', ctx) ?? value]);
+    else if (URL_HEADERS.has(lower)) out.push([name, uriForHeader(rewriteUrl(value, 'mp_', ctx) ?? value)]);
     else if (lower === 'link') out.push([name, value.replace(/<([^>]*)>/g, (whole, u: string) => {
       const r = rewriteUrl(u, 'oe_', ctx);
-      return r === undefined ? whole : `<${r}>`;
+      return r === undefined ? whole : `<${uriForHeader(r)}>`;
     })]);
     else out.push([`X-Archive-Orig-${name}`, value]);
   }
