@@ -3,6 +3,8 @@ import { createReadStream, existsSync, readdirSync, writeFileSync } from 'node:f
 import { createHash } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { WARCParser } from 'warcio';
 import base32Encode from 'base32-encode';
 import { BIN, ROOT, breathe, nwax, nwaxAsync, segmentRecords, tempDir } from './helpers.js';
@@ -298,4 +300,52 @@ describe('crawl steps: seeds, fetch lists, resuming', () => {
     expect(c.code).not.toBe(0);
     for (const r of [f, g, i, c]) expect(r.stderr).not.toMatch(/\n\s+at /);
   });
+});
+
+describe('a stopped crawl run again', () => {
+  const dir = tempDir();
+  let server: Server;
+  let base = '';
+  beforeAll(async () => {
+    // A chain of pages, each linking to the next: one new page a round, so the rounds run are counted by the pages fetched.
+    server = createServer((req, res) => {
+      const m = /^\/p(\d+)\.html$/.exec(req.url ?? '');
+      if (!m) {
+        res.writeHead(404).end();
+        return;
+      }
+      const n = Number(m[1]);
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<html><title>page ${n}</title><body>chain page ${n} <a href="p${n + 1}.html">next</a></body></html>`);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  it('finishes the interrupted round, then runs only the rounds left to reach -depth, and a new crawl after it runs -depth more', async () => {
+    const crawl = join(dir, 'chain');
+    writeFileSync(join(dir, 'seed'), `${base}/p0.html\n`);
+    const args = ['crawl', join(dir, 'seed'), '-dir', crawl, '-depth', '3', ...CRAWL_CONF, '-D', 'fetcher.server.delay=0'];
+    // Stopped once its second round's segment stands.
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: 'ignore' });
+    const ended = new Promise((r) => child.once('exit', r));
+    while (!(existsSync(join(crawl, 'segments')) && segments(crawl).length >= 2)) await new Promise((r) => setTimeout(r, 5));
+    child.kill('SIGKILL');
+    await ended;
+    expect(segments(crawl)).toHaveLength(2);
+    const again = await nwaxAsync(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/resuming the crawl begun \d{14}: 2 of its rounds done, 1 left to reach -depth 3/);
+    const fetchedPages = () => segments(crawl).flatMap((g) => [...segmentRecords(g, 'crawl_fetch').keys()]).sort();
+    expect(segments(crawl)).toHaveLength(3);
+    expect(fetchedPages()).toEqual([0, 1, 2].map((n) => `${base}/p${n}.html`));
+    expect(existsSync(join(crawl, 'crawl.state'))).toBe(false);
+    // Done and indexed: the next crawl is a new one, -depth rounds of its own.
+    await new Promise((r) => setTimeout(r, 1000));
+    const next = await nwaxAsync(['crawl', join(dir, 'seed'), '-dir', crawl, '-depth', '2', ...CRAWL_CONF, '-D', 'fetcher.server.delay=0']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).not.toMatch(/resuming/);
+    expect(segments(crawl)).toHaveLength(5);
+    expect(fetchedPages()).toEqual([0, 1, 2, 3, 4].map((n) => `${base}/p${n}.html`));
+  }, 120_000);
 });

@@ -8,7 +8,8 @@ export default class Crawl extends NwaxCommand {
 then -depth rounds of generate (-topN URLs), fetch (WARC files in each segment), parse and updatedb, then invertlinks into \
 DIR/linkdb, index into DIR/indexes and dedup by digest, so that nwax search and nwax serve find the crawl (-dir DIR). The WARC \
 files are an archive like any other: nwax cdx indexes them, pywb replays them. Resumable: a segment left fetched half way by a \
-crash is fetched again, one fetched but not parsed or not in the CrawlDb is finished, before new rounds start.`;
+crash is fetched again, one fetched but not parsed or not in the CrawlDb is finished, and a crawl run again after it \
+was stopped runs only the rounds left to reach -depth (the crawl in progress is marked in DIR/crawl.state).`;
   static override examples = [
     '<%= config.bin %> crawl seeds.txt -dir crawl -depth 3 -topN 1000',
     '<%= config.bin %> crawl urls/ -dir crawl -depth 2 -threads 20 -D fetcher.server.delay=1',
@@ -27,7 +28,7 @@ crash is fetched again, one fetched but not parsed or not in the CrawlDb is fini
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Crawl);
     const { existsSync, readdirSync, writeFileSync } = await import('node:fs');
-    const { join } = await import('node:path');
+    const { basename, join } = await import('node:path');
     const defines = [...(flags.define ?? [])];
     if (flags.threads) defines.push(`fetcher.threads.fetch=${flags.threads}`);
     const conf = await this.configurationFor(defines);
@@ -55,7 +56,14 @@ crash is fetched again, one fetched but not parsed or not in the CrawlDb is fini
       say(`${seg}: left unfinished by an earlier run; finishing it`);
       await finish(seg);
     }
-    for (let round = 1; round <= flags.depth; round++) {
+    // A crawl in progress is marked in the crawl directory until it has indexed: resumed, its
+    // rounds are those of the segments generated since it began (the interrupted one, just
+    // finished, among them), and only the rounds left to reach -depth run.
+    const { beginCrawl, endCrawl } = await import('../crawl/crawl-state.js');
+    const started = beginCrawl(dir);
+    const done = started.resumed ? segments().filter((g) => basename(g) >= started.since).length : 0;
+    if (started.resumed) say(`resuming the crawl begun ${started.since}: ${done} of its rounds done, ${Math.max(0, flags.depth - done)} left to reach -depth ${flags.depth}`);
+    for (let round = done + 1; round <= flags.depth; round++) {
       const seg = await steps.generate(crawldb, segmentsDir, s, { topN: flags.topN });
       if (!seg) {
         say(`round ${round}: nothing left to fetch`);
@@ -67,6 +75,7 @@ crash is fetched again, one fetched but not parsed or not in the CrawlDb is fini
     const all = segments().filter((g) => steps.parsed(g));
     const D = defines.flatMap((d) => ['-D', d]);
     if (all.length === 0) {
+      endCrawl(dir);
       say(`${dir}: no segment was fetched and parsed; nothing to index`);
       process.exitCode = Math.max(worst, 3);
       return;
@@ -75,6 +84,7 @@ crash is fetched again, one fetched but not parsed or not in the CrawlDb is fini
     await this.config.runCommand('index', [join(dir, 'indexes'), crawldb, join(dir, 'linkdb'), ...all, ...D]);
     const indexes = existsSync(join(dir, 'indexes')) ? readdirSync(join(dir, 'indexes')).filter((n) => /^part-\d{5}$/.test(n)).map((n) => join(dir, 'indexes', n)) : [];
     if (indexes.length) await this.config.runCommand('dedup', ['--by', 'digest', ...indexes]);
+    endCrawl(dir);
     say(`${dir}: crawled; search it with nwax search -dir ${dir} QUERY, or nwax serve -dir ${dir}`);
     process.exitCode = worst;
   }
