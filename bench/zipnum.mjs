@@ -14,7 +14,8 @@ import { CORPUS_DIR, NWAX, ROOT, median, table, timeShell, q } from './lib.mjs';
 
 const LINES = 20_000_000;
 
-async function makeInput(base, out) {
+/** `count` CDX lines (default 20 million) from the corpus's CDX, replicas under new hosts, sorted without a sort. */
+export async function makeInput(base, out, count = LINES) {
   const lines = readFileSync(base, 'utf8').split('\n').filter((l) => l && !l.startsWith(' '));
   const rest = lines.map((l) => {
     const f = l.split(' ');
@@ -22,14 +23,14 @@ async function makeInput(base, out) {
     const path = f[2].replace(/^[a-z]+:\/\/[^/]+/i, '');
     return { key, tail: [f[1], null, ...f.slice(3)], path, order: `${key} ${f[1]} ${path} ${f.slice(3).join(' ')}` };
   }).sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
-  const replicas = Math.ceil(LINES / rest.length);
+  const replicas = Math.ceil(count / rest.length);
   const w = createWriteStream(out);
   let n = 0;
-  for (let i = 0; i < replicas && n < LINES; i++) {
+  for (let i = 0; i < replicas && n < count; i++) {
     const id = `r${String(i).padStart(4, '0')}`;
     let buf = '';
     for (const r of rest) {
-      if (n++ >= LINES) break;
+      if (n++ >= count) break;
       buf += `example,bench,${id}${r.key} ${r.tail[0]} http://${id}.bench.example${r.path} ${r.tail.slice(2).join(' ')}\n`;
     }
     if (!w.write(buf)) await once(w, 'drain');

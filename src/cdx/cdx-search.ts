@@ -46,14 +46,20 @@ const ts14 = (t: string) => (t.length >= 14 ? t : t.padEnd(14, '0'));
 
 /** The output lines of a query, in order; stops at the limit. */
 export async function* searchCdx(sources: CdxSource[], q: CdxQuery, limits: SearchLimits): AsyncGenerator<string> {
-  const deadline = limits.timeoutMs > 0 ? Date.now() + limits.timeoutMs : Infinity;
+  // The budget counts the query's own work: the time its reader holds a streamed answer (a
+  // slow client, a full socket) is not the query's.
+  const budget = limits.timeoutMs > 0 ? limits.timeoutMs : Infinity;
+  let worked = 0;
+  let resumed = Date.now();
+  const pause = () => (worked += Date.now() - resumed);
+  const resume = () => (resumed = Date.now());
   const held: [number, string][] = [];
   let lastCollapse: string | undefined;
   let n = 0;
   let seen = 0;
   for await (const { line, source } of mergedLines(sources, q.startKey, q.endKey)) {
     if ((++seen & 1023) === 0) {
-      if (Date.now() > deadline) {
+      if (worked + Date.now() - resumed > budget) {
         throw new CdxQueryError(`the query read ${seen} lines in ${limits.timeoutMs} ms and was stopped; narrow it (matchType, from/to, limit)`);
       }
       // Let other requests in (a service's /healthz, a second query) between slices of work.
@@ -71,7 +77,9 @@ export async function* searchCdx(sources: CdxSource[], q: CdxQuery, limits: Sear
     }
     const out = formatCdxLine(line, f, q);
     if (q.sort === 'default') {
+      pause();
       yield out;
+      resume();
       if (++n >= q.limit) return;
       continue;
     }

@@ -122,8 +122,12 @@ export class ZipnumCluster {
     }
   }
 
-  /** Reads blocks [from, to) of one part, trying each location of the part: their text, one string per block. */
-  private async readBlocks(from: number, to: number): Promise<string[]> {
+  /**
+   * Reads blocks [from, to) of one part with one read, trying each location of the part; their
+   * text comes one block at a time, each inflated when it is reached, so a long scan holds the
+   * run's compressed bytes and one block's text, not the run's text.
+   */
+  private async *readBlocks(from: number, to: number): AsyncGenerator<string> {
     const part = this.parts[from];
     const offset = this.offsets[from];
     const length = this.offsets[to - 1] + this.lengths[to - 1] - offset;
@@ -136,7 +140,6 @@ export class ZipnumCluster {
         last = err as Error;
         continue;
       }
-      const out: string[] = [];
       for (let b = from; b < to; b++) {
         const at = this.offsets[b] - offset;
         let text: string;
@@ -145,9 +148,9 @@ export class ZipnumCluster {
         } catch (err) {
           throw new NwaxError('NWAX_FORMAT', `${location}: offset ${this.offsets[b]}: block ${b + 1} of ${this.summary} is not a gzip block (${(err as Error).message})`);
         }
-        out.push(text);
+        yield text;
       }
-      return out;
+      return;
     }
     const why = last && (last as NodeJS.ErrnoException).code ? describeFsError(this.locations(part).join(' or '), last as NodeJS.ErrnoException) : last?.message;
     throw new NwaxError('NWAX_INPUT', `${this.summary}: part "${part}" could not be read (${why})`);
@@ -171,7 +174,7 @@ export class ZipnumCluster {
       let e = b + 1;
       while (e < this.keys.length && e - b < this.maxBlocks && this.keys[e] < endKey && this.parts[e] === this.parts[b] &&
         this.offsets[e] === this.offsets[e - 1] + this.lengths[e - 1]) e++;
-      for (const text of await this.readBlocks(b, e)) {
+      for await (const text of this.readBlocks(b, e)) {
         // Lines are cut from the block's text only from where the range starts (a binary
         // search over the line starts), not split all: a lookup wants a few of 3000.
         for (let at = startOf(text, startKey); at < text.length;) {

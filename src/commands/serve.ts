@@ -60,6 +60,8 @@ finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per
         sources: (flags.cdx ?? conf.getString('nwax.serve.cdx')).split(',').map((s) => s.trim()).filter(Boolean),
         maxResults: conf.getNumber('nwax.cdx.max.results'),
         timeoutMs: conf.getNumber('nwax.cdx.timeout'),
+        pageSize: conf.getNumber('nwax.cdx.page.size'),
+        maxConcurrent: conf.getNumber('nwax.cdx.max.concurrent'),
       },
       log: (l) => this.sayLine(l),
     });

@@ -1,11 +1,15 @@
 /**
  * `/cdx` on nwax serve: pywb's CDX server API (url, matchType, from, to, filter, collapse,
- * limit, sort, closest, output, fl) over the ZipNum clusters and sorted CDX files configured
- * in nwax.serve.cdx. Results are capped (nwax.cdx.max.results) and a query that runs past
- * nwax.cdx.timeout is stopped; bad parameters get a 400 naming the parameter.
+ * limit, sort, closest, output, fl, page, pageSize, showNumPages) over the ZipNum clusters and
+ * sorted CDX files configured in nwax.serve.cdx. Answers are streamed as their lines are read
+ * (memory per request is a batch of lines, never the answer), capped at nwax.cdx.max.results
+ * lines (more come by pages), and at most nwax.cdx.max.concurrent stream at once (a 503 for
+ * more); a query that works past nwax.cdx.timeout is stopped; bad parameters get a 400 naming
+ * the parameter. Errors found before the first line get their status; one after it ends the
+ * response unfinished (a client sees a cut answer, never a short one that looks whole).
  */
 import { openCdxSources, type CdxSource } from '../cdx/cdx-source.js';
-import { parseCdxQuery } from '../cdx/cdx-query.js';
+import { CdxQueryError, parseCdxQuery } from '../cdx/cdx-query.js';
 import { searchCdx } from '../cdx/cdx-search.js';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +17,52 @@ import { join } from 'node:path';
 export interface CdxAnswer {
   status: number;
   type: string;
-  body: string;
+  /** The whole body of an error or a page count. */
+  body?: string;
+  /** The lines of an answer, streamed (the first already read, so errors before it have their status). */
+  lines?: AsyncGenerator<string>;
+}
+
+export interface CdxServerOptions {
+  sources: string[];
+  /** Most lines of one answer or page (nwax.cdx.max.results). */
+  maxResults: number;
+  timeoutMs: number;
+  /** Lines of a page when `page=` comes without `pageSize=` (nwax.cdx.page.size). */
+  pageSize: number;
+  log?: (m: string) => void;
+}
+
+/** `page=N` and `pageSize=K` (lines; pywb counts ZipNum blocks) and `showNumPages`, checked. */
+function paging(p: URLSearchParams, o: CdxServerOptions): { page?: number; size: number; count: boolean } {
+  const whole = (name: string, min: number): number | undefined => {
+    const v = p.get(name);
+    if (v === null || v === '') return undefined;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) throw new CdxQueryError(`${name}=${v}: expected a whole number, at least ${min}`);
+    return n;
+  };
+  const size = Math.min(whole('pageSize', 1) ?? o.pageSize, o.maxResults);
+  return { page: whole('page', 0), size, count: p.get('showNumPages') === 'true' };
+}
+
+/** Lines [from, from + size) of `lines`. */
+async function* slice(lines: AsyncGenerator<string>, from: number, size: number): AsyncGenerator<string> {
+  let i = 0;
+  for await (const l of lines) {
+    if (i >= from + size) break;
+    if (i++ >= from) yield l;
+  }
+}
+
+/** The generator with its first value read now (so its errors come before any byte is sent), or undefined when empty. */
+async function started(lines: AsyncGenerator<string>): Promise<AsyncGenerator<string> | undefined> {
+  const first = await lines.next();
+  if (first.done) return undefined;
+  return (async function* () {
+    yield first.value;
+    yield* lines;
+  })();
 }
 
 /** The identity of the files under the source paths (names, inodes, mtimes): changes when one is added, swapped or removed. */
@@ -34,7 +83,7 @@ function stampOf(paths: string[]): string {
   return parts.join('\n');
 }
 
-export async function cdxServer(o: { sources: string[]; maxResults: number; timeoutMs: number; log?: (m: string) => void }): Promise<{ answer(p: URLSearchParams): Promise<CdxAnswer>; reload(): boolean }> {
+export async function cdxServer(o: CdxServerOptions): Promise<{ answer(p: URLSearchParams): Promise<CdxAnswer>; reload(): boolean }> {
   // Opened once (a cluster's summary is read into memory here, not per request), and again when
   // the files under the source paths change: a new CDX file, a rebuilt cluster.
   let sources: CdxSource[] = o.sources.flatMap((s) => openCdxSources(s));
@@ -56,25 +105,42 @@ export async function cdxServer(o: { sources: string[]; maxResults: number; time
     async answer(p) {
       const one = (n: string) => p.get(n) ?? undefined;
       let q;
+      let pages;
       try {
+        pages = paging(p, o);
+        const paged = pages.page !== undefined || pages.count;
         q = parseCdxQuery({
           url: one('url'), matchType: one('matchType'), from: one('from') ?? one('from_ts'), to: one('to'), filter: p.getAll('filter'),
           collapse: one('collapse'), collapseTime: one('collapseTime'), limit: one('limit'), sort: one('sort'), closest: one('closest'),
           reverse: one('reverse'), output: one('output'), fl: one('fl') ?? one('fields'),
-        }, o.maxResults);
+          // Paged, the pages cover the whole answer; a page holds pageSize lines at most.
+        }, paged ? Number.MAX_SAFE_INTEGER : o.maxResults);
       } catch (err) {
         return { status: 400, type: 'text/plain', body: `${(err as Error).message}\n` };
       }
-      const lines: string[] = [];
-      try {
-        for await (const l of searchCdx(sources, q, { maxCollect: o.maxResults, timeoutMs: o.timeoutMs })) lines.push(l);
-      } catch (err) {
+      const type = q.output === 'json' ? 'application/x-ndjson' : q.output === 'cdxj' ? 'text/x-cdxj' : 'text/plain';
+      const failed = (err: unknown): CdxAnswer => {
         const e = err as Error & { code?: string };
         if (e.code === 'NWAX_QUERY') return { status: 400, type: 'text/plain', body: `${e.message}\n` };
         return { status: 502, type: 'text/plain', body: `the CDX index could not be read: ${e.message}\n` };
+      };
+      const limits = { maxCollect: o.maxResults, timeoutMs: o.timeoutMs };
+      try {
+        if (pages.count) {
+          // As IA's CDX server: the number of pages alone (JSON with output=json, as pywb).
+          let lines = 0;
+          for await (const _ of searchCdx(sources, q, limits)) lines++;
+          const n = Math.ceil(lines / pages.size);
+          return q.output === 'json'
+            ? { status: 200, type: 'application/json', body: `${JSON.stringify({ pages: n, pageSize: pages.size, lines })}\n` }
+            : { status: 200, type: 'text/plain', body: `${n}\n` };
+        }
+        const all = searchCdx(sources, q, limits);
+        const lines = pages.page === undefined ? all : slice(all, pages.page * pages.size, pages.size);
+        return { status: 200, type, lines: await started(lines) };
+      } catch (err) {
+        return failed(err);
       }
-      const type = q.output === 'json' ? 'application/x-ndjson' : q.output === 'cdxj' ? 'text/x-cdxj' : 'text/plain';
-      return { status: 200, type, body: lines.length ? `${lines.join('\n')}\n` : '' };
     },
   };
 }

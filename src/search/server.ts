@@ -18,6 +18,7 @@ import { sendStored } from './stored.js';
 import { Suggester, type Suggestion } from './suggest.js';
 import { request } from 'undici';
 import { cdxServer } from './cdx-server.js';
+import { StreamGate, streamLines } from './stream-lines.js';
 import { Metrics, accessLog, routeOf, type AccessLogOptions, type ServiceState } from './observe.js';
 import type { ReloadResult } from './searcher.js';
 
@@ -64,8 +65,12 @@ export interface ServeOptions {
   reloadInterval?: number;
   /** Access log (nwax.serve.access.log, nwax.serve.log.queries); off when absent. */
   accessLog?: AccessLogOptions;
-  /** CDX sources /cdx answers from (nwax.serve.cdx); /cdx is off without them. */
-  cdx?: { sources: string[]; maxResults: number; timeoutMs: number };
+  /**
+   * CDX sources /cdx answers from (nwax.serve.cdx); /cdx is off without them. Lines per answer
+   * or page (nwax.cdx.max.results), the page size when none is asked (nwax.cdx.page.size), the
+   * answers streamed at once (nwax.cdx.max.concurrent).
+   */
+  cdx?: { sources: string[]; maxResults: number; timeoutMs: number; pageSize?: number; maxConcurrent?: number };
   log?: (line: string) => void;
 }
 
@@ -205,7 +210,8 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
 }
 
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
-  const cdx = opts.cdx?.sources.length ? await cdxServer({ ...opts.cdx, log: opts.log }) : undefined;
+  const cdx = opts.cdx?.sources.length ? await cdxServer({ pageSize: 10_000, ...opts.cdx, log: opts.log }) : undefined;
+  const cdxStreams = new StreamGate(opts.cdx?.maxConcurrent ?? 8);
   const indexes = opts.shards?.length ? shardBackend(opts) : cdx ? cdxOnlyWhenNoIndexes(opts) : localBackend(opts);
   // The CDX sources reload with the indexes: on the same timer, SIGHUP and /admin/reload.
   const backend: Backend = cdx ? { ...indexes, reload: async () => (cdx.reload(), indexes.reload()) } : indexes;
@@ -350,8 +356,18 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           send(res, 404, 'text/plain', 'no CDX index is served here (set nwax.serve.cdx)\n');
           return;
         }
-        const out = await cdx.answer(url.searchParams);
-        send(res, out.status, out.type, out.body);
+        if (!cdxStreams.enter()) {
+          res.setHeader('Retry-After', '1');
+          send(res, 503, 'text/plain', `${cdxStreams.limit} CDX answers are streaming; try again shortly (nwax.cdx.max.concurrent)\n`);
+          return;
+        }
+        try {
+          const out = await cdx.answer(url.searchParams);
+          if (out.lines) await streamLines(res, out.type, out.lines, opts.log);
+          else send(res, out.status, out.type, out.body ?? '');
+        } finally {
+          cdxStreams.leave();
+        }
         return;
       }
       case '/suggest': {
