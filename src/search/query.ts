@@ -205,23 +205,25 @@ export function wholeYears(q: Query): boolean {
  * years any of which a match must have (the index's `years` column), so FTS5 intersects them
  * with the words rather than the rows being read for their dates.
  */
-export function ftsMatch(q: Query, years?: readonly string[]): string | undefined {
+export function ftsMatch(q: Query, years?: readonly string[], hosts = true): string | undefined {
   const phrase = ftsPhrase;
   const pos = [...q.must.map(phrase), ...q.title.map((t) => `title : ${phrase(t)}`)];
   if (pos.length === 0) return undefined;
-  pos.push(...fieldClauses(q, years));
+  pos.push(...fieldClauses(q, years, hosts));
   const not = q.not.map(phrase);
   return not.length ? `(${pos.join(' AND ')}) NOT (${not.join(' OR ')})` : pos.join(' AND ');
 }
 
 /**
- * site: and date: as FTS5 clauses. site: narrows the match inside FTS5 (the host column holds
- * the host's words), so a common word on one site of many is ranked among that site's pages,
- * not all of them; the exact host test still follows in SQL. `years` (capture years) likewise.
+ * site: and date: as FTS5 clauses. site: can narrow the match inside FTS5 (the host column
+ * holds the host's words), so a common word on one site of many is found among that site's
+ * pages, not all of them (`hosts`: the caller decides, since the host's phrase costs a check
+ * of positions in every match); the exact host test still follows in SQL. `years` (capture
+ * years) likewise.
  */
-function fieldClauses(q: Query, years?: readonly string[]): string[] {
+function fieldClauses(q: Query, years?: readonly string[], withHosts = true): string[] {
   const out: string[] = [];
-  const hosts = q.site.map((s) => words(s)).filter((ws) => ws.length > 0);
+  const hosts = withHosts ? q.site.map((s) => words(s)).filter((ws) => ws.length > 0) : [];
   if (hosts.length) out.push(`(${hosts.map((ws) => `host : ${ftsPhrase(ws)}`).join(' OR ')})`);
   if (years?.length) out.push(`years : (${years.map((y) => `"${y}"`).join(' OR ')})`);
   return out;

@@ -295,11 +295,16 @@ export class Searcher {
     total -= candidates.length - versions.length;
     const { shown, hidden } = collapse(versions, perSite, keyOf);
     const page = shown.slice(start, start + want);
-    const hits: Hit[] = page.map((r) => ({
-      url: r.url, digest: r.digest, title: r.title, dates: [...new Set(r.dates.split(' ').filter(Boolean))].sort(), mime: r.mime, status: r.status,
-      length: r.length, collection: r.collection, segment: r.segment, file: r.file, location: r.location, offset: r.offset, clen: r.clen,
-      host: r.host, lang: r.lang ?? '', score: -r.rank, snippet: opts.snippets === false ? { text: '', marks: [] } : snippetOf(r.set.text(r.id), q.highlight), set: r.set.set.name, doc: r.id, moreFromSite: 0,
-    }));
+    const hits: Hit[] = page.map((r) => {
+      const snippets = opts.snippets !== false;
+      // The text and the language lie at the end of the row: read together, once.
+      const tail = snippets || r.lang === undefined ? r.set.textAndLang(r.id, snippets) : undefined;
+      return {
+        url: r.url, digest: r.digest, title: r.title, dates: [...new Set(r.dates.split(' ').filter(Boolean))].sort(), mime: r.mime, status: r.status,
+        length: r.length, collection: r.collection, segment: r.segment, file: r.file, location: r.location, offset: r.offset, clen: r.clen,
+        host: r.host, lang: r.lang ?? tail?.lang ?? '', score: -r.rank, snippet: snippets ? snippetOf(tail!.text, q.highlight) : { text: '', marks: [] }, set: r.set.set.name, doc: r.id, moreFromSite: 0,
+      };
+    });
     markMore(hits, hidden, keyOf);
     const facets = opts.facets ? sumFacets(this.sets.map((s) => s.facets(q, limits))) : undefined;
     return { query, total, ...(totalExact ? {} : { totalExact }), ...(rankedAmong !== undefined ? { rankedAmong } : {}), ...(partial ? { partial } : {}), start, hits, ...(facets ? { facets } : {}), elapsedMs: performance.now() - t0, generation };
