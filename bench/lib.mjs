@@ -49,9 +49,9 @@ export function table(rows) {
 
 export const q = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** `nwax serve ARGS` as its own process; resolves with its URL once it listens, and its process. */
-export function startServe(args) {
-  const server = spawn('node', [NWAX, 'serve', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+/** `nwax serve ARGS` as its own process (the nwax at `bin`); resolves with its URL once it listens, and its process. */
+export function startServe(args, bin = NWAX) {
+  const server = spawn('node', [bin, 'serve', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
   return new Promise((resolve, reject) => {
     let err = '';
     server.stderr.on('data', (d) => {

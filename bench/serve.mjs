@@ -1,4 +1,5 @@
-// The search service under load: autocannon on 127.0.0.1 against /api/search over the
+// The search service under load: first against an earlier nwax on the bench corpus, same run
+// (serve-baseline.mjs); then autocannon on 127.0.0.1 against /api/search over the
 // 1-million-document index of bench/index-scale.mjs (built first if missing), 50 connections,
 // 30 s, the 500 queries of the index benchmark in turn; the same queries through the searcher
 // in-process (the limit without HTTP) in the same run; then a run at 80% of the in-process
@@ -12,6 +13,7 @@ import { Pool } from 'undici';
 import { CORPUS_DIR, ROOT, indexIsCurrent, startServe, table } from './lib.mjs';
 import { makeQueries } from './index.mjs';
 import { benchIndexScale } from './index-scale.mjs';
+import { baselineComparison } from './serve-baseline.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -61,7 +63,15 @@ async function paced(url, paths, rate, seconds) {
   return { requests: { average: latencies.length / ((performance.now() - t0) / 1000) }, latency: { p50: at(0.5), p99: at(0.99) }, errors, timeouts: 0, non2xx: 0 };
 }
 
-export async function benchServe() {
+export async function benchServe({ runs }) {
+  // First against the earlier version on the bench corpus (serve-baseline.mjs); then, unless
+  // NWAX_BENCH_SERVE_SCALE=0, the 1-million-document index.
+  const against = await baselineComparison({ runs: Math.min(runs, 3) });
+  if (process.env.NWAX_BENCH_SERVE_SCALE === '0') return against;
+  return `${against}\n\n${await benchServeScale()}`;
+}
+
+async function benchServeScale() {
   const crawl = join(CORPUS_DIR, 'scale-crawl-55');
   if (!(await indexIsCurrent(join(crawl, 'indexes', 'part-00001')))) await benchIndexScale();
   const Database = require(join(ROOT, 'node_modules', 'better-sqlite3'));
