@@ -132,3 +132,19 @@ describe('impossible lengths', () => {
     expect(lines(a.stdout).map((l) => l.url)).toEqual(['http://example.org/good']);
   });
 });
+
+describe('messages that count', () => {
+  it('an .arc.gz length too long names how many bytes its member holds, as ARC length', async () => {
+    const { arcRecord, page, ARC_FILEDESC } = await import('../src/tools/damage-kit.js');
+    const odd = arcRecord('http://example.org/odd', page(1500, 'odd'), 3);
+    const good = arcRecord('http://example.org/good', page(100, 'good'));
+    const block = odd.bytes.length - odd.bytes.indexOf(10) - 1;
+    const declared = block - 1 + 3;
+    const path = join(dir, 'long.arc.gz');
+    writeFileSync(path, Buffer.concat([ARC_FILEDESC, odd.bytes, good.bytes].map((b) => gzipSync(b))));
+    const r = await nwax(['cdx', path]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`ARC length ${declared}, but the record's gzip member ends after ${block} bytes of it and the next member starts a record`);
+    expect(lines(r.stdout).map((l) => [l.url, l.digest])).toEqual([['http://example.org/odd', odd.digest], ['http://example.org/good', good.digest]]);
+  });
+});

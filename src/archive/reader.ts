@@ -529,7 +529,7 @@ class LiveRecord implements ArchiveRecord {
     const body = left - trailingNewlines(view, left, separatorOf(this.format).length);
     this.endChecked = true;
     this.reader._report(this.offset, 'content-length-mismatch',
-      `${lengthName(this.format)} ${this.contentLength}, but the record's gzip member ends ${this.left - left} bytes before that and ${endsFile ? 'the file ends' : 'the next member starts a record'}; read to the end of its member`, false);
+      `${lengthName(this.format)} ${this.contentLength}, but the record's gzip member ends after ${this.contentLength - this.left + left} bytes of it and ${endsFile ? 'the file ends' : 'the next member starts a record'}; read to the end of its member`, false);
     this.left = body;
   }
 
