@@ -92,3 +92,21 @@ describe('the capture index is committed with its segment', () => {
     expect((await nwax(['readseg', '-list', seg])).stderr).not.toContain('no capture index');
   }, 120_000);
 });
+
+describe('a kill between the two renames of a commit', () => {
+  it('leaves the previous segment aside, put back by the next reader or writer', async () => {
+    const small = manifest('again.txt', [archive('again.warc', 20)]);
+    const seg = join(dir, 'seg-aside');
+    expect((await nwax(['import', small, seg])).code).toBe(0);
+    // As a writer killed after moving the current version aside, before moving its own in.
+    renameSync(seg, `${seg}.old`);
+    const list = await nwax(['readseg', '-list', seg]);
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/seg-aside\s+\?\s+\S+\s+\S+\s+20\s+20/);
+    expect(existsSync(join(seg, 'captures.cdx'))).toBe(true);
+    renameSync(seg, `${seg}.old`);
+    expect((await nwax(['import', small, seg])).code).toBe(0);
+    expect(existsSync(`${seg}.old`)).toBe(false);
+    expect(captureLines(seg)).toBe(20);
+  });
+});

@@ -97,6 +97,9 @@ function stderrWarning(message: string): void {
  * a Hadoop job (a segment's `content`) is complete when the job's `_SUCCESS` is in its parent.
  */
 export function parts(dir: string): string[] {
+  // A writer killed between its two renames left the previous version (of this dataset, or of
+  // the job output holding it) aside: it is put back before the reading.
+  if (!existsSync(dir)) for (const d of [dir, dirname(dir)]) recover(d);
   if (!existsSync(dir)) throw new NwaxError('NWAX_INPUT', `${dir}: no such dataset`);
   if (!existsSync(join(dir, SUCCESS)) && !existsSync(join(dir, '..', SUCCESS))) {
     throw new NwaxError('NWAX_INPUT', `${dir}: no ${SUCCESS}: the job that wrote it did not finish`);
@@ -119,6 +122,7 @@ export async function writeDataset(dir: string, fill: (tmp: string) => Promise<v
   const unlock = lock(target, opts.force);
   const tmp = join(dirname(target), `.${basename(target)}.tmp-${process.pid}`);
   try {
+    recover(target);
     removeDeadWriters(target);
     rmSync(tmp, { recursive: true, force: true });
     mkdirSync(tmp, { recursive: true });
@@ -144,7 +148,11 @@ export async function writeDataset(dir: string, fill: (tmp: string) => Promise<v
 export function recover(dir: string): void {
   const target = resolve(dir);
   const old = `${target}.old`;
-  if (!existsSync(target) && existsSync(join(old, SUCCESS))) renameSync(old, target);
+  try {
+    if (!existsSync(target) && existsSync(join(old, SUCCESS))) renameSync(old, target);
+  } catch {
+    // A reader without the right to rename reads what is there.
+  }
 }
 
 /** Temporary versions left by writers that died (a crash, SIGKILL): removed before a new write. */

@@ -14,6 +14,7 @@ import { keyRange, type MatchType } from '../cdx/cdx-query.js';
 import { ArchiveLocator } from '../segment/archive-locator.js';
 import { CAPTURES_ARCHIVES, CAPTURES_CDX, missingCaptureIndex } from '../segment/segment.js';
 import { withoutNoiseParams } from './fuzzy.js';
+import { recover } from '../mapreduce/dataset.js';
 
 export interface Capture {
   urlkey: string;
@@ -115,6 +116,11 @@ export class CaptureIndex {
     let names: string[];
     try {
       names = readdirSync(segs).sort();
+      // A segment an import killed between its two renames left aside is put back.
+      if (names.some((n) => n.endsWith('.old'))) {
+        for (const n of names) if (n.endsWith('.old')) recover(join(segs, n.slice(0, -'.old'.length)));
+        names = readdirSync(segs).sort();
+      }
     } catch {
       return [];
     }

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { parts } from '../mapreduce/dataset.js';
+import { parts, recover } from '../mapreduce/dataset.js';
 import { RecordFileReader } from '../mapreduce/record-file.js';
 import { hashPartition } from '../mapreduce/job.js';
 import { SEGMENT_PARTS } from './segment.js';
@@ -17,6 +17,7 @@ function partsOf(segment: string, name: string): string[] {
 }
 
 function check(segment: string): void {
+  recover(segment);
   if (!existsSync(segment)) throw new NwaxError('NWAX_INPUT', `${segment}: no such segment`);
   if (!SEGMENT_PARTS.some((p) => existsSync(join(segment, p)))) throw new NwaxError('NWAX_INPUT', `${segment}: not a segment (none of ${SEGMENT_PARTS.join(', ')} in it)`);
 }
