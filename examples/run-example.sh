@@ -28,11 +28,11 @@ echo; echo "== updatedb, invertlinks, index, add-dates"
 nwax updatedb "$crawl/crawldb" "$crawl"/segments/*
 nwax invertlinks "$crawl/linkdb" "$crawl"/segments/*
 nwax index "$crawl/indexes" "$crawl/crawldb" "$crawl/linkdb" "$crawl"/segments/*
-# One index part per core (nwax.local.pipeline.reduces): each gets its parallel dates index.
+# One index part per core (nwax.local.pipeline.reduces): each gets its parallel dates index,
+# all in one run over the dates file.
+nwax add-dates "$crawl/indexes" "$crawl/indexes" "$crawl/pindexes" "$out/all.dup"
 for part in "$crawl"/indexes/part-*; do
-  p=$(basename "$part")
-  nwax add-dates "$part" "$part" "$crawl/pindexes/$p/dates" "$out/all.dup"
-  nwax dumpindex -c "$part" "$crawl/pindexes/$p/dates"
+  nwax dumpindex -c "$part" "$crawl/pindexes/$(basename "$part")/dates"
 done
 
 echo; echo "== nwax search 'url:http://example.org/index.html': the five versions, each with every date it was captured"
