@@ -93,6 +93,9 @@ export async function runOnHadoop(job: Job, opts: HadoopRunOptions): Promise<num
   const [rmOld, test, moveOld, moveNew, rmAgain] = install.map(shellLine);
   process.stdout.write(`${shellLine(cmd)} \\\n  && ${rmOld} && { ! ${test} || ${moveOld}; } && ${moveNew} && ${rmAgain}\n`);
   if (!opts.run) return 0;
+  if (cmd[2].includes('$HADOOP_HOME') || cmd[2].includes('*')) {
+    throw new UsageError('no Hadoop streaming jar: set HADOOP_HOME (its share/hadoop/tools/lib/hadoop-streaming-*.jar) or HADOOP_STREAMING_JAR');
+  }
   for (const path of opts.required ?? []) {
     if (hadoopFs(opts.hadoop, ['fs', '-test', '-d', path]) !== 0) throw new NwaxError('NWAX_INPUT', `${path}: no such directory on the cluster's file system`);
   }

@@ -6,12 +6,13 @@
  * runner reproduces. The reduce writes the local runner's layout itself (task-output.ts).
  */
 import type { Job } from './job.js';
+import { shippedPath, streamingJar } from './hadoop-install.js';
 
 export interface HadoopOptions {
   inputs: string[];
   output: string;
   numReduces: number;
-  /** The streaming jar; default $HADOOP_STREAMING_JAR or the one under $HADOOP_HOME. */
+  /** The streaming jar; default $HADOOP_STREAMING_JAR or the one under $HADOOP_HOME (hadoop-install.ts). */
   jar?: string;
   /** Files shipped to the task nodes (-files), e.g. conf/nwax-site.json. */
   files?: string[];
@@ -24,7 +25,8 @@ export interface HadoopOptions {
 }
 
 export function hadoopCommand(job: Job, opts: HadoopOptions): string[] {
-  const jar = opts.jar ?? process.env.HADOOP_STREAMING_JAR ?? '$HADOOP_HOME/share/hadoop/tools/lib/hadoop-streaming.jar';
+  // Where no installation says, the printed command names the jar as distributions do.
+  const jar = opts.jar ?? streamingJar() ?? '$HADOOP_HOME/share/hadoop/tools/lib/hadoop-streaming-*.jar';
   const nwax = opts.nwax ?? 'nwax';
   const args = [opts.hadoop ?? 'hadoop', 'jar', jar,
     '-D', `mapreduce.job.name=nwax-${job.name}`,
@@ -32,7 +34,7 @@ export function hadoopCommand(job: Job, opts: HadoopOptions): string[] {
     '-D', `mapreduce.job.reduces=${opts.numReduces}`,
   ];
   // Shipped files land in each task's working directory, where nwax then looks for its conf.
-  if (opts.files?.length) args.push('-files', opts.files.join(','), '-cmdenv', 'NWAX_CONF_DIR=.');
+  if (opts.files?.length) args.push('-files', opts.files.map((f) => shippedPath(f)).join(','), '-cmdenv', 'NWAX_CONF_DIR=.');
   if (job.linesPerSplit) {
     // One map per N manifest lines (NLineInputFormat); the mapper gets the line without its offset key.
     args.splice(3, 0, '-D', `mapreduce.input.lineinputformat.linespermap=${job.linesPerSplit}`, '-D', 'stream.map.input.ignoreKey=true');
@@ -48,7 +50,7 @@ export function hadoopCommand(job: Job, opts: HadoopOptions): string[] {
   return args;
 }
 
-/** The command as a shell line. */
+/** The command as a shell line (the jar's placeholder left for the shell to expand, glob and all). */
 export function shellLine(args: string[]): string {
-  return args.map((a) => (/^[\w@%+=:,./$-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`).replace(/\t/g, '\\t')}'`)).join(' ');
+  return args.map((a) => (/^[\w@%+=:,./$-]+$/.test(a) || /^\$HADOOP_HOME\/[\w./-]*\*[\w.-]*$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`).replace(/\t/g, '\\t')}'`)).join(' ');
 }

@@ -15,7 +15,7 @@
  */
 import { closeSync, existsSync, openSync, readFileSync, readSync, writeSync, fstatSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { compareBytes } from './byte-order.js';
 import { NwaxError, visible } from '../util/errors.js';
 import { nativeSort } from './native.js';
@@ -33,6 +33,9 @@ interface BlockEntry {
   offset: number;
   length: number;
 }
+
+/** A gzip member of no bytes (20 bytes): what an empty part holds. */
+const EMPTY_MEMBER = gzipSync(Buffer.alloc(0));
 
 /** The block index of a part: hidden, so that Hadoop's FileInputFormat leaves it out of a job's input. */
 export function indexPath(part: string): string {
@@ -229,6 +232,10 @@ export class RecordFileWriter {
   close(): void {
     if (this.closed) return;
     this.flushBlock();
+    // A part without a record is an empty gzip member, not an empty file: Hadoop's GzipCodec
+    // refuses a zero-byte .gz ("Unexpected end of input stream") and fails every map of the next
+    // job reading it (a LinkDb partition of a collection without links). No block: the index stays empty.
+    if (this.offset === 0) writeSync(this.fd, EMPTY_MEMBER);
     closeSync(this.fd);
     const fd = openSync(indexPath(this.path), 'w');
     writeSync(fd, Buffer.concat(this.index));
