@@ -93,9 +93,9 @@ export async function runOnHadoop(job: Job, opts: HadoopRunOptions): Promise<num
   const [rmOld, test, moveOld, moveNew, rmAgain] = install.map(shellLine);
   process.stdout.write(`${shellLine(cmd)} \\\n  && ${rmOld} && { ! ${test} || ${moveOld}; } && ${moveNew} && ${rmAgain}\n`);
   if (!opts.run) return 0;
-  if (cmd[2].includes('$HADOOP_HOME') || cmd[2].includes('*')) {
-    throw new UsageError('no Hadoop streaming jar: set HADOOP_HOME (its share/hadoop/tools/lib/hadoop-streaming-*.jar) or HADOOP_STREAMING_JAR');
-  }
+  // No installation says where the jar is: the name alone (a launcher that finds its own jar,
+  // as the local-mode one does, takes any; a real Hadoop says it is not a valid JAR).
+  if (cmd[2].startsWith('$HADOOP_HOME/')) cmd[2] = 'hadoop-streaming.jar';
   for (const path of opts.required ?? []) {
     if (hadoopFs(opts.hadoop, ['fs', '-test', '-d', path]) !== 0) throw new NwaxError('NWAX_INPUT', `${path}: no such directory on the cluster's file system`);
   }
