@@ -110,3 +110,24 @@ describe('a kill between the two renames of a commit', () => {
     expect(captureLines(seg)).toBe(20);
   });
 });
+
+describe('--captures-only on bad input', () => {
+  it('names a truncated, a garbage and a missing archive with file and offset, keeps the good ones, exits 3', async () => {
+    const good = archive('good.warc', 5);
+    const seg = join(dir, 'seg-bad');
+    expect((await nwax(['import', manifest('good.txt', [good]), seg])).code).toBe(0);
+    const whole = readFileSync(good);
+    const cut = join(dir, 'cut.warc');
+    writeFileSync(cut, whole.subarray(0, Math.floor(whole.length / 2)));
+    const junk = join(dir, 'junk.warc');
+    writeFileSync(junk, Buffer.from('no archive here\n'.repeat(50)));
+    const r = await nwax(['import', '--captures-only', manifest('bad.txt', [good, cut, junk, join(dir, 'gone.warc')]), seg]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(new RegExp(`${cut.replace(/[.]/g, '\\.')}: offset \\d+: .*record skipped`));
+    expect(r.stderr).toContain(`${junk}: offset 0: not an ARC or WARC file`);
+    expect(r.stderr).toContain(`${join(dir, 'gone.warc')}: no such file; its captures are left out`);
+    expect(r.stderr).not.toMatch(/\n\s+at .*:\d+:\d+/);
+    // The good archive's five and the cut one's whole records before the cut.
+    expect(captureLines(seg)).toBeGreaterThanOrEqual(5);
+  });
+});

@@ -95,11 +95,12 @@ line whose offset does not start a record of its URL is reported with its CDX fi
       if (cdx.length || !args.segment || flags.engine !== 'local') throw new UsageError('--captures-only takes a manifest and the segment imported from it (nwax import --captures-only MANIFEST SEGMENT), on this machine');
       const { rebuildCaptureIndex } = await import('../segment/capture-rebuild.js');
       const started = Date.now();
-      const lines = await rebuildCaptureIndex(args.segment, manifestLines.flatMap((l) => (l.entry ? [l.entry] : [])), {
+      const { lines, skipped } = await rebuildCaptureIndex(args.segment, manifestLines.flatMap((l) => (l.entry ? [l.entry] : [])), {
         scope: scope === 'none' ? 'local' : (scope as 'local' | 'all'), memory: conf.getString('nwax.sort.memory'), tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
         say: (m) => this.sayLine(m),
       });
-      this.sayLine(`capture index for replay: ${lines} lines sorted into ${join(args.segment, 'captures.cdx')} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      this.sayLine(`capture index for replay: ${lines} lines sorted into ${join(args.segment, 'captures.cdx')} in ${((Date.now() - started) / 1000).toFixed(1)} s${skipped ? `; ${skipped} skipped (damaged records, missing archives)` : ''}`);
+      if (skipped) process.exitCode = 3;
       return;
     }
     // On this machine the segment's datasets are written by one reduce per thread; the task
