@@ -108,12 +108,12 @@ export async function cdxServer(o: CdxServerOptions): Promise<{ answer(p: URLSea
       let pages;
       try {
         pages = paging(p, o);
+        // Paged, the pages cover the whole answer (no cap on it); a page holds pageSize lines at most.
         const paged = pages.page !== undefined || pages.count;
         q = parseCdxQuery({
           url: one('url'), matchType: one('matchType'), from: one('from') ?? one('from_ts'), to: one('to'), filter: p.getAll('filter'),
           collapse: one('collapse'), collapseTime: one('collapseTime'), limit: one('limit'), sort: one('sort'), closest: one('closest'),
           reverse: one('reverse'), output: one('output'), fl: one('fl') ?? one('fields'),
-          // Paged, the pages cover the whole answer; a page holds pageSize lines at most.
         }, paged ? Number.MAX_SAFE_INTEGER : o.maxResults);
       } catch (err) {
         return { status: 400, type: 'text/plain', body: `${(err as Error).message}\n` };
