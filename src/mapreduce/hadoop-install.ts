@@ -29,20 +29,28 @@ export function streamingJar(env: NodeJS.ProcessEnv = process.env): string | und
   return jar ? join(lib, jar) : undefined;
 }
 
-/** fs.defaultFS (or the older fs.default.name) of the configuration in $HADOOP_CONF_DIR or $HADOOP_HOME/etc/hadoop. */
-export function defaultFs(env: NodeJS.ProcessEnv = process.env): string | undefined {
+/**
+ * A property of the cluster's configuration: the first of `names` set in `file` (core-site.xml,
+ * mapred-site.xml, ...) in $HADOOP_CONF_DIR or $HADOOP_HOME/etc/hadoop.
+ */
+export function siteProperty(file: string, names: string[], env: NodeJS.ProcessEnv = process.env): string | undefined {
   const home = hadoopHome(env);
   const dirs = [env.HADOOP_CONF_DIR, home && join(home, 'etc', 'hadoop')].filter((d): d is string => Boolean(d));
   for (const dir of dirs) {
-    const site = join(dir, 'core-site.xml');
+    const site = join(dir, file);
     if (!existsSync(site)) continue;
     const xml = readFileSync(site, 'utf8');
-    for (const name of ['fs.defaultFS', 'fs.default.name']) {
-      const m = new RegExp(`<name>\\s*${name.replace(/\./g, '\\.')}\\s*</name>\\s*<value>\\s*([^<\\s]+)\\s*</value>`).exec(xml);
-      if (m) return m[1].replace(/\/+$/, '');
+    for (const name of names) {
+      const m = new RegExp(`<name>\\s*${name.replace(/\./g, '\\.')}\\s*</name>\\s*<value>\\s*([^<]*?)\\s*</value>`).exec(xml);
+      if (m) return m[1];
     }
   }
   return undefined;
+}
+
+/** fs.defaultFS (or the older fs.default.name), without a trailing slash. */
+export function defaultFs(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return siteProperty('core-site.xml', ['fs.defaultFS', 'fs.default.name'], env)?.replace(/\/+$/, '') || undefined;
 }
 
 /**

@@ -11,6 +11,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { Counters, Job } from './job.js';
 import { hadoopCommand, shellLine } from './hadoop.js';
+import { failedTaskReport } from './hadoop-task-log.js';
 import { formatCounts } from '../util/progress.js';
 import { NwaxError, UsageError } from '../util/errors.js';
 
@@ -103,7 +104,9 @@ export async function runOnHadoop(job: Job, opts: HadoopRunOptions): Promise<num
   const { status, report } = await streamingJob(cmd);
   if (status !== 0) {
     hadoopFs(opts.hadoop, ['fs', '-rm', '-r', '-f', tmp]);
-    throw new NwaxError('NWAX_HADOOP', `nwax-${job.name} failed on Hadoop (exit status ${status}); ${opts.output} is unchanged`, status);
+    // On a cluster the task's own words are on its node, not in Hadoop's report.
+    const said = await failedTaskReport(report);
+    throw new NwaxError('NWAX_HADOOP', `nwax-${job.name} failed on Hadoop (exit status ${status}); ${opts.output} is unchanged${said}`, status);
   }
   const run = (args: string[]) => hadoopFs(opts.hadoop, args.slice(1));
   if (run(install[0]) !== 0 || (run(install[1]) === 0 && run(install[2]) !== 0) || run(install[3]) !== 0) {
