@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReadStream, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -329,7 +329,7 @@ describe('a stopped crawl run again', () => {
     // Stopped once its second round's segment stands.
     const child = spawn(process.execPath, [BIN, ...args], { stdio: 'ignore' });
     const ended = new Promise((r) => child.once('exit', r));
-    while (!(existsSync(join(crawl, 'segments')) && segments(crawl).length >= 2)) await new Promise((r) => setTimeout(r, 5));
+    while (!(existsSync(join(crawl, 'segments')) && segments(crawl).filter((g) => existsSync(join(g, 'crawl_generate'))).length >= 2)) await new Promise((r) => setTimeout(r, 5));
     child.kill('SIGKILL');
     await ended;
     expect(segments(crawl)).toHaveLength(2);
@@ -348,4 +348,17 @@ describe('a stopped crawl run again', () => {
     expect(segments(crawl)).toHaveLength(5);
     expect(fetchedPages()).toEqual([0, 1, 2, 3, 4].map((n) => `${base}/p${n}.html`));
   }, 120_000);
+
+  it('removes a segment stopped before generate wrote its fetch list, and runs its round again', async () => {
+    const crawl = join(dir, 'cut-generate');
+    // What a kill leaves while generate writes crawl_generate aside: the segment's folder alone.
+    const left = join(crawl, 'segments', '20200101000000');
+    mkdirSync(join(left, '.crawl_generate.tmp-1'), { recursive: true });
+    const r = await nwaxAsync(['crawl', join(dir, 'seed'), '-dir', crawl, '-depth', '1', ...CRAWL_CONF, '-D', 'fetcher.server.delay=0']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`${left}: left by an earlier run before its fetch list was written; removed`);
+    expect(existsSync(left)).toBe(false);
+    expect(segments(crawl)).toHaveLength(1);
+    expect([...segmentRecords(segments(crawl)[0], 'crawl_fetch').keys()]).toEqual([`${base}/p0.html`]);
+  }, 60_000);
 });

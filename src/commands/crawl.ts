@@ -27,7 +27,7 @@ was stopped runs only the rounds left to reach -depth (the crawl in progress is 
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Crawl);
-    const { existsSync, readdirSync, writeFileSync } = await import('node:fs');
+    const { existsSync, readdirSync, rmSync, writeFileSync } = await import('node:fs');
     const { basename, join } = await import('node:path');
     const defines = [...(flags.define ?? [])];
     if (flags.threads) defines.push(`fetcher.threads.fetch=${flags.threads}`);
@@ -53,6 +53,13 @@ was stopped runs only the rounds left to reach -depth (the crawl in progress is 
     // A crawl that died: its unfinished segments first.
     const segments = () => (existsSync(segmentsDir) ? readdirSync(segmentsDir).filter((n) => /^\d{14}$/.test(n)).sort().map((n) => join(segmentsDir, n)) : []);
     for (const seg of segments().filter((g) => !updated(g))) {
+      // Stopped while generate wrote its list: the segment holds nothing fetched, and its round
+      // runs again.
+      if (!existsSync(join(seg, 'crawl_generate'))) {
+        say(`${seg}: left by an earlier run before its fetch list was written; removed`);
+        rmSync(seg, { recursive: true, force: true });
+        continue;
+      }
       say(`${seg}: left unfinished by an earlier run; finishing it`);
       await finish(seg);
     }
