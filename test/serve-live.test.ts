@@ -284,7 +284,8 @@ describe('shutdown on time', () => {
     const { code, at } = await s.exited;
     expect(code).toBe(0);
     expect(at - t).toBeLessThan(1000);
-    const again = await serve(['-dir', crawl2, '--port', String(port)]);
+    // (Its replay on a port picked too: a port given makes replay default to nwax.replay.port.)
+    const again = await serve(['-dir', crawl2, '--port', String(port), '--replay-port', '0']);
     expect(again.url).toBe(s.url);
     await stop(again);
   });
