@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream';
 import { basename } from 'node:path';
 import type { ByteRange, ByteSource } from './byte-source.js';
 import { InputError } from '../util/errors.js';
+import { sliceStream } from './byte-slice.js';
 
 /** `hadoop`: the command (property nwax.hadoop.command). */
 export function openClusterSource(url: string, hadoop = 'hadoop', range?: ByteRange): ByteSource {
@@ -28,30 +29,16 @@ export function openClusterSource(url: string, hadoop = 'hadoop', range?: ByteRa
       proc.once('close', (code) => resolve(code));
     });
     exited.catch(() => {});
-    let skip = range?.offset ?? 0;
-    let left = range?.length ?? Infinity;
+    const slice = sliceStream(proc.stdout as AsyncIterable<Buffer>, range);
     try {
-      for await (const chunk of proc.stdout as AsyncIterable<Buffer>) {
-        let c = chunk;
-        if (skip > 0) {
-          if (c.length <= skip) {
-            skip -= c.length;
-            continue;
-          }
-          c = c.subarray(skip);
-          skip = 0;
-        }
-        if (c.length > left) c = c.subarray(0, left);
-        left -= c.length;
-        yield c;
-        if (left <= 0) return;
-      }
+      yield* slice.chunks;
+      if (slice.full()) return;
       const code = await exited;
       if (code !== 0) {
         const why = stderr.split('\n').map((l) => l.trim()).filter(Boolean).pop() ?? `exit status ${code}`;
         throw new InputError(`${url}: ${cmd} fs -cat failed: ${why.replace(/^cat: /, '')}`);
       }
-      if (skip > 0) throw new InputError(`${url}: offset ${range!.offset} is past the end of the file`);
+      if (slice.short()) throw new InputError(`${url}: offset ${range!.offset} is past the end of the file`);
     } finally {
       if (proc.exitCode === null) proc.kill();
     }
