@@ -6,7 +6,7 @@ const args = process.argv.slice(2);
 const runsAt = args.indexOf('--runs');
 const runs = runsAt >= 0 ? Number(args[runsAt + 1]) : 5;
 const which = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--runs');
-const all = { cdx: './cdx.mjs', dedup: './dedup.mjs', mapreduce: './mapreduce.mjs', import: './import.mjs', index: './index.mjs', 'index-scale': './index-scale.mjs', serve: './serve.mjs', zipnum: './zipnum.mjs', 'cdx-serve': './cdx-serve.mjs', 'cdx-import': './cdx-import.mjs', crawl: './crawl.mjs', sort: './sort.mjs', 'serve-ops': './serve-ops.mjs', replay: './replay.mjs', html: './html.mjs', pipeline: './pipeline.mjs', relevance: './relevance.mjs', multilingual: './multilingual.mjs', pdf: './pdf.mjs' };
+const all = { cdx: './cdx.mjs', dedup: './dedup.mjs', mapreduce: './mapreduce.mjs', import: './import.mjs', index: './index.mjs', 'index-scale': './index-scale.mjs', serve: './serve.mjs', zipnum: './zipnum.mjs', 'cdx-serve': './cdx-serve.mjs', 'cdx-import': './cdx-import.mjs', crawl: './crawl.mjs', sort: './sort.mjs', 'serve-ops': './serve-ops.mjs', replay: './replay.mjs', html: './html.mjs', pipeline: './pipeline.mjs', relevance: './relevance.mjs', multilingual: './multilingual.mjs', pdf: './pdf.mjs', wacz: './wacz.mjs' };
 const chosen = which.length ? which : Object.keys(all);
 // Which sort, merge, sum and HTML extraction the figures are of (native/, or JavaScript without
 // it or with NWAX_NATIVE=0).

@@ -1,8 +1,8 @@
 /**
  * Opens an archive input as a stream of byte chunks: a local path, an http(s) URL (streamed,
  * resumed after a lost connection: remote-source.ts), a cluster's file system URL (hdfs://...,
- * through `hadoop fs -cat`: hadoop-source.ts), or `-` for stdin. Errors name the input
- * and say what is wrong, without a stack.
+ * through `hadoop fs -cat`: hadoop-source.ts), a WARC inside a WACZ package (wacz.ts), or `-`
+ * for stdin. Errors name the input and say what is wrong, without a stack.
  */
 import { createReadStream, promises as fsp } from 'node:fs';
 import { basename } from 'node:path';
@@ -37,6 +37,28 @@ export function isClusterPath(path: string): boolean {
   return m !== null && !/^(https?|file)$/i.test(m[1]);
 }
 
+/** A WARC inside a local WACZ package, named PACKAGE.wacz#ENTRY (wacz.ts). */
+function isPackageLocation(path: string): boolean {
+  return /\.wacz#./i.test(path) && !isRemote(path) && !isClusterPath(path);
+}
+
+/**
+ * The name CDX lines give an archive: its file name (without a URL's query or fragment), or
+ * PACKAGE.wacz#ENTRY for a WARC inside a local package.
+ */
+export function archiveName(location: string): string {
+  if (isPackageLocation(location)) {
+    const at = location.search(/\.wacz#/i) + 5;
+    return `${basename(location.slice(0, at))}${location.slice(at)}`;
+  }
+  return basename(location.replace(/[?#].*$/, ''));
+}
+
+/** The file on this machine that holds a local location: the package of PACKAGE.wacz#ENTRY, else the path. */
+export function localFileOf(location: string): string {
+  return isPackageLocation(location) ? location.slice(0, location.search(/\.wacz#/i) + 5) : location;
+}
+
 export interface ByteSource {
   /** What error messages call the input: the path as given, or `stdin`. */
   readonly name: string;
@@ -57,6 +79,7 @@ export interface ByteSource {
 const CHUNK = 1 << 20;
 
 export async function openByteSource(path: string, remote: RemoteOptions = { timeout: 10_000, retries: 3 }): Promise<ByteSource> {
+  if (isPackageLocation(path)) return (await import('./wacz.js')).openEntrySource(path);
   if (isClusterPath(path)) return (await import('./hadoop-source.js')).openClusterSource(path, remote.hadoop);
   if (isRemote(path)) {
     // undici loads only when an archive is remote.
@@ -116,6 +139,7 @@ export async function openByteSource(path: string, remote: RemoteOptions = { tim
  * error). Nothing outside the range is read.
  */
 export async function openByteRange(path: string, range: ByteRange, remote: RemoteOptions = { timeout: 10_000, retries: 3 }): Promise<ByteSource> {
+  if (isPackageLocation(path)) return (await import('./wacz.js')).openEntrySource(path, range);
   if (isClusterPath(path)) return (await import('./hadoop-source.js')).openClusterSource(path, remote.hadoop, range);
   if (isRemote(path)) {
     const { openRemoteSource } = await import('./remote-source.js');

@@ -17,6 +17,7 @@ import { parseByteSize } from '../conf/config.js';
 import { externalSort, writeLines } from '../mapreduce/external-sort.js';
 import { lineBatches } from '../mapreduce/line-reader.js';
 import { NwaxError } from '../util/errors.js';
+import type { EntryCheck } from '../archive/wacz.js';
 import { makeTempDir } from '../util/litter.js';
 
 export interface CdxJobOptions extends CdxOptions {
@@ -90,13 +91,33 @@ export async function indexFileToPart(
   return result;
 }
 
-export async function runCdx(files: string[], opts: CdxJobOptions): Promise<number> {
+export async function runCdx(given: string[], opts: CdxJobOptions): Promise<number> {
   const progress = new Progress('nwax cdx');
   const onIssue = (i: ReadIssue) => {
     if (!opts.quiet) opts.say(describeIssue(i));
   };
   const results: FileResult[] = [];
+  const packageResults: FileResult[] = [];
   const jobs = opts.jobs === 0 ? availableParallelism() : opts.jobs;
+  // A WACZ package stands for its WARCs; one that cannot be read, or an entry whose digest is
+  // not datapackage.json's, is named and counted as an unreadable file or a skipped entry.
+  let files = given;
+  let checks = new Map<string, EntryCheck>();
+  if (given.some((f) => /\.wacz$/i.test(f))) {
+    const { expandPackages } = await import('../archive/wacz.js');
+    // Read in this thread, an entry is hashed on another while it is read (its lines held in
+    // a temporary file until the hash agrees); the worker threads of --jobs hash first.
+    const expanded = await expandPackages(given, { verify: jobs > 1 ? 'first' : 'later' });
+    files = expanded.files;
+    checks = expanded.checks;
+    for (const p of expanded.problems) {
+      opts.say(p.message);
+      const r = emptyResult();
+      if (p.reason === 'unreadable') r.error = p.message;
+      else r.stats.skipped[p.reason] = 1;
+      packageResults.push(r);
+    }
+  }
   // Temporary files go next to the output (the disk that has room for it), else to the temp dir.
   const tmpDir = opts.tmpDir ?? (opts.output ? dirname(resolve(opts.output)) : tmpdir());
   const dir = makeTempDir(tmpDir, '.nwax-cdx-');
@@ -106,7 +127,7 @@ export async function runCdx(files: string[], opts: CdxJobOptions): Promise<numb
       if (header) await out.write(header);
       const input = jobs > 1 && files.length > 1 && !files.includes('-')
         ? viaWorkers(files, opts, jobs, onIssue, results, dir, progress)
-        : inProcess(files, opts, onIssue, results, progress);
+        : inProcess(files, opts, onIssue, results, progress, checks, dir);
       const batches = opts.sort
         ? externalSort(input, { memory: parseByteSize(opts.memory, 'nwax.sort.memory'), tmpDir })
         : input;
@@ -116,16 +137,35 @@ export async function runCdx(files: string[], opts: CdxJobOptions): Promise<numb
     progress.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  return summarize(files, results, progress, opts);
+  return summarize(given, [...results, ...packageResults], progress, opts);
 }
 
 async function* inProcess(
   files: string[], opts: CdxJobOptions, onIssue: (i: ReadIssue) => void, results: FileResult[], progress: Progress,
+  checks: Map<string, EntryCheck>, dir: string,
 ): AsyncGenerator<string[]> {
-  for (const f of files) {
+  for (const [i, f] of files.entries()) {
     const r = emptyResult();
     results.push(r);
-    yield* fileBatches(f, opts, onIssue, r, progress);
+    const check = checks.get(f);
+    if (!check) {
+      yield* fileBatches(f, opts, onIssue, r, progress);
+    } else {
+      // A WACZ entry: its hash checked while it is read; its lines given once it agrees.
+      const verdict = check();
+      verdict.catch(() => {});
+      const held = join(dir, `entry-${i}`);
+      const out = createWriteStream(held);
+      for await (const b of fileBatches(f, opts, onIssue, r, progress)) await writeLines(out, b);
+      out.end();
+      await once(out, 'close');
+      const bad = await verdict;
+      if (bad) {
+        opts.say(bad);
+        results[results.length - 1] = { ...emptyResult(), stats: { records: 0, skipped: { 'wacz-digest': 1 }, warnings: {}, bytes: 0 } };
+      } else yield* lineBatches(held);
+      rmSync(held, { force: true });
+    }
     if (r.error) opts.say(r.error);
   }
 }

@@ -137,6 +137,17 @@ line whose offset does not start a record of its URL is reported with its CDX fi
           (await import('node:fs')).mkdirSync(captureLines);
           options.properties = [...(options.properties ?? []), `nwax.import.captures.dir=${resolve(captureLines)}`];
         }
+        // A WACZ package stands for its WARCs: one manifest line each (PACKAGE#ENTRY), in a
+        // manifest of their own; a package that cannot be read, or an entry whose digest is
+        // not datapackage.json's, is named and counted as skipped.
+        if (manifestLines.some((l) => l.entry && /\.wacz$/i.test(l.entry.location))) {
+          const { expandManifest } = await import('../segment/manifest-packages.js');
+          const expanded = await expandManifest(manifestLines, `${segment}.manifest-${process.pid}`, (m) => this.sayLine(m));
+          temps.push(expanded.file);
+          manifestLines = expanded.lines;
+          input = expanded.file;
+          skipped += expanded.problems;
+        }
         // Large local archives cut into several map tasks (both cores on one archive).
         const planned = await this.planSplits(manifestLines, segment, conf.getBytes('nwax.import.split.size'), options.threads);
         if (planned) {

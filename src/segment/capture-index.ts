@@ -10,7 +10,7 @@
  */
 import { existsSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { isClusterPath, isRemote } from '../archive/byte-source.js';
+import { archiveName, isClusterPath, isRemote, localFileOf } from '../archive/byte-source.js';
 import { headerLine } from '../cdx/cdx-format.js';
 import { externalSort } from '../mapreduce/external-sort.js';
 import { lineBatches } from '../mapreduce/line-reader.js';
@@ -49,11 +49,11 @@ export async function writeCaptureIndex(segment: string, entries: ManifestEntry[
   const seen = new Map<string, ManifestEntry>();
   for (const e of entries) if (!seen.has(e.location)) seen.set(e.location, e);
   // An archive the import could not read has been reported; a remote one goes in only when asked.
-  const archives = [...seen.values()].filter((e) => (isRemote(e.location) || isClusterPath(e.location) ? opts.scope === 'all' : existsSync(e.location)));
+  const archives = [...seen.values()].filter((e) => (isRemote(e.location) || isClusterPath(e.location) ? opts.scope === 'all' : existsSync(localFileOf(e.location))));
   const left = seen.size - archives.length;
   if (left) opts.say(`capture index for replay: ${left} archive${left === 1 ? '' : 's'} left out (remote or unreadable; -D nwax.import.captures=all takes remote ones)`);
   if (archives.length === 0) return 0;
-  const index = archives.map((e) => `${basename(e.location.replace(/[?#].*$/, ''))}\t${locationOf(e.location)}\t${e.collection}`).join('\n');
+  const index = archives.map((e) => `${archiveName(e.location)}\t${locationOf(e.location)}\t${e.collection}`).join('\n');
   const tmp = join(segment, `${CAPTURES_ARCHIVES}.tmp-${process.pid}`);
   writeFileSync(tmp, `${index}\n`);
   renameSync(tmp, join(segment, CAPTURES_ARCHIVES));

@@ -1,0 +1,263 @@
+/**
+ * WACZ packages (Webrecorder's Web Archive Collection Zipped, spec 1.1.1) read where they lie:
+ * a ZIP whose `archive/*.warc(.gz)` entries are WARCs like any other. A package given as an
+ * input stands for its WARC entries, each named `PACKAGE#ENTRY`
+ * (`coll/example.wacz#archive/data.warc.gz`), and that name is a location like a file's path:
+ * the reader, stored copies and replay open it again. A stored entry (WACZ writers store the
+ * WARCs, already gzipped) is a byte range of the package, read by offset; a deflated one is
+ * inflated as a stream. `datapackage.json` gives each resource's SHA-256: an entry whose bytes
+ * do not match is named and left out. The ZIP itself (central directory, ZIP64, local headers)
+ * is read by yauzl.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import { basename } from 'node:path';
+import type { Readable } from 'node:stream';
+import { Worker } from 'node:worker_threads';
+import yauzl from 'yauzl';
+import { InputError, describeFsError } from '../util/errors.js';
+import type { ByteRange, ByteSource } from './byte-source.js';
+import { sliceStream } from './byte-slice.js';
+
+/** One entry of a package, where its bytes lie. */
+export interface PackageEntry {
+  name: string;
+  /** Stored (0) entries are byte ranges of the package; others are inflated as they are read. */
+  stored: boolean;
+  /** Offset of the entry's data in the package (past its local header). */
+  dataStart: number;
+  /** Bytes of the entry once extracted. */
+  size: number;
+  compressedSize: number;
+  entry: yauzl.Entry;
+}
+
+export interface WaczPackage {
+  path: string;
+  entries: Map<string, PackageEntry>;
+  /** The WARC entries (archive/...), in the package's order. */
+  warcs: string[];
+  /** datapackage.json's hashes by resource path ("sha256:HEX"), where it has them. */
+  hashes: Map<string, string>;
+  zip: yauzl.ZipFile;
+}
+
+const WARC_ENTRY = /^archive\/[^/].*\.(warc|arc)(\.gz)?$/i;
+
+/** Whether `path` names a package (by its extension, as WACZ tools do). */
+export function isPackage(path: string): boolean {
+  return /\.wacz$/i.test(path);
+}
+
+/** `PACKAGE#ENTRY` split in two, or undefined for any other path. */
+export function splitLocation(location: string): { pkg: string; entry: string } | undefined {
+  const m = /^(.*\.wacz)#(.+)$/i.exec(location);
+  return m ? { pkg: m[1], entry: m[2] } : undefined;
+}
+
+function promised<T>(f: (cb: (err: Error | null, v: T) => void) => void): Promise<T> {
+  return new Promise((resolve, reject) => f((err, v) => (err ? reject(err) : resolve(v))));
+}
+
+/** Packages opened lately, by path and modification time: a replay reads one record at a time. */
+const opened = new Map<string, { mtimeMs: number; pkg: Promise<WaczPackage> }>();
+const KEEP_OPEN = 16;
+
+/** Opens a package: its central directory, each entry's data offset and datapackage.json's hashes. */
+export async function openPackage(path: string): Promise<WaczPackage> {
+  let mtimeMs: number;
+  try {
+    mtimeMs = (await fsp.stat(path)).mtimeMs;
+  } catch (err) {
+    throw new InputError(describeFsError(path, err as NodeJS.ErrnoException));
+  }
+  const cached = opened.get(path);
+  if (cached && cached.mtimeMs === mtimeMs) return cached.pkg;
+  const pkg = readPackage(path);
+  opened.set(path, { mtimeMs, pkg });
+  pkg.catch(() => opened.delete(path));
+  if (opened.size > KEEP_OPEN) {
+    const [oldest, was] = opened.entries().next().value!;
+    opened.delete(oldest);
+    void was.pkg.then((p) => p.zip.close(), () => {});
+  }
+  return pkg;
+}
+
+async function readPackage(path: string): Promise<WaczPackage> {
+  let zip: yauzl.ZipFile;
+  try {
+    zip = await promised<yauzl.ZipFile>((cb) => yauzl.open(path, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true }, cb));
+  } catch (err) {
+    throw new InputError(`${path}: not a WACZ package: ${zipProblem(err as Error)}`);
+  }
+  const entries = new Map<string, PackageEntry>();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      zip.on('entry', (e: yauzl.Entry) => {
+        if (/\/$/.test(e.fileName)) return zip.readEntry();
+        zip.readLocalFileHeader(e, { minimal: true }, (err, header) => {
+          if (err) return reject(err);
+          entries.set(e.fileName, { name: e.fileName, stored: e.compressionMethod === 0, dataStart: header.fileDataStart, size: e.uncompressedSize, compressedSize: e.compressedSize, entry: e });
+          zip.readEntry();
+        });
+      });
+      zip.once('end', () => resolve());
+      zip.once('error', reject);
+      zip.readEntry();
+    });
+  } catch (err) {
+    zip.close();
+    throw new InputError(`${path}: not a WACZ package: ${zipProblem(err as Error)}`);
+  }
+  const pkg: WaczPackage = { path, entries, warcs: [...entries.keys()].filter((n) => WARC_ENTRY.test(n)), hashes: new Map(), zip };
+  const dp = entries.get('datapackage.json');
+  if (dp) {
+    let json: { resources?: { path?: string; hash?: string }[] };
+    const bytes = await entryBytes(pkg, dp);
+    // datapackage-digest.json vouches for datapackage.json (and is what a signature signs):
+    // hashes it does not vouch for are not believed.
+    const digestEntry = entries.get('datapackage-digest.json');
+    if (digestEntry) {
+      let said: string | undefined;
+      try {
+        said = (JSON.parse((await entryBytes(pkg, digestEntry)).toString('utf8')) as { hash?: string }).hash;
+      } catch (err) {
+        zip.close();
+        throw new InputError(`${path}: datapackage-digest.json: not JSON (${(err as Error).message})`);
+      }
+      const got = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+      if (said && said.toLowerCase() !== got) {
+        zip.close();
+        throw new InputError(`${path}: datapackage.json's SHA-256 is ${got}, datapackage-digest.json says ${said}; package left out`);
+      }
+    }
+    try {
+      json = JSON.parse(bytes.toString('utf8'));
+    } catch (err) {
+      zip.close();
+      throw new InputError(`${path}: datapackage.json: not JSON (${(err as Error).message})`);
+    }
+    for (const r of json.resources ?? []) if (r.path && r.hash) pkg.hashes.set(r.path, r.hash);
+  }
+  if (pkg.warcs.length === 0) {
+    zip.close();
+    throw new InputError(`${path}: not a WACZ package: no archive/*.warc or *.warc.gz entry (entries: ${[...entries.keys()].slice(0, 8).join(', ') || 'none'})`);
+  }
+  return pkg;
+}
+
+function zipProblem(err: Error): string {
+  return /end of central directory/i.test(err.message) ? 'not a ZIP file (no end of central directory record)' : err.message;
+}
+
+function openEntryStream(pkg: WaczPackage, e: PackageEntry): Promise<Readable> {
+  return promised<Readable>((cb) => pkg.zip.openReadStream(e.entry, cb));
+}
+
+async function entryBytes(pkg: WaczPackage, e: PackageEntry): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const c of await openEntryStream(pkg, e)) parts.push(c as Buffer);
+  return Buffer.concat(parts);
+}
+
+/** The entry's SHA-256 as datapackage.json writes it ("sha256:HEX"). */
+async function entryHash(pkg: WaczPackage, e: PackageEntry): Promise<string> {
+  const h = createHash('sha256');
+  for await (const c of await openEntryStream(pkg, e)) h.update(c as Buffer);
+  return `sha256:${h.digest('hex')}`;
+}
+
+/** A package left out (unreadable), or an entry of it (its digest does not match). */
+export interface PackageProblem {
+  file: string;
+  message: string;
+  /** 'unreadable': the package (exit 1, as an unreadable file); 'wacz-digest': one entry skipped (exit 3). */
+  reason: 'unreadable' | 'wacz-digest';
+}
+
+/** The SHA-256 of an entry: a stored one on a worker thread (a core of its own), else here. */
+function hashEntry(pkg: WaczPackage, e: PackageEntry): Promise<string> {
+  if (!e.stored) return entryHash(pkg, e);
+  return new Promise((resolve, reject) => {
+    const w = new Worker(new URL('./hash-worker.js', import.meta.url), { workerData: { path: pkg.path, start: e.dataStart, length: e.size } });
+    w.once('message', (hex: string) => resolve(`sha256:${hex}`));
+    w.once('error', reject);
+    w.once('exit', (code) => reject(new InputError(`${pkg.path}: entry ${e.name}: hashing ended without a result (thread exit code ${code})`)));
+  });
+}
+
+/** What an entry's check finds: undefined when datapackage.json's SHA-256 is its own, else why not. */
+export type EntryCheck = () => Promise<string | undefined>;
+
+/**
+ * The inputs with every package replaced by its WARC entries (`PACKAGE#ENTRY`); other inputs
+ * pass unchanged. Each entry is checked against datapackage.json's SHA-256: with `verify`
+ * 'first' here (an entry that does not match is left out and named); with 'later' the checks
+ * are returned, for the caller to run while it reads the entry and to drop what it read when
+ * one fails (the hash then costs a core, not time).
+ */
+export async function expandPackages(files: string[], opts: { verify?: 'first' | 'later' } = {}): Promise<{ files: string[]; problems: PackageProblem[]; checks: Map<string, EntryCheck> }> {
+  const out: string[] = [];
+  const problems: PackageProblem[] = [];
+  const checks = new Map<string, EntryCheck>();
+  for (const f of files) {
+    if (!isPackage(f) || /^[a-z][a-z0-9+.-]*:\/\//i.test(f)) {
+      out.push(f);
+      continue;
+    }
+    let pkg: WaczPackage;
+    try {
+      pkg = await openPackage(f);
+    } catch (err) {
+      if (!(err instanceof InputError)) throw err;
+      problems.push({ file: f, message: err.message, reason: 'unreadable' });
+      continue;
+    }
+    for (const name of pkg.warcs) {
+      const want = pkg.hashes.get(name);
+      const location = `${f}#${name}`;
+      const check: EntryCheck = async () => {
+        const got = await hashEntry(pkg, pkg.entries.get(name)!);
+        return got === want!.toLowerCase() ? undefined : `${f}: entry ${name}: its SHA-256 is ${got}, datapackage.json says ${want}; entry skipped`;
+      };
+      if (want && opts.verify === 'later') checks.set(location, check);
+      else if (want) {
+        const bad = await check();
+        if (bad) {
+          problems.push({ file: location, message: bad, reason: 'wacz-digest' });
+          continue;
+        }
+      }
+      out.push(location);
+    }
+  }
+  return { files: out, problems, checks };
+}
+
+/**
+ * The bytes of one WARC entry (`location` is PACKAGE#ENTRY), all of them or a range of them
+ * (offsets within the entry, as the entry's CDX lines give them).
+ */
+export async function openEntrySource(location: string, range?: ByteRange): Promise<ByteSource> {
+  const at = splitLocation(location)!;
+  const pkg = await openPackage(at.pkg);
+  const e = pkg.entries.get(at.entry);
+  if (!e) throw new InputError(`${at.pkg}: no entry ${at.entry} in the package`);
+  const fileName = `${basename(at.pkg)}#${at.entry}`;
+  if (e.stored) {
+    // A stored entry is a byte range of the package: read by offset, and again after damage.
+    const { openByteRange } = await import('./byte-source.js');
+    const from = range?.offset ?? 0;
+    const length = Math.max(0, Math.min(range?.length ?? Infinity, e.size - from));
+    const inner = await openByteRange(at.pkg, { offset: e.dataStart + from, length });
+    return { ...inner, name: range ? `${location} at ${from}` : location, fileName, size: length, chunks: inner.chunks, reopen: inner.reopen, close: inner.close };
+  }
+  // A compressed entry is inflated from its start; a range skips the bytes before it.
+  let stream: Readable | undefined;
+  const chunks = async function* (): AsyncGenerator<Buffer> {
+    stream = await openEntryStream(pkg, e);
+    yield* sliceStream(stream as AsyncIterable<Buffer>, range).chunks;
+  };
+  return { name: location, fileName, size: range?.length ?? e.size, chunks: () => chunks(), close: () => stream?.destroy() };
+}

@@ -1,0 +1,191 @@
+/**
+ * WACZ packages read where they lie (archive/wacz.ts), on the real packages in
+ * ../shared/fixtures/wacz/ (ReplayWeb.page's example, py-wacz's valid, signed and invalid
+ * ones): `nwax cdx` of a package gives the package's own index for every capture and the CDX of
+ * its WARC unzipped; a package that is no WACZ, or whose WARC's digest is not
+ * datapackage.json's, is named; an import of a manifest listing a package is searched, its
+ * stored copies read and its pages replayed from the package.
+ */
+import { describe, expect, it } from 'vitest';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import yauzl from 'yauzl';
+import yazl from 'yazl';
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { FIXTURES, HAVE_FIXTURES, nwax, serveCli, tempDir } from './helpers.js';
+
+const WACZ = join(FIXTURES, 'wacz');
+if (!HAVE_FIXTURES) console.log('wacz.test: skipped: no ../shared/fixtures');
+
+/** One entry of a ZIP, extracted by yauzl's own streaming reader (not nwax's by-offset one). */
+function extract(zipPath: string, name: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(zipPath, { lazyEntries: true }, (err, zip) => {
+      if (err) return reject(err);
+      zip.on('entry', (e: yauzl.Entry) => {
+        if (e.fileName !== name) return zip.readEntry();
+        zip.openReadStream(e, (err2, stream) => {
+          if (err2) return reject(err2);
+          const parts: Buffer[] = [];
+          stream.on('data', (c: Buffer) => parts.push(c));
+          stream.on('end', () => {
+            zip.close();
+            resolve(Buffer.concat(parts));
+          });
+        });
+      });
+      zip.on('end', () => reject(new Error(`${name}: not in ${zipPath}`)));
+      zip.readEntry();
+    });
+  });
+}
+
+describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
+  const dir = tempDir();
+
+  it('gives the package\'s own index for every capture, and the CDX of its WARC unzipped', async () => {
+    const pkg = join(WACZ, 'example.wacz');
+    const r = await nwax(['cdx', '-f', 'cdxj', pkg]);
+    expect(r.code, r.stderr).toBe(0);
+    const ours = r.stdout.trim().split('\n').map((l) => JSON.parse(l.slice(l.indexOf('{'))) as Record<string, string>);
+    // The package's CDXJ (wabac.js): 17-digit timestamps, numbers as numbers, "sha-256:" digests.
+    const theirs = (await extract(pkg, 'indexes/index.cdx')).toString().trim().split('\n').map((l) => {
+      const [, ts] = l.split(' ', 2);
+      return { ts: ts.slice(0, 14), ...(JSON.parse(l.slice(l.indexOf('{'))) as Record<string, string | number>) };
+    });
+    expect(theirs.length).toBeGreaterThan(10);
+    for (const t of theirs) {
+      const o = ours.find((x) => x.url === t.url && Number(x.offset) === t.offset);
+      expect(o, `${t.url} at ${t.offset}`).toBeDefined();
+      expect([Number(o!.length), o!.mime, Number(o!.status), o!.digest.replace(/^sha256:/, '')], t.url as string)
+        .toEqual([t.length, t.mime, t.status, String(t.digest).replace(/^sha-?256:/, '')]);
+      expect(o!.filename).toBe('example.wacz#archive/data.warc.gz');
+    }
+    expect(ours.length).toBe(theirs.length);
+    // The same lines as the WARC taken out of the package, but for the name of the file.
+    const warc = join(dir, 'data.warc.gz');
+    writeFileSync(warc, await extract(pkg, 'archive/data.warc.gz'));
+    const unzipped = await nwax(['cdx', '-f', 'cdxj', warc]);
+    expect(r.stdout.replaceAll('"example.wacz#archive/data.warc.gz"', '"data.warc.gz"')).toBe(unzipped.stdout);
+  });
+
+  it('reads a WARC entry stored deflated (streamed, not by offset) as it reads a stored one', async () => {
+    // A package as a ZIP tool that compresses everything would write it: the example's WARC and
+    // index deflated, datapackage.json's hashes of them.
+    const src = join(WACZ, 'example.wacz');
+    const warc = await extract(src, 'archive/data.warc.gz');
+    const index = await extract(src, 'indexes/index.cdx');
+    const sha = (b: Buffer) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
+    const datapackage = Buffer.from(JSON.stringify({ profile: 'data-package', wacz_version: '1.1.1', resources: [
+      { name: 'data.warc.gz', path: 'archive/data.warc.gz', hash: sha(warc), bytes: warc.length },
+      { name: 'index.cdx', path: 'indexes/index.cdx', hash: sha(index), bytes: index.length },
+    ] }));
+    const pkg = join(dir, 'deflated.wacz');
+    const zip = new yazl.ZipFile();
+    zip.addBuffer(warc, 'archive/data.warc.gz', { compress: true });
+    zip.addBuffer(index, 'indexes/index.cdx', { compress: true });
+    zip.addBuffer(datapackage, 'datapackage.json', { compress: true });
+    zip.end();
+    const out = zip.outputStream.pipe(createWriteStream(pkg));
+    await once(out, 'close');
+    const deflated = await nwax(['cdx', '-f', 'cdxj', pkg]);
+    expect(deflated.code, deflated.stderr).toBe(0);
+    const stored = await nwax(['cdx', '-f', 'cdxj', src]);
+    expect(deflated.stdout.replaceAll('deflated.wacz#', 'example.wacz#')).toBe(stored.stdout);
+    expect(deflated.stdout.split('\n').length).toBeGreaterThan(10);
+  });
+
+  it('reads py-wacz\'s packages, plain and signed, and refuses one that is no WACZ by name', async () => {
+    for (const f of ['valid_example_1.wacz', 'valid_signed_example_1.wacz']) {
+      const r = await nwax(['cdx', join(WACZ, f)]);
+      expect(r.code, `${f}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^com,example\\)/ \\d{14} .* ${f.replace('.', '\\.')}#archive/\\S+$`, 'm'));
+    }
+    const bad = await nwax(['cdx', join(WACZ, 'invalid_example_1.wacz')]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('invalid_example_1.wacz: not a WACZ package: no archive/*.warc or *.warc.gz entry (entries: datapackage.json, data/archive/test.txt)');
+    expect(bad.stderr).toMatch(/unreadable files: 1/);
+    const notZip = join(dir, 'not-a-zip.wacz');
+    writeFileSync(notZip, 'WARC/1.0\r\n\r\n'.repeat(40));
+    const nz = await nwax(['cdx', notZip]);
+    expect(nz.code).toBe(1);
+    expect(nz.stderr).toContain('not-a-zip.wacz: not a WACZ package: not a ZIP file (no end of central directory record)');
+    expect(nz.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('leaves out, by name, a WARC whose bytes are not those datapackage.json hashed', async () => {
+    const pkg = join(dir, 'tampered.wacz');
+    copyFileSync(join(WACZ, 'example.wacz'), pkg);
+    const bytes = readFileSync(pkg);
+    // A byte inside the stored WARC: a gzip member's header has room for it (its OS byte).
+    const at = bytes.indexOf(Buffer.from([0x1f, 0x8b, 0x08]), bytes.indexOf('archive/data.warc.gz')) + 9;
+    bytes[at] ^= 0x01;
+    writeFileSync(pkg, bytes);
+    // Hashed while read (one thread: the lines held until the hash agrees) and hashed first (--jobs 2).
+    for (const jobs of ['1', '2']) {
+      const j = await nwax(['cdx', '--jobs', jobs, pkg, join(WACZ, 'valid_example_1.wacz')]);
+      expect(j.code, `--jobs ${jobs}`).toBe(3);
+      expect(j.stderr, `--jobs ${jobs}`).toMatch(/tampered\.wacz: entry archive\/data\.warc\.gz: its SHA-256 is sha256:[0-9a-f]{64}, datapackage\.json says/);
+      expect(j.stdout, `--jobs ${jobs}`).not.toContain('tampered.wacz');
+      expect(j.stdout.trim().split('\n').filter((l) => !/^\s*CDX /.test(l)), `--jobs ${jobs}`).toHaveLength(1);
+    }
+    const r = await nwax(['cdx', pkg, join(WACZ, 'valid_example_1.wacz')]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/tampered\.wacz: entry archive\/data\.warc\.gz: its SHA-256 is sha256:[0-9a-f]{64}, datapackage\.json says sha256:[0-9a-f]{64}; entry skipped/);
+    expect(r.stderr).toMatch(/skipped 1: wacz-digest 1/);
+    expect(r.stdout).not.toContain('tampered.wacz');
+    expect(r.stdout).toContain('valid_example_1.wacz#archive/example-collection.warc');
+    // datapackage.json changed: datapackage-digest.json no longer vouches for its hashes.
+    const listed = join(dir, 'relisted.wacz');
+    const again = readFileSync(join(WACZ, 'example.wacz'));
+    const profile = again.indexOf('"data-package"');
+    expect(profile).toBeGreaterThan(0);
+    again[profile + 1] = 'D'.charCodeAt(0);
+    writeFileSync(listed, again);
+    const d = await nwax(['cdx', listed]);
+    expect(d.code).toBe(1);
+    expect(d.stderr).toMatch(/relisted\.wacz: datapackage\.json's SHA-256 is sha256:[0-9a-f]{64}, datapackage-digest\.json says sha256:[0-9a-f]{64}; package left out/);
+  });
+
+  it('imports a package named in a manifest: searched, its stored copy read and its page replayed from the package', async () => {
+    const crawl = join(dir, 'crawl');
+    const manifest = join(dir, 'manifest');
+    writeFileSync(manifest, `${join(WACZ, 'example.wacz')} webrecorder\n`);
+    const seg = join(crawl, 'segments', '20220916000000');
+    const ok = async (args: string[]) => {
+      const r = await nwax(args);
+      expect(r.code, `nwax ${args.join(' ')}: ${r.stderr}`).toBe(0);
+      return r;
+    };
+    const imported = await ok(['import', manifest, seg]);
+    expect(imported.stderr).toMatch(/documents 14\b/);
+    await ok(['updatedb', join(crawl, 'crawldb'), seg]);
+    await ok(['invertlinks', join(crawl, 'linkdb'), seg]);
+    await ok(['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg]);
+    expect(readFileSync(join(seg, 'captures.archives'), 'utf8')).toBe(`example.wacz#archive/data.warc.gz\t${join(WACZ, 'example.wacz')}#archive/data.warc.gz\twebrecorder\n`);
+    const srv = await serveCli(['-dir', crawl, '--port', '0', '--replay-port', '-1', '-D', 'nwax.serve.threads=1']);
+    try {
+      const found = await (await fetch(`${srv.url}/api/search?query=webrecorder`)).json() as { hits: { url: string; title: string; set: string; doc: number; collection: string }[] };
+      const home = found.hits.find((h) => h.url === 'https://webrecorder.net/')!;
+      expect(home.title).toBe('Webrecorder');
+      expect(home.collection).toBe('webrecorder');
+      const stored = await fetch(`${srv.url}/stored/${home.set}/${home.doc}`);
+      expect(stored.status).toBe(200);
+      expect(await stored.text()).toContain('<title>Webrecorder</title>');
+      const page = await fetch(`${srv.url}/replay/webrecorder/20220916191507mp_/https://webrecorder.net/`);
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain('Webrecorder');
+      // The page's stylesheet, rewritten to the replay, from the same package.
+      const css = /href="([^"]*main\.css)"/.exec(html)?.[1];
+      expect(css).toBeDefined();
+      const sheet = await fetch(new URL(css!, `${srv.url}/replay/webrecorder/20220916191507mp_/https://webrecorder.net/`));
+      expect(sheet.status).toBe(200);
+      expect(sheet.headers.get('content-type')).toMatch(/text\/css/);
+    } finally {
+      await srv.close();
+    }
+  });
+});
