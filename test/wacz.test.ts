@@ -14,7 +14,9 @@ import yazl from 'yazl';
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
-import { FIXTURES, HAVE_FIXTURES, nwax, serveCli, tempDir } from './helpers.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { FIXTURES, HAVE_FIXTURES, nwax, segmentRecords, serveCli, tempDir } from './helpers.js';
 
 const WACZ = join(FIXTURES, 'wacz');
 if (!HAVE_FIXTURES) console.log('wacz.test: skipped: no ../shared/fixtures');
@@ -97,6 +99,46 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     expect(deflated.stdout.split('\n').length).toBeGreaterThan(10);
   });
 
+  it('reads a package on a web server by byte ranges, never whole: cdx and import, the same as the local package', async () => {
+    const body = readFileSync(join(WACZ, 'example.wacz'));
+    const asked: string[] = [];
+    let sent = 0;
+    const server = createServer((req, res) => {
+      if (req.url !== '/pkg/example.wacz') return void res.writeHead(404).end();
+      asked.push(`${req.method} ${req.headers.range ?? ''}`.trim());
+      if (req.method === 'HEAD') return void res.writeHead(200, { 'content-length': body.length, 'accept-ranges': 'bytes' }).end();
+      const m = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
+      if (!m) return void res.writeHead(200, { 'content-length': body.length }).end(body);
+      const from = Number(m[1]);
+      const to = m[2] ? Math.min(Number(m[2]), body.length - 1) : body.length - 1;
+      sent += to - from + 1;
+      res.writeHead(206, { 'content-length': to - from + 1, 'content-range': `bytes ${from}-${to}/${body.length}` }).end(body.subarray(from, to + 1));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/pkg/example.wacz`;
+    try {
+      const remote = await nwax(['cdx', '-f', 'cdxj', url]);
+      expect(remote.code, remote.stderr).toBe(0);
+      const local = await nwax(['cdx', '-f', 'cdxj', join(WACZ, 'example.wacz')]);
+      expect(remote.stdout).toBe(local.stdout);
+      expect(asked[0]).toBe('HEAD');
+      expect(asked.slice(1).every((a) => a.startsWith('GET bytes='))).toBe(true);
+      // The WARC read twice (its hash, its records), the directory and datapackage once: under
+      // three times the package, and never one request for all of it.
+      expect(sent).toBeLessThan(3 * body.length);
+      const manifest = join(dir, 'remote-manifest');
+      writeFileSync(manifest, `${url} web\n`);
+      const seg = join(dir, 'remote-seg');
+      const imported = await nwax(['import', manifest, seg]);
+      expect(imported.code, imported.stderr).toBe(0);
+      expect(imported.stderr).toMatch(/documents 14\b/);
+      const titles = [...segmentRecords(seg, 'parse_data').values()].map((v) => (v as { title?: string }).title).filter(Boolean);
+      expect(titles).toContain('Webrecorder');
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   it('reads py-wacz\'s packages, plain and signed, and refuses one that is no WACZ by name', async () => {
     for (const f of ['valid_example_1.wacz', 'valid_signed_example_1.wacz']) {
       const r = await nwax(['cdx', join(WACZ, f)]);
@@ -165,6 +207,13 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     await ok(['invertlinks', join(crawl, 'linkdb'), seg]);
     await ok(['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg]);
     expect(readFileSync(join(seg, 'captures.archives'), 'utf8')).toBe(`example.wacz#archive/data.warc.gz\t${join(WACZ, 'example.wacz')}#archive/data.warc.gz\twebrecorder\n`);
+    // import --cdx: the package's CDX lines (file names PACKAGE.wacz#ENTRY) found where the package is.
+    const cdx = join(dir, 'example.cdx');
+    writeFileSync(cdx, (await ok(['cdx', join(WACZ, 'example.wacz')])).stdout);
+    const bySeg = join(dir, 'by-cdx');
+    const byCdx = await ok(['import', '--cdx', cdx, '--archives', WACZ, bySeg]);
+    expect(byCdx.stderr).toMatch(/14 records to read from 1 archives/);
+    expect([...segmentRecords(bySeg, 'parse_text').entries()].sort()).toEqual([...segmentRecords(seg, 'parse_text').entries()].sort());
     const srv = await serveCli(['-dir', crawl, '--port', '0', '--replay-port', '-1', '-D', 'nwax.serve.threads=1']);
     try {
       const found = await (await fetch(`${srv.url}/api/search?query=webrecorder`)).json() as { hits: { url: string; title: string; set: string; doc: number; collection: string }[] };

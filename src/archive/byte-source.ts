@@ -37,9 +37,9 @@ export function isClusterPath(path: string): boolean {
   return m !== null && !/^(https?|file)$/i.test(m[1]);
 }
 
-/** A WARC inside a local WACZ package, named PACKAGE.wacz#ENTRY (wacz.ts). */
+/** A WARC inside a WACZ package, local or on a web server, named PACKAGE.wacz#ENTRY (wacz.ts). */
 function isPackageLocation(path: string): boolean {
-  return /\.wacz#./i.test(path) && !isRemote(path) && !isClusterPath(path);
+  return /\.wacz#./i.test(path) && !isClusterPath(path);
 }
 
 /**
@@ -56,7 +56,7 @@ export function archiveName(location: string): string {
 
 /** The file on this machine that holds a local location: the package of PACKAGE.wacz#ENTRY, else the path. */
 export function localFileOf(location: string): string {
-  return isPackageLocation(location) ? location.slice(0, location.search(/\.wacz#/i) + 5) : location;
+  return isPackageLocation(location) && !isRemote(location) ? location.slice(0, location.search(/\.wacz#/i) + 5) : location;
 }
 
 export interface ByteSource {
@@ -79,7 +79,7 @@ export interface ByteSource {
 const CHUNK = 1 << 20;
 
 export async function openByteSource(path: string, remote: RemoteOptions = { timeout: 10_000, retries: 3 }): Promise<ByteSource> {
-  if (isPackageLocation(path)) return (await import('./wacz.js')).openEntrySource(path);
+  if (isPackageLocation(path)) return (await import('./wacz.js')).openEntrySource(path, undefined, remote);
   if (isClusterPath(path)) return (await import('./hadoop-source.js')).openClusterSource(path, remote.hadoop);
   if (isRemote(path)) {
     // undici loads only when an archive is remote.
@@ -139,7 +139,7 @@ export async function openByteSource(path: string, remote: RemoteOptions = { tim
  * error). Nothing outside the range is read.
  */
 export async function openByteRange(path: string, range: ByteRange, remote: RemoteOptions = { timeout: 10_000, retries: 3 }): Promise<ByteSource> {
-  if (isPackageLocation(path)) return (await import('./wacz.js')).openEntrySource(path, range);
+  if (isPackageLocation(path)) return (await import('./wacz.js')).openEntrySource(path, range, remote);
   if (isClusterPath(path)) return (await import('./hadoop-source.js')).openClusterSource(path, remote.hadoop, range);
   if (isRemote(path)) {
     const { openRemoteSource } = await import('./remote-source.js');

@@ -130,3 +130,18 @@ export async function openRemoteSource(url: string, opts: RemoteOptions, range?:
     },
   };
 }
+
+/** The size of a file on a web server (a HEAD request's Content-Length), for reading it by ranges from its end (a ZIP's directory). */
+export async function remoteSize(url: string, opts: RemoteOptions): Promise<number> {
+  let res;
+  try {
+    res = await request(url, { method: 'HEAD', headers: { 'user-agent': opts.userAgent ?? 'nwax' }, headersTimeout: opts.timeout, dispatcher: pool() });
+  } catch (err) {
+    throw new InputError(`${url}: ${describe(err)}`);
+  }
+  await res.body.dump().catch(() => {});
+  if (res.statusCode < 200 || res.statusCode > 299) throw new InputError(`${url}: HTTP ${res.statusCode}`);
+  const size = Number(res.headers['content-length']);
+  if (!Number.isSafeInteger(size) || size < 0) throw new InputError(`${url}: the server gives no Content-Length; a package is read from its end, by ranges`);
+  return size;
+}

@@ -12,11 +12,11 @@
 import { createHash } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import { basename } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import yauzl from 'yauzl';
 import { InputError, describeFsError } from '../util/errors.js';
-import type { ByteRange, ByteSource } from './byte-source.js';
+import { isRemote, type ByteRange, type ByteSource, type RemoteOptions } from './byte-source.js';
 import { sliceStream } from './byte-slice.js';
 
 /** One entry of a package, where its bytes lie. */
@@ -63,18 +63,21 @@ function promised<T>(f: (cb: (err: Error | null, v: T) => void) => void): Promis
 const opened = new Map<string, { mtimeMs: number; pkg: Promise<WaczPackage> }>();
 const KEEP_OPEN = 16;
 
-/** Opens a package: its central directory, each entry's data offset and datapackage.json's hashes. */
-export async function openPackage(path: string): Promise<WaczPackage> {
-  let mtimeMs: number;
-  try {
-    mtimeMs = (await fsp.stat(path)).mtimeMs;
-  } catch (err) {
-    throw new InputError(describeFsError(path, err as NodeJS.ErrnoException));
+/** Opens a package, local or on a web server: its central directory, each entry's data offset and datapackage.json's hashes. */
+export async function openPackage(path: string, remote: RemoteOptions = DEFAULT_REMOTE): Promise<WaczPackage> {
+  let stamp: number;
+  if (isRemote(path)) stamp = 0;
+  else {
+    try {
+      stamp = (await fsp.stat(path)).mtimeMs;
+    } catch (err) {
+      throw new InputError(describeFsError(path, err as NodeJS.ErrnoException));
+    }
   }
   const cached = opened.get(path);
-  if (cached && cached.mtimeMs === mtimeMs) return cached.pkg;
-  const pkg = readPackage(path);
-  opened.set(path, { mtimeMs, pkg });
+  if (cached && cached.mtimeMs === stamp) return cached.pkg;
+  const pkg = readPackage(path, remote);
+  opened.set(path, { mtimeMs: stamp, pkg });
   pkg.catch(() => opened.delete(path));
   if (opened.size > KEEP_OPEN) {
     const [oldest, was] = opened.entries().next().value!;
@@ -84,11 +87,39 @@ export async function openPackage(path: string): Promise<WaczPackage> {
   return pkg;
 }
 
-async function readPackage(path: string): Promise<WaczPackage> {
+const DEFAULT_REMOTE: RemoteOptions = { timeout: 10_000, retries: 3 };
+
+/** A package on a web server, as yauzl reads a ZIP: by byte ranges (its directory first, from its end). */
+class RangeReader extends yauzl.RandomAccessReader {
+  constructor(private readonly url: string, private readonly remote: RemoteOptions) {
+    super();
+  }
+
+  override _readStreamForRange(start: number, end: number): Readable {
+    const { url, remote } = this;
+    return Readable.from((async function* () {
+      const { openRemoteSource } = await import('./remote-source.js');
+      const source = await openRemoteSource(url, remote, { offset: start, length: end - start });
+      const it = source.chunks();
+      for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+    })());
+  }
+}
+
+async function openZip(path: string, remote: RemoteOptions): Promise<yauzl.ZipFile> {
+  const options = { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true };
+  if (!isRemote(path)) return promised<yauzl.ZipFile>((cb) => yauzl.open(path, options, cb));
+  const { remoteSize } = await import('./remote-source.js');
+  const size = await remoteSize(path, remote);
+  return promised<yauzl.ZipFile>((cb) => yauzl.fromRandomAccessReader(new RangeReader(path, remote), size, options, cb));
+}
+
+async function readPackage(path: string, remote: RemoteOptions): Promise<WaczPackage> {
   let zip: yauzl.ZipFile;
   try {
-    zip = await promised<yauzl.ZipFile>((cb) => yauzl.open(path, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true }, cb));
+    zip = await openZip(path, remote);
   } catch (err) {
+    if (err instanceof InputError) throw err;
     throw new InputError(`${path}: not a WACZ package: ${zipProblem(err as Error)}`);
   }
   const entries = new Map<string, PackageEntry>();
@@ -176,9 +207,9 @@ export interface PackageProblem {
   reason: 'unreadable' | 'wacz-digest';
 }
 
-/** The SHA-256 of an entry: a stored one on a worker thread (a core of its own), else here. */
+/** The SHA-256 of an entry: a stored one of a local package on a worker thread (a core of its own), else here. */
 function hashEntry(pkg: WaczPackage, e: PackageEntry): Promise<string> {
-  if (!e.stored) return entryHash(pkg, e);
+  if (!e.stored || isRemote(pkg.path)) return entryHash(pkg, e);
   return new Promise((resolve, reject) => {
     const w = new Worker(new URL('./hash-worker.js', import.meta.url), { workerData: { path: pkg.path, start: e.dataStart, length: e.size } });
     w.once('message', (hex: string) => resolve(`sha256:${hex}`));
@@ -197,18 +228,18 @@ export type EntryCheck = () => Promise<string | undefined>;
  * are returned, for the caller to run while it reads the entry and to drop what it read when
  * one fails (the hash then costs a core, not time).
  */
-export async function expandPackages(files: string[], opts: { verify?: 'first' | 'later' } = {}): Promise<{ files: string[]; problems: PackageProblem[]; checks: Map<string, EntryCheck> }> {
+export async function expandPackages(files: string[], opts: { verify?: 'first' | 'later'; remote?: RemoteOptions } = {}): Promise<{ files: string[]; problems: PackageProblem[]; checks: Map<string, EntryCheck> }> {
   const out: string[] = [];
   const problems: PackageProblem[] = [];
   const checks = new Map<string, EntryCheck>();
   for (const f of files) {
-    if (!isPackage(f) || /^[a-z][a-z0-9+.-]*:\/\//i.test(f)) {
+    if (!isPackage(f) || (/^[a-z][a-z0-9+.-]*:\/\//i.test(f) && !isRemote(f))) {
       out.push(f);
       continue;
     }
     let pkg: WaczPackage;
     try {
-      pkg = await openPackage(f);
+      pkg = await openPackage(f, opts.remote);
     } catch (err) {
       if (!(err instanceof InputError)) throw err;
       problems.push({ file: f, message: err.message, reason: 'unreadable' });
@@ -239,18 +270,18 @@ export async function expandPackages(files: string[], opts: { verify?: 'first' |
  * The bytes of one WARC entry (`location` is PACKAGE#ENTRY), all of them or a range of them
  * (offsets within the entry, as the entry's CDX lines give them).
  */
-export async function openEntrySource(location: string, range?: ByteRange): Promise<ByteSource> {
+export async function openEntrySource(location: string, range?: ByteRange, remote: RemoteOptions = DEFAULT_REMOTE): Promise<ByteSource> {
   const at = splitLocation(location)!;
-  const pkg = await openPackage(at.pkg);
+  const pkg = await openPackage(at.pkg, remote);
   const e = pkg.entries.get(at.entry);
   if (!e) throw new InputError(`${at.pkg}: no entry ${at.entry} in the package`);
-  const fileName = `${basename(at.pkg)}#${at.entry}`;
+  const fileName = `${basename(at.pkg.replace(/[?].*$/, ''))}#${at.entry}`;
   if (e.stored) {
     // A stored entry is a byte range of the package: read by offset, and again after damage.
     const { openByteRange } = await import('./byte-source.js');
     const from = range?.offset ?? 0;
     const length = Math.max(0, Math.min(range?.length ?? Infinity, e.size - from));
-    const inner = await openByteRange(at.pkg, { offset: e.dataStart + from, length });
+    const inner = await openByteRange(at.pkg, { offset: e.dataStart + from, length }, remote);
     return { ...inner, name: range ? `${location} at ${from}` : location, fileName, size: length, chunks: inner.chunks, reopen: inner.reopen, close: inner.close };
   }
   // A compressed entry is inflated from its start; a range skips the bytes before it.

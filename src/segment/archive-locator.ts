@@ -4,10 +4,11 @@
  * directories (the file must exist there), http(s) URL prefixes (the name appended; asked
  * with a HEAD request only when a later location could still be tried), and path index
  * files (`name TAB location` lines, as pywb's path index). Answers are cached per name.
+ * A WACZ's WARC is named PACKAGE.wacz#ENTRY and found where its package is.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { isClusterPath, isRemote } from '../archive/byte-source.js';
+import { isClusterPath, isRemote, localFileOf } from '../archive/byte-source.js';
 import { InputError, describeFsError } from '../util/errors.js';
 
 type Place = { kind: 'dir'; dir: string } | { kind: 'url'; prefix: string } | { kind: 'index'; map: Map<string, string> };
@@ -42,12 +43,13 @@ export class ArchiveLocator {
   async locate(name: string): Promise<string | undefined> {
     if (this.cache.has(name)) return this.cache.get(name);
     let found: string | undefined;
-    if (isRemote(name) || isClusterPath(name) || (isAbsolute(name) && existsSync(name))) found = name;
+    if (isRemote(name) || isClusterPath(name) || (isAbsolute(name) && existsSync(localFileOf(name)))) found = name;
     for (let i = 0; !found && i < this.places.length; i++) {
       const p = this.places[i];
       if (p.kind === 'dir') {
         const path = join(p.dir, name);
-        if (existsSync(path)) found = path;
+        // (A WARC in a package, PACKAGE.wacz#ENTRY, is there when its package is.)
+        if (existsSync(localFileOf(path))) found = path;
       } else if (p.kind === 'index') {
         found = p.map.get(name);
       } else {
