@@ -139,6 +139,36 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     }
   });
 
+  it('uses the package\'s pages.jsonl beside its own parse: a title where the parse finds none, the rendered text\'s lines the HTML lacks', async () => {
+    const src = join(WACZ, 'example.wacz');
+    const warc = await extract(src, 'archive/data.warc.gz');
+    // The page as a browser rendered it, with a line a script built (not in the HTML), and a
+    // title for the stylesheet, which has none of its own.
+    const pages = [
+      { format: 'json-pages-1.0', id: 'pages', title: 'All Pages', hasText: true },
+      { url: 'https://webrecorder.net/', ts: '2022-09-16T19:15:07.215Z', title: 'Webrecorder', text: 'Webrecorder\nWeb archiving for all!\nLatest from a script: quokka zyzzyva' },
+      { url: 'https://webrecorder.net/assets/main.css', ts: '2022-09-16T19:15:07Z', title: 'The site stylesheet' },
+    ].map((p) => JSON.stringify(p)).join('\n') + '\n';
+    const pkg = join(dir, 'with-pages.wacz');
+    const zip = new yazl.ZipFile();
+    zip.addBuffer(warc, 'archive/data.warc.gz', { compress: false });
+    zip.addBuffer(Buffer.from(pages), 'pages/pages.jsonl', { compress: true });
+    zip.end();
+    await once(zip.outputStream.pipe(createWriteStream(pkg)), 'close');
+    const manifest = join(dir, 'pages-manifest');
+    writeFileSync(manifest, `${pkg}\n`);
+    const seg = join(dir, 'pages-seg');
+    const r = await nwax(['import', manifest, seg]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/texts from pages\.jsonl 1\b/);
+    const text = [...segmentRecords(seg, 'parse_text').entries()].find(([k]) => k.startsWith('https://webrecorder.net/ '))![1] as string;
+    expect(text).toMatch(/^Webrecorder Web archiving for all! .* Latest from a script: quokka zyzzyva$/);
+    expect(text.match(/Web archiving for all!/g)).toHaveLength(1);
+    const titles = Object.fromEntries([...segmentRecords(seg, 'parse_data').entries()].map(([k, v]) => [k.split(' ')[0], (v as { title: string }).title]));
+    expect(titles['https://webrecorder.net/']).toBe('Webrecorder');
+    expect(titles['https://webrecorder.net/assets/main.css']).toBe('The site stylesheet');
+  });
+
   it('reads py-wacz\'s packages, plain and signed, and refuses one that is no WACZ by name', async () => {
     for (const f of ['valid_example_1.wacz', 'valid_signed_example_1.wacz']) {
       const r = await nwax(['cdx', join(WACZ, f)]);

@@ -292,3 +292,12 @@ export async function openEntrySource(location: string, range?: ByteRange, remot
   };
   return { name: location, fileName, size: range?.length ?? e.size, chunks: () => chunks(), close: () => stream?.destroy() };
 }
+
+/** The lines of a text entry of a package (pages/pages.jsonl), streamed; none when the package has no such entry. */
+export async function* entryLines(pkgPath: string, name: string, remote: RemoteOptions = DEFAULT_REMOTE): AsyncGenerator<string> {
+  const pkg = await openPackage(pkgPath, remote);
+  const e = pkg.entries.get(name);
+  if (!e) return;
+  const { createInterface } = await import('node:readline');
+  yield* createInterface({ input: await openEntryStream(pkg, e), crlfDelay: Infinity });
+}

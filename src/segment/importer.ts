@@ -13,6 +13,7 @@ import { base32, sha1Hasher } from '../archive/digest.js';
 import { ContentParser } from '../parse/parse.js';
 import type { PdfLimits } from '../parse/pdf.js';
 import type { Emit, TaskContext } from '../mapreduce/job.js';
+import { packagePages, pageOf, withPageText, type PackagePages } from './package-pages.js';
 import type { Exclusions } from './exclusions.js';
 import type { StatusFilter } from './status-filter.js';
 import type { ManifestEntry } from './manifest.js';
@@ -83,13 +84,22 @@ export async function importArchive(entry: ManifestEntry, opts: ImportOptions, e
   }
   const file = reader.source.fileName;
   const remote = isRemote(entry.location) || isClusterPath(entry.location);
+  // A WARC of a WACZ package: the pages it lists give titles and rendered text (package-pages.ts).
+  let pages: PackagePages | undefined;
+  try {
+    pages = await packagePages(entry.location, opts.remote);
+    if (pages?.textDropped) ctx.warn(`${entry.location}: the package's pages.jsonl holds more page text than an import keeps; ${pages.textDropped} pages' text not used`);
+  } catch (err) {
+    if (!(err instanceof InputError)) throw err;
+    ctx.warn(`${visible(err.message)}; its pages.jsonl not used`);
+  }
   const lines = opts.captures && (opts.captures.scope === 'all' || !remote) ? new CaptureLines(opts.captures.dir) : undefined;
   try {
     for await (const r of reader) {
       // The next split's first record: it reads on from there.
       if (split.end !== undefined && base + r.offset >= split.end) break;
       const cdx = lines && indexedByDefault(r) ? new EntryBuilder(r, ENTRY_OPTIONS) : undefined;
-      await importRecord(r, file, entry, opts, emit, ctx, base, cdx);
+      await importRecord(r, file, entry, opts, emit, ctx, base, cdx, pages);
       if (cdx) {
         const e = cdx.finish(await r.finish(), file, base + r.offset);
         if (e) lines!.add(e);
@@ -112,7 +122,7 @@ export async function importArchive(entry: ManifestEntry, opts: ImportOptions, e
  * Returns false when the record was damaged (the reader has reported it).
  */
 export async function importRecord(r: ArchiveRecord, file: string, entry: ManifestEntry, opts: ImportOptions,
-  emit: Emit, ctx: TaskContext, base: number, cdx?: EntryBuilder): Promise<boolean> {
+  emit: Emit, ctx: TaskContext, base: number, cdx?: EntryBuilder, pages?: PackagePages): Promise<boolean> {
   ctx.count('records read');
   // A record without a target URL is not the capture of a page (nothing could find it).
   if ((r.format === 'arc' ? r.type === 'filedesc' : !CAPTURE_TYPES.has(r.type)) || r.url.trim() === '') {
@@ -126,7 +136,7 @@ export async function importRecord(r: ArchiveRecord, file: string, entry: Manife
     await feedEntry(r, cdx);
     return true;
   }
-  const capture = await readCapture(r, file, entry, opts, base, cdx);
+  const capture = await readCapture(r, file, entry, opts, base, cdx, pages, (k) => ctx.count(k));
   if (!capture) return false;
   const { content, parse_data: pd } = capture;
   if (opts.exclusions?.has(r.url, pd.meta.digest, content.date, file)) {
@@ -152,7 +162,8 @@ async function feedEntry(r: ArchiveRecord, cdx: EntryBuilder | undefined): Promi
   }
 }
 
-async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry, opts: ImportOptions, base: number, cdx?: EntryBuilder): Promise<Capture | undefined> {
+async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry, opts: ImportOptions, base: number, cdx?: EntryBuilder,
+  pages?: PackagePages, count?: (what: string) => void): Promise<Capture | undefined> {
   const mime = mimeOf(r);
   const url = normalizeUrl(r.url);
   const parser = new ContentParser({
@@ -181,14 +192,26 @@ async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry,
   const p = await parser.finish();
   const date = r.date ?? '';
   const status = r.http?.status ? Number(r.http.status) : null;
+  let { title, text } = p;
+  // (Whatever the parse made of it: a PDF the browser rendered has its text there, say.)
+  const page = pages ? pageOf(pages, r.url, date) : undefined;
+  if (page?.title && !title) {
+    title = page.title;
+    count?.('titles from pages.jsonl');
+  }
+  if (page?.text) {
+    const more = withPageText(text, page.text, opts.textLimit);
+    if (more !== text) count?.('texts from pages.jsonl');
+    text = more;
+  }
   // The page's own declaration first, then the server's, then the text (Nutch's language-identifier order).
-  const lang = p.status === 'success' ? languageOf(p.lang || r.http?.headers.get('Content-Language'), p.title, p.text) : '';
+  const lang = p.status === 'success' ? languageOf(p.lang || r.http?.headers.get('Content-Language'), title, text) : '';
   // `date` first: the reduce sees a key's captures in date order (values sort as JSON text).
   return {
     date,
     content: { url, file, location: entry.location, offset: base + r.offset, length: end.length, collection: entry.collection, date, mime, status, recordType: r.format === 'arc' ? 'arc' : r.type },
     parse_data: {
-      title: p.title,
+      title,
       description: p.description,
       outlinks: p.outlinks,
       noindex: p.noindex,
@@ -197,7 +220,7 @@ async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry,
       ...(p.error ? { parseError: p.error } : {}),
       meta: { url, digest, date, mime, status, length: r.payloadDigest ? r.contentLength - (r.http?.length ?? 0) : stored, collection: entry.collection, file, offset: base + r.offset, ...(p.charset ? { charset: p.charset } : {}), ...(p.truncated ? { truncated: true } : {}), lang },
     },
-    parse_text: p.text,
+    parse_text: text,
     crawl_fetch: { status: 'fetch_success', date, dates: [date] },
   };
 }
