@@ -187,6 +187,41 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     expect(nz.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('checks a signed package\'s signature: one re-hashed or re-signed after signing is refused by name', async () => {
+    const src = join(WACZ, 'valid_signed_example_1.wacz');
+    const names = ['indexes/index.cdx.gz', 'indexes/index.idx', 'pages/pages.jsonl', 'datapackage.json'];
+    const entries = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await extract(src, n)] as const)));
+    const warcName = (await nwax(['cdx', src])).stdout.match(/#(archive\/\S+)/)![1];
+    const warc = await extract(src, warcName);
+    const digest = JSON.parse((await extract(src, 'datapackage-digest.json')).toString());
+    const repack = async (name: string, datapackage: Buffer, dig: unknown) => {
+      const zip = new yazl.ZipFile();
+      for (const n of names.slice(0, 3)) zip.addBuffer(entries[n], n);
+      zip.addBuffer(warc, warcName, { compress: false });
+      zip.addBuffer(datapackage, 'datapackage.json');
+      zip.addBuffer(Buffer.from(JSON.stringify(dig)), 'datapackage-digest.json');
+      zip.end();
+      const out = join(dir, name);
+      await once(zip.outputStream.pipe(createWriteStream(out)), 'close');
+      return out;
+    };
+    // Repacked as it was: still verifies.
+    const same = await nwax(['cdx', await repack('resigned-same.wacz', entries['datapackage.json'], digest)]);
+    expect(same.code, same.stderr).toBe(0);
+    // A signature that is not the signer's.
+    const sig = digest.signedData.signature as string;
+    const forged = { ...digest, signedData: { ...digest.signedData, signature: `${sig.slice(0, 20)}${sig[20] === 'A' ? 'B' : 'A'}${sig.slice(21)}` } };
+    const f = await nwax(['cdx', await repack('forged.wacz', entries['datapackage.json'], forged)]);
+    expect(f.code).toBe(1);
+    expect(f.stderr).toContain("forged.wacz: datapackage-digest.json: the signature does not verify with btrix-sign-test.webrecorder.net's key; package left out");
+    // datapackage.json changed and hashed again: the signature is of the old hash.
+    const changed = Buffer.from(entries['datapackage.json'].toString().replace('py-wacz', 'py-wacZ'));
+    const rehashed = { ...digest, hash: `sha256:${createHash('sha256').update(changed).digest('hex')}` };
+    const h = await nwax(['cdx', await repack('rehashed.wacz', changed, rehashed)]);
+    expect(h.code).toBe(1);
+    expect(h.stderr).toMatch(/rehashed\.wacz: datapackage-digest\.json: the signed hash sha256:[0-9a-f]{64} is not datapackage-digest\.json's sha256:[0-9a-f]{64}; package left out/);
+  });
+
   it('leaves out, by name, a WARC whose bytes are not those datapackage.json hashed', async () => {
     const pkg = join(dir, 'tampered.wacz');
     copyFileSync(join(WACZ, 'example.wacz'), pkg);

@@ -18,6 +18,7 @@ import yauzl from 'yauzl';
 import { InputError, describeFsError } from '../util/errors.js';
 import { isRemote, type ByteRange, type ByteSource, type RemoteOptions } from './byte-source.js';
 import { sliceStream } from './byte-slice.js';
+import { signatureProblem, type SignedData } from './wacz-signature.js';
 
 /** One entry of a package, where its bytes lie. */
 export interface PackageEntry {
@@ -151,8 +152,9 @@ async function readPackage(path: string, remote: RemoteOptions): Promise<WaczPac
     const digestEntry = entries.get('datapackage-digest.json');
     if (digestEntry) {
       let said: string | undefined;
+      let signed: SignedData | undefined;
       try {
-        said = (JSON.parse((await entryBytes(pkg, digestEntry)).toString('utf8')) as { hash?: string }).hash;
+        ({ hash: said, signedData: signed } = JSON.parse((await entryBytes(pkg, digestEntry)).toString('utf8')) as { hash?: string; signedData?: SignedData });
       } catch (err) {
         zip.close();
         throw new InputError(`${path}: datapackage-digest.json: not JSON (${(err as Error).message})`);
@@ -161,6 +163,12 @@ async function readPackage(path: string, remote: RemoteOptions): Promise<WaczPac
       if (said && said.toLowerCase() !== got) {
         zip.close();
         throw new InputError(`${path}: datapackage.json's SHA-256 is ${got}, datapackage-digest.json says ${said}; package left out`);
+      }
+      // A signed package whose signature fails was changed after it was signed.
+      const bad = signed && signatureProblem(said, signed);
+      if (bad) {
+        zip.close();
+        throw new InputError(`${path}: datapackage-digest.json: ${bad}; package left out`);
       }
     }
     try {
