@@ -7,42 +7,18 @@
  * stored copies read and its pages replayed from the package.
  */
 import { describe, expect, it } from 'vitest';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import yauzl from 'yauzl';
-import yazl from 'yazl';
 import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { copyFileSync, createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import yazl from 'yazl';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FIXTURES, HAVE_FIXTURES, nwax, segmentRecords, serveCli, tempDir } from './helpers.js';
+import { zipEntry } from './zip-entry.js';
 
 const WACZ = join(FIXTURES, 'wacz');
 if (!HAVE_FIXTURES) console.log('wacz.test: skipped: no ../shared/fixtures');
-
-/** One entry of a ZIP, extracted by yauzl's own streaming reader (not nwax's by-offset one). */
-function extract(zipPath: string, name: string): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    yauzl.open(zipPath, { lazyEntries: true }, (err, zip) => {
-      if (err) return reject(err);
-      zip.on('entry', (e: yauzl.Entry) => {
-        if (e.fileName !== name) return zip.readEntry();
-        zip.openReadStream(e, (err2, stream) => {
-          if (err2) return reject(err2);
-          const parts: Buffer[] = [];
-          stream.on('data', (c: Buffer) => parts.push(c));
-          stream.on('end', () => {
-            zip.close();
-            resolve(Buffer.concat(parts));
-          });
-        });
-      });
-      zip.on('end', () => reject(new Error(`${name}: not in ${zipPath}`)));
-      zip.readEntry();
-    });
-  });
-}
 
 describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
   const dir = tempDir();
@@ -53,7 +29,7 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     expect(r.code, r.stderr).toBe(0);
     const ours = r.stdout.trim().split('\n').map((l) => JSON.parse(l.slice(l.indexOf('{'))) as Record<string, string>);
     // The package's CDXJ (wabac.js): 17-digit timestamps, numbers as numbers, "sha-256:" digests.
-    const theirs = (await extract(pkg, 'indexes/index.cdx')).toString().trim().split('\n').map((l) => {
+    const theirs = (await zipEntry(pkg, 'indexes/index.cdx')).toString().trim().split('\n').map((l) => {
       const [, ts] = l.split(' ', 2);
       return { ts: ts.slice(0, 14), ...(JSON.parse(l.slice(l.indexOf('{'))) as Record<string, string | number>) };
     });
@@ -68,7 +44,7 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     expect(ours.length).toBe(theirs.length);
     // The same lines as the WARC taken out of the package, but for the name of the file.
     const warc = join(dir, 'data.warc.gz');
-    writeFileSync(warc, await extract(pkg, 'archive/data.warc.gz'));
+    writeFileSync(warc, await zipEntry(pkg, 'archive/data.warc.gz'));
     const unzipped = await nwax(['cdx', '-f', 'cdxj', warc]);
     expect(r.stdout.replaceAll('"example.wacz#archive/data.warc.gz"', '"data.warc.gz"')).toBe(unzipped.stdout);
   });
@@ -77,8 +53,8 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     // A package as a ZIP tool that compresses everything would write it: the example's WARC and
     // index deflated, datapackage.json's hashes of them.
     const src = join(WACZ, 'example.wacz');
-    const warc = await extract(src, 'archive/data.warc.gz');
-    const index = await extract(src, 'indexes/index.cdx');
+    const warc = await zipEntry(src, 'archive/data.warc.gz');
+    const index = await zipEntry(src, 'indexes/index.cdx');
     const sha = (b: Buffer) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
     const datapackage = Buffer.from(JSON.stringify({ profile: 'data-package', wacz_version: '1.1.1', resources: [
       { name: 'data.warc.gz', path: 'archive/data.warc.gz', hash: sha(warc), bytes: warc.length },
@@ -141,7 +117,7 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
 
   it('uses the package\'s pages.jsonl beside its own parse: a title where the parse finds none, the rendered text\'s lines the HTML lacks', async () => {
     const src = join(WACZ, 'example.wacz');
-    const warc = await extract(src, 'archive/data.warc.gz');
+    const warc = await zipEntry(src, 'archive/data.warc.gz');
     // The page as a browser rendered it, with a line a script built (not in the HTML), and a
     // title for the stylesheet, which has none of its own.
     const pages = [
@@ -190,10 +166,10 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
   it('checks a signed package\'s signature: one re-hashed or re-signed after signing is refused by name', async () => {
     const src = join(WACZ, 'valid_signed_example_1.wacz');
     const names = ['indexes/index.cdx.gz', 'indexes/index.idx', 'pages/pages.jsonl', 'datapackage.json'];
-    const entries = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await extract(src, n)] as const)));
+    const entries = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await zipEntry(src, n)] as const)));
     const warcName = (await nwax(['cdx', src])).stdout.match(/#(archive\/\S+)/)![1];
-    const warc = await extract(src, warcName);
-    const digest = JSON.parse((await extract(src, 'datapackage-digest.json')).toString());
+    const warc = await zipEntry(src, warcName);
+    const digest = JSON.parse((await zipEntry(src, 'datapackage-digest.json')).toString());
     const repack = async (name: string, datapackage: Buffer, dig: unknown) => {
       const zip = new yazl.ZipFile();
       for (const n of names.slice(0, 3)) zip.addBuffer(entries[n], n);

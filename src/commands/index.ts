@@ -12,6 +12,7 @@ import Conf from './conf.js';
 import Dedup from './dedup.js';
 import DedupCdx from './dedup-cdx.js';
 import Dumpindex from './dumpindex.js';
+import ExportWacz from './export-wacz.js';
 import Import from './import.js';
 import IndexCommand from './index-command.js';
 import Invertlinks from './invertlinks.js';
@@ -39,6 +40,7 @@ export const commands = {
   dedup: Dedup,
   'dedup-cdx': DedupCdx,
   dumpindex: Dumpindex,
+  'export-wacz': ExportWacz,
   import: Import,
   index: IndexCommand,
   invertlinks: Invertlinks,

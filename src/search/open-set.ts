@@ -401,6 +401,18 @@ export class OpenSet {
     return this.stmt('SELECT url, location, offset, clen, mime FROM docs WHERE id = ? AND deleted = 0').get(id) as StoredRef | undefined;
   }
 
+  /** Every document served, in document order (an export of the collection), without its text. */
+  *documents(): Generator<Row> {
+    // A thousand at a time: the connection serves other reads (their texts) between batches.
+    const batch = this.stmt(`SELECT ${this.cols(false)} FROM docs ${this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : ''} WHERE docs.deleted = 0 AND docs.id > ? ORDER BY docs.id LIMIT 1000`);
+    for (let after = -1; ;) {
+      const rows = batch.all(after) as Row[];
+      if (rows.length === 0) return;
+      yield* rows;
+      after = rows[rows.length - 1].id;
+    }
+  }
+
   /** The first characters of the stored text of a document (the ranking's exact feature). */
   head(id: number, chars = 1000): string {
     return (this.stmt('SELECT substr(text, 1, ?) AS t FROM docs WHERE id = ?').get(chars, id) as { t: string | null } | undefined)?.t ?? '';

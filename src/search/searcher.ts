@@ -316,6 +316,16 @@ export class Searcher {
     return s?.ref(doc);
   }
 
+  /** Every document of every set, with its set's name (an export of the whole collection). */
+  *allDocuments(): Generator<Row & { setName: string }> {
+    for (const s of this.sets) for (const d of s.documents()) yield { ...d, setName: s.set.name };
+  }
+
+  /** A document's stored text ('' when the set or the document is not there). */
+  text(set: string, doc: number): string {
+    return this.sets.find((x) => x.set.name === set)?.textAndLang(doc).text ?? '';
+  }
+
   /** Site names and the titles of the best pages (by boost), for suggestions. */
   *suggestionSource(titles: number): Generator<{ text: string; kind: 'site' | 'title' }> {
     for (const s of this.sets) for (const host of s.hosts()) yield { text: host, kind: 'site' };

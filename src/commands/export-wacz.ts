@@ -1,0 +1,38 @@
+import { Args, Flags } from '@oclif/core';
+import { NwaxCommand } from './base.js';
+
+export default class ExportWacz extends NwaxCommand {
+  static override summary = 'Write a collection, or the versions a query finds, as a WACZ package that ReplayWeb.page opens.';
+  static override description = `The package (WACZ 1.1.1) holds each version's record copied byte for byte from its archive, \
+with the records of what its page embeds (the captures nearest it, from the segments' capture index) so that it replays, \
+in archive/data.warc.gz; a sorted CDXJ index of it; pages/pages.jsonl with each page's URL, capture time, title and \
+extracted text; datapackage.json (every resource's SHA-256) and datapackage-digest.json. Written aside and renamed \
+into place when whole. Without a query, every document of the indexes under -dir.`;
+  static override examples = [
+    '<%= config.bin %> export-wacz all.wacz -dir crawl',
+    "<%= config.bin %> export-wacz linux-usb.wacz -dir crawl 'linux usb site:www.debian.org'",
+  ];
+  static override strict = false;
+  static override args = {
+    out: Args.string({ description: 'The WACZ file to write', required: true }),
+    query: Args.string({ description: 'A query (several arguments are joined with spaces); none: the whole collection' }),
+  };
+  static override flags = {
+    dir: Flags.string({ description: 'The crawl directory with indexes/, pindexes/ and segments/ (default: property searcher.dir).' }),
+    'no-resources': Flags.boolean({ description: 'The pages\' own records only, not what they embed.', default: false }),
+  };
+
+  async run(): Promise<void> {
+    const { args, argv, flags } = await this.parse(ExportWacz);
+    const conf = await this.configurationFor(flags.define);
+    const { exportWacz } = await import('../export/wacz-export.js');
+    const words = (argv as string[]).slice(1);
+    const t0 = Date.now();
+    const dir = flags.dir ?? conf.getString('searcher.dir');
+    const r = await exportWacz({
+      dir, out: args.out, query: words.length ? words.join(' ') : undefined, resources: !flags['no-resources'],
+      software: `nwax ${this.config.version}`, say: (m) => this.sayLine(m),
+    });
+    this.sayLine(`${args.out}: ${r.pages} pages, ${r.resources} embedded resources (${r.missing} not in the archive), ${r.records} records, ${(r.bytes / 1e6).toFixed(1)} MB of WARC in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }
+}

@@ -1,0 +1,254 @@
+/**
+ * A collection, or the versions a query finds, as a WACZ 1.1.1 package that ReplayWeb.page and
+ * nwax itself open: each version's record copied byte for byte from its archive (a plain
+ * record gzipped as a member of its own) into `archive/data.warc.gz`, with the records of
+ * what its page embeds (stylesheets, images, scripts, frames: the capture of each nearest the
+ * page's, from the capture index replay uses), so that the pages replay from the package; a
+ * sorted CDXJ of that WARC (`indexes/index.cdx`, as nwax cdx writes it); `pages/pages.jsonl`
+ * (each page's URL, capture time, title and extracted text, which ReplayWeb.page searches);
+ * `datapackage.json` (every resource's SHA-256 and size) and `datapackage-digest.json`.
+ * Streaming: the WARC is written to a file aside (hashed as it is written) and the package
+ * put in place by a rename when it is whole.
+ */
+import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { createWriteStream, mkdtempSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createGzip } from 'node:zlib';
+import yazl from 'yazl';
+import { openByteRange } from '../archive/byte-source.js';
+import { ArchiveReader } from '../archive/reader.js';
+import { cdxEntries } from '../cdx/indexer.js';
+import { formatEntry } from '../cdx/cdx-format.js';
+import { externalSort } from '../mapreduce/external-sort.js';
+import { resourceUrls } from '../replay/page-resources.js';
+import { CaptureIndex } from '../replay/captures.js';
+import { Searcher } from '../search/searcher.js';
+import { NwaxError } from '../util/errors.js';
+
+export interface ExportOptions {
+  /** The crawl directory: its indexes (the versions) and segments (the capture index). */
+  dir: string;
+  out: string;
+  /** The versions this query finds; all of the collection's when undefined. */
+  query?: string;
+  /** Pages' embedded resources too (default true). */
+  resources?: boolean;
+  /** Bytes of a page's HTML read for what it embeds. */
+  htmlLimit?: number;
+  memory?: string;
+  software: string;
+  say: (m: string) => void;
+}
+
+export interface ExportSummary {
+  pages: number;
+  resources: number;
+  records: number;
+  missing: number;
+  bytes: number;
+}
+
+interface Page {
+  url: string;
+  ts: string;
+  title: string;
+  text: string;
+  mime: string;
+  collection: string;
+  location: string;
+  offset: number;
+  clen: number;
+}
+
+const PAGES_HEADER = { format: 'json-pages-1.0', id: 'pages', title: 'All Pages', hasText: true };
+
+/** 14 digits as ISO 8601 (pages.jsonl's `ts`). */
+function iso(ts: string): string {
+  return `${ts.slice(0, 4)}-${ts.slice(4, 6)}-${ts.slice(6, 8)}T${ts.slice(8, 10)}:${ts.slice(10, 12)}:${ts.slice(12, 14)}Z`;
+}
+
+/** The versions to export: every document of the collection, or every hit of the query. */
+function* selectPages(searcher: Searcher, query: string | undefined): Generator<Page> {
+  const page = (r: { setName: string; id: number; url: string; dates: string; title: string; mime: string; collection: string }) => {
+    const ref = searcher.stored(r.setName, r.id);
+    if (!ref) return undefined;
+    const ts = r.dates.split(' ').filter(Boolean).sort()[0] ?? '';
+    return { url: r.url, ts, title: r.title, text: searcher.text(r.setName, r.id), mime: r.mime, collection: r.collection, location: ref.location, offset: ref.offset, clen: ref.clen };
+  };
+  if (query === undefined) {
+    for (const d of searcher.allDocuments()) {
+      const p = page(d);
+      if (p) yield p;
+    }
+    return;
+  }
+  const per = 500;
+  for (let start = 0; ; start += per) {
+    const r = searcher.search(query, { start, hits: per, hitsPerSite: 0, snippets: false, cache: false, exact: true, budgetMs: 0 });
+    for (const h of r.hits) {
+      const p = page({ setName: h.set, id: h.doc, url: h.url, dates: h.dates.join(' '), title: h.title, mime: h.mime, collection: h.collection });
+      if (p) yield p;
+    }
+    if (r.hits.length < per) return;
+  }
+}
+
+/** A record's bytes copied to `out` at its end; a plain (uncompressed) record gzipped as one member. */
+async function copyRecord(location: string, offset: number, length: number, out: WriteStream, hash: ReturnType<typeof createHash>): Promise<number> {
+  const source = await openByteRange(location, { offset, length: length > 0 ? length : undefined });
+  let written = 0;
+  const write = async (b: Buffer) => {
+    hash.update(b);
+    written += b.length;
+    if (!out.write(b)) await once(out, 'drain');
+  };
+  try {
+    const it = source.chunks();
+    const first = await it.next();
+    if (first.done) throw new NwaxError('NWAX_INPUT', `${location}: nothing at offset ${offset}`);
+    const gz = first.value[0] === 0x1f && first.value[1] === 0x8b;
+    const rest = async function* () {
+      yield first.value;
+      for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+    };
+    if (gz) for await (const c of rest()) await write(c);
+    else for await (const c of Readable.from(rest()).pipe(createGzip())) await write(c as Buffer);
+  } finally {
+    source.close();
+  }
+  return written;
+}
+
+/** The page's HTML (its content encoding undone), up to `limit` bytes, for what it embeds. */
+async function pageHtml(p: Page, limit: number): Promise<string> {
+  const source = await openByteRange(p.location, { offset: p.offset, length: p.clen > 0 ? p.clen : undefined });
+  try {
+    for await (const r of new ArchiveReader(source, { strict: false })) {
+      const enc = (r.http?.headers.get('Content-Encoding') ?? '').toLowerCase();
+      let stream: Readable = Readable.from(r.payload());
+      if (/gzip/.test(enc)) stream = stream.pipe(createGunzip());
+      else if (enc === 'br') stream = stream.pipe(createBrotliDecompress());
+      const parts: Buffer[] = [];
+      let n = 0;
+      for await (const c of stream) {
+        parts.push(c as Buffer);
+        n += (c as Buffer).length;
+        if (n >= limit) break;
+      }
+      stream.destroy();
+      return Buffer.concat(parts).toString('latin1');
+    }
+    return '';
+  } finally {
+    source.close();
+  }
+}
+
+export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
+  const out = resolve(o.out);
+  const work = mkdtempSync(join(dirname(out), '.nwax-export-'));
+  const searcher = new Searcher(o.dir);
+  const captures = new CaptureIndex(o.dir, [], []);
+  const summary: ExportSummary = { pages: 0, resources: 0, records: 0, missing: 0, bytes: 0 };
+  try {
+    const warcPath = join(work, 'data.warc.gz');
+    const warc = createWriteStream(warcPath);
+    const warcHash = createHash('sha256');
+    const pagesPath = join(work, 'pages.jsonl');
+    const pages = createWriteStream(pagesPath);
+    const pagesHash = createHash('sha256');
+    const writePage = async (line: string) => {
+      pagesHash.update(line);
+      if (!pages.write(line)) await once(pages, 'drain');
+    };
+    await writePage(`${JSON.stringify(PAGES_HEADER)}\n`);
+    // A record copied once, however many pages embed it.
+    const copied = new Set<string>();
+    const copy = async (location: string, offset: number, length: number): Promise<boolean> => {
+      // (The index and the capture index may name one file by two paths: ../ and all.)
+      const key = `${/^[a-z][a-z0-9+.-]*:\/\//i.test(location) ? location : resolve(location)}\u0000${offset}`;
+      if (copied.has(key)) return false;
+      copied.add(key);
+      summary.bytes += await copyRecord(location, offset, length, warc, warcHash);
+      summary.records++;
+      return true;
+    };
+    for (const p of selectPages(searcher, o.query)) {
+      await copy(p.location, p.offset, p.clen);
+      summary.pages++;
+      await writePage(`${JSON.stringify({ id: createHash('sha1').update(`${p.url} ${p.ts}`).digest('hex').slice(0, 20), url: p.url, ts: iso(p.ts), ...(p.title ? { title: p.title } : {}), ...(p.text ? { text: p.text } : {}) })}\n`);
+      if (o.resources === false || !/html/i.test(p.mime)) continue;
+      for (const u of resourceUrls(await pageHtml(p, o.htmlLimit ?? 4 << 20), p.url)) {
+        // The nearest capture that holds the resource itself (a revisit would need its original).
+        const near = (await captures.closest(u, p.ts, p.collection || '*')).captures.find((c) => c.mime !== 'warc/revisit');
+        const location = near && (await near.locate());
+        if (!near || !location) {
+          summary.missing++;
+          continue;
+        }
+        if (await copy(location, near.offset, near.length)) summary.resources++;
+      }
+    }
+    warc.end();
+    pages.end();
+    await Promise.all([once(warc, 'close'), once(pages, 'close')]);
+    if (summary.pages === 0) throw new NwaxError('NWAX_INPUT', o.query === undefined ? `${o.dir}: no document to export` : `${o.query}: no version found to export`);
+
+    // The index: nwax cdx of the WARC just written, sorted (CDXJ, the file named as in the package).
+    const indexPath = join(work, 'index.cdx');
+    const index = createWriteStream(indexPath);
+    const indexHash = createHash('sha256');
+    const run = await cdxEntries(warcPath, {});
+    async function* lines(): AsyncGenerator<string[]> {
+      let batch: string[] = [];
+      for await (const e of run.entries) {
+        batch.push(formatEntry(e, 'cdxj'));
+        if (batch.length >= 4096) {
+          yield batch;
+          batch = [];
+        }
+      }
+      if (batch.length) yield batch;
+    }
+    for await (const b of externalSort(lines(), { memory: 64 << 20, tmpDir: work })) {
+      const text = b.map((l) => `${l}\n`).join('');
+      indexHash.update(text);
+      if (!index.write(text)) await once(index, 'drain');
+    }
+    index.end();
+    await once(index, 'close');
+
+    const resource = (name: string, path: string, file: string, hash: ReturnType<typeof createHash>) => ({ name, path, hash: `sha256:${hash.digest('hex')}`, bytes: statSync(file).size });
+    const datapackage = Buffer.from(`${JSON.stringify({
+      profile: 'data-package',
+      resources: [
+        resource('data.warc.gz', 'archive/data.warc.gz', warcPath, warcHash),
+        resource('index.cdx', 'indexes/index.cdx', indexPath, indexHash),
+        resource('pages.jsonl', 'pages/pages.jsonl', pagesPath, pagesHash),
+      ],
+      wacz_version: '1.1.1',
+      title: o.query === undefined ? `nwax export of ${o.dir}` : `nwax export of "${o.query}" in ${o.dir}`,
+      created: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+      software: o.software,
+    }, null, 2)}\n`);
+    const digest = Buffer.from(`${JSON.stringify({ path: 'datapackage.json', hash: `sha256:${createHash('sha256').update(datapackage).digest('hex')}` }, null, 2)}\n`);
+
+    // The WARC stored (WACZ readers read its records by offset), the rest deflated.
+    const zip = new yazl.ZipFile();
+    zip.addFile(warcPath, 'archive/data.warc.gz', { compress: false });
+    zip.addFile(indexPath, 'indexes/index.cdx', { compress: true });
+    zip.addFile(pagesPath, 'pages/pages.jsonl', { compress: true });
+    zip.addBuffer(datapackage, 'datapackage.json', { compress: true });
+    zip.addBuffer(digest, 'datapackage-digest.json', { compress: true });
+    zip.end();
+    const aside = join(work, 'out.wacz');
+    await once(zip.outputStream.pipe(createWriteStream(aside)), 'close');
+    renameSync(aside, out);
+    return summary;
+  } finally {
+    searcher.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}

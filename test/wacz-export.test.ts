@@ -1,0 +1,121 @@
+/**
+ * `nwax export-wacz`: a collection, or the versions a query finds, as a WACZ package. Checked
+ * by reading the package back: nwax verifies its hashes and indexes it; its own index is the
+ * CDX of its WARC; its records are the source archives' bytes; its pages list titles and
+ * text; imported and indexed again it answers queries as the collection it came from.
+ * On ReplayWeb.page's example package (imported first) and on the worked example's plain WARC.
+ */
+import { describe, expect, it } from 'vitest';
+import { openSync, readSync, closeSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { FIXTURES, HAVE_FIXTURES, ROOT, nwax, tempDir } from './helpers.js';
+import { zipEntry } from './zip-entry.js';
+
+const WACZ = join(FIXTURES, 'wacz');
+if (!HAVE_FIXTURES) console.log('wacz-export.test: skipped: no ../shared/fixtures');
+
+function bytesAt(file: string, offset: number, length: number): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const b = Buffer.alloc(length);
+    readSync(fd, b, 0, length, offset);
+    return b;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const ok = async (args: string[], codes = [0]) => {
+  const r = await nwax(args);
+  expect(codes, `nwax ${args.join(' ')}: ${r.stderr}`).toContain(r.code);
+  return r;
+};
+
+/** The pipeline over one archive into `crawl`. */
+async function crawlOf(archive: string, crawl: string, collection: string) {
+  const manifest = `${crawl}.manifest`;
+  writeFileSync(manifest, `${archive} ${collection}\n`);
+  const seg = join(crawl, 'segments', '20220916000000');
+  await ok(['import', manifest, seg]);
+  await ok(['updatedb', join(crawl, 'crawldb'), seg]);
+  await ok(['invertlinks', join(crawl, 'linkdb'), seg]);
+  await ok(['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg]);
+}
+
+type Hit = { url: string; digest: string; title: string; dates: string[] };
+const hitsOf = async (dir: string, q: string) => (JSON.parse((await ok(['search', '--json', '--hits', '50', '--dir', dir, q])).stdout).hits as Hit[])
+  .map((h) => [h.url, h.digest, h.title]).sort();
+
+describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
+  const dir = tempDir();
+
+  it('writes a collection as a package nwax reads back: hashes, its own index, the source records byte for byte, pages, the same answers', async () => {
+    const crawl = join(dir, 'crawl');
+    await crawlOf(join(WACZ, 'example.wacz'), crawl, 'webrecorder');
+    const out = join(dir, 'all.wacz');
+    const r = await ok(['export-wacz', out, '-dir', crawl]);
+    expect(r.stderr).toMatch(/all\.wacz: 14 pages, \d+ embedded resources \(0 not in the archive\), 14 records/);
+    // Read back: datapackage-digest.json and every SHA-256 checked (exit 0), every capture indexed.
+    const back = await ok(['cdx', '-f', 'cdxj', out]);
+    const lines = back.stdout.trim().split('\n');
+    expect(lines).toHaveLength(14);
+    // The package's own index is the CDX of its WARC, sorted in byte order.
+    const index = (await zipEntry(out, 'indexes/index.cdx')).toString().trim().split('\n');
+    const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+    expect(index).toEqual(lines.map((l) => l.replace('all.wacz#archive/data.warc.gz', 'data.warc.gz')).sort(byBytes));
+    // Each record is the source's bytes: the same gzip member at another offset.
+    const src = (await ok(['cdx', '-f', 'cdxj', join(WACZ, 'example.wacz')])).stdout.trim().split('\n').map((l) => JSON.parse(l.slice(l.indexOf('{'))));
+    const warc = join(dir, 'exported.warc.gz');
+    writeFileSync(warc, await zipEntry(out, 'archive/data.warc.gz'));
+    const original = join(dir, 'original.warc.gz');
+    writeFileSync(original, await zipEntry(join(WACZ, 'example.wacz'), 'archive/data.warc.gz'));
+    for (const l of lines) {
+      const e = JSON.parse(l.slice(l.indexOf('{')));
+      const s = src.find((x) => x.url === e.url && x.digest === e.digest)!;
+      expect(bytesAt(warc, Number(e.offset), Number(e.length)).equals(bytesAt(original, Number(s.offset), Number(s.length))), e.url).toBe(true);
+    }
+    // pages.jsonl: the list's header, then a page per version with its title and text.
+    const pages = (await zipEntry(out, 'pages/pages.jsonl')).toString().trim().split('\n').map((l) => JSON.parse(l));
+    expect(pages[0]).toMatchObject({ format: 'json-pages-1.0', id: 'pages' });
+    const home = pages.find((p) => p.url === 'https://webrecorder.net/');
+    expect(home).toMatchObject({ ts: '2022-09-16T19:15:07Z', title: 'Webrecorder' });
+    expect(home.text).toContain('Web archiving for all!');
+    const datapackage = JSON.parse((await zipEntry(out, 'datapackage.json')).toString());
+    expect(datapackage).toMatchObject({ profile: 'data-package', wacz_version: '1.1.1' });
+    expect(datapackage.resources.map((x: { path: string }) => x.path).sort()).toEqual(['archive/data.warc.gz', 'indexes/index.cdx', 'pages/pages.jsonl']);
+    // Imported again, the package answers as the collection it came from.
+    const again = join(dir, 'again');
+    await crawlOf(out, again, 'webrecorder');
+    for (const q of ['webrecorder', 'archiving tools', 'url:https://webrecorder.net/assets/main.css']) {
+      expect(await hitsOf(again, q), q).toEqual(await hitsOf(crawl, q));
+    }
+  });
+
+  it('writes the versions a query finds with what their pages embed, and a plain WARC\'s records as gzip members', async () => {
+    const crawl = join(dir, 'crawl');
+    const out = join(dir, 'query.wacz');
+    const r = await ok(['export-wacz', out, '-dir', crawl, 'web', 'archiving', 'for', 'all']);
+    expect(r.stderr).toMatch(/query\.wacz: 1 pages, (\d+) embedded resources/);
+    const urls = (await ok(['cdx', '-f', 'cdxj', out])).stdout.trim().split('\n').map((l) => JSON.parse(l.slice(l.indexOf('{'))).url as string);
+    expect(urls).toContain('https://webrecorder.net/');
+    // The page's stylesheet and images came with it.
+    expect(urls).toContain('https://webrecorder.net/assets/main.css');
+    expect(urls.filter((u) => u.endsWith('.png')).length).toBeGreaterThan(0);
+    const none = await nwax(['export-wacz', join(dir, 'none.wacz'), '-dir', crawl, 'zzzzqqqxxy']);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain('zzzzqqqxxy: no version found to export');
+
+    // The worked example's plain WARC: its records gzipped one by one, the same captures.
+    const plain = join(dir, 'plain');
+    await crawlOf(join(ROOT, 'fixtures', 'example', 'dedup-example.warc'), plain, 'example');
+    const pOut = join(dir, 'plain.wacz');
+    await ok(['export-wacz', pOut, '-dir', plain]);
+    const warc = await zipEntry(pOut, 'archive/data.warc.gz');
+    expect(gunzipSync(warc).toString('latin1').match(/^WARC\/1\.[01]\r$/gm)!.length).toBeGreaterThan(0);
+    const digests = (f: string) => nwax(['cdx', '-f', 'cdxj', f]).then((x) => x.stdout.trim().split('\n').map((l) => JSON.parse(l.slice(l.indexOf('{')))).map((e) => `${e.url} ${e.digest}`).sort());
+    const versions = JSON.parse((await ok(['search', '--json', '--hits', '50', '--dir', plain, 'url:http://example.org/index.html'])).stdout).hits.map((h: Hit) => `${h.url} ${h.digest}`).sort();
+    expect((await digests(pOut)).filter((d) => d.startsWith('http://example.org/index.html '))).toEqual(versions);
+    expect(readFileSync(pOut).length).toBeGreaterThan(0);
+  });
+});
