@@ -15,7 +15,7 @@ import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createGzip } from 'node:zlib';
+import { createBrotliDecompress, createGunzip, createGzip, gzipSync } from 'node:zlib';
 import yazl from 'yazl';
 import { openByteRange } from '../archive/byte-source.js';
 import { ArchiveReader } from '../archive/reader.js';
@@ -26,6 +26,7 @@ import { resourceUrls } from '../replay/page-resources.js';
 import { CaptureIndex } from '../replay/captures.js';
 import { Searcher } from '../search/searcher.js';
 import { NwaxError } from '../util/errors.js';
+import { RecordBytes, memorySource } from './record-bytes.js';
 
 export interface ExportOptions {
   /** The crawl directory: its indexes (the versions) and segments (the capture index). */
@@ -96,14 +97,19 @@ function* selectPages(searcher: Searcher, query: string | undefined): Generator<
 }
 
 /** A record's bytes copied to `out` at its end; a plain (uncompressed) record gzipped as one member. */
-async function copyRecord(location: string, offset: number, length: number, out: WriteStream, hash: ReturnType<typeof createHash>): Promise<number> {
-  const source = await openByteRange(location, { offset, length: length > 0 ? length : undefined });
+async function copyRecord(bytes: RecordBytes, location: string, offset: number, length: number, out: WriteStream, hash: ReturnType<typeof createHash>): Promise<{ written: number; whole?: Buffer }> {
   let written = 0;
   const write = async (b: Buffer) => {
     hash.update(b);
     written += b.length;
     if (!out.write(b)) await once(out, 'drain');
   };
+  const whole = await bytes.read(location, offset, length);
+  if (whole) {
+    await write(whole[0] === 0x1f && whole[1] === 0x8b ? whole : gzipSync(whole));
+    return { written, whole };
+  }
+  const source = await openByteRange(location, { offset, length: length > 0 ? length : undefined });
   try {
     const it = source.chunks();
     const first = await it.next();
@@ -118,12 +124,12 @@ async function copyRecord(location: string, offset: number, length: number, out:
   } finally {
     source.close();
   }
-  return written;
+  return { written };
 }
 
-/** The page's HTML (its content encoding undone), up to `limit` bytes, for what it embeds. */
-async function pageHtml(p: Page, limit: number): Promise<string> {
-  const source = await openByteRange(p.location, { offset: p.offset, length: p.clen > 0 ? p.clen : undefined });
+/** The page's HTML (its content encoding undone), up to `limit` bytes, for what it embeds; from `whole` when the record was read whole. */
+async function pageHtml(p: Page, limit: number, whole?: Buffer): Promise<string> {
+  const source = whole ? memorySource(p.location, whole) : await openByteRange(p.location, { offset: p.offset, length: p.clen > 0 ? p.clen : undefined });
   try {
     for await (const r of new ArchiveReader(source, { strict: false })) {
       const enc = (r.http?.headers.get('Content-Encoding') ?? '').toLowerCase();
@@ -152,6 +158,7 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
   const searcher = new Searcher(o.dir);
   const captures = new CaptureIndex(o.dir, [], []);
   const summary: ExportSummary = { pages: 0, resources: 0, records: 0, missing: 0, bytes: 0 };
+  const bytes = new RecordBytes();
   try {
     const warcPath = join(work, 'data.warc.gz');
     const warc = createWriteStream(warcPath);
@@ -166,29 +173,41 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
     await writePage(`${JSON.stringify(PAGES_HEADER)}\n`);
     // A record copied once, however many pages embed it.
     const copied = new Set<string>();
-    const copy = async (location: string, offset: number, length: number): Promise<boolean> => {
+    /** The record copied (false: it was already); `whole`: its bytes when read whole. */
+    const copy = async (location: string, offset: number, length: number): Promise<{ fresh: boolean; whole?: Buffer }> => {
       // (The index and the capture index may name one file by two paths: ../ and all.)
       const key = `${/^[a-z][a-z0-9+.-]*:\/\//i.test(location) ? location : resolve(location)}\u0000${offset}`;
-      if (copied.has(key)) return false;
+      if (copied.has(key)) return { fresh: false };
       copied.add(key);
-      summary.bytes += await copyRecord(location, offset, length, warc, warcHash);
+      const r = await copyRecord(bytes, location, offset, length, warc, warcHash);
+      summary.bytes += r.written;
       summary.records++;
-      return true;
+      return { fresh: true, whole: r.whole };
     };
+    const nearest = new Map<string, { location: string; offset: number; length: number } | null>();
     for (const p of selectPages(searcher, o.query)) {
-      await copy(p.location, p.offset, p.clen);
+      const { whole } = await copy(p.location, p.offset, p.clen);
       summary.pages++;
       await writePage(`${JSON.stringify({ id: createHash('sha1').update(`${p.url} ${p.ts}`).digest('hex').slice(0, 20), url: p.url, ts: iso(p.ts), ...(p.title ? { title: p.title } : {}), ...(p.text ? { text: p.text } : {}) })}\n`);
       if (o.resources === false || !/html/i.test(p.mime)) continue;
-      for (const u of resourceUrls(await pageHtml(p, o.htmlLimit ?? 4 << 20), p.url)) {
-        // The nearest capture that holds the resource itself (a revisit would need its original).
-        const near = (await captures.closest(u, p.ts, p.collection || '*')).captures.find((c) => c.mime !== 'warc/revisit');
-        const location = near && (await near.locate());
+      for (const u of resourceUrls(await pageHtml(p, o.htmlLimit ?? 4 << 20, whole), p.url)) {
+        // The nearest capture that holds the resource itself (a revisit would need its original);
+        // a resource many pages embed (a site's stylesheet, its logo) looked up once a day.
+        const key = `${p.collection}\u0000${p.ts.slice(0, 8)}\u0000${u}`;
+        let near = nearest.get(key);
+        if (near === undefined) {
+          const c = (await captures.closest(u, p.ts, p.collection || '*')).captures.find((x) => x.mime !== 'warc/revisit');
+          const location = c && (await c.locate());
+          near = c && location ? { location, offset: c.offset, length: c.length } : null;
+          nearest.set(key, near);
+          if (nearest.size > 100_000) nearest.delete(nearest.keys().next().value!);
+        }
+        const location = near?.location;
         if (!near || !location) {
           summary.missing++;
           continue;
         }
-        if (await copy(location, near.offset, near.length)) summary.resources++;
+        if ((await copy(location, near.offset, near.length)).fresh) summary.resources++;
       }
     }
     warc.end();
@@ -248,6 +267,7 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
     renameSync(aside, out);
     return summary;
   } finally {
+    await bytes.close();
     searcher.close();
     rmSync(work, { recursive: true, force: true });
   }
