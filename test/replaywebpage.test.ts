@@ -1,0 +1,135 @@
+/**
+ * A package `nwax export-wacz` wrote, opened by a real client: ReplayWeb.page 2.5.3 (npm
+ * `replaywebpage`, its own ui.js and service worker, fetched from the npm registry with `npm
+ * pack` into node_modules/.cache: the package cannot be installed here, its wabac dependency
+ * asks for a warcio the registry does not have) served from 127.0.0.1 with byte ranges, in
+ * Debian's Chromium. The page renders from the package with its stylesheet, and ReplayWeb.page's
+ * own full-text search (over pages.jsonl) finds it by a word of its text.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import { FIXTURES, HAVE_FIXTURES, ROOT, nwax, tempDir } from './helpers.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+if (!HAVE_CHROMIUM && process.env.CI === 'true') throw new Error(`${CHROMIUM} missing: under CI the browser tests must run (.ci/run installs Debian's chromium)`);
+if (!HAVE_CHROMIUM || !HAVE_FIXTURES) console.warn('replaywebpage.test: skipped (no chromium, or no ../shared/fixtures)');
+
+const VERSION = '2.5.3';
+
+/** ReplayWeb.page's built files (ui.js, sw.js), from the npm registry once. */
+function replayWebPage(): string {
+  const dir = join(ROOT, 'node_modules', '.cache', `replaywebpage-${VERSION}`);
+  if (!existsSync(join(dir, 'package', 'sw.js'))) {
+    mkdirSync(dir, { recursive: true });
+    const tgz = execFileSync('npm', ['pack', `replaywebpage@${VERSION}`, '--pack-destination', dir, '--silent'], { encoding: 'utf8' }).trim().split('\n').pop()!;
+    execFileSync('tar', ['xzf', join(dir, tgz), '-C', dir, 'package/ui.js', 'package/sw.js']);
+  }
+  return join(dir, 'package');
+}
+
+describe.skipIf(!HAVE_CHROMIUM || !HAVE_FIXTURES)('an exported package in ReplayWeb.page', () => {
+  const dir = tempDir();
+  let server: Server;
+  let base = '';
+  let browser: Browser;
+
+  beforeAll(async () => {
+    const rwp = replayWebPage();
+    // The collection: ReplayWeb.page's own example package, imported, indexed and exported.
+    const crawl = join(dir, 'crawl');
+    const manifest = join(dir, 'manifest');
+    writeFileSync(manifest, `${join(FIXTURES, 'wacz', 'example.wacz')} webrecorder\n`);
+    const seg = join(crawl, 'segments', '20220916000000');
+    for (const args of [['import', manifest, seg], ['updatedb', join(crawl, 'crawldb'), seg], ['invertlinks', join(crawl, 'linkdb'), seg],
+      ['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg], ['export-wacz', join(dir, 'out.wacz'), '-dir', crawl]]) {
+      const r = await nwax(args);
+      expect(r.code, `nwax ${args.join(' ')}: ${r.stderr}`).toBe(0);
+    }
+    const files: Record<string, [string, string]> = {
+      '/ui.js': [join(rwp, 'ui.js'), 'application/javascript'],
+      '/replay/sw.js': [join(rwp, 'sw.js'), 'application/javascript'],
+      '/archive.wacz': [join(dir, 'out.wacz'), 'application/octet-stream'],
+    };
+    // ReplayWeb.page's embed: the page replayed alone, or the list of pages a query finds.
+    const embed = (q: URLSearchParams) => `<!doctype html><html><head><script src="/ui.js"></script></head><body>${q.has('query')
+      ? `<replay-web-page source="/archive.wacz" view="pages" query="${q.get('query')}" replayBase="/replay/" style="display:block;height:600px"></replay-web-page>`
+      : `<replay-web-page source="/archive.wacz" url="${q.get('url')}" embed="replayonly" replayBase="/replay/" style="display:block;height:600px"></replay-web-page>`}</body></html>`;
+    server = createServer((req, res) => {
+      const u = new URL(req.url ?? '/', 'http://127.0.0.1');
+      if (u.pathname === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(embed(u.searchParams));
+      const f = files[u.pathname];
+      if (!f) return void res.writeHead(404).end();
+      const body = readFileSync(f[0]);
+      const m = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
+      const head = req.method === 'HEAD';
+      if (!m) return void res.writeHead(200, { 'content-type': f[1], 'content-length': body.length, 'accept-ranges': 'bytes' }).end(head ? undefined : body);
+      const from = Number(m[1]);
+      const to = m[2] ? Math.min(Number(m[2]), body.length - 1) : body.length - 1;
+      res.writeHead(206, { 'content-type': f[1], 'content-length': to - from + 1, 'content-range': `bytes ${from}-${to}/${body.length}`, 'accept-ranges': 'bytes' })
+        .end(head ? undefined : body.subarray(from, to + 1));
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  }, 240_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise((r) => server?.close(r));
+  });
+
+  /** The first frame of `page` for which `test` holds, looked for up to `ms`. */
+  async function frameWhere(page: Page, test: (f: Frame) => Promise<boolean>, ms = 60_000): Promise<Frame | undefined> {
+    for (const until = Date.now() + ms; Date.now() < until; await new Promise((r) => setTimeout(r, 500))) {
+      for (const f of page.frames()) if (await test(f).catch(() => false)) return f;
+    }
+    return undefined;
+  }
+
+  it('renders the page from the package, with its stylesheet', async () => {
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${base}/?url=${encodeURIComponent('https://webrecorder.net/')}`);
+      const replayed = await frameWhere(page, async (f) => /mp_\/https:\/\/webrecorder\.net\/$/.test(f.url())
+        && /Web archiving for all!/.test(await f.evaluate(() => document.body?.innerText ?? '')));
+      expect(replayed, `frames: ${page.frames().map((f) => f.url()).join(' ')}`).toBeDefined();
+      // The stylesheet came from the package too: its rules are there, and they apply.
+      const rules = await replayed!.evaluate(() => [...document.styleSheets].filter((s) => /main\.css/.test(s.href ?? '')).map((s) => s.cssRules.length));
+      expect(rules.length).toBe(1);
+      expect(rules[0]).toBeGreaterThan(10);
+    } finally {
+      await page.close();
+    }
+  }, 120_000);
+
+  it('finds the page by a word of its text with ReplayWeb.page\'s own search, and nothing for a word it lacks', async () => {
+    /** The links of the pages listed for `query`: once one shows, or after `settle` ms with none. */
+    const found = async (query: string, settle: number) => {
+      const page = await browser.newPage();
+      try {
+        await page.goto(`${base}/?query=${encodeURIComponent(query)}`);
+        // ReplayWeb.page's app, in its frame under the replay base.
+        const app = await frameWhere(page, async (f) => f.url().startsWith(`${base}/replay/?`));
+        expect(app).toBeDefined();
+        const entries = app!.locator('wr-page-entry');
+        for (const until = Date.now() + settle; Date.now() < until && (await entries.count()) === 0;) await new Promise((r) => setTimeout(r, 250));
+        const links = [];
+        for (let i = 0; i < await entries.count(); i++) links.push(await entries.nth(i).locator('a').first().getAttribute('href', { timeout: 5000 }));
+        return links;
+      } finally {
+        await page.close();
+      }
+    };
+    // "Browsertrix" is in the page's text, not in its title or URL.
+    const t0 = Date.now();
+    expect(await found('Browsertrix', 60_000)).toEqual([expect.stringContaining(`url=${encodeURIComponent('https://webrecorder.net/')}&ts=20220916191507`)]);
+    // A word it lacks: nothing listed in twice the time the first answer took.
+    expect(await found('zzqqxyzzy', Math.max(5000, 2 * (Date.now() - t0)))).toEqual([]);
+  }, 120_000);
+});
