@@ -255,6 +255,15 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     const byCdx = await ok(['import', '--cdx', cdx, '--archives', WACZ, bySeg]);
     expect(byCdx.stderr).toMatch(/14 records to read from 1 archives/);
     expect([...segmentRecords(bySeg, 'parse_text').entries()].sort()).toEqual([...segmentRecords(seg, 'parse_text').entries()].sort());
+    // import --cdx PACKAGE: the package's own index (wabac's CDXJ here; a ZipNum cluster's
+    // gzip blocks in py-wacz's), its WARCs not indexed again.
+    const byOwn = join(dir, 'by-own-index');
+    const own = await ok(['import', '--cdx', join(WACZ, 'example.wacz'), byOwn]);
+    expect(own.stderr).toMatch(/14 records to read from 1 archives/);
+    expect([...segmentRecords(byOwn, 'parse_text').entries()].sort()).toEqual([...segmentRecords(seg, 'parse_text').entries()].sort());
+    const zipnum = await ok(['import', '--cdx', join(WACZ, 'valid_signed_example_1.wacz'), join(dir, 'by-zipnum')]);
+    expect(zipnum.stderr).toMatch(/2 records to read from 1 archives/);
+    expect([...segmentRecords(join(dir, 'by-zipnum'), 'parse_data').values()].map((v) => (v as { title: string }).title)).toEqual(['Example Domain']);
     const srv = await serveCli(['-dir', crawl, '--port', '0', '--replay-port', '-1', '-D', 'nwax.serve.threads=1']);
     try {
       const found = await (await fetch(`${srv.url}/api/search?query=webrecorder`)).json() as { hits: { url: string; title: string; set: string; doc: number; collection: string }[] };

@@ -309,3 +309,28 @@ export async function* entryLines(pkgPath: string, name: string, remote: RemoteO
   const { createInterface } = await import('node:readline');
   yield* createInterface({ input: await openEntryStream(pkg, e), crlfDelay: Infinity });
 }
+
+/**
+ * The lines of a package's own index (`indexes/*.cdx`, or `indexes/*.cdx.gz`: a ZipNum
+ * cluster's blocks, gzip members read in turn), for `import --cdx PACKAGE.wacz`: the records
+ * the package lists, read without indexing its WARCs again.
+ */
+export async function* packageIndexLines(pkgPath: string, remote: RemoteOptions = DEFAULT_REMOTE): AsyncGenerator<string> {
+  const pkg = await openPackage(pkgPath, remote);
+  const names = [...pkg.entries.keys()].filter((n) => /^indexes\/[^/]+\.cdxj?(\.gz)?$/i.test(n)).sort();
+  if (names.length === 0) throw new InputError(`${pkgPath}: the package has no index (indexes/*.cdx or *.cdx.gz)`);
+  const { createInterface } = await import('node:readline');
+  const { createGunzip } = await import('node:zlib');
+  for (const name of names) {
+    let stream: Readable = await openEntryStream(pkg, pkg.entries.get(name)!);
+    if (/\.gz$/i.test(name)) stream = stream.pipe(createGunzip());
+    yield* createInterface({ input: stream, crlfDelay: Infinity });
+  }
+}
+
+/** Where a WARC a package's index names (by its file name, as WACZ indexes do) lies: PACKAGE#archive/NAME, if the package has it. */
+export async function packageEntryOf(pkgPath: string, filename: string, remote: RemoteOptions = DEFAULT_REMOTE): Promise<string | undefined> {
+  const pkg = await openPackage(pkgPath, remote);
+  for (const name of [filename, `archive/${filename}`]) if (pkg.entries.has(name) && WARC_ENTRY.test(name)) return `${pkgPath}#${name}`;
+  return undefined;
+}

@@ -1,6 +1,6 @@
 /**
  * `import --cdx`: which records to read. Every line of the CDX inputs (CDX11, CDX9, CDXJ;
- * plain, gzipped, or a ZipNum cluster) that passes the filters is resolved to its archive's
+ * plain, gzipped, a ZipNum cluster, or a WACZ package's own index) that passes the filters is resolved to its archive's
  * location and written as `location, offset, length, where it was listed`; the list is sorted
  * by archive and offset (external sort, bounded memory) so that each archive is read front to
  * back, and cut into map-task lines of up to N records of one archive:
@@ -58,6 +58,12 @@ export interface RecordGroup {
 /** Lines of one CDX input with their numbers (a cluster's lines are numbered across its blocks). */
 async function* numberedLines(path: string): AsyncGenerator<[string, number]> {
   let n = 0;
+  if (/\.wacz$/i.test(path)) {
+    // A WACZ package: its own index.
+    const { packageIndexLines } = await import('../archive/wacz.js');
+    for await (const l of packageIndexLines(path)) yield [l, ++n];
+    return;
+  }
   if (ZipnumCluster.isCluster(path)) {
     for await (const l of ZipnumCluster.open(path).lines(ALL_KEYS.startKey, ALL_KEYS.endKey)) yield [l, ++n];
     return;
@@ -94,7 +100,8 @@ export async function planCdxImport(o: CdxPlanOptions): Promise<CdxPlan> {
           warnLine(`${cdx}: line ${n}: no archive offset, length or filename to read the record by; skipped`);
           continue;
         }
-        const location = await o.locator.locate(f.filename);
+        // A package's index names the WARCs inside it.
+        const location = /\.wacz$/i.test(cdx) ? await (await import('../archive/wacz.js')).packageEntryOf(cdx, f.filename) : await o.locator.locate(f.filename);
         if (!location) {
           plan.unresolved++;
           if (!missing.has(f.filename)) warnLine(`${cdx}: line ${n}: archive ${f.filename} is in none of the archive locations (--archives, nwax.archive.locations); its records are skipped`);
