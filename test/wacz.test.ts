@@ -145,12 +145,16 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     expect(titles['https://webrecorder.net/assets/main.css']).toBe('The site stylesheet');
   });
 
-  it('reads py-wacz\'s packages, plain and signed, and refuses one that is no WACZ by name', async () => {
+  it('reads py-wacz\'s packages, plain and signed, and refuses by name one that is no WACZ and one signed with an untrusted certificate', async () => {
     for (const f of ['valid_example_1.wacz', 'valid_signed_example_1.wacz']) {
       const r = await nwax(['cdx', join(WACZ, f)]);
       expect(r.code, `${f}: ${r.stderr}`).toBe(0);
       expect(r.stdout).toMatch(new RegExp(`^com,example\\)/ \\d{14} .* ${f.replace('.', '\\.')}#archive/\\S+$`, 'm'));
     }
+    // Signed with a Let's Encrypt staging certificate: py-wacz refuses it, and so does nwax.
+    const staging = await nwax(['cdx', join(WACZ, 'invalid_signed_example_1.wacz')]);
+    expect(staging.code).toBe(1);
+    expect(staging.stderr).toContain("invalid_signed_example_1.wacz: datapackage-digest.json: the domain certificate's chain leads to no trusted root (it ends at C=US, O=(STAGING) Internet Security Research Group, CN=(STAGING) Pretend Pear X1); package left out");
     const bad = await nwax(['cdx', join(WACZ, 'invalid_example_1.wacz')]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('invalid_example_1.wacz: not a WACZ package: no archive/*.warc or *.warc.gz entry (entries: datapackage.json, data/archive/test.txt)');

@@ -4,11 +4,28 @@
  * certificate (`domain`, `domainCert`: authsign's domain identity) or anonymously with the
  * `publicKey` it carries (ArchiveWeb.page). Checked here: the signed hash is the digest's own,
  * the ECDSA signature over it verifies with that key (DER, or WebCrypto's r||s), and a domain
- * certificate names the domain and was valid when the package says it was signed. Not checked:
- * the certificate's chain to a trusted root and the RFC 3161 timestamp (`timeSignature`), which
- * authsign's verifier also requires.
+ * certificate names the domain, was valid when the package says it was signed, and its chain
+ * (the certificates `domainCert` carries after it) leads to a root Node.js trusts
+ * (tls.rootCertificates, Mozilla's store): a staging or self-made certificate signs nothing.
+ * Not checked: the RFC 3161 timestamp (`timeSignature`), which authsign's verifier also requires.
  */
 import { X509Certificate, createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { rootCertificates } from 'node:tls';
+
+let roots: X509Certificate[] | undefined;
+
+/** undefined when the chain (leaf first, each signed by the next) reaches a trusted root, else why not. */
+function trustedChain(chain: X509Certificate[]): string | undefined {
+  for (let i = 0; i + 1 < chain.length; i++) {
+    if (!chain[i].checkIssued(chain[i + 1]) || !chain[i].verify(chain[i + 1].publicKey)) return `the certificate chain is broken after ${chain[i].subject.replace(/\n/g, ', ')}`;
+  }
+  roots ??= rootCertificates.map((pem) => new X509Certificate(pem));
+  for (const c of chain) {
+    // A root of the store itself, or a certificate one of them issued.
+    if (roots.some((r) => (r.subject === c.subject && r.publicKey.equals(c.publicKey)) || (c.checkIssued(r) && c.verify(r.publicKey)))) return undefined;
+  }
+  return `the domain certificate's chain leads to no trusted root (it ends at ${chain[chain.length - 1].issuer.replace(/\n/g, ', ')})`;
+}
 
 export interface SignedData {
   hash?: string;
@@ -27,17 +44,20 @@ export function signatureProblem(digestHash: string | undefined, s: SignedData):
   let who: string;
   if (s.domainCert) {
     // The first certificate of the chain is the domain's own.
-    const pem = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/.exec(s.domainCert)?.[0];
-    if (!pem) return 'domainCert holds no certificate';
-    let cert: X509Certificate;
+    const pems = s.domainCert.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
+    if (!pems) return 'domainCert holds no certificate';
+    let chain: X509Certificate[];
     try {
-      cert = new X509Certificate(pem);
+      chain = pems.map((pem) => new X509Certificate(pem));
     } catch (err) {
       return `domainCert: ${(err as Error).message}`;
     }
+    const cert = chain[0];
     if (!s.domain || !cert.checkHost(s.domain)) return `the certificate is not ${s.domain ?? 'any domain the signature names'}'s (${cert.subject.replace(/\n/g, ', ')})`;
     const created = Date.parse(s.created ?? '');
     if (!(created >= Date.parse(cert.validFrom) && created <= Date.parse(cert.validTo))) return `signed ${s.created ?? 'at no stated time'}, outside the certificate's validity (${cert.validFrom} to ${cert.validTo})`;
+    const untrusted = trustedChain(chain);
+    if (untrusted) return untrusted;
     key = cert.publicKey;
     who = s.domain;
   } else if (s.publicKey) {
