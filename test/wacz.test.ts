@@ -145,6 +145,16 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     expect(titles['https://webrecorder.net/assets/main.css']).toBe('The site stylesheet');
   });
 
+  it('imports a package from a manifest line in a streaming map task, as Hadoop runs one (nothing expands the manifest there)', async () => {
+    const map = await nwax(['job', 'import', 'map'], { input: `${join(WACZ, 'example.wacz')} web\n${join(WACZ, 'invalid_example_1.wacz')} web\n` });
+    expect(map.code, map.stderr).toBe(0);
+    const keys = map.stdout.trim().split('\n').map((l) => l.slice(0, l.indexOf('\t')));
+    expect(keys).toHaveLength(14);
+    expect(keys).toContain(`https://webrecorder.net/ sha256:3158427b8d258c2d1dc08ffc3138cff100f3fe510d1b12b21a36e6373626e16f`);
+    expect(map.stderr).toContain('invalid_example_1.wacz: not a WACZ package: no archive/*.warc or *.warc.gz entry');
+    expect(map.stderr).toMatch(/reporter:counter:nwax,archives failed,1/);
+  });
+
   it('reads py-wacz\'s packages, plain and signed, and refuses by name one that is no WACZ and one signed with an untrusted certificate', async () => {
     for (const f of ['valid_example_1.wacz', 'valid_signed_example_1.wacz']) {
       const r = await nwax(['cdx', join(WACZ, f)]);
