@@ -102,6 +102,11 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
     // The page's stylesheet and images came with it.
     expect(urls).toContain('https://webrecorder.net/assets/main.css');
     expect(urls.filter((u) => u.endsWith('.png')).length).toBeGreaterThan(0);
+    // Every version the query finds, however many, not the first page of ranked hits.
+    const images = JSON.parse((await ok(['search', '--json', '--hits', '1', '--dir', crawl, 'type:image'])).stdout).total as number;
+    expect(images).toBeGreaterThan(3);
+    const img = await ok(['export-wacz', join(dir, 'images.wacz'), '-dir', crawl, '--no-resources', 'type:image']);
+    expect(img.stderr).toContain(`images.wacz: ${images} pages, 0 embedded resources (0 not in the archive), ${images} records`);
     const none = await nwax(['export-wacz', join(dir, 'none.wacz'), '-dir', crawl, 'zzzzqqqxxy']);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('zzzzqqqxxy: no version found to export');

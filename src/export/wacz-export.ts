@@ -70,29 +70,20 @@ function iso(ts: string): string {
   return `${ts.slice(0, 4)}-${ts.slice(4, 6)}-${ts.slice(6, 8)}T${ts.slice(8, 10)}:${ts.slice(10, 12)}:${ts.slice(12, 14)}Z`;
 }
 
-/** The versions to export: every document of the collection, or every hit of the query. */
+/**
+ * The versions to export: every document of the collection, or every match of the query (not
+ * ranked, not capped), each version once where several index sets hold it.
+ */
 function* selectPages(searcher: Searcher, query: string | undefined): Generator<Page> {
-  const page = (r: { setName: string; id: number; url: string; dates: string; title: string; mime: string; collection: string }) => {
-    const ref = searcher.stored(r.setName, r.id);
-    if (!ref) return undefined;
-    const ts = r.dates.split(' ').filter(Boolean).sort()[0] ?? '';
-    return { url: r.url, ts, title: r.title, text: searcher.text(r.setName, r.id), mime: r.mime, collection: r.collection, location: ref.location, offset: ref.offset, clen: ref.clen };
-  };
-  if (query === undefined) {
-    for (const d of searcher.allDocuments()) {
-      const p = page(d);
-      if (p) yield p;
-    }
-    return;
-  }
-  const per = 500;
-  for (let start = 0; ; start += per) {
-    const r = searcher.search(query, { start, hits: per, hitsPerSite: 0, snippets: false, cache: false, exact: true, budgetMs: 0 });
-    for (const h of r.hits) {
-      const p = page({ setName: h.set, id: h.doc, url: h.url, dates: h.dates.join(' '), title: h.title, mime: h.mime, collection: h.collection });
-      if (p) yield p;
-    }
-    if (r.hits.length < per) return;
+  const seen = new Set<string>();
+  for (const d of query === undefined ? searcher.allDocuments() : searcher.matchingDocuments(query)) {
+    const key = `${d.url} ${d.digest}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const ref = searcher.stored(d.setName, d.id);
+    if (!ref) continue;
+    const ts = d.dates.split(' ').filter(Boolean).sort()[0] ?? '';
+    yield { url: d.url, ts, title: d.title, text: searcher.text(d.setName, d.id), mime: d.mime, collection: d.collection, location: ref.location, offset: ref.offset, clen: ref.clen };
   }
 }
 

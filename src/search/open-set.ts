@@ -259,22 +259,41 @@ export class OpenSet {
     return { site: count('docs.host'), type: count('docs.mime'), year: count('substr(docs.date, 1, 4)'), lang: count('docs.lang', " AND docs.lang != ''") };
   }
 
+  /** The FROM, WHERE and parameters that select every match of a query, unranked. */
+  private everyMatch(q: Query): { from: string; cond: string; all: unknown[] } {
+    const { match, narrow, driver, where, params } = this.plan(q);
+    const join = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
+    const m = narrow ?? driver;
+    const from = m ? `fts CROSS JOIN docs ON docs.id = fts.rowid ${join}` : `docs ${join}`;
+    const all = m ? [m, ...params] : [...params];
+    if (m) where.unshift('fts MATCH ?');
+    const excl = match ? undefined : ftsExclusions(q);
+    if (excl) {
+      where.push('docs.id NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)');
+      all.push(excl);
+    }
+    return { from, cond: `WHERE ${where.join(' AND ')}`, all };
+  }
+
+  /** The document numbers of every match of a query, in document order (an export: no ranking, no cap). */
+  matchIds(q: Query): number[] {
+    const { from, cond, all } = this.everyMatch(q);
+    return this.stmt(`SELECT docs.id FROM ${from} ${cond} ORDER BY docs.id`).pluck().all(...all) as number[];
+  }
+
+  /** Documents by number, in that order, without their text. */
+  rowsOf(ids: number[]): Row[] {
+    const byId = new Map((this.stmt(`SELECT ${this.cols(false)} FROM docs ${this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : ''} WHERE docs.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as Row[]).map((r) => [r.id, r]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
   search(q: Query, limit: number, order?: FieldOrder, limits: RankLimits = {}): SetResult {
     const { match, narrow, driver, where, params } = this.plan(q);
     const join = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
     const cap = Math.max(1, limits.maxScored ?? MAX_SCORED);
     if (order) {
       // Every match in the order of a stored field (FTS5's rank does not apply).
-      const m = narrow ?? driver;
-      const from = m ? `fts CROSS JOIN docs ON docs.id = fts.rowid ${join}` : `docs ${join}`;
-      const all = m ? [m, ...params] : [...params];
-      if (m) where.unshift('fts MATCH ?');
-      const excl = match ? undefined : ftsExclusions(q);
-      if (excl) {
-        where.push('docs.id NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)');
-        all.push(excl);
-      }
-      const cond = `WHERE ${where.join(' AND ')}`;
+      const { from, cond, all } = this.everyMatch(q);
       const dir = order.desc ? 'DESC' : 'ASC';
       const total = (this.stmt(`SELECT count(*) AS n FROM ${from} ${cond}`).get(...all) as { n: number }).n;
       const rows = this.stmt(`SELECT ${this.cols()}, 0 AS rank FROM ${from} ${cond} ORDER BY docs.${order.field} ${dir}, docs.url ${dir}, docs.digest LIMIT ?`).all(...all, limit) as Row[];

@@ -321,6 +321,15 @@ export class Searcher {
     for (const s of this.sets) for (const d of s.documents()) yield { ...d, setName: s.set.name };
   }
 
+  /** Every version a query finds (no ranking, no cap: an export), a thousand rows at a time, with its set's name. */
+  *matchingDocuments(query: string): Generator<Row & { setName: string }> {
+    const q = parseQuery(query);
+    for (const s of this.sets) {
+      const ids = s.matchIds(q);
+      for (let i = 0; i < ids.length; i += 1000) for (const d of s.rowsOf(ids.slice(i, i + 1000))) yield { ...d, setName: s.set.name };
+    }
+  }
+
   /** A document's stored text ('' when the set or the document is not there). */
   text(set: string, doc: number): string {
     return this.sets.find((x) => x.set.name === set)?.textAndLang(doc).text ?? '';
