@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { FIXTURES, HAVE_FIXTURES, ROOT, nwax, tempDir } from './helpers.js';
 import { zipEntry } from './zip-entry.js';
+// @ts-expect-error: a plain JavaScript module of the project's own scripts
+import { writeWarc } from '../scripts/make-fixtures.mjs';
 
 const WACZ = join(FIXTURES, 'wacz');
 if (!HAVE_FIXTURES) console.log('wacz-export.test: skipped: no ../shared/fixtures');
@@ -123,4 +125,27 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
     expect((await digests(pOut)).filter((d) => d.startsWith('http://example.org/index.html '))).toEqual(versions);
     expect(readFileSync(pOut).length).toBeGreaterThan(0);
   });
+
+  it('streams a record too large to hold (a plain one gzipped on the way), and its page\'s records stay whole', async () => {
+    // A plain WARC with a 12 MB page: past what an export reads whole (8 MB), it is streamed.
+    const big = 'big words of a large page '.repeat(12 << 20 >> 5);
+    const warc = join(dir, 'big.warc');
+    await writeWarc(warc, [
+      { id: 'b1', url: 'http://big.example/', date: '20200102030405', body: `<html><head><title>Big page</title><link rel="stylesheet" href="/s.css"></head><body>${big}</body></html>` },
+      { id: 'b2', url: 'http://big.example/s.css', date: '20200102030406', body: 'body { color: red }', headers: { 'Content-Type': 'text/css' } },
+    ], { gzip: false });
+    const crawl = join(dir, 'big');
+    await crawlOf(warc, crawl, 'big');
+    const out = join(dir, 'big.wacz');
+    const r = await ok(['export-wacz', out, '-dir', crawl, 'big', 'page']);
+    expect(r.stderr).toMatch(/big\.wacz: 1 pages, 1 embedded resources \(0 not in the archive\), 2 records/);
+    const lines = (await ok(['cdx', '-f', 'cdxj', out])).stdout.trim().split('\n').map((l) => JSON.parse(l.slice(l.indexOf('{'))));
+    const source = (await ok(['cdx', '-f', 'cdxj', warc])).stdout.trim().split('\n').map((l) => JSON.parse(l.slice(l.indexOf('{'))));
+    expect(lines.map((e) => `${e.url} ${e.digest}`).sort()).toEqual(source.map((e) => `${e.url} ${e.digest}`).sort());
+    // Each record a gzip member of its own, inflating to the source's bytes.
+    const exported = await zipEntry(out, 'archive/data.warc.gz');
+    const page = lines.find((e) => e.url === 'http://big.example/');
+    const original = source.find((e) => e.url === 'http://big.example/');
+    expect(gunzipSync(exported.subarray(Number(page.offset), Number(page.offset) + Number(page.length))).equals(bytesAt(warc, Number(original.offset), Number(original.length)))).toBe(true);
+  }, 120_000);
 });
