@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { copyFileSync, createWriteStream, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, createWriteStream, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import yazl from 'yazl';
 import { createServer } from 'node:http';
@@ -262,6 +262,11 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     await ok(['invertlinks', join(crawl, 'linkdb'), seg]);
     await ok(['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg]);
     expect(readFileSync(join(seg, 'captures.archives'), 'utf8')).toBe(`example.wacz#archive/data.warc.gz\t${join(WACZ, 'example.wacz')}#archive/data.warc.gz\twebrecorder\n`);
+    // The capture index written again (import --captures-only) from the package: the same.
+    const written = readFileSync(join(seg, 'captures.cdx'));
+    rmSync(join(seg, 'captures.cdx'));
+    await ok(['import', '--captures-only', manifest, seg]);
+    expect(readFileSync(join(seg, 'captures.cdx')).equals(written)).toBe(true);
     // import --cdx: the package's CDX lines (file names PACKAGE.wacz#ENTRY) found where the package is.
     const cdx = join(dir, 'example.cdx');
     writeFileSync(cdx, (await ok(['cdx', join(WACZ, 'example.wacz')])).stdout);

@@ -95,11 +95,22 @@ line whose offset does not start a record of its URL is reported with its CDX fi
       if (cdx.length || !args.segment || flags.engine !== 'local') throw new UsageError('--captures-only takes a manifest and the segment imported from it (nwax import --captures-only MANIFEST SEGMENT), on this machine');
       const { rebuildCaptureIndex } = await import('../segment/capture-rebuild.js');
       const started = Date.now();
-      const { lines, skipped } = await rebuildCaptureIndex(args.segment, manifestLines.flatMap((l) => (l.entry ? [l.entry] : [])), {
+      let entries = manifestLines.flatMap((l) => (l.entry ? [l.entry] : []));
+      let packageProblems = 0;
+      if (entries.some((e) => /\.wacz$/i.test(e.location))) {
+        // A WACZ package stands for its WARCs here too.
+        const { expandManifest } = await import('../segment/manifest-packages.js');
+        const expanded = await expandManifest(manifestLines, `${args.segment}.manifest-${process.pid}`, (m) => this.sayLine(m));
+        rmSync(expanded.file, { force: true });
+        entries = expanded.lines.flatMap((l) => (l.entry ? [l.entry] : []));
+        packageProblems = expanded.problems;
+      }
+      const { lines, skipped: damaged } = await rebuildCaptureIndex(args.segment, entries, {
         scope: scope === 'none' ? 'local' : (scope as 'local' | 'all'), memory: conf.getString('nwax.sort.memory'), tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
         say: (m) => this.sayLine(m),
       });
-      this.sayLine(`capture index for replay: ${lines} lines sorted into ${join(args.segment, 'captures.cdx')} in ${((Date.now() - started) / 1000).toFixed(1)} s${skipped ? `; ${skipped} skipped (damaged records, missing archives)` : ''}`);
+      const skipped = damaged + packageProblems;
+      this.sayLine(`capture index for replay: ${lines} lines sorted into ${join(args.segment, 'captures.cdx')} in ${((Date.now() - started) / 1000).toFixed(1)} s${skipped ? `; ${skipped} skipped (damaged records, missing archives or package entries)` : ''}`);
       if (skipped) process.exitCode = 3;
       return;
     }

@@ -8,7 +8,7 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { cdxEntries } from '../cdx/indexer.js';
-import { isClusterPath, isRemote } from '../archive/byte-source.js';
+import { isClusterPath, isRemote, localFileOf } from '../archive/byte-source.js';
 import { makeTempDir } from '../util/litter.js';
 import { CaptureLines } from './capture-lines.js';
 import { writeCaptureIndex, type CaptureIndexOptions } from './capture-index.js';
@@ -34,7 +34,7 @@ export async function rebuildCaptureIndex(segment: string, entries: ManifestEntr
     for (const e of entries) {
       const remote = isRemote(e.location) || isClusterPath(e.location);
       if (remote && opts.scope !== 'all') continue;
-      if (!remote && !existsSync(e.location)) {
+      if (!remote && !existsSync(localFileOf(e.location))) {
         opts.say(`${visible(e.location)}: no such file; its captures are left out`);
         skipped++;
         continue;
