@@ -169,6 +169,13 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('invalid_example_1.wacz: not a WACZ package: no archive/*.warc or *.warc.gz entry (entries: datapackage.json, data/archive/test.txt)');
     expect(bad.stderr).toMatch(/unreadable files: 1/);
+    // A package under another name is a ZIP, and said so.
+    const renamed = join(dir, 'example.zip');
+    copyFileSync(join(WACZ, 'example.wacz'), renamed);
+    const zip = await nwax(['cdx', renamed]);
+    expect(zip.code).toBe(3);
+    expect(zip.stderr).toContain('example.zip: offset 0: not an ARC or WARC file (starts with "PK');
+    expect(zip.stderr).toContain('a ZIP file: a WACZ package is read by its path ending .wacz');
     const notZip = join(dir, 'not-a-zip.wacz');
     writeFileSync(notZip, 'WARC/1.0\r\n\r\n'.repeat(40));
     const nz = await nwax(['cdx', notZip]);

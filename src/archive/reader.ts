@@ -134,7 +134,7 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
         } else {
           throw new RecordProblem('not-a-record', this.format
             ? `no ${this.format.toUpperCase()} record starts here (${describeBytes(probe)})`
-            : `not an ARC or WARC file (starts with ${describeBytes(probe)})`);
+            : `not an ARC or WARC file (starts with ${describeBytes(probe)})${offset === 0 && probe[0] === 0x50 && probe[1] === 0x4b && probe[2] === 0x03 && probe[3] === 0x04 ? '; a ZIP file: a WACZ package is read by its path ending .wacz' : ''}`);
         }
       } catch (err) {
         if (!(err instanceof RecordProblem)) {
