@@ -235,6 +235,14 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
       expect(j.stdout, `--jobs ${jobs}`).not.toContain('tampered.wacz');
       expect(j.stdout.trim().split('\n').filter((l) => !/^\s*CDX /.test(l)), `--jobs ${jobs}`).toHaveLength(1);
     }
+    // Imported, the entry is named and counted in the job's summary (exit 3), as a damaged archive is.
+    const manifest = join(dir, 'tampered-manifest');
+    writeFileSync(manifest, `${pkg} c\n${join(dir, 'no-such.wacz')} c\n`);
+    const imp = await nwax(['import', manifest, join(dir, 'tampered-seg')]);
+    expect(imp.code).toBe(3);
+    expect(imp.stderr).toMatch(/tampered\.wacz: entry archive\/data\.warc\.gz: its SHA-256 is sha256:[0-9a-f]{64}, datapackage\.json says/);
+    expect(imp.stderr).toContain('no-such.wacz: no such file; archive skipped');
+    expect(imp.stderr).toMatch(/archives failed 1\b.*read-error 1\b/);
     const r = await nwax(['cdx', pkg, join(WACZ, 'valid_example_1.wacz')]);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/tampered\.wacz: entry archive\/data\.warc\.gz: its SHA-256 is sha256:[0-9a-f]{64}, datapackage\.json says sha256:[0-9a-f]{64}; entry skipped/);

@@ -153,7 +153,7 @@ line whose offset does not start a record of its URL is reported with its CDX fi
         // not datapackage.json's, is named and counted as skipped.
         if (manifestLines.some((l) => l.entry && /\.wacz$/i.test(l.entry.location))) {
           const { expandManifest } = await import('../segment/manifest-packages.js');
-          const expanded = await expandManifest(manifestLines, `${segment}.manifest-${process.pid}`, (m) => this.sayLine(m));
+          const expanded = await expandManifest(manifestLines, `${segment}.manifest-${process.pid}`, (m) => this.sayLine(m), { toTask: true });
           temps.push(expanded.file);
           manifestLines = expanded.lines;
           input = expanded.file;

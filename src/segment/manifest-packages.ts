@@ -15,12 +15,22 @@ function manifestLine(location: string, collection: string): string {
   return collection ? `${loc}\t${collection}` : loc;
 }
 
-export async function expandManifest(lines: Line[], file: string, say: (m: string) => void): Promise<{ file: string; lines: Line[]; problems: number }> {
+/**
+ * `toTask`: a package with a problem (unreadable, or an entry whose digest is wrong) keeps its
+ * own line, for the import's map task to report and count in the job's summary as it does for
+ * any archive (archives failed, read-error), its good entries imported there; otherwise the
+ * problems are said here and counted in `problems`.
+ */
+export async function expandManifest(lines: Line[], file: string, say: (m: string) => void, opts: { toTask?: boolean } = {}): Promise<{ file: string; lines: Line[]; problems: number }> {
   const out: Line[] = [];
   let problems = 0;
   for (const l of lines) {
     if (!l.entry) continue;
     const { files, problems: p } = await expandPackages([l.entry.location]);
+    if (p.length && opts.toTask) {
+      out.push({ line: manifestLine(l.entry.location, l.entry.collection), entry: l.entry });
+      continue;
+    }
     for (const x of p) say(x.message);
     problems += p.length;
     for (const location of files) {
