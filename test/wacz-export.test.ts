@@ -6,7 +6,7 @@
  * On ReplayWeb.page's example package (imported first) and on the worked example's plain WARC.
  */
 import { describe, expect, it } from 'vitest';
-import { openSync, readSync, closeSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { FIXTURES, HAVE_FIXTURES, ROOT, nwax, tempDir } from './helpers.js';
@@ -109,6 +109,18 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
     expect(images).toBeGreaterThan(3);
     const img = await ok(['export-wacz', join(dir, 'images.wacz'), '-dir', crawl, '--no-resources', 'type:image']);
     expect(img.stderr).toContain(`images.wacz: ${images} pages, 0 embedded resources (0 not in the archive), ${images} records`);
+    // Bad input: named, no stack, nothing left behind.
+    const badOut = await nwax(['export-wacz', join(dir, 'no-dir', 'x.wacz'), '-dir', crawl]);
+    expect(badOut.code).toBe(1);
+    expect(badOut.stderr).toMatch(/no-dir\/x\.wacz: \S*no-dir: no such file/);
+    const broken = join(dir, 'broken');
+    mkdirSync(join(broken, 'indexes'), { recursive: true });
+    writeFileSync(join(broken, 'indexes', 'part-00000'), readFileSync(join(crawl, 'indexes', 'part-00000')).subarray(0, 20000));
+    const bad = await nwax(['export-wacz', join(dir, 'broken.wacz'), '-dir', broken]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/broken\/indexes\/part-00000: not an nwax index/);
+    for (const r of [badOut, bad]) expect(r.stderr).not.toMatch(/\n\s+at |internal error/);
+    expect(readdirSync(dir).filter((f) => f.startsWith('.nwax-export-') || f === 'broken.wacz')).toEqual([]);
     const none = await nwax(['export-wacz', join(dir, 'none.wacz'), '-dir', crawl, 'zzzzqqqxxy']);
     expect(none.code).toBe(1);
     expect(none.stderr).toContain('zzzzqqqxxy: no version found to export');

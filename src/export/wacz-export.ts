@@ -25,7 +25,7 @@ import { externalSort } from '../mapreduce/external-sort.js';
 import { resourceUrls } from '../replay/page-resources.js';
 import { CaptureIndex } from '../replay/captures.js';
 import { Searcher } from '../search/searcher.js';
-import { NwaxError } from '../util/errors.js';
+import { InputError, NwaxError, describeFsError } from '../util/errors.js';
 import { RecordBytes, memorySource } from './record-bytes.js';
 
 export interface ExportOptions {
@@ -145,9 +145,16 @@ async function pageHtml(p: Page, limit: number, whole?: Buffer): Promise<string>
 
 export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
   const out = resolve(o.out);
-  const work = mkdtempSync(join(dirname(out), '.nwax-export-'));
+  try {
+    if (!statSync(dirname(out)).isDirectory()) throw new InputError(`${o.out}: ${dirname(o.out)} is not a directory`);
+  } catch (err) {
+    if (err instanceof InputError) throw err;
+    throw new InputError(`${o.out}: ${describeFsError(dirname(o.out), err as NodeJS.ErrnoException)}`);
+  }
+  // The indexes first: one that cannot be opened leaves nothing behind.
   const searcher = new Searcher(o.dir);
   const captures = new CaptureIndex(o.dir, [], []);
+  const work = mkdtempSync(join(dirname(out), '.nwax-export-'));
   const summary: ExportSummary = { pages: 0, resources: 0, records: 0, missing: 0, bytes: 0 };
   const bytes = new RecordBytes();
   try {
