@@ -16,7 +16,7 @@ import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import yauzl from 'yauzl';
 import { InputError, describeFsError } from '../util/errors.js';
-import { isRemote, type ByteRange, type ByteSource, type RemoteOptions } from './byte-source.js';
+import { isRemote, openByteRange, type ByteRange, type ByteSource, type RemoteOptions } from './byte-source.js';
 import { sliceStream } from './byte-slice.js';
 import { signatureProblem, type SignedData } from './wacz-signature.js';
 
@@ -286,7 +286,6 @@ export async function openEntrySource(location: string, range?: ByteRange, remot
   const fileName = `${basename(at.pkg.replace(/[?].*$/, ''))}#${at.entry}`;
   if (e.stored) {
     // A stored entry is a byte range of the package: read by offset, and again after damage.
-    const { openByteRange } = await import('./byte-source.js');
     const from = range?.offset ?? 0;
     const length = Math.max(0, Math.min(range?.length ?? Infinity, e.size - from));
     const inner = await openByteRange(at.pkg, { offset: e.dataStart + from, length }, remote);
