@@ -1,9 +1,11 @@
 /**
- * Records of local archives read whole by offset through file handles kept open: an export
- * copies thousands of records out of a few archives, and an open, a read and a close each
- * (and again to read the page's HTML) left the thread waiting more than working.
+ * Records of local archives read whole by offset, synchronously, through descriptors kept
+ * open: an export copies thousands of records out of a few archives, and an open, a read and
+ * a close each (or a trip through libuv's thread pool for each read) left the thread waiting
+ * more than working. Each record gets a buffer of its own, so it can be transferred to a
+ * worker thread.
  */
-import { promises as fsp, type promises } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { isClusterPath, isRemote } from '../archive/byte-source.js';
 import type { ByteSource } from '../archive/byte-source.js';
 
@@ -12,36 +14,34 @@ const WHOLE_MAX = 8 << 20;
 const HANDLES = 32;
 
 export class RecordBytes {
-  private readonly handles = new Map<string, Promise<promises.FileHandle>>();
+  private readonly fds = new Map<string, number | null>();
 
   /** The record's bytes, when it is in a local file (not a package) and at most 8 MB; else undefined. */
-  async read(location: string, offset: number, length: number): Promise<Buffer | undefined> {
+  read(location: string, offset: number, length: number): Buffer | undefined {
     if (length <= 0 || length > WHOLE_MAX || isRemote(location) || isClusterPath(location) || /\.wacz#/i.test(location)) return undefined;
-    let fh = this.handles.get(location);
-    if (!fh) {
-      fh = fsp.open(location, 'r');
-      this.handles.set(location, fh);
-      if (this.handles.size > HANDLES) {
-        const [oldest, h] = this.handles.entries().next().value!;
-        this.handles.delete(oldest);
-        void h.then((x) => x.close(), () => {});
+    let fd = this.fds.get(location);
+    if (fd === undefined) {
+      try {
+        fd = openSync(location, 'r');
+      } catch {
+        // Streamed instead, which says what is wrong with the file.
+        fd = null;
+      }
+      this.fds.set(location, fd);
+      if (this.fds.size > HANDLES) {
+        const [oldest, old] = this.fds.entries().next().value!;
+        this.fds.delete(oldest);
+        if (old !== null) closeSync(old);
       }
     }
-    let handle: promises.FileHandle;
-    try {
-      handle = await fh;
-    } catch {
-      this.handles.delete(location);
-      return undefined;
-    }
-    const buf = Buffer.allocUnsafe(length);
-    const { bytesRead } = await handle.read(buf, 0, length, offset);
-    return bytesRead === length ? buf : undefined;
+    if (fd === null) return undefined;
+    const buf = Buffer.allocUnsafeSlow(length);
+    return readSync(fd, buf, 0, length, offset) === length ? buf : undefined;
   }
 
-  async close(): Promise<void> {
-    for (const h of this.handles.values()) await h.then((x) => x.close(), () => {});
-    this.handles.clear();
+  close(): void {
+    for (const fd of this.fds.values()) if (fd !== null) closeSync(fd);
+    this.fds.clear();
   }
 }
 

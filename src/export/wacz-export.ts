@@ -12,21 +12,21 @@
  */
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { createWriteStream, mkdtempSync, renameSync, rmSync, statSync, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, mkdtempSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createGzip, gzipSync } from 'node:zlib';
+import { PassThrough, Readable } from 'node:stream';
+import { createGzip, gzipSync } from 'node:zlib';
 import yazl from 'yazl';
 import { openByteRange } from '../archive/byte-source.js';
-import { ArchiveReader } from '../archive/reader.js';
-import { cdxEntries } from '../cdx/indexer.js';
 import { formatEntry } from '../cdx/cdx-format.js';
 import { externalSort } from '../mapreduce/external-sort.js';
-import { resourceUrls } from '../replay/page-resources.js';
+import { lineBatches } from '../mapreduce/line-reader.js';
 import { CaptureIndex } from '../replay/captures.js';
 import { Searcher } from '../search/searcher.js';
 import { InputError, NwaxError, describeFsError } from '../util/errors.js';
-import { RecordBytes, memorySource } from './record-bytes.js';
+import { RecordBytes } from './record-bytes.js';
+import { scanRecord, type RecordScan } from './record-scan.js';
+import { ScanPool } from './scan-pool.js';
 
 export interface ExportOptions {
   /** The crawl directory: its indexes (the versions) and segments (the capture index). */
@@ -87,60 +87,46 @@ function* selectPages(searcher: Searcher, query: string | undefined): Generator<
   }
 }
 
-/** A record's bytes copied to `out` at its end; a plain (uncompressed) record gzipped as one member. */
-async function copyRecord(bytes: RecordBytes, location: string, offset: number, length: number, out: WriteStream, hash: ReturnType<typeof createHash>): Promise<{ written: number; whole?: Buffer }> {
-  let written = 0;
-  const write = async (b: Buffer) => {
-    hash.update(b);
-    written += b.length;
-    if (!out.write(b)) await once(out, 'drain');
-  };
-  const whole = await bytes.read(location, offset, length);
-  if (whole) {
-    await write(whole[0] === 0x1f && whole[1] === 0x8b ? whole : gzipSync(whole));
-    return { written, whole };
-  }
+/** `b` written at the file's end (and hashed); its length. */
+function writeAll(fd: number, b: Buffer, hash?: ReturnType<typeof createHash>): number {
+  hash?.update(b);
+  for (let at = 0; at < b.length; ) at += writeSync(fd, b, at);
+  return b.length;
+}
+
+/** `text` appended to the file; the empty string (what is left to hold). */
+function flushText(fd: number, text: string): string {
+  if (text) writeAll(fd, Buffer.from(text));
+  return '';
+}
+
+/** A record too large to hold (or remote, or in a package) copied as it is read; a plain one gzipped as one member. */
+async function streamRecord(location: string, offset: number, length: number, fd: number, hash: ReturnType<typeof createHash>): Promise<number> {
   const source = await openByteRange(location, { offset, length: length > 0 ? length : undefined });
+  let written = 0;
   try {
     const it = source.chunks();
     const first = await it.next();
     if (first.done) throw new NwaxError('NWAX_INPUT', `${location}: nothing at offset ${offset}`);
-    const gz = first.value[0] === 0x1f && first.value[1] === 0x8b;
     const rest = async function* () {
       yield first.value;
       for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
     };
-    if (gz) for await (const c of rest()) await write(c);
-    else for await (const c of Readable.from(rest()).pipe(createGzip())) await write(c as Buffer);
+    const gz = first.value[0] === 0x1f && first.value[1] === 0x8b;
+    for await (const c of gz ? rest() : Readable.from(rest()).pipe(createGzip())) written += writeAll(fd, c as Buffer, hash);
   } finally {
     source.close();
   }
-  return { written };
+  return written;
 }
 
-/** The page's HTML (its content encoding undone), up to `limit` bytes, for what it embeds; from `whole` when the record was read whole. */
-async function pageHtml(p: Page, limit: number, whole?: Buffer): Promise<string> {
-  const source = whole ? memorySource(p.location, whole) : await openByteRange(p.location, { offset: p.offset, length: p.clen > 0 ? p.clen : undefined });
-  try {
-    for await (const r of new ArchiveReader(source, { strict: false })) {
-      const enc = (r.http?.headers.get('Content-Encoding') ?? '').toLowerCase();
-      let stream: Readable = Readable.from(r.payload());
-      if (/gzip/.test(enc)) stream = stream.pipe(createGunzip());
-      else if (enc === 'br') stream = stream.pipe(createBrotliDecompress());
-      const parts: Buffer[] = [];
-      let n = 0;
-      for await (const c of stream) {
-        parts.push(c as Buffer);
-        n += (c as Buffer).length;
-        if (n >= limit) break;
-      }
-      stream.destroy();
-      return Buffer.concat(parts).toString('latin1');
-    }
-    return '';
-  } finally {
-    source.close();
-  }
+/** Records a page holds in flight: read and handed to the scan threads ahead of the one placed. */
+const AHEAD = 64;
+
+/** A record read for the package: its bytes (a gzip member) and what the scan found; bytes undefined: streamed when placed. */
+interface Prepared {
+  bytes?: Buffer;
+  scan?: RecordScan;
 }
 
 export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
@@ -157,38 +143,82 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
   const work = mkdtempSync(join(dirname(out), '.nwax-export-'));
   const summary: ExportSummary = { pages: 0, resources: 0, records: 0, missing: 0, bytes: 0 };
   const bytes = new RecordBytes();
+  const pool = new ScanPool();
+  const htmlLimit = o.htmlLimit ?? 4 << 20;
+  // The package is written as the records are: pages.jsonl is its first entry, deflated on
+  // libuv's threads while the records are copied (the WARC, stored, follows it from its file).
+  const zip = new yazl.ZipFile();
+  const aside = join(work, 'out.wacz');
+  const zipped = once(zip.outputStream.pipe(createWriteStream(aside)), 'close');
+  zipped.catch(() => {});
+  const pages = new PassThrough({ highWaterMark: 1 << 20 });
+  zip.addReadStream(pages, 'pages/pages.jsonl', { compress: true });
   try {
     const warcPath = join(work, 'data.warc.gz');
-    const warc = createWriteStream(warcPath);
+    const warc = openSync(warcPath, 'w');
     const warcHash = createHash('sha256');
-    const pagesPath = join(work, 'pages.jsonl');
-    const pages = createWriteStream(pagesPath);
+    const unsortedPath = join(work, 'index.unsorted');
+    const unsorted = openSync(unsortedPath, 'w');
+    let indexText = '';
     const pagesHash = createHash('sha256');
+    let pagesBytes = 0;
+    // Lines go to the deflater in batches: a write per page cost a trip to libuv's threads each.
+    let pagesText = '';
+    const flushPages = async () => {
+      const b = Buffer.from(pagesText);
+      pagesText = '';
+      pagesHash.update(b);
+      pagesBytes += b.length;
+      if (!pages.write(b)) await once(pages, 'drain');
+    };
     const writePage = async (line: string) => {
-      pagesHash.update(line);
-      if (!pages.write(line)) await once(pages, 'drain');
+      pagesText += line;
+      if (pagesText.length >= 1 << 18) await flushPages();
     };
     await writePage(`${JSON.stringify(PAGES_HEADER)}\n`);
+
+    /** The record at `location` read (and scanned on the pool), or left to be streamed when placed. */
+    const prepare = (location: string, offset: number, length: number, html: boolean): Promise<Prepared> => {
+      const whole = bytes.read(location, offset, length);
+      if (!whole) return Promise.resolve({});
+      // A plain (uncompressed) record goes into the package as a gzip member of its own.
+      return pool.scan(whole[0] === 0x1f && whole[1] === 0x8b ? whole : gzipSync(whole), { html, htmlLimit });
+    };
     // A record copied once, however many pages embed it.
     const copied = new Set<string>();
-    /** The record copied (false: it was already); `whole`: its bytes when read whole. */
-    const copy = async (location: string, offset: number, length: number): Promise<{ fresh: boolean; whole?: Buffer }> => {
-      // (The index and the capture index may name one file by two paths: ../ and all.)
-      const key = `${/^[a-z][a-z0-9+.-]*:\/\//i.test(location) ? location : resolve(location)}\u0000${offset}`;
-      if (copied.has(key)) return { fresh: false };
-      copied.add(key);
-      const r = await copyRecord(bytes, location, offset, length, warc, warcHash);
-      summary.bytes += r.written;
-      summary.records++;
-      return { fresh: true, whole: r.whole };
+    // (The index and the capture index may name one file by two paths: ../ and all.)
+    const recordKey = (location: string, offset: number) => `${/^[a-z][a-z0-9+.-]*:\/\//i.test(location) ? location : resolve(location)}\u0000${offset}`;
+    /** The record written at the WARC's end, and its index line; its scan's URLs. */
+    const place = async (location: string, offset: number, length: number, html: boolean, r: Prepared): Promise<{ fresh: boolean; urls: string[] }> => {
+      const key = recordKey(location, offset);
+      const fresh = !copied.has(key);
+      let scan = r.scan;
+      if (fresh) {
+        copied.add(key);
+        const at = summary.bytes;
+        const written = r.bytes ? writeAll(warc, r.bytes, warcHash) : await streamRecord(location, offset, length, warc, warcHash);
+        if (!scan) {
+          const range = { offset, length: length > 0 ? length : undefined };
+          scan = await scanRecord(() => openByteRange(location, range), { html, htmlLimit });
+        }
+        summary.bytes += written;
+        summary.records++;
+        if (scan.entry) {
+          indexText += `${formatEntry({ ...scan.entry, offset: at, length: written }, 'cdxj')}\n`;
+          if (indexText.length >= 1 << 20) indexText = flushText(unsorted, indexText);
+        }
+      } else if (!scan && html) {
+        scan = await scanRecord(() => openByteRange(location, { offset, length: length > 0 ? length : undefined }), { html, htmlLimit });
+      }
+      return { fresh, urls: scan?.urls ?? [] };
     };
+
     const nearest = new Map<string, { location: string; offset: number; length: number } | null>();
-    for (const p of selectPages(searcher, o.query)) {
-      const { whole } = await copy(p.location, p.offset, p.clen);
-      summary.pages++;
-      await writePage(`${JSON.stringify({ id: createHash('sha1').update(`${p.url} ${p.ts}`).digest('hex').slice(0, 20), url: p.url, ts: iso(p.ts), ...(p.title ? { title: p.title } : {}), ...(p.text ? { text: p.text } : {}) })}\n`);
-      if (o.resources === false || !/html/i.test(p.mime)) continue;
-      for (const u of resourceUrls(await pageHtml(p, o.htmlLimit ?? 4 << 20, whole), p.url)) {
+    /** The page's record placed, then the records of what it embeds. */
+    const placePage = async (p: Page, prepared: Prepared) => {
+      const html = o.resources !== false && /html/i.test(p.mime);
+      const { urls } = await place(p.location, p.offset, p.clen, html, prepared);
+      for (const u of urls) {
         // The nearest capture that holds the resource itself (a revisit would need its original);
         // a resource many pages embed (a site's stylesheet, its logo) looked up once a day.
         const key = `${p.collection}\u0000${p.ts.slice(0, 8)}\u0000${u}`;
@@ -200,36 +230,43 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
           nearest.set(key, near);
           if (nearest.size > 100_000) nearest.delete(nearest.keys().next().value!);
         }
-        const location = near?.location;
-        if (!near || !location) {
+        if (!near) {
           summary.missing++;
           continue;
         }
-        if ((await copy(location, near.offset, near.length)).fresh) summary.resources++;
+        if (copied.has(recordKey(near.location, near.offset))) continue;
+        await place(near.location, near.offset, near.length, false, await prepare(near.location, near.offset, near.length, false));
+        summary.resources++;
+      }
+    };
+
+    // Pages read and scanned ahead, placed in the index's order: the package's bytes do not
+    // depend on which thread finished first.
+    const ahead: { page: Page; prepared: Promise<Prepared> }[] = [];
+    for (const p of selectPages(searcher, o.query)) {
+      summary.pages++;
+      await writePage(`${JSON.stringify({ id: createHash('sha1').update(`${p.url} ${p.ts}`).digest('hex').slice(0, 20), url: p.url, ts: iso(p.ts), ...(p.title ? { title: p.title } : {}), ...(p.text ? { text: p.text } : {}) })}\n`);
+      const prepared = prepare(p.location, p.offset, p.clen, o.resources !== false && /html/i.test(p.mime));
+      prepared.catch(() => {});
+      ahead.push({ page: p, prepared });
+      if (ahead.length >= AHEAD) {
+        const next = ahead.shift()!;
+        await placePage(next.page, await next.prepared);
       }
     }
-    warc.end();
+    for (const next of ahead) await placePage(next.page, await next.prepared);
+    await flushPages();
     pages.end();
-    await Promise.all([once(warc, 'close'), once(pages, 'close')]);
+    closeSync(warc);
+    flushText(unsorted, indexText);
+    closeSync(unsorted);
     if (summary.pages === 0) throw new NwaxError('NWAX_INPUT', o.query === undefined ? `${o.dir}: no document to export` : `${o.query}: no version found to export`);
 
-    // The index: nwax cdx of the WARC just written, sorted (CDXJ, the file named as in the package).
+    // The index: the records' CDXJ lines, sorted (as nwax cdx of the WARC would give them).
     const indexPath = join(work, 'index.cdx');
     const index = createWriteStream(indexPath);
     const indexHash = createHash('sha256');
-    const run = await cdxEntries(warcPath, {});
-    async function* lines(): AsyncGenerator<string[]> {
-      let batch: string[] = [];
-      for await (const e of run.entries) {
-        batch.push(formatEntry(e, 'cdxj'));
-        if (batch.length >= 4096) {
-          yield batch;
-          batch = [];
-        }
-      }
-      if (batch.length) yield batch;
-    }
-    for await (const b of externalSort(lines(), { memory: 64 << 20, tmpDir: work })) {
+    for await (const b of externalSort(lineBatches(unsortedPath), { memory: 64 << 20, tmpDir: work })) {
       const text = b.map((l) => `${l}\n`).join('');
       indexHash.update(text);
       if (!index.write(text)) await once(index, 'drain');
@@ -243,7 +280,7 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
       resources: [
         resource('data.warc.gz', 'archive/data.warc.gz', warcPath, warcHash),
         resource('index.cdx', 'indexes/index.cdx', indexPath, indexHash),
-        resource('pages.jsonl', 'pages/pages.jsonl', pagesPath, pagesHash),
+        { name: 'pages.jsonl', path: 'pages/pages.jsonl', hash: `sha256:${pagesHash.digest('hex')}`, bytes: pagesBytes },
       ],
       wacz_version: '1.1.1',
       title: o.query === undefined ? `nwax export of ${o.dir}` : `nwax export of "${o.query}" in ${o.dir}`,
@@ -253,19 +290,19 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
     const digest = Buffer.from(`${JSON.stringify({ path: 'datapackage.json', hash: `sha256:${createHash('sha256').update(datapackage).digest('hex')}` }, null, 2)}\n`);
 
     // The WARC stored (WACZ readers read its records by offset), the rest deflated.
-    const zip = new yazl.ZipFile();
     zip.addFile(warcPath, 'archive/data.warc.gz', { compress: false });
     zip.addFile(indexPath, 'indexes/index.cdx', { compress: true });
-    zip.addFile(pagesPath, 'pages/pages.jsonl', { compress: true });
     zip.addBuffer(datapackage, 'datapackage.json', { compress: true });
     zip.addBuffer(digest, 'datapackage-digest.json', { compress: true });
     zip.end();
-    const aside = join(work, 'out.wacz');
-    await once(zip.outputStream.pipe(createWriteStream(aside)), 'close');
+    await zipped;
     renameSync(aside, out);
     return summary;
   } finally {
-    await bytes.close();
+    pages.destroy();
+    zip.outputStream.unpipe();
+    bytes.close();
+    await pool.close();
     searcher.close();
     rmSync(work, { recursive: true, force: true });
   }

@@ -11,6 +11,17 @@ const SRC: Record<string, string[]> = {
   audio: ['src'], track: ['src'], input: ['src'], object: ['data'], body: ['background'], table: ['background'], td: ['background'],
 };
 
+/** The attributes read of a tag, made once per tag name (a page asks for every tag it opens). */
+const WANTED = new Map<string, string[]>();
+function wantsAttributes(name: string): string[] {
+  let w = WANTED.get(name);
+  if (!w) {
+    w = [...(SRC[name] ?? []), ...(name === 'link' ? ['rel', 'href'] : name === 'base' ? ['href'] : []), 'srcset', 'style'];
+    if (WANTED.size < 1024) WANTED.set(name, w);
+  }
+  return w;
+}
+
 export function resourceUrls(html: string, base: string): string[] {
   const found = new Set<string>();
   let baseUrl = base;
@@ -39,7 +50,7 @@ export function resourceUrls(html: string, base: string): string[] {
     get wantsText() {
       return inStyle;
     },
-    wantsAttributes: (name) => [...(SRC[name] ?? []), ...(name === 'link' ? ['rel', 'href'] : name === 'base' ? ['href'] : []), 'srcset', 'style'],
+    wantsAttributes,
     onOpen(name, attrs) {
       if (name === 'base' && attrs.href) {
         try {

@@ -1,0 +1,94 @@
+/**
+ * What an export needs of one record it copies, from one read of it: the record's CDX entry
+ * (the line nwax cdx writes for it in the exported WARC, but for the offset, which is set where
+ * the record lands) and, for an HTML page, the URLs of the resources its markup names. The
+ * package's index is made from these, not from a second read of the WARC it wrote.
+ */
+import { Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip } from 'node:zlib';
+import type { ByteSource } from '../archive/byte-source.js';
+import type { ArchiveRecord } from '../archive/record.js';
+import { ArchiveReader } from '../archive/reader.js';
+import { EntryBuilder, indexedByDefault, type CdxEntry } from '../cdx/cdx-entry.js';
+import { resourceUrls } from '../replay/page-resources.js';
+
+export interface ScanOptions {
+  /** The record is an HTML page whose embedded resources are wanted. */
+  html: boolean;
+  /** Bytes of the page's HTML (its content encoding undone) read for what it embeds. */
+  htmlLimit: number;
+}
+
+export interface RecordScan {
+  /** Undefined for a record nwax cdx gives no line (or a damaged one). */
+  entry?: CdxEntry;
+  /** The resources the page names, as absolute URLs (none unless `html`). */
+  urls: string[];
+}
+
+/** The name the package's index gives its WARC (indexes/index.cdx lines, as nwax cdx of it). */
+export const PACKAGE_WARC = 'data.warc.gz';
+const ENTRY_OPTIONS = { canonicalizer: 'surt', robotsScanBytes: 65536 } as const;
+
+/**
+ * The first record of the bytes `open` gives (one record's bytes, or a byte range starting at
+ * one). The page's HTML and the entry's payload digest (where none is declared) come from one
+ * read; a page cut at `htmlLimit` whose entry wants more is read again for the entry alone.
+ */
+export async function scanRecord(open: () => Promise<ByteSource> | ByteSource, opts: ScanOptions): Promise<RecordScan> {
+  let urls: string[] = [];
+  let again = false;
+  const first = await firstRecord(open, async (r, entry) => {
+    if (!opts.html) return;
+    const page = await pageHtml(r.payload((raw) => entry?.update(raw)), r.http?.headers.get('Content-Encoding') ?? '', opts.htmlLimit);
+    urls = resourceUrls(page.html, r.url);
+    again = !page.whole && entry?.wants === true;
+  });
+  if (!again) return { entry: first, urls };
+  return { entry: await firstRecord(open, async () => {}), urls };
+}
+
+/** The entry of the first record, after `read` has read what it wants of it. */
+async function firstRecord(open: () => Promise<ByteSource> | ByteSource, read: (r: ArchiveRecord, entry?: EntryBuilder) => Promise<void>): Promise<CdxEntry | undefined> {
+  const source = await open();
+  try {
+    for await (const r of new ArchiveReader(source, { strict: false })) {
+      const entry = indexedByDefault(r) ? new EntryBuilder(r, ENTRY_OPTIONS) : undefined;
+      await read(r, entry);
+      if (entry?.wants) {
+        for await (const chunk of r.rawPayload()) {
+          entry.update(chunk);
+          if (!entry.wants) break;
+        }
+      }
+      return entry?.finish(await r.finish(), PACKAGE_WARC, 0);
+    }
+    return undefined;
+  } finally {
+    source.close();
+  }
+}
+
+/**
+ * The payload decoded (gzip, br) up to about `limit` bytes, as latin1 text (what the resource
+ * scan reads); `whole` when the payload was read to its end.
+ */
+async function pageHtml(payload: AsyncIterable<Buffer>, encoding: string, limit: number): Promise<{ html: string; whole: boolean }> {
+  const enc = encoding.toLowerCase();
+  const decoded = /gzip/.test(enc) ? Readable.from(payload).pipe(createGunzip()) : enc === 'br' ? Readable.from(payload).pipe(createBrotliDecompress()) : payload;
+  const parts: Buffer[] = [];
+  let n = 0;
+  let whole = false;
+  try {
+    for await (const c of decoded) {
+      parts.push(c as Buffer);
+      n += (c as Buffer).length;
+      if (n >= limit) break;
+    }
+    whole = n < limit;
+  } catch {
+    // A damaged encoding: what was decoded is scanned.
+  }
+  if (decoded instanceof Readable) decoded.destroy();
+  return { html: Buffer.concat(parts).toString('latin1'), whole };
+}
