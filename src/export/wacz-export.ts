@@ -120,8 +120,12 @@ async function streamRecord(location: string, offset: number, length: number, fd
   return written;
 }
 
-/** Records a page holds in flight: read and handed to the scan threads ahead of the one placed. */
+/**
+ * Pages read and handed to the scan threads ahead of the one placed: enough to keep them
+ * busy, and a bound on the bytes held (records up to 8 MB each are read whole).
+ */
 const AHEAD = 64;
+const AHEAD_BYTES = 64 << 20;
 
 /** A record read for the package: its bytes (a gzip member) and what the scan found; bytes undefined: streamed when placed. */
 interface Prepared {
@@ -243,14 +247,17 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
     // Pages read and scanned ahead, placed in the index's order: the package's bytes do not
     // depend on which thread finished first.
     const ahead: { page: Page; prepared: Promise<Prepared> }[] = [];
+    let aheadBytes = 0;
     for (const p of selectPages(searcher, o.query)) {
       summary.pages++;
       await writePage(`${JSON.stringify({ id: createHash('sha1').update(`${p.url} ${p.ts}`).digest('hex').slice(0, 20), url: p.url, ts: iso(p.ts), ...(p.title ? { title: p.title } : {}), ...(p.text ? { text: p.text } : {}) })}\n`);
       const prepared = prepare(p.location, p.offset, p.clen, o.resources !== false && /html/i.test(p.mime));
       prepared.catch(() => {});
       ahead.push({ page: p, prepared });
-      if (ahead.length >= AHEAD) {
+      aheadBytes += Math.max(p.clen, 0);
+      while (ahead.length >= AHEAD || aheadBytes > AHEAD_BYTES) {
         const next = ahead.shift()!;
+        aheadBytes -= Math.max(next.page.clen, 0);
         await placePage(next.page, await next.prepared);
       }
     }
