@@ -145,7 +145,8 @@ describe.skipIf(!CAN)('the cluster session on YARN and HDFS', () => {
   }
 
   it('runs docs/hadoop.md\'s session on the cluster\'s paths and gives the local runner\'s datasets, indexes, dates and answers', async () => {
-    const archives = [join(ROOT, 'fixtures', 'example', 'dedup-example.warc.gz'), ...(HAVE_FIXTURES ? ['pywb/iana.warc.gz', 'wget/crawl1.warc.gz', 'wget/crawl2.warc.gz'].map(fixture) : [])];
+    // (A WACZ package among them: each task copies it from HDFS to read it by offset.)
+    const archives = [join(ROOT, 'fixtures', 'example', 'dedup-example.warc.gz'), ...(HAVE_FIXTURES ? ['pywb/iana.warc.gz', 'wget/crawl1.warc.gz', 'wget/crawl2.warc.gz', 'wacz/example.wacz'].map(fixture) : [])];
     const s = await session('example', archives);
     await compare(s, ['welcome', 'url:http://example.org/index.html', 'date:20071005 welcome', 'iana', 'debian', '"my homepage"']);
     // The worked example: five versions of the page with its ten capture dates.

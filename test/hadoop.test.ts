@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { counters, dataset, firstDifference } from './hadoop-compare.js';
 import { BIN, fixture, HAVE_FIXTURES, ROOT, nwaxAsync, tempDir, type RunResult } from './helpers.js';
@@ -165,5 +165,42 @@ describe.skipIf(!HADOOP)('the pipeline on real Hadoop Streaming', () => {
     const seg = await run(['updatedb', '--engine', 'hadoop', '--run', join(dir, 'bad', 'db'), join(dir, 'bad', 'nope')]);
     expect(seg.code).toBe(1);
     expect(seg.stderr).toMatch(/bad\/nope: no such directory on the cluster's file system/);
+  }, 300_000);
+
+  it.skipIf(!HAVE_FIXTURES)('imports a WACZ package on the cluster\'s file system as it imports it locally, its captures named by the cluster\'s URL', async () => {
+    // `hadoop fs` reads from a file's start only: the package is copied to the task's
+    // temporary directory (its directory and entries are read by offset) and removed after.
+    const pkg = fixture('wacz/example.wacz');
+    const tmp = join(dir, 'task-tmp');
+    mkdirSync(tmp, { recursive: true });
+    const hdfs = join(dir, 'hdfs-wacz-manifest');
+    writeFileSync(hdfs, `hdfs://localhost${pkg} wr\n`);
+    const plain = join(dir, 'wacz-manifest');
+    writeFileSync(plain, `${pkg} wr\n`);
+    const onHadoop = await nwaxAsync(['import', '--engine', 'hadoop', '--run', '--reduces', '2', hdfs, join(dir, 'wacz', 'hadoop')], { cwd: dir, env: { ...env, TMPDIR: tmp } });
+    expect(onHadoop.code, onHadoop.stderr).toBe(0);
+    const here = await nwaxAsync(['import', '--reduces', '2', hdfs, join(dir, 'wacz', 'local')], { cwd: dir, env: { ...env, TMPDIR: tmp } });
+    expect(here.code, here.stderr).toBe(0);
+    const local = await ok(['import', '--reduces', '2', plain, join(dir, 'wacz', 'plain')]);
+    // The same documents and counts as the package read where it lies on this machine.
+    const counted = counters(local.stderr, 'import', 'import', true);
+    expect(counted.documents).toBeGreaterThan(0);
+    expect(counters(onHadoop.stderr, 'import', 'import', true)).toEqual(counted);
+    expect(counters(here.stderr, 'import', 'import', true)).toEqual(counted);
+    // Hadoop's segment is the local runner's, byte for byte; and the plain import's but for the location.
+    const [a, b, c] = ['hadoop', 'local', 'plain'].map((k) => dataset(join(dir, 'wacz', k)));
+    expect(Object.keys(a).length).toBeGreaterThan(0);
+    expect(Object.keys(a)).toEqual(Object.keys(b));
+    for (const part of Object.keys(a)) expect(firstDifference(b[part], a[part]), part).toBe('');
+    const content = Object.keys(a).filter((k) => k.startsWith('content/')).map((k) => a[k]).join('');
+    expect(content).toContain(`hdfs://localhost${pkg}#archive/data.warc.gz`);
+    for (const part of Object.keys(c)) expect(a[part].split(`hdfs://localhost${pkg}`).join(pkg), part).toBe(c[part]);
+    // Indexed where it lies on the cluster, the package gives the lines it gives on this machine.
+    const there = await nwaxAsync(['cdx', '-f', 'cdxj', `hdfs://localhost${pkg}`], { cwd: dir, env: { ...env, TMPDIR: tmp } });
+    expect(there.code, there.stderr).toBe(0);
+    expect(there.stdout.split('\n').length).toBeGreaterThan(5);
+    expect(there.stdout).toBe((await ok(['cdx', '-f', 'cdxj', pkg])).stdout);
+    // No copy left behind.
+    expect(readdirSync(tmp).filter((f) => f.startsWith('nwax-cluster-'))).toEqual([]);
   }, 300_000);
 });

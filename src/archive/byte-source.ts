@@ -37,9 +37,9 @@ export function isClusterPath(path: string): boolean {
   return m !== null && !/^(https?|file)$/i.test(m[1]);
 }
 
-/** A WARC inside a WACZ package, local or on a web server, named PACKAGE.wacz#ENTRY (wacz.ts). */
+/** A WARC inside a WACZ package (local, on a web server or on a cluster's file system), named PACKAGE.wacz#ENTRY (wacz.ts). */
 function isPackageLocation(path: string): boolean {
-  return /\.wacz#./i.test(path) && !isClusterPath(path);
+  return /\.wacz#./i.test(path);
 }
 
 /**
@@ -56,7 +56,7 @@ export function archiveName(location: string): string {
 
 /** The file on this machine that holds a local location: the package of PACKAGE.wacz#ENTRY, else the path. */
 export function localFileOf(location: string): string {
-  return isPackageLocation(location) && !isRemote(location) ? location.slice(0, location.search(/\.wacz#/i) + 5) : location;
+  return isPackageLocation(location) && !isRemote(location) && !isClusterPath(location) ? location.slice(0, location.search(/\.wacz#/i) + 5) : location;
 }
 
 export interface ByteSource {

@@ -16,7 +16,7 @@ import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import yauzl from 'yauzl';
 import { InputError, describeFsError } from '../util/errors.js';
-import { isRemote, openByteRange, type ByteRange, type ByteSource, type RemoteOptions } from './byte-source.js';
+import { isClusterPath, isRemote, openByteRange, type ByteRange, type ByteSource, type RemoteOptions } from './byte-source.js';
 import { sliceStream } from './byte-slice.js';
 import { signatureProblem, type SignedData } from './wacz-signature.js';
 
@@ -35,6 +35,8 @@ export interface PackageEntry {
 
 export interface WaczPackage {
   path: string;
+  /** Where its bytes are read: the path, or this machine's copy of a package on a cluster (cluster-copy.ts). */
+  readPath: string;
   entries: Map<string, PackageEntry>;
   /** The WARC entries (archive/...), in the package's order. */
   warcs: string[];
@@ -67,7 +69,7 @@ const KEEP_OPEN = 16;
 /** Opens a package, local or on a web server: its central directory, each entry's data offset and datapackage.json's hashes. */
 export async function openPackage(path: string, remote: RemoteOptions = DEFAULT_REMOTE): Promise<WaczPackage> {
   let stamp: number;
-  if (isRemote(path)) stamp = 0;
+  if (isRemote(path) || isClusterPath(path)) stamp = 0;
   else {
     try {
       stamp = (await fsp.stat(path)).mtimeMs;
@@ -83,9 +85,26 @@ export async function openPackage(path: string, remote: RemoteOptions = DEFAULT_
   if (opened.size > KEEP_OPEN) {
     const [oldest, was] = opened.entries().next().value!;
     opened.delete(oldest);
-    void was.pkg.then((p) => p.zip.close(), () => {});
+    void was.pkg.then(release, () => {});
   }
   return pkg;
+}
+
+/** The package's ZIP closed and a cluster package's local copy removed. */
+function release(pkg: WaczPackage): void {
+  pkg.zip.close();
+  if (pkg.readPath !== pkg.path) void import('./cluster-copy.js').then((c) => c.removeCopy(pkg.readPath));
+}
+
+/**
+ * A package let go (the import of a manifest's package line is done with it): a cluster
+ * package's local copy is removed now rather than when it falls out of the open packages.
+ */
+export async function closePackage(path: string): Promise<void> {
+  const was = opened.get(path);
+  if (!was) return;
+  opened.delete(path);
+  await was.pkg.then(release, () => {});
 }
 
 const DEFAULT_REMOTE: RemoteOptions = { timeout: 10_000, retries: 3 };
@@ -116,13 +135,25 @@ async function openZip(path: string, remote: RemoteOptions): Promise<yauzl.ZipFi
 }
 
 async function readPackage(path: string, remote: RemoteOptions): Promise<WaczPackage> {
+  const readPath = isClusterPath(path) ? await (await import('./cluster-copy.js')).copyFromCluster(path, remote.hadoop) : path;
   let zip: yauzl.ZipFile;
   try {
-    zip = await openZip(path, remote);
+    zip = await openZip(readPath, remote);
   } catch (err) {
+    if (readPath !== path) (await import('./cluster-copy.js')).removeCopy(readPath);
     if (err instanceof InputError) throw err;
     throw new InputError(`${path}: not a WACZ package: ${zipProblem(err as Error)}`);
   }
+  try {
+    return await readEntries(path, readPath, zip);
+  } catch (err) {
+    if (readPath !== path) (await import('./cluster-copy.js')).removeCopy(readPath);
+    throw err;
+  }
+}
+
+/** The package's entries, datapackage.json's hashes checked against its digest and signature. */
+async function readEntries(path: string, readPath: string, zip: yauzl.ZipFile): Promise<WaczPackage> {
   const entries = new Map<string, PackageEntry>();
   try {
     await new Promise<void>((resolve, reject) => {
@@ -142,7 +173,7 @@ async function readPackage(path: string, remote: RemoteOptions): Promise<WaczPac
     zip.close();
     throw new InputError(`${path}: not a WACZ package: ${zipProblem(err as Error)}`);
   }
-  const pkg: WaczPackage = { path, entries, warcs: [...entries.keys()].filter((n) => WARC_ENTRY.test(n)), hashes: new Map(), zip };
+  const pkg: WaczPackage = { path, readPath, entries, warcs: [...entries.keys()].filter((n) => WARC_ENTRY.test(n)), hashes: new Map(), zip };
   const dp = entries.get('datapackage.json');
   if (dp) {
     let json: { resources?: { path?: string; hash?: string }[] };
@@ -217,9 +248,9 @@ export interface PackageProblem {
 
 /** The SHA-256 of an entry: a stored one of a local package on a worker thread (a core of its own), else here. */
 function hashEntry(pkg: WaczPackage, e: PackageEntry): Promise<string> {
-  if (!e.stored || isRemote(pkg.path)) return entryHash(pkg, e);
+  if (!e.stored || isRemote(pkg.readPath)) return entryHash(pkg, e);
   return new Promise((resolve, reject) => {
-    const w = new Worker(new URL('./hash-worker.js', import.meta.url), { workerData: { path: pkg.path, start: e.dataStart, length: e.size } });
+    const w = new Worker(new URL('./hash-worker.js', import.meta.url), { workerData: { path: pkg.readPath, start: e.dataStart, length: e.size } });
     w.once('message', (hex: string) => resolve(`sha256:${hex}`));
     w.once('error', reject);
     w.once('exit', (code) => reject(new InputError(`${pkg.path}: entry ${e.name}: hashing ended without a result (thread exit code ${code})`)));
@@ -241,7 +272,7 @@ export async function expandPackages(files: string[], opts: { verify?: 'first' |
   const problems: PackageProblem[] = [];
   const checks = new Map<string, EntryCheck>();
   for (const f of files) {
-    if (!isPackage(f) || (/^[a-z][a-z0-9+.-]*:\/\//i.test(f) && !isRemote(f))) {
+    if (!isPackage(f) || /^file:/i.test(f)) {
       out.push(f);
       continue;
     }
@@ -288,7 +319,7 @@ export async function openEntrySource(location: string, range?: ByteRange, remot
     // A stored entry is a byte range of the package: read by offset, and again after damage.
     const from = range?.offset ?? 0;
     const length = Math.max(0, Math.min(range?.length ?? Infinity, e.size - from));
-    const inner = await openByteRange(at.pkg, { offset: e.dataStart + from, length }, remote);
+    const inner = await openByteRange(pkg.readPath, { offset: e.dataStart + from, length }, remote);
     return { ...inner, name: range ? `${location} at ${from}` : location, fileName, size: length, chunks: inner.chunks, reopen: inner.reopen, close: inner.close };
   }
   // A compressed entry is inflated from its start; a range skips the bytes before it.

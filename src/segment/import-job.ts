@@ -119,14 +119,19 @@ export const importJob: Job = {
     if (/\.wacz$/i.test(entry.location)) {
       // A WACZ package on a line of its own (a Hadoop import, where nothing expands the
       // manifest first): its WARCs in turn, each checked against datapackage.json.
-      const { expandPackages } = await import('../archive/wacz.js');
+      // (One on a cluster's file system is copied to the task's machine first, and removed after.)
+      const { closePackage, expandPackages } = await import('../archive/wacz.js');
       const options = await importOptions(ctx);
-      const { files, problems } = await expandPackages([entry.location], { remote: options.remote });
-      for (const p of problems) {
-        ctx.count(p.reason === 'unreadable' ? 'archives failed' : 'read-error');
-        ctx.warn(`${p.message}${p.reason === 'unreadable' ? '; archive skipped' : ''}`);
+      try {
+        const { files, problems } = await expandPackages([entry.location], { remote: options.remote });
+        for (const p of problems) {
+          ctx.count(p.reason === 'unreadable' ? 'archives failed' : 'read-error');
+          ctx.warn(`${p.message}${p.reason === 'unreadable' ? '; archive skipped' : ''}`);
+        }
+        for (const location of files) await importArchive({ location, collection: entry.collection }, options, emit, ctx);
+      } finally {
+        await closePackage(entry.location);
       }
-      for (const location of files) await importArchive({ location, collection: entry.collection }, options, emit, ctx);
       return;
     }
     await importArchive(entry, await importOptions(ctx), emit, ctx);
