@@ -217,6 +217,22 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     const h = await nwax(['cdx', await repack('rehashed.wacz', changed, rehashed)]);
     expect(h.code).toBe(1);
     expect(h.stderr).toMatch(/rehashed\.wacz: datapackage-digest\.json: the signed hash sha256:[0-9a-f]{64} is not datapackage-digest\.json's sha256:[0-9a-f]{64}; package left out/);
+    // The RFC 3161 timestamp, as authsign checks it: each way of breaking it named.
+    const refused = async (name: string, signedData: Record<string, unknown>) => {
+      const r = await nwax(['cdx', await repack(name, entries['datapackage.json'], { ...digest, signedData: { ...digest.signedData, ...signedData } })]);
+      expect(r.code, r.stderr).toBe(1);
+      return r.stderr;
+    };
+    const other = JSON.parse((await zipEntry(join(WACZ, 'invalid_signed_example_1.wacz'), 'datapackage-digest.json')).toString()).signedData;
+    expect(await refused('other-stamp.wacz', { timeSignature: other.timeSignature })).toContain('other-stamp.wacz: datapackage-digest.json: the RFC 3161 timestamp does not hold: it stamps another signature');
+    const token = Buffer.from(digest.signedData.timeSignature, 'base64');
+    // A byte of the authority's RSA signature, at the token's end.
+    token[token.length - 300] ^= 0x01;
+    expect(await refused('bad-stamp.wacz', { timeSignature: token.toString('base64') })).toContain("bad-stamp.wacz: datapackage-digest.json: the RFC 3161 timestamp does not hold: the authority's signature over it does not verify; package left out");
+    expect(await refused('no-stamp.wacz', { timeSignature: undefined })).toContain('no-stamp.wacz: datapackage-digest.json: the signature has no RFC 3161 timestamp');
+    expect(await refused('own-stamp-cert.wacz', { timestampCert: digest.signedData.domainCert })).toContain("own-stamp-cert.wacz: datapackage-digest.json: the timestamp certificate's chain leads to no trusted timestamp root");
+    const hourBefore = new Date(Date.parse(digest.signedData.created) - 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
+    expect(await refused('late-stamp.wacz', { created: hourBefore })).toMatch(/late-stamp\.wacz: datapackage-digest\.json: the RFC 3161 timestamp \(2022-01-18T19:00:12\.000Z\) is not within ten minutes after the signature's date/);
   });
 
   it('leaves out, by name, a WARC whose bytes are not those datapackage.json hashed', async () => {

@@ -7,10 +7,12 @@
  * certificate names the domain, was valid when the package says it was signed, and its chain
  * (the certificates `domainCert` carries after it) leads to a root Node.js trusts
  * (tls.rootCertificates, Mozilla's store): a staging or self-made certificate signs nothing.
- * Not checked: the RFC 3161 timestamp (`timeSignature`), which authsign's verifier also requires.
+ * A domain signature's RFC 3161 timestamp is checked too (wacz-timestamp.ts), as authsign's
+ * verifier requires it.
  */
 import { X509Certificate, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
+import { timestampProblem, type Timestamped } from './wacz-timestamp.js';
 
 let roots: X509Certificate[] | undefined;
 
@@ -27,7 +29,7 @@ function trustedChain(chain: X509Certificate[]): string | undefined {
   return `the domain certificate's chain leads to no trusted root (it ends at ${chain[chain.length - 1].issuer.replace(/\n/g, ', ')})`;
 }
 
-export interface SignedData {
+export interface SignedData extends Timestamped {
   hash?: string;
   created?: string;
   signature?: string;
@@ -37,7 +39,7 @@ export interface SignedData {
 }
 
 /** undefined when the signature holds, else what is wrong with it. */
-export function signatureProblem(digestHash: string | undefined, s: SignedData): string | undefined {
+export async function signatureProblem(digestHash: string | undefined, s: SignedData): Promise<string | undefined> {
   if (!s.signature || !s.hash) return 'signedData has no signature or no hash';
   if (s.hash !== digestHash) return `the signed hash ${s.hash} is not datapackage-digest.json's ${digestHash}`;
   let key: KeyObject;
@@ -77,5 +79,6 @@ export function signatureProblem(digestHash: string | undefined, s: SignedData):
       return false;
     }
   });
-  return ok ? undefined : `the signature does not verify with ${who}'s key`;
+  if (!ok) return `the signature does not verify with ${who}'s key`;
+  return s.domainCert ? timestampProblem(s) : undefined;
 }

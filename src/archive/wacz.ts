@@ -196,7 +196,7 @@ async function readEntries(path: string, readPath: string, zip: yauzl.ZipFile): 
         throw new InputError(`${path}: datapackage.json's SHA-256 is ${got}, datapackage-digest.json says ${said}; package left out`);
       }
       // A signed package whose signature fails was changed after it was signed.
-      const bad = signed && signatureProblem(said, signed);
+      const bad = signed && (await signatureProblem(said, signed));
       if (bad) {
         zip.close();
         throw new InputError(`${path}: datapackage-digest.json: ${bad}; package left out`);
