@@ -12,7 +12,7 @@
  */
 import { X509Certificate, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { rootCertificates } from 'node:tls';
-import { timestampProblem, type Timestamped } from './wacz-timestamp.js';
+import { certificateChain, timestampProblem, type Timestamped } from './wacz-timestamp.js';
 
 let roots: X509Certificate[] | undefined;
 
@@ -46,14 +46,8 @@ export async function signatureProblem(digestHash: string | undefined, s: Signed
   let who: string;
   if (s.domainCert) {
     // The first certificate of the chain is the domain's own.
-    const pems = s.domainCert.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
-    if (!pems) return 'domainCert holds no certificate';
-    let chain: X509Certificate[];
-    try {
-      chain = pems.map((pem) => new X509Certificate(pem));
-    } catch (err) {
-      return `domainCert: ${(err as Error).message}`;
-    }
+    const chain = certificateChain(s.domainCert, 'domainCert');
+    if (typeof chain === 'string') return chain;
     const cert = chain[0];
     if (!s.domain || !cert.checkHost(s.domain)) return `the certificate is not ${s.domain ?? 'any domain the signature names'}'s (${cert.subject.replace(/\n/g, ', ')})`;
     const created = Date.parse(s.created ?? '');

@@ -27,19 +27,24 @@ export interface Timestamped {
   timestampCert?: string;
 }
 
+/** The certificates of a PEM chain (`field` names it), or what is wrong with it. */
+export function certificateChain(pem: string, field: string): X509Certificate[] | string {
+  const pems = pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
+  if (!pems) return `${field} holds no certificate`;
+  try {
+    return pems.map((p) => new X509Certificate(p));
+  } catch (err) {
+    return `${field}: ${(err as Error).message}`;
+  }
+}
+
 const fingerprint = (c: X509Certificate) => c.fingerprint256.replace(/:/g, '').toLowerCase();
 
 /** undefined when the timestamp holds, else what is wrong with it. */
 export async function timestampProblem(s: Timestamped): Promise<string | undefined> {
   if (!s.timeSignature || !s.timestampCert) return 'the signature has no RFC 3161 timestamp (timeSignature, timestampCert), which a domain signature needs';
-  const pems = s.timestampCert.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
-  if (!pems) return 'timestampCert holds no certificate';
-  let chain: X509Certificate[];
-  try {
-    chain = pems.map((pem) => new X509Certificate(pem));
-  } catch (err) {
-    return `timestampCert: ${(err as Error).message}`;
-  }
+  const chain = certificateChain(s.timestampCert, 'timestampCert');
+  if (typeof chain === 'string') return chain;
   const root = chain[chain.length - 1];
   if (!TIMESTAMP_ROOTS.has(fingerprint(root))) return `the timestamp certificate's chain leads to no trusted timestamp root (it ends at ${root.subject.replace(/\n/g, ', ')})`;
   const pkijs = await import('pkijs');
