@@ -20,7 +20,7 @@ import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nativeAddon } from '../util/native-addon.js';
+import { nativeKernel } from '../util/native-addon.js';
 
 export interface EldAnswer {
   language: string;
@@ -331,8 +331,8 @@ function dictionaryBytes(dictionary: string[]): Uint8Array | undefined {
  * not built, or the data holds a character past 255 (then the JavaScript counts).
  */
 function nativeCounter(table: FlatTable | undefined, dictionary: string[], languages: number): Counter | undefined {
-  const make = nativeAddon?.eldTable as EldTable | undefined;
-  const score = nativeAddon?.eldScore as EldScore | undefined;
+  const make = nativeKernel('eld')?.eldTable as EldTable | undefined;
+  const score = nativeKernel('eld')?.eldScore as EldScore | undefined;
   const dict = dictionaryBytes(dictionary);
   if (!make || !score || !dict || !table) return undefined;
   let handle: unknown;

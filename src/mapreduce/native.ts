@@ -1,14 +1,14 @@
 /**
  * The native sort and merge (native/*.c), built by `npm install` through node-gyp as
  * better-sqlite3 is, and loaded here when present. Without it (no compiler on the machine, or
- * `NWAX_NATIVE=0`), the JavaScript sort and merge do the same work, to the same bytes: the
+ * `NWAX_NATIVE` without `sort`), the JavaScript sort and merge do the same work, to the same bytes: the
  * tests hold the two to each other.
  *
  * Why native: the sort and merge of lines are a byte loop and a memcmp/memcpy per line, and in
  * JavaScript each of those paid a native call's fixed cost or a bounds-checked byte access.
  * They were most of the group-and-count's CPU (docs/decisions.md, "Native sort and merge").
  */
-import { nativeAddon } from '../util/native-addon.js';
+import { nativeKernel } from '../util/native-addon.js';
 
 export interface NativeSort {
   /** Sorts `order[lo, hi)` (line numbers) by the bytes of the lines; `cache` is scratch as long as `order`. */
@@ -105,5 +105,5 @@ export const CDX_DUPS_USED = 1;
 export const CDX_DUPS_LINES = 2;
 export const CDX_DUPS_FIELDS = 3;
 
-/** The addon, or undefined where it is not built or `NWAX_NATIVE=0` turns it off. */
-export const nativeSort: NativeSort | undefined = nativeAddon as NativeSort | undefined;
+/** The addon, or undefined where it is not built or `NWAX_NATIVE` leaves the sort kernel to JavaScript. */
+export const nativeSort: NativeSort | undefined = nativeKernel('sort') as NativeSort | undefined;

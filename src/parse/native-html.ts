@@ -11,7 +11,7 @@
  */
 import { decodeHTML, decodeHTMLAttribute, DecodingMode } from 'entities/decode';
 import { decodeRcdata } from './html-scanner.js';
-import { nativeAddon } from '../util/native-addon.js';
+import { nativeKernel } from '../util/native-addon.js';
 
 export interface NativeHtml {
   /** The first title's text as it came, up to 4,096 characters. */
@@ -50,8 +50,8 @@ function decode(kind: number, text: string): string {
 
 type Extract = (html: string, textLimit: number, decode: (kind: number, text: string) => string) => NativeHtml | null;
 type ExtractUtf8 = (bytes: Buffer, bomAt: number, textLimit: number, decode: (kind: number, text: string) => string) => NativeHtml | null;
-const extract = nativeAddon?.htmlExtract as Extract | undefined;
-const extractUtf8 = nativeAddon?.htmlExtractUtf8 as ExtractUtf8 | undefined;
+const extract = nativeKernel('html')?.htmlExtract as Extract | undefined;
+const extractUtf8 = nativeKernel('html')?.htmlExtractUtf8 as ExtractUtf8 | undefined;
 
 /** The parse of `html`, or null for a document the scanner reads; undefined where the addon is not built. */
 export const nativeHtml: ((html: string, textLimit: number) => NativeHtml | null) | undefined = extract
@@ -68,7 +68,7 @@ export const nativeHtmlUtf8: ((bytes: Buffer, bomAt: number, textLimit: number) 
   : undefined;
 
 /** The addon's UTF-8 decoding alone, as nativeHtmlUtf8 reads the bytes (for the tests that hold it to TextDecoder). */
-export const nativeDecodeUtf8 = nativeAddon?.decodeUtf8 as ((bytes: Buffer, bomAt: number) => string) | undefined;
+export const nativeDecodeUtf8 = nativeKernel('html')?.decodeUtf8 as ((bytes: Buffer, bomAt: number) => string) | undefined;
 
 /** What nativeHtmlUtf8 reads, decoded by TextDecoder: the text the scanner reads where the extractor hands a page back. */
 export function decodeUtf8Page(bytes: Buffer, bomAt: number): string {

@@ -5,10 +5,10 @@
  * JSON a JavaScript string. `jsonStringFromBytes` is JSON.parse of such bytes: the string made
  * once, straight from them, where a decode then JSON.parse made it twice.
  */
-import { nativeAddon } from './native-addon.js';
+import { nativeKernel } from './native-addon.js';
 
-const jsonString = nativeAddon?.jsonString as ((s: string) => Buffer) | undefined;
-const jsonStringDecode = nativeAddon?.jsonStringDecode as ((b: Uint8Array, start: number, end: number) => string | undefined) | undefined;
+const jsonString = nativeKernel('json')?.jsonString as ((s: string) => Buffer) | undefined;
+const jsonStringDecode = nativeKernel('json')?.jsonStringDecode as ((b: Uint8Array, start: number, end: number) => string | undefined) | undefined;
 
 export function jsonStringBytes(s: string): Buffer {
   return jsonString ? jsonString(s) : Buffer.from(JSON.stringify(s));

@@ -2,14 +2,41 @@
  * The native addon (native/*.c, build/Release/nwax_native.node), built by `npm install`
  * through node-gyp as better-sqlite3 is, loaded once for every layer that uses a part of it:
  * the sort and merge (src/mapreduce/native.ts) and the HTML extractor
- * (src/parse/native-html.ts). Without it (no compiler on the machine, or `NWAX_NATIVE=0`),
- * their JavaScript twins do the same work, to the same bytes.
+ * (src/parse/native-html.ts), the language scores and JSON strings. Without it (no compiler
+ * on the machine, or `NWAX_NATIVE` turning a kernel off), their JavaScript twins do the same
+ * work, to the same bytes.
  */
 import { createRequire } from 'node:module';
 import { isMainThread } from 'node:worker_threads';
+import { UsageError } from './errors.js';
+
+/**
+ * The addon's kernels, each with a JavaScript twin that gives the same bytes: `sort` (the
+ * sort, gather and merge of lines and records, CDX keys and dedup, sums), `html` (the HTML
+ * extractor and its UTF-8 decoding), `eld` (language scores), `json` (JSON strings as bytes).
+ */
+export const KERNELS = ['sort', 'html', 'eld', 'json'] as const;
+export type Kernel = (typeof KERNELS)[number];
+
+/**
+ * The kernels `NWAX_NATIVE` leaves native: unset or `1`, all of them; `0`, none; a comma list
+ * (`html,sort`), those named. An unknown name is refused, so a typo cannot quietly run the
+ * twin it meant to test.
+ */
+function wanted(): Set<Kernel> {
+  const v = (process.env.NWAX_NATIVE ?? '').trim();
+  if (v === '' || v === '1') return new Set(KERNELS);
+  if (v === '0') return new Set();
+  const names = v.split(',').map((n) => n.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !(KERNELS as readonly string[]).includes(n));
+  if (unknown.length) throw new UsageError(`NWAX_NATIVE=${v}: no kernel named ${unknown.join(', ')} (kernels: ${KERNELS.join(', ')}; 0 for none, 1 for all)`);
+  return new Set(names as Kernel[]);
+}
+
+const WANTED = wanted();
 
 function load(): Record<string, unknown> | undefined {
-  if (process.env.NWAX_NATIVE === '0') return undefined;
+  if (WANTED.size === 0) return undefined;
   try {
     // dist/util/native-addon.js -> build/Release at the package's root.
     return createRequire(import.meta.url)('../../build/Release/nwax_native.node') as Record<string, unknown>;
@@ -22,5 +49,14 @@ function load(): Record<string, unknown> | undefined {
   }
 }
 
-/** The addon's exports, or undefined where it is not built or `NWAX_NATIVE=0` turns it off. */
-export const nativeAddon: Record<string, unknown> | undefined = load();
+const addon = load();
+
+/** The addon's exports for `kernel`, or undefined where it is not built or `NWAX_NATIVE` leaves that kernel to JavaScript. */
+export function nativeKernel(kernel: Kernel): Record<string, unknown> | undefined {
+  return WANTED.has(kernel) ? addon : undefined;
+}
+
+/** The kernels running natively in this process (what `nwax --version` reports). */
+export function nativeKernels(): Kernel[] {
+  return addon ? KERNELS.filter((k) => WANTED.has(k)) : [];
+}
