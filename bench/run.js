@@ -10,8 +10,8 @@ const all = { cdx: './cdx.mjs', dedup: './dedup.mjs', mapreduce: './mapreduce.mj
 const chosen = which.length ? which : Object.keys(all);
 // Which sort, merge, sum and HTML extraction the figures are of (native/, or JavaScript without
 // it or with NWAX_NATIVE=0).
-const { nativeAddon } = await import('../dist/util/native-addon.js');
-console.log(`nwax's sort, merge, sum and HTML extraction: ${nativeAddon ? 'native (build/Release/nwax_native.node)' : 'JavaScript (no native build, or NWAX_NATIVE=0)'}\n`);
+const { KERNELS, nativeKernels } = await import('../dist/util/native-addon.js');
+console.log(`nwax's native kernels (build/Release/nwax_native.node): ${nativeKernels().join(', ') || 'none'}; in JavaScript: ${KERNELS.filter((k) => !nativeKernels().includes(k)).join(', ') || 'none'} (no native build, or NWAX_NATIVE)\n`);
 const reports = [];
 for (const name of chosen) {
   const mod = await import(all[name]);

@@ -311,7 +311,7 @@ describe('the index map over bytes', () => {
 describe('the index reduce\'s values from bytes', () => {
   it('gives the values JSON.parse gives, a version\'s text made from the bytes, every other piece left to JSON.parse', async () => {
     const { indexJob } = await import('../src/index/index-job.js');
-    const { nativeAddon } = await import('../src/util/native-addon.js');
+    const { nativeKernel } = await import('../src/util/native-addon.js');
     const texts = awkwardStrings().filter((_, i) => i % 5 === 0);
     const values = [
       ...texts.map((t, i) => JSON.stringify({ d: `sha1:${i}`, text: t })),
@@ -333,7 +333,7 @@ describe('the index reduce\'s values from bytes', () => {
       expect(Object.keys(got as object), v).toEqual(Object.keys(JSON.parse(v)));
     }
     // Every text piece is made from its bytes where the addon is built, and no other piece is.
-    expect(fromBytes).toBe(nativeAddon?.jsonStringDecode ? texts.length : 0);
+    expect(fromBytes).toBe(nativeKernel('json')?.jsonStringDecode ? texts.length : 0);
     const damaged = Buffer.from([...Buffer.from('url\t{"d":"AAAA","text":"bad '), 0xff, ...Buffer.from('"}')]);
     expect(indexJob.reduceValueFromBytes!(damaged, 4, damaged.length)).toBeUndefined();
   });

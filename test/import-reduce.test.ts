@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { importJob } from '../src/segment/import-job.js';
 import { newContext, RawJson } from '../src/mapreduce/job.js';
 import { captureJson, crawlParseOf, SEGMENT_PARTS, type Capture } from '../src/segment/segment.js';
-import { nativeAddon } from '../src/util/native-addon.js';
+import { nativeKernel } from '../src/util/native-addon.js';
 import { awkwardStrings } from './helpers.js';
 
 /** A capture as the import map emits it (importer.ts's field order), with what the test varies. */
@@ -76,7 +76,7 @@ describe('the import reduce over bytes', () => {
 });
 
 describe('a capture\'s JSON in pieces', () => {
-  const jsonString = nativeAddon?.jsonString as ((s: string) => Buffer) | undefined;
+  const jsonString = nativeKernel('json')?.jsonString as ((s: string) => Buffer) | undefined;
 
   it.skipIf(!jsonString)('the addon writes JSON.stringify\'s bytes for every string', () => {
     for (const s of awkwardStrings()) expect(jsonString!(s).toString('latin1'), JSON.stringify(s)).toBe(Buffer.from(JSON.stringify(s)).toString('latin1'));
@@ -96,7 +96,7 @@ describe('a capture\'s JSON in pieces', () => {
 });
 
 describe('a JSON string read back from its bytes', () => {
-  const decode = nativeAddon?.jsonStringDecode as ((b: Uint8Array, s: number, e: number) => string | undefined) | undefined;
+  const decode = nativeKernel('json')?.jsonStringDecode as ((b: Uint8Array, s: number, e: number) => string | undefined) | undefined;
 
   it.skipIf(!decode)('gives JSON.parse\'s string for every string, in the middle of other bytes', () => {
     for (const s of awkwardStrings()) {

@@ -13,7 +13,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { eldPackageDir } from '../src/analysis/language.js';
 import { ContentParser } from '../src/parse/parse.js';
 import { HAVE_FIXTURES, fixtureRecords, seededRandom, tempDir } from './helpers.js';
-import { nativeAddon } from '../src/util/native-addon.js';
+import { nativeKernel } from '../src/util/native-addon.js';
+
+const nativeEld = nativeKernel('eld');
 
 const dir = eldPackageDir();
 const eld = (createRequire(import.meta.url)(join(dir, 'src', 'entries', 'static.extrasmall.js')) as { eld: { detect(t: string): { language: string; isReliable(): boolean } } }).eld;
@@ -21,12 +23,12 @@ const eld = (createRequire(import.meta.url)(join(dir, 'src', 'entries', 'static.
 // (as the build leaves it beside the module), and from a file of another eld, passed over.
 const tables = tempDir();
 const tableFile = join(tables, 'eld-table.bin');
-const written = nativeAddon ? writeEldTable(dir, tableFile) : false;
+const written = nativeEld ? writeEldTable(dir, tableFile) : false;
 const stale = join(tables, 'stale.bin');
 if (written) writeFileSync(stale, readFileSync(tableFile).toString('latin1').replace(/"eld [^"]*"/, (m) => `"${'x'.repeat(m.length - 2)}"`), 'latin1');
 const scorers = {
   javascript: loadEldScorer(dir, { native: false })!,
-  ...(nativeAddon ? { native: loadEldScorer(dir, { table: join(tables, 'none.bin') })!, 'native from the table file': loadEldScorer(dir, { table: tableFile })!, 'native, a stale table file': loadEldScorer(dir, { table: stale })! } : {}),
+  ...(nativeEld ? { native: loadEldScorer(dir, { table: join(tables, 'none.bin') })!, 'native from the table file': loadEldScorer(dir, { table: tableFile })!, 'native, a stale table file': loadEldScorer(dir, { table: stale })! } : {}),
 };
 
 const separators = (createRequire(import.meta.url)(join(dir, 'src', 'regexPatterns.js')) as { separators: RegExp }).separators;
