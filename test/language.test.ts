@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { eldPackageDir } from '../src/analysis/language.js';
 import { ContentParser } from '../src/parse/parse.js';
 import { HAVE_FIXTURES, fixtureRecords, seededRandom, tempDir } from './helpers.js';
-import { nativeKernel } from '../src/util/native-addon.js';
+import { nativeKernel, nativeWanted } from '../src/util/native-addon.js';
 
 const nativeEld = nativeKernel('eld');
 
@@ -58,7 +58,7 @@ const GLUE = [' ', ' ', ' ', '  ', '\n', ', ', '. ', ' - ', '\t', '…', ' (', '
 describe('language identification', () => {
   it('the scorer gives eld\'s answer on 5,000 generated texts of every script', () => {
     // The addon is built wherever npm install could (CI): its counting is the one tested here.
-    if (process.env.NWAX_NATIVE !== '0') {
+    if (nativeWanted('eld')) {
       expect(Object.keys(scorers)).toContain('native');
       expect(written).toBe(true);
       const from = Object.fromEntries(Object.entries(scorers).map(([how, s]) => [how, s.source]));

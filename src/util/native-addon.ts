@@ -56,6 +56,11 @@ export function nativeKernel(kernel: Kernel): Record<string, unknown> | undefine
   return WANTED.has(kernel) ? addon : undefined;
 }
 
+/** Whether NWAX_NATIVE asks for `kernel` natively (built or not). */
+export function nativeWanted(kernel: Kernel): boolean {
+  return WANTED.has(kernel);
+}
+
 /** The kernels running natively in this process (what `nwax --version` reports). */
 export function nativeKernels(): Kernel[] {
   return addon ? KERNELS.filter((k) => WANTED.has(k)) : [];
