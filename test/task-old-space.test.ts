@@ -1,5 +1,5 @@
 /**
- * A job's taskOldSpaceMb (local-runner.ts): its task threads make their heaps with that much
+ * A job's taskOldSpaceMb (task-threads.ts): its task threads make their heaps with that much
  * old space, so a map that promotes short-lived garbage runs few full collections; a job run
  * after it in the same process, without it, has its threads made as V8 makes them. Real
  * threads and V8's own collector, counted by each map through perf_hooks' gc entries.

@@ -1,5 +1,5 @@
 /**
- * Task threads started ahead of their job (local-runner.ts's warmTaskThreads): a job that takes
+ * Task threads started ahead of their job (task-threads.ts's warmTaskThreads): a job that takes
  * them writes what it writes on threads of its own, a job with other settings leaves them, and
  * threads no job takes do not keep the process alive.
  */
@@ -8,7 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { runLocal, warmTaskThreads } from '../src/mapreduce/local-runner.js';
+import { runLocal } from '../src/mapreduce/local-runner.js';
+import { warmTaskThreads } from '../src/mapreduce/task-threads.js';
 import { findJob } from '../src/jobs/index.js';
 import { ROOT, partRecords, seededRandom, tempDir } from './helpers.js';
 
@@ -70,7 +71,7 @@ describe('task threads started ahead of their job', () => {
 
   it('do not keep the process alive when no job takes them', () => {
     const script = [
-      `import { warmTaskThreads } from ${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'mapreduce', 'local-runner.js')).href)};`,
+      `import { warmTaskThreads } from ${JSON.stringify(pathToFileURL(join(ROOT, 'dist', 'mapreduce', 'task-threads.js')).href)};`,
       `warmTaskThreads(new URL(${JSON.stringify(TASK_WORKER.href)}), 'import', 2, 64 << 20);`,
       'console.log("planned");',
     ].join('\n');

@@ -31,7 +31,7 @@ async function localThreads(conf: Configuration, flags: JobFlagValues): Promise<
 }
 
 /**
- * Starts job `name`'s task threads (local-runner.ts's warmTaskThreads) before the command
+ * Starts job `name`'s task threads (task-threads.ts's warmTaskThreads) before the command
  * reads its inputs, so that their start overlaps the command's: for a command that will run
  * the job on this machine with the options jobActionOptions gives and `reduces` reduces. As
  * many threads as its reduce phase will use are started (the map phase's count is not known
@@ -40,7 +40,7 @@ async function localThreads(conf: Configuration, flags: JobFlagValues): Promise<
 export async function warmJob(name: string, conf: Configuration, flags: JobFlagValues, reduces: number): Promise<void> {
   if (flags.engine !== 'local' || reduces < 2) return;
   const { parseByteSize } = await import('../conf/config.js');
-  const { warmTaskThreads } = await import('../mapreduce/local-runner.js');
+  const { warmTaskThreads } = await import('../mapreduce/task-threads.js');
   const { findJob } = await import('../jobs/index.js');
   const memory = flags.memory ?? conf.getString('mapreduce.task.io.sort.mb');
   const job = await findJob(name);

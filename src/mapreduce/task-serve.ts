@@ -4,7 +4,8 @@
  * src/jobs/task-worker.ts serves the registered jobs; a test may serve jobs of its own.
  */
 import { parentPort } from 'node:worker_threads';
-import { runMapTask, runReduceTask, type MapTask, type ReduceTask } from './local-runner.js';
+import { runMapTask, type MapTask } from './map-task.js';
+import { runReduceTask, type ReduceTask } from './reduce-task.js';
 import { setWarningSink, type Counters, type Job } from './job.js';
 
 export function serveTasks(findJob: (name: string) => Promise<Job | undefined>): void {
