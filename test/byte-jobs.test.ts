@@ -9,7 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
-import { Grouper, hashPartition, newContext, type Counters, type Job } from '../src/mapreduce/job.js';
+import { newContext, type Counters, type Job } from '../src/mapreduce/job.js';
+import { Grouper } from '../src/mapreduce/grouper.js';
+import { hashPartition } from '../src/mapreduce/partition.js';
 import { LongSumGroups, longSum } from '../src/mapreduce/long-sum.js';
 import { RecordFileReader, RecordFileWriter, indexPath } from '../src/mapreduce/record-file.js';
 import { makeSplits, splitChunks, splitLines } from '../src/mapreduce/splits.js';
@@ -405,7 +407,7 @@ describe('invertlinks over bytes', () => {
   ];
 
   it('emits the bytes map emits: self-links, anchors cut by UTF-16 units, keys and strings JSON escapes, values of other shapes, the LinkDb passed on', async () => {
-    const { invertlinksJob } = await import('../src/crawl/linkdb-job.js');
+    const { invertlinksJob } = await import('../src/crawl/invertlinks-job.js');
     const root = join(dir, 'invertlinks');
     for (const properties of [[], ['db.max.anchor.length=5']]) {
       await expectBytesMapAsStrings(invertlinksJob, join(root, 'segments', '20200101000000', 'crawl_parse'), crawlParse, properties);
@@ -416,7 +418,7 @@ describe('invertlinks over bytes', () => {
   });
 
   it('names the file and line of a page\'s outlinks that are not JSON (a comma missing, a raw control character), on both paths', async () => {
-    const { invertlinksJob } = await import('../src/crawl/linkdb-job.js');
+    const { invertlinksJob } = await import('../src/crawl/invertlinks-job.js');
     const { mapper } = await import('../src/mapreduce/streaming.js');
     const { mapRecordsAsBytes } = await import('../src/mapreduce/record-bytes-map.js');
     const folder = join(dir, 'invertlinks-bad', 'segments', '20200101000000', 'crawl_parse');
@@ -433,8 +435,8 @@ describe('invertlinks over bytes', () => {
   });
 
   it('joins a group\'s inlink lists as combine does, and leaves a group with a value of another shape to it', async () => {
-    const { invertlinksJob } = await import('../src/crawl/linkdb-job.js');
-    const { emittedJson } = await import('../src/mapreduce/job.js');
+    const { invertlinksJob } = await import('../src/crawl/invertlinks-job.js');
+    const { emittedJson } = await import('../src/mapreduce/value-json.js');
     const viaCombine = (texts: string[]) => {
       const out: string[] = [];
       invertlinksJob.combine!('http://t.example/', texts, (_k, v) => out.push(emittedJson(v)), newContext({}));
@@ -456,8 +458,8 @@ describe('invertlinks over bytes', () => {
   });
 
   it('reduces a group\'s lists as reduce does: duplicates, order, the cap, non-ASCII; leaves escapes, characters past the BMP, other shapes and invalid UTF-8 to it', async () => {
-    const { invertlinksJob } = await import('../src/crawl/linkdb-job.js');
-    const { valueJson } = await import('../src/mapreduce/job.js');
+    const { invertlinksJob } = await import('../src/crawl/invertlinks-job.js');
+    const { valueJson } = await import('../src/mapreduce/value-json.js');
     const rand = seededRandom(5);
     const froms = ['http://a.example/', 'http://b.example/x', 'http://a.example/\u00e9', 'http://\uff41.example/', 'http://a.example/~', 'http://a.example/\ue000'];
     const anchors = ['', 'home', 'caf\u00e9', '\u4e2d\u6587', 'Home', 'a b'];

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { emittedJson, newContext, type Counters } from '../src/mapreduce/job.js';
+import { newContext, type Counters } from '../src/mapreduce/job.js';
+import { emittedJson } from '../src/mapreduce/value-json.js';
 import { indexJob } from '../src/index/index-job.js';
 import { updatedbJob } from '../src/crawl/updatedb-job.js';
-import { invertlinksJob } from '../src/crawl/linkdb-job.js';
+import { invertlinksJob } from '../src/crawl/invertlinks-job.js';
 import type { CrawlDatum } from '../src/crawl/crawl-datum.js';
 
 /** Runs a job's reduce on one key with the given -D properties; what it emits. */

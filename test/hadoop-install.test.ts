@@ -17,7 +17,7 @@ import { defaultFs, shippedPath, siteProperty, streamingJar } from '../src/mapre
 import { failedAttempts, failedTaskReport } from '../src/mapreduce/hadoop-task-log.js';
 import { hadoopCommand } from '../src/mapreduce/hadoop.js';
 import { RecordFileReader, RecordFileWriter } from '../src/mapreduce/record-file.js';
-import { findJob } from '../src/jobs/index.js';
+import { findJob } from '../src/jobs/registry.js';
 import { tempDir } from './helpers.js';
 
 /** A distribution's layout: the versioned streaming jar beside its sources and tests, and a core-site.xml. */

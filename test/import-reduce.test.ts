@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { importJob } from '../src/segment/import-job.js';
-import { newContext, RawJson } from '../src/mapreduce/job.js';
+import { newContext } from '../src/mapreduce/job.js';
+import { RawJson } from '../src/mapreduce/value-json.js';
 import { captureJson, crawlParseOf, SEGMENT_PARTS, type Capture } from '../src/segment/segment.js';
 import { nativeKernel } from '../src/util/native-addon.js';
 import { awkwardStrings } from './helpers.js';

@@ -4,8 +4,8 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { hashPartition } from '../src/mapreduce/job.js';
-import { JOB_NAMES, findJob } from '../src/jobs/index.js';
+import { hashPartition } from '../src/mapreduce/partition.js';
+import { JOB_NAMES, findJob } from '../src/jobs/registry.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc } from '../scripts/make-fixtures.mjs';
 import { HAVE_FIXTURES, ROOT, breathe, fixture, nwax, nwaxAsync, partRecords, run, tempDir } from './helpers.js';

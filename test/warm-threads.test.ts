@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { runLocal } from '../src/mapreduce/local-runner.js';
 import { warmTaskThreads } from '../src/mapreduce/task-threads.js';
-import { findJob } from '../src/jobs/index.js';
+import { findJob } from '../src/jobs/registry.js';
 import { ROOT, partRecords, seededRandom, tempDir } from './helpers.js';
 
 // A task thread runs the built modules (the tests' build is `npm run build`, before them).

@@ -1,9 +1,9 @@
 /**
- * Reads the decompressed bytes of an archive across segment boundaries and keeps track of
+ * Reads the decompressed bytes of an archive across slice boundaries and keeps track of
  * where they came from in the file, so a record's compressed offset and length can be told.
  * Damage events become a DamageError thrown at the point where the reader reaches them.
  */
-import type { DamageEvent, Segment, SegmentEvent } from './segments.js';
+import type { DamageEvent, Slice, SliceEvent } from './slices.js';
 
 export class DamageError extends Error {
   constructor(readonly damage: DamageEvent) {
@@ -11,24 +11,24 @@ export class DamageError extends Error {
   }
 }
 
-export class SegmentCursor {
-  private segs: Segment[] = [];
-  /** Read position inside segs[0]. */
+export class SliceCursor {
+  private slices: Slice[] = [];
+  /** Read position inside slices[0]. */
   private pos = 0;
   private damage: DamageEvent | undefined;
   private done = false;
   /** gzip: end offset of the last member whose final byte was consumed. */
   private lastEnd = -1;
-  /** gzip: the last segment consumed was not its member's last. */
+  /** gzip: the last slice consumed was not its member's last. */
   private midMember = false;
 
-  constructor(private events: AsyncIterator<SegmentEvent>, readonly gzip: boolean) {}
+  constructor(private events: AsyncIterator<SliceEvent>, readonly gzip: boolean) {}
 
   /** Reads on from other events (the archive reopened further on); what was buffered is dropped. */
-  reset(events: AsyncIterator<SegmentEvent>, offset: number): void {
+  reset(events: AsyncIterator<SliceEvent>, offset: number): void {
     void this.events.return?.();
     this.events = events;
-    this.segs = [];
+    this.slices = [];
     this.pos = 0;
     this.damage = undefined;
     this.done = false;
@@ -36,7 +36,7 @@ export class SegmentCursor {
     this.midMember = false;
   }
 
-  /** Pulls one more segment; false at the end or at damage. */
+  /** Pulls one more slice; false at the end or at damage. */
   private async pull(): Promise<boolean> {
     if (this.done || this.damage) return false;
     const r = await this.events.next();
@@ -48,22 +48,22 @@ export class SegmentCursor {
       this.damage = r.value;
       return false;
     }
-    this.segs.push(r.value);
+    this.slices.push(r.value);
     return true;
   }
 
   /** Bytes available from the read position without pulling. */
   private buffered(): number {
     let n = -this.pos;
-    for (const s of this.segs) n += s.data.length;
+    for (const s of this.slices) n += s.data.length;
     return n;
   }
 
   /** Makes `n` bytes available if the archive has them; returns how many are. */
   async ensure(n: number): Promise<number> {
-    if (this.segs.length > 0 && this.segs[0].data.length - this.pos >= n) return n;
+    if (this.slices.length > 0 && this.slices[0].data.length - this.pos >= n) return n;
     let have = this.buffered();
-    while (have < n && (await this.pull())) have += this.segs[this.segs.length - 1].data.length;
+    while (have < n && (await this.pull())) have += this.slices[this.slices.length - 1].data.length;
     return Math.min(have, n);
   }
 
@@ -76,15 +76,15 @@ export class SegmentCursor {
     return this.damage !== undefined && this.buffered() === 0;
   }
 
-  /** Up to `n` bytes from the read position; a view when they lie in one segment, else a copy. */
+  /** Up to `n` bytes from the read position; a view when they lie in one slice, else a copy. */
   peek(n: number): Buffer {
-    if (this.segs.length === 0) return Buffer.alloc(0);
-    const head = this.segs[0].data;
-    if (head.length - this.pos >= n || this.segs.length === 1) return head.subarray(this.pos, this.pos + n);
+    if (this.slices.length === 0) return Buffer.alloc(0);
+    const head = this.slices[0].data;
+    if (head.length - this.pos >= n || this.slices.length === 1) return head.subarray(this.pos, this.pos + n);
     const parts: Buffer[] = [head.subarray(this.pos)];
     let len = parts[0].length;
-    for (let i = 1; i < this.segs.length && len < n; i++) {
-      const d = this.segs[i].data;
+    for (let i = 1; i < this.slices.length && len < n; i++) {
+      const d = this.slices[i].data;
       parts.push(d.subarray(0, n - len));
       len += Math.min(d.length, n - len);
     }
@@ -92,8 +92,8 @@ export class SegmentCursor {
   }
 
   advance(n: number): void {
-    while (n > 0 && this.segs.length > 0) {
-      const s = this.segs[0];
+    while (n > 0 && this.slices.length > 0) {
+      const s = this.slices[0];
       const left = s.data.length - this.pos;
       if (n < left) {
         this.pos += n;
@@ -105,7 +105,7 @@ export class SegmentCursor {
   }
 
   private dropHead(): void {
-    const s = this.segs.shift()!;
+    const s = this.slices.shift()!;
     this.pos = 0;
     if (s.memberEnd >= 0) this.lastEnd = s.memberEnd;
     this.midMember = s.memberEnd < 0;
@@ -115,8 +115,8 @@ export class SegmentCursor {
   async offsetHere(): Promise<number> {
     await this.ensure(1);
     // Nothing buffered: the next byte is where the last consumed member (or byte) ended.
-    if (this.segs.length === 0) return this.lastEnd;
-    const s = this.segs[0];
+    if (this.slices.length === 0) return this.lastEnd;
+    const s = this.slices[0];
     return this.gzip ? s.offset : s.offset + this.pos;
   }
 
@@ -128,31 +128,31 @@ export class SegmentCursor {
    */
   async endHere(): Promise<number> {
     if (!this.gzip) {
-      if (this.segs.length === 0) return this.lastEnd;
-      const s = this.segs[0];
+      if (this.slices.length === 0) return this.lastEnd;
+      const s = this.slices[0];
       return s.offset + this.pos;
     }
-    // Nothing of a member consumed beyond its last segment: it ended where that segment did.
+    // Nothing of a member consumed beyond its last slice: it ended where that slice did.
     if (this.pos === 0 && !this.midMember) return this.lastEnd;
-    // The member of the last consumed byte is segs[0]'s (when pos is 0, the rest of the member
-    // the last dropped segment belonged to); find its last segment.
+    // The member of the last consumed byte is slices[0]'s (when pos is 0, the rest of the member
+    // the last dropped slice belonged to); find its last slice.
     for (let i = 0; ; i++) {
-      while (i >= this.segs.length) if (!(await this.pull())) return this.damage ? -1 : this.lastEnd;
-      if (i === 0 && this.pos === 0 && this.segs[0].memberStart) return this.lastEnd;
-      if (this.segs[i].memberEnd >= 0) return this.segs[i].memberEnd;
+      while (i >= this.slices.length) if (!(await this.pull())) return this.damage ? -1 : this.lastEnd;
+      if (i === 0 && this.pos === 0 && this.slices[0].memberStart) return this.lastEnd;
+      if (this.slices[i].memberEnd >= 0) return this.slices[i].memberEnd;
     }
   }
 
-  /** gzip: bytes left in the head segment, and whether it is its member's last (call after ensure). */
-  headSegment(): { left: number; endsMember: boolean } {
-    if (this.segs.length === 0) return { left: 0, endsMember: false };
-    return { left: this.segs[0].data.length - this.pos, endsMember: this.segs[0].memberEnd >= 0 };
+  /** gzip: bytes left in the head slice, and whether it is its member's last (call after ensure). */
+  headSlice(): { left: number; endsMember: boolean } {
+    if (this.slices.length === 0) return { left: 0, endsMember: false };
+    return { left: this.slices[0].data.length - this.pos, endsMember: this.slices[0].memberEnd >= 0 };
   }
 
-  /** Up to `n` bytes from the read position within one segment, consumed; empty at the end or damage. */
+  /** Up to `n` bytes from the read position within one slice, consumed; empty at the end or damage. */
   async takeSlice(n: number): Promise<Buffer> {
     if (n <= 0 || (await this.ensure(1)) === 0) return Buffer.alloc(0);
-    const head = this.segs[0].data;
+    const head = this.slices[0].data;
     const len = Math.min(n, head.length - this.pos);
     const slice = head.subarray(this.pos, this.pos + len);
     this.advance(len);
@@ -163,7 +163,7 @@ export class SegmentCursor {
   clearDamage(): DamageEvent | undefined {
     const d = this.damage;
     this.damage = undefined;
-    this.segs = [];
+    this.slices = [];
     this.pos = 0;
     this.midMember = false;
     return d;
@@ -171,18 +171,18 @@ export class SegmentCursor {
 
   /** gzip: drops the rest of the current member, so reading resumes at the next one. */
   async skipToNextMember(): Promise<void> {
-    if (this.segs.length === 0) return;
+    if (this.slices.length === 0) return;
     for (;;) {
-      const s = this.segs[0];
+      const s = this.slices[0];
       this.dropHead();
       if (s.memberEnd >= 0) break;
-      if (this.segs.length === 0 && !(await this.pull())) return;
+      if (this.slices.length === 0 && !(await this.pull())) return;
     }
   }
 
   /** Whether the read position is at the first byte of a gzip member. */
   get atMemberStart(): boolean {
-    return this.segs.length > 0 && this.pos === 0 && this.segs[0].memberStart;
+    return this.slices.length > 0 && this.pos === 0 && this.slices[0].memberStart;
   }
 
   /**
@@ -191,15 +191,15 @@ export class SegmentCursor {
    * counted as part of it, whatever it starts with.
    */
   get memberConsumed(): boolean {
-    return this.segs.length === 0 ? !this.midMember : this.pos === 0 && this.segs[0].memberStart;
+    return this.slices.length === 0 ? !this.midMember : this.pos === 0 && this.slices[0].memberStart;
   }
 
   /** Bytes left in the member of the read position (gzip), pulling up to `limit`, to tell where it ends. */
   async bytesLeftInMember(limit: number): Promise<number> {
     let n = 0;
     for (let i = 0; ; i++) {
-      while (i >= this.segs.length) if (!(await this.pull())) return n;
-      const s = this.segs[i];
+      while (i >= this.slices.length) if (!(await this.pull())) return n;
+      const s = this.slices[i];
       n += s.data.length - (i === 0 ? this.pos : 0);
       if (s.memberEnd >= 0 || n >= limit) return n;
     }

@@ -6,8 +6,8 @@
  */
 import { ByteWindow } from './byte-window.js';
 import { openByteSource, type ByteSource, type RemoteOptions } from './byte-source.js';
-import { SegmentCursor } from './cursor.js';
-import { gzipSegments, plainSegments } from './segments.js';
+import { SliceCursor } from './cursor.js';
+import { gzipSlices, plainSlices } from './slices.js';
 import { HeaderList, headerBlockEnd, parseHeaderLines, parseHttpHead, type HttpHead } from './headers.js';
 import { parseArcHeader } from './arc-header.js';
 import { arcLineAt, findRecordStart, recordAt } from './record-start.js';
@@ -62,7 +62,7 @@ const HEADER_MAX = 1 << 20;
 export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
   readonly stats: ReadStats = { records: 0, skipped: {}, warnings: {}, bytes: 0 };
   private format: ArchiveFormat | undefined;
-  private cursor!: SegmentCursor;
+  private cursor!: SliceCursor;
   /** Plain files that can be read again: go back to an offset already passed. */
   private rewind: ((pos: number) => void) | undefined;
 
@@ -95,14 +95,14 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
       const source = this.source;
       const reopen = source.reopen ? (pos: number) => new ByteWindow(source.reopen!(pos), pos) : undefined;
       const events = gzip
-        ? gzipSegments(win, {
+        ? gzipSlices(win, {
             window: this.opts.inflateWindow ?? 4 << 20,
             maxBuffer: this.opts.inflateMaxBuffer ?? 32 << 20,
             verifyCrc: this.opts.verifyCrc ?? true,
           }, reopen)
-        : plainSegments(win);
-      this.rewind = reopen && !gzip ? (pos) => this.cursor.reset(plainSegments(reopen(pos), pos), pos) : undefined;
-      this.cursor = new SegmentCursor(events, gzip);
+        : plainSlices(win);
+      this.rewind = reopen && !gzip ? (pos) => this.cursor.reset(plainSlices(reopen(pos), pos), pos) : undefined;
+      this.cursor = new SliceCursor(events, gzip);
       yield* this.records(gzip);
       this.stats.bytes = win.end;
     } finally {
@@ -365,7 +365,7 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
   }
 
   /** Used by LiveRecord. */
-  get _cursor(): SegmentCursor {
+  get _cursor(): SliceCursor {
     return this.cursor;
   }
 
@@ -519,7 +519,7 @@ class LiveRecord implements ArchiveRecord {
    */
   private async checkMemberEnd(): Promise<void> {
     const c = this.reader._cursor;
-    const { left, endsMember } = c.headSegment();
+    const { left, endsMember } = c.headSlice();
     if (!endsMember || left >= this.left) return;
     const want = left + (this.format === 'arc' ? 8192 : 16);
     const have = await c.ensure(want);

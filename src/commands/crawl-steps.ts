@@ -10,7 +10,7 @@ import type { Configuration } from '../conf/config.js';
 import { defaultConfDir } from '../conf/config.js';
 import { parts, recordPartName, SUCCESS, writeDataset } from '../mapreduce/dataset.js';
 import { RecordFileReader, RecordFileWriter } from '../mapreduce/record-file.js';
-import { hashPartition } from '../mapreduce/job.js';
+import { hashPartition } from '../mapreduce/partition.js';
 import type { JobFlagValues } from './job-options.js';
 import { runRegisteredJob } from './job-options.js';
 import { UrlFilters } from '../crawl/url-filters.js';

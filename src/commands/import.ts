@@ -166,7 +166,7 @@ line whose offset does not start a record of its URL is reported with its CDX fi
           input = planned;
         }
       }
-      const { findJob } = await import('../jobs/index.js');
+      const { findJob } = await import('../jobs/registry.js');
       const { runJobAction } = await import('../mapreduce/job-cli.js');
       const job = (await findJob('import'))!;
       const linesDir = captureLines;

@@ -41,7 +41,7 @@ export async function warmJob(name: string, conf: Configuration, flags: JobFlagV
   if (flags.engine !== 'local' || reduces < 2) return;
   const { parseByteSize } = await import('../conf/config.js');
   const { warmTaskThreads } = await import('../mapreduce/task-threads.js');
-  const { findJob } = await import('../jobs/index.js');
+  const { findJob } = await import('../jobs/registry.js');
   const memory = flags.memory ?? conf.getString('mapreduce.task.io.sort.mb');
   const job = await findJob(name);
   warmTaskThreads(TASK_WORKER, name, await localThreads(conf, flags), parseByteSize(memory, 'mapreduce.task.io.sort.mb'), reduces, job?.taskOldSpaceMb);
@@ -68,7 +68,7 @@ export async function jobActionOptions(conf: Configuration, flags: JobFlagValues
 
 /** Runs registered job `name` over `inputs` into `output` (the pipeline commands: updatedb, invertlinks, index). */
 export async function runRegisteredJob(name: string, inputs: string[], output: string, conf: Configuration, flags: JobFlagValues, say: (m: string) => void, extra: Partial<JobActionOptions> = {}): Promise<number> {
-  const { findJob } = await import('../jobs/index.js');
+  const { findJob } = await import('../jobs/registry.js');
   const { runJobAction } = await import('../mapreduce/job-cli.js');
   const job = (await findJob(name))!;
   return runJobAction(job, 'run', inputs, { ...(await jobActionOptions(conf, flags, job.numReduces, say)), ...extra, output });

@@ -33,7 +33,7 @@ local runner writes: a segment's datasets for import, SQLite indexes for index.`
   async run(): Promise<void> {
     const { args, argv, flags } = await this.parse(JobCommand);
     const conf = await this.configurationFor(flags.define);
-    const { JOB_NAMES, findJob } = await import('../jobs/index.js');
+    const { JOB_NAMES, findJob } = await import('../jobs/registry.js');
     if (flags.list || !args.name) {
       for (const name of JOB_NAMES) process.stdout.write(`${name.padEnd(20)} ${(await findJob(name))!.description}\n`);
       return;

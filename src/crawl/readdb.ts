@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { parts } from '../mapreduce/dataset.js';
 import { RecordFileReader } from '../mapreduce/record-file.js';
-import { hashPartition } from '../mapreduce/job.js';
+import { hashPartition } from '../mapreduce/partition.js';
 import type { CrawlDatum } from './crawl-datum.js';
 import { InputError } from '../util/errors.js';
 

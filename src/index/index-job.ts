@@ -6,9 +6,10 @@
  * a URL lands in one partition, in digest order. Documents flagged noindex are left out and
  * counted. Boost: ln(e + inlinks) x the CrawlDb score, as Nutch did.
  */
-import { RawJson, type Job } from '../mapreduce/job.js';
+import { type Job } from '../mapreduce/job.js';
+import { RawJson } from '../mapreduce/value-json.js';
 import { datasetOf, segmentOf, type CrawlDatum } from '../crawl/crawl-datum.js';
-import { isInlinksJson, type Inlinks } from '../crawl/linkdb-job.js';
+import { isInlinksJson, type Inlinks } from '../crawl/invertlinks-job.js';
 import { normalizeUrl, outlinksIn, splitDocumentKey, type ContentPointer, type CrawlFetch, type ParseData } from '../segment/segment.js';
 import { IndexWriter, type IndexDocument } from './index-writer.js';
 import { languageOf } from '../analysis/language.js';

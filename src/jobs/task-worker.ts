@@ -3,6 +3,6 @@
  * runner sends, one at a time, for as long as the runner keeps it.
  */
 import { serveTasks } from '../mapreduce/task-serve.js';
-import { findJob } from './index.js';
+import { findJob } from './registry.js';
 
 serveTasks(findJob);

@@ -5,7 +5,8 @@
  * import's reduce decoded 316 MB of the bench corpus's captures only to encode them again. A
  * group reduceBytes declines goes, decoded, to the job's `reduce`.
  */
-import { Grouper, newContext, type Counters, type Job } from './job.js';
+import { newContext, type Counters, type Job } from './job.js';
+import { Grouper } from './grouper.js';
 import { FileLines, mergeLines } from './byte-merge.js';
 import { namedSink, recordSink } from './job-output.js';
 import { recordPartName } from './dataset.js';

@@ -4,7 +4,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { newContext, RawJson, valueJson, type Counters, type Job, type RecordSink, type TaskContext } from './job.js';
+import { newContext, type Counters, type Job, type RecordSink, type TaskContext } from './job.js';
+import { RawJson, valueJson } from './value-json.js';
 import { RecordFileWriter, type RecordFileOptions } from './record-file.js';
 import { partName, recordPartName, SUCCESS, writeDataset } from './dataset.js';
 import { lineBatches } from './line-reader.js';

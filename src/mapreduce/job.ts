@@ -1,11 +1,12 @@
 /**
  * The job model: a job is a value over string keys and JSON values, run by the local runner
  * or, unchanged, by Hadoop Streaming (`nwax job NAME map|reduce`). Values travel as JSON text
- * between the phases, so both runners see the same bytes.
+ * between the phases, so both runners see the same bytes. Here: the Job interface, a task's
+ * context and the reading of input lines; the values' JSON (value-json.ts), the partitioner
+ * (partition.ts) and the reduce's grouping (grouper.ts) are their own.
  */
 import { NwaxError } from '../util/errors.js';
 import { Configuration } from '../conf/config.js';
-import { compareBytes } from './byte-order.js';
 
 /**
  * Where a task's records go. It may return a promise when its output is congested (a streaming
@@ -13,52 +14,6 @@ import { compareBytes } from './byte-order.js';
  * records wait in the archive, not in memory.
  */
 export type Emit = (key: string, value: unknown) => void | Promise<void>;
-
-/**
- * JSON text a reduce passes on as it came (a field of a value it does not change): written as
- * it is where the value is written, never parsed and stringified again. A job with `rawValues`
- * gets its values as their JSON text and wraps what it passes on in this.
- */
-export class RawJson {
-  constructor(readonly text: string) {}
-}
-
-/**
- * A map output value's JSON in pieces, strings and UTF-8 bytes one after another, for a map
- * that holds part of a value's JSON as bytes already (the import: a page's text, written by
- * the addon). The local runner copies the pieces into its sort buffer as they are; a
- * streaming task writes them joined. The bytes are the value's JSON either way.
- */
-export class JsonPieces {
-  constructor(readonly pieces: readonly (string | Uint8Array)[]) {}
-
-  get text(): string {
-    return this.pieces.map((p) => (typeof p === 'string' ? p : Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString('utf8'))).join('');
-  }
-}
-
-/**
- * A value's JSON text: `JSON.stringify`, except that RawJson, as the value or as a field of an
- * object value, is its text (the bytes JSON.stringify of the parsed text gives).
- */
-export function valueJson(value: unknown): string {
-  if (value instanceof RawJson) return value.text;
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.values(value).some((v) => v instanceof RawJson)) return JSON.stringify(value) ?? 'null';
-  const parts: string[] = [];
-  for (const [k, v] of Object.entries(value)) {
-    if (v === undefined || typeof v === 'function') continue;
-    parts.push(`${JSON.stringify(k)}:${v instanceof RawJson ? v.text : JSON.stringify(v)}`);
-  }
-  return `{${parts.join(',')}}`;
-}
-
-/**
- * A map or combine output value's JSON text: a RawJson's text as it is, anything else
- * stringified. (Only the reduce's output looks inside objects for RawJson fields: valueJson.)
- */
-export function emittedJson(value: unknown): string {
-  return value instanceof RawJson || value instanceof JsonPieces ? value.text : JSON.stringify(value) ?? 'null';
-}
 
 /**
  * A key given as the bytes `key[start, end)` (UTF-8) and a value as the bytes of its JSON.
@@ -203,36 +158,8 @@ export interface Job {
   taskOldSpaceMb?: number;
 }
 
-/**
- * Hadoop's HashPartitioner over a Text key, so a key lands in the same partition locally and on
- * a cluster: Text.hashCode() is WritableComparator.hashBytes (h = 1; h = 31*h + signed byte
- * over the UTF-8 bytes), then (h & Integer.MAX_VALUE) % numReduces.
- */
-export function hashPartition(key: string, numReduces: number): number {
-  let h = 1;
-  // ASCII keys (nearly all) are their own UTF-8 bytes: no Buffer per key.
-  let i = 0;
-  for (; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    if (c > 127) break;
-    h = (Math.imul(31, h) + c) | 0;
-  }
-  if (i < key.length) {
-    const bytes = Buffer.from(key.slice(i), 'utf8');
-    for (let j = 0; j < bytes.length; j++) h = (Math.imul(31, h) + ((bytes[j] << 24) >> 24)) | 0;
-  }
-  return (h & 0x7fffffff) % numReduces;
-}
-
-/** hashPartition of a key given as its UTF-8 bytes `key[from, to)`. */
-export function hashPartitionBytes(key: Uint8Array, from: number, to: number, numReduces: number): number {
-  let h = 1;
-  for (let i = from; i < to; i++) h = (Math.imul(31, h) + ((key[i] << 24) >> 24)) | 0;
-  return (h & 0x7fffffff) % numReduces;
-}
-
 /** A value's JSON text, parsed; a clear error naming `where` when it is not JSON. */
-function parseValue(text: string, where: string): unknown {
+export function parseValue(text: string, where: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -287,108 +214,4 @@ export function newContext(counters: Counters, properties: readonly string[] = [
       warnSink(message);
     },
   };
-}
-
-/**
- * Feeds `key TAB value-json` lines, grouped by key, to `reduce`, group by group. The values of
- * a group reach `reduce` in the byte order of their JSON text, whatever order they came in:
- * Hadoop sorts by key only, so under streaming the values of a key arrive in no defined order,
- * while the local runner sorts whole lines. With this, no reducer can depend on that order
- * (the import's "first capture by date", a seed's first metadata, generate's per-host caps)
- * and both engines give the same bytes. Already-ordered groups (the local runner's) cost one
- * comparison a value.
- */
-export class Grouper {
-  private key: string | undefined;
-  private values: unknown[] = [];
-  private texts: string[] = [];
-  private ordered = true;
-
-  constructor(
-    private readonly job: Job,
-    private readonly emit: Emit,
-    private readonly ctx: TaskContext,
-    private readonly counter = 'reduce input groups',
-  ) {
-    this.raw = counter === 'reduce input groups' ? job.rawValues === true : job.rawCombineValues === true;
-  }
-
-  /** Values handed over as their JSON text (Job.rawValues in reduce, Job.rawCombineValues in combine). */
-  private readonly raw: boolean;
-
-  private lineNo = 0;
-
-  push(line: string): void {
-    this.lineNo++;
-    const tab = line.indexOf('\t');
-    const key = tab < 0 ? line : line.slice(0, tab);
-    const text = tab < 0 ? 'null' : line.slice(tab + 1);
-    const value = tab < 0 ? null : this.raw ? text : this.parse(text);
-    if (key !== this.key) this.flush();
-    this.key = key;
-    const last = this.texts[this.texts.length - 1];
-    if (last !== undefined && this.ordered && compareBytes(last, text) > 0) this.ordered = false;
-    this.values.push(value);
-    this.texts.push(text);
-  }
-
-  /**
-   * The line `line[start, end)` of the local runner's merged runs, for a job with
-   * reduceValueFromBytes: its value made from its bytes where the job can. The runs' lines come
-   * in byte order, and so do a group's values: no text is kept to order them by.
-   */
-  pushBytes(line: Buffer, start: number, end: number): void {
-    this.lineNo++;
-    const tab = line.indexOf(0x09, start);
-    const hasTab = tab >= 0 && tab < end;
-    const key = line.toString('utf8', start, hasTab ? tab : end);
-    let value: unknown = null;
-    if (hasTab) {
-      value = this.job.reduceValueFromBytes!(line, tab + 1, end);
-      if (value === undefined) value = this.parse(line.toString('utf8', tab + 1, end));
-    }
-    if (key !== this.key) this.flush();
-    this.key = key;
-    this.values.push(value);
-  }
-
-  /** The last value parsed, when a primitive (counts: the same text again and again) is reused. */
-  private lastText: string | undefined;
-  private lastValue: unknown;
-
-  private parse(text: string): unknown {
-    if (text === this.lastText) return this.lastValue;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      parseValue(text, this.where); // throws the error that names the line
-    }
-    if (value === null || typeof value !== 'object') {
-      this.lastText = text;
-      this.lastValue = value;
-    }
-    return value;
-  }
-
-  /** The input line, for an error (made only when one is thrown). */
-  private get where(): string {
-    return `job ${this.job.name} ${this.counter === 'reduce input groups' ? 'reduce' : 'combine'} input, line ${this.lineNo}`;
-  }
-
-  flush(): void {
-    if (this.key === undefined) return;
-    this.ctx.count(this.counter);
-    let values = this.values;
-    if (!this.ordered) {
-      const texts = this.texts;
-      const order = values.map((_, i) => i).sort((a, b) => compareBytes(texts[a], texts[b]));
-      values = order.map((i) => this.values[i]);
-    }
-    this.job.reduce(this.key, values, this.emit, this.ctx);
-    this.key = undefined;
-    this.values = [];
-    this.texts = [];
-    this.ordered = true;
-  }
 }

@@ -6,7 +6,8 @@
  */
 import { closeSync, openSync } from 'node:fs';
 import { isAscii } from 'node:buffer';
-import { checkedKey, hashPartition, newContext, type BytesEmit, type Counters, type Job } from './job.js';
+import { checkedKey, newContext, type BytesEmit, type Counters, type Job } from './job.js';
+import { hashPartition } from './partition.js';
 import { isGzip, splitChunks, splitLines, type Split } from './splits.js';
 import { mapper, combiner } from './streaming.js';
 import { lineBatches, lineChunks } from './line-reader.js';

@@ -7,7 +7,8 @@
  * streaming task does (invalid bytes become U+FFFD there).
  */
 import { isUtf8 } from 'node:buffer';
-import { hashPartitionBytes, newContext, type Counters, type Job, type RecordBytesEmit } from './job.js';
+import { newContext, type Counters, type Job, type RecordBytesEmit } from './job.js';
+import { hashPartitionBytes } from './partition.js';
 import { splitChunks, type Split } from './splits.js';
 import { lineChunks } from './line-reader.js';
 

@@ -6,7 +6,8 @@
  */
 import { isAscii } from 'node:buffer';
 import { join } from 'node:path';
-import { checkedKey, Grouper, newContext, type Counters, type Job } from './job.js';
+import { checkedKey, newContext, type Counters, type Job } from './job.js';
+import { Grouper } from './grouper.js';
 import { mergeDown, mergeRunFiles } from './external-sort.js';
 import { FileLines, mergeLines } from './byte-merge.js';
 import { SUM_ARG, SUM_ARG2, SUM_EMIT, SUM_FIELDS, SUM_GROUPS, SUM_KEY_LEN, SUM_KEY_ROOM, SUM_LINE_NO, SUM_STATUS, SUM_USED, SUM_VALUE, nativeSort, type NativeSort } from './native.js';

@@ -3,7 +3,9 @@
  * stdin and write `key TAB value-json` lines on stdout. The reducer groups consecutive equal
  * keys, as streaming delivers them sorted. The local runner calls the same functions.
  */
-import { checkedKey, emittedJson, Grouper, JsonPieces, newContext, splitInput, valueJson, type Counters, type Job } from './job.js';
+import { checkedKey, newContext, splitInput, type Counters, type Job } from './job.js';
+import { emittedJson, JsonPieces, valueJson } from './value-json.js';
+import { Grouper } from './grouper.js';
 
 export type LineSink = (line: string) => void | Promise<void>;
 

@@ -17,7 +17,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkedKey, Grouper, newContext, type Counters, type Job } from './job.js';
+import { checkedKey, newContext, type Counters, type Job } from './job.js';
+import { Grouper } from './grouper.js';
 import { partSink } from './job-output.js';
 import { NwaxError } from '../util/errors.js';
 

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parts, recover } from '../mapreduce/dataset.js';
 import { RecordFileReader } from '../mapreduce/record-file.js';
-import { hashPartition } from '../mapreduce/job.js';
+import { hashPartition } from '../mapreduce/partition.js';
 import { SEGMENT_PARTS } from './segment.js';
 import { NwaxError } from '../util/errors.js';
 import type { CrawlFetch, ParseData } from './segment.js';

@@ -12,7 +12,7 @@
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { dateTo14 } from '../archive/dates.js';
-import { JsonPieces } from '../mapreduce/job.js';
+import { JsonPieces } from '../mapreduce/value-json.js';
 import { jsonStringBytes } from '../util/json-bytes.js';
 
 export const SEGMENT_PARTS = ['content', 'parse_data', 'parse_text', 'crawl_fetch', 'crawl_parse'] as const;

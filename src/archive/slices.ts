@@ -1,7 +1,7 @@
 /**
- * The decompressed bytes of an archive as a sequence of segments, each tagged with where it
+ * The decompressed bytes of an archive as a sequence of slices, each tagged with where it
  * sits in the file: for gzip, the member it came from (offset and, on a member's last
- * segment, its end); for plain files, the file offset of its first byte. Damage (a corrupt or
+ * slice, its end); for plain files, the file offset of its first byte. Damage (a corrupt or
  * truncated gzip member, bytes that are not gzip) comes in the same sequence as an event, at
  * the place where it was found, so readers report it where it stands and go on after it.
  */
@@ -9,14 +9,14 @@ import zlib from 'node:zlib';
 import { ByteWindow } from './byte-window.js';
 import { Inflater, type InflateResult } from './inflater.js';
 
-export interface Segment {
+export interface Slice {
   kind: 'data';
   data: Buffer;
   /** gzip: offset of the member; plain: file offset of data[0]. */
   offset: number;
-  /** gzip: end offset of the member, on its last segment, else -1. plain: offset + data.length. */
+  /** gzip: end offset of the member, on its last slice, else -1. plain: offset + data.length. */
   memberEnd: number;
-  /** gzip: the first segment of a member. plain: always false. */
+  /** gzip: the first slice of a member. plain: always false. */
   memberStart: boolean;
 }
 
@@ -29,7 +29,7 @@ export interface DamageEvent {
   detail: string;
 }
 
-export type SegmentEvent = Segment | DamageEvent;
+export type SliceEvent = Slice | DamageEvent;
 
 export interface GzipOptions {
   /** Compressed bytes inflated in one synchronous call; longer members are streamed. */
@@ -59,8 +59,8 @@ function inflateOnce(inflater: Inflater, body: Buffer, maxBuffer: number): Infla
   return inflater.inflate(body, Math.min(1 << 20, Math.max(1024, hint)), maxBuffer);
 }
 
-/** A plain (uncompressed) file's bytes as segments, straight from the window (from `start`). */
-export async function* plainSegments(win: ByteWindow, start = 0): AsyncGenerator<SegmentEvent> {
+/** A plain (uncompressed) file's bytes as slices, straight from the window (from `start`). */
+export async function* plainSlices(win: ByteWindow, start = 0): AsyncGenerator<SliceEvent> {
   let pos = start;
   for (;;) {
     const have = await win.fill(pos, 1 << 20);
@@ -101,7 +101,7 @@ async function gzipHeaderLength(win: ByteWindow, pos: number): Promise<number> {
 /** A window over the same bytes from `pos` on, where the source can be read again. */
 export type Reopen = (pos: number) => ByteWindow | undefined;
 
-export async function* gzipSegments(first: ByteWindow, opts: GzipOptions, reopen?: Reopen): AsyncGenerator<SegmentEvent> {
+export async function* gzipSlices(first: ByteWindow, opts: GzipOptions, reopen?: Reopen): AsyncGenerator<SliceEvent> {
   let win = first;
   let pos = 0;
   const inflater = new Inflater();
@@ -239,10 +239,10 @@ const MAX_CANDIDATES = 4096;
 
 /**
  * Inflates one large member piece by piece, yielding its output as it comes, with its CRC-32
- * and length checked against the trailer before its last segment is given out (so a reader
+ * and length checked against the trailer before its last slice is given out (so a reader
  * learns of damage before it takes the member's record as whole).
  */
-async function* streamMember(win: ByteWindow, pos: number, hdr: number, verifyCrc: boolean): AsyncGenerator<SegmentEvent, StreamResult> {
+async function* streamMember(win: ByteWindow, pos: number, hdr: number, verifyCrc: boolean): AsyncGenerator<SliceEvent, StreamResult> {
   const inf = zlib.createInflateRaw({ chunkSize: 256 * 1024 });
   const out: Buffer[] = [];
   let ended = false;
@@ -269,8 +269,8 @@ async function* streamMember(win: ByteWindow, pos: number, hdr: number, verifyCr
     });
   let p = pos + hdr;
   let first = true;
-  const segment = (data: Buffer, memberEnd: number): Segment => {
-    const s: Segment = { kind: 'data', data, offset: pos, memberEnd, memberStart: first };
+  const slice = (data: Buffer, memberEnd: number): Slice => {
+    const s: Slice = { kind: 'data', data, offset: pos, memberEnd, memberStart: first };
     first = false;
     return s;
   };
@@ -292,8 +292,8 @@ async function* streamMember(win: ByteWindow, pos: number, hdr: number, verifyCr
     // Keep the piece just fed: the member's trailer starts inside it or after it.
     win.release(look);
     p += have;
-    // Hold back the newest output so the member's last segment can carry its end offset.
-    while (out.length > 1) yield segment(out.shift()!, -1);
+    // Hold back the newest output so the member's last slice can carry its end offset.
+    while (out.length > 1) yield slice(out.shift()!, -1);
   }
   if (!ended && !error) {
     inf.end();
@@ -308,7 +308,7 @@ async function* streamMember(win: ByteWindow, pos: number, hdr: number, verifyCr
   }
   while (out.length > 0) {
     const data = out.shift()!;
-    yield segment(data, out.length === 0 ? end : -1);
+    yield slice(data, out.length === 0 ? end : -1);
   }
   return { end, candidates };
 }

@@ -11,7 +11,7 @@ const LOADERS: Record<string, () => Promise<Job>> = {
   'cdx-url-count': async () => (await import('./cdx-url-count.js')).cdxUrlCount,
   import: async () => (await import('../segment/import-job.js')).importJob,
   updatedb: async () => (await import('../crawl/updatedb-job.js')).updatedbJob,
-  invertlinks: async () => (await import('../crawl/linkdb-job.js')).invertlinksJob,
+  invertlinks: async () => (await import('../crawl/invertlinks-job.js')).invertlinksJob,
   index: async () => (await import('../index/index-job.js')).indexJob,
   inject: async () => (await import('../crawl/inject-job.js')).injectJob,
   generate: async () => (await import('../crawl/generate-job.js')).generateJob,
