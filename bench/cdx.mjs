@@ -1,7 +1,7 @@
 // nwax cdx vs warcio.js `cdx-index` (the Node peer) vs `zcat > /dev/null` (the limit: a gzip
 // file cannot be indexed faster than one core inflates it), same file, same run, medians.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, linkSync, statSync, writeFileSync, rmSync } from 'node:fs';
+import { execFileSync, } from 'node:child_process';
+import { existsSync, linkSync, statSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CORPUS_DIR, NWAX, ROOT, measure, table, q } from './lib.mjs';
 

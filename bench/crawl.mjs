@@ -8,7 +8,7 @@
 //    latency), fetcher.server.delay=0.1 and one thread per queue: fetch pages/s against the
 //    politeness limit, hosts / delay = 200 pages/s.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NWAX, ROOT, median, table, q } from './lib.mjs';

@@ -96,7 +96,7 @@ export async function benchHtml({ runs = 5 } = {}) {
     process.stderr.write(`  run ${i + 1}/${runs}: ${n ? `native ${n.seconds.toFixed(2)} s, from bytes ${nb.seconds.toFixed(2)} s, ` : ''}scanner ${a.seconds.toFixed(2)} s, htmlparser2 ${b.seconds.toFixed(2)} s\n`);
   }
   const differing = (x) => {
-    const urls = docs.filter((d, i) => JSON.stringify(x.out[i]) !== JSON.stringify(b.out[i])).map((d) => d.url);
+    const urls = docs.filter((_d, i) => JSON.stringify(x.out[i]) !== JSON.stringify(b.out[i])).map((d) => d.url);
     return `${urls.length} of ${docs.length}${urls.length ? ` (${urls.slice(0, 5).join(', ')})` : ''}`;
   };
   const s = median(samples.nwax);

@@ -6,7 +6,7 @@
 // Then the same 500 queries against nwax search (both partitions, dates, stored fields) and
 // against one bare FTS5 table holding the same rows: the engine's own limit.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CORPUS_DIR, ROOT, indexIsCurrent, table } from './lib.mjs';
 import { buildBare, ensureSegment, latencyRows } from './index.mjs';

@@ -24,7 +24,7 @@ const DIR = process.env.NWAX_ML_DIR ?? '/tmp/nwax-multilingual';
 const LUCENE_JARS = ['core', 'analyzers-common', 'analyzers-icu', 'analyzers-kuromoji', 'analyzers-nori', 'analyzers-smartcn', 'queryparser'];
 
 function decodeEntities(s) {
-  return s.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos|nbsp);/gi, (m, e) => {
+  return s.replace(/&(#x[0-9a-f]+|#\d+|amp|lt|gt|quot|apos|nbsp);/gi, (_m, e) => {
     if (e[0] === '#') return String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : Number(e.slice(1)));
     return { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' }[e.toLowerCase()];
   });

@@ -5,7 +5,7 @@
 // in-process (the limit without HTTP) in the same run; then a run at 80% of the in-process
 // rate for its p99, requests due at even intervals (an open loop). The server is its own
 // process: its peak RSS is sampled every second.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import autocannon from 'autocannon';

@@ -161,12 +161,12 @@ describe('record files appended from bytes', () => {
   it('are the bytes of the same records appended as strings: block cuts by the lines\' length as strings, non-ASCII keys and values, records larger than a block', () => {
     const keys = Array.from({ length: 3000 }, (_, i) => `${String(i).padStart(5, '0')}${i % 3 === 0 ? '\u00e9\u{1F600}' : i % 7 === 0 ? '\uFF21' : ''}`);
     // Values past the addon's 256-byte threshold too, with two-, three- and four-byte characters.
-    const valueOf = (i: number) => (i === 1500 ? JSON.stringify('v'.repeat(5000)) : i % 5 === 0 ? JSON.stringify(`\u00fc\u{1F600}\u65e5${i}`.repeat(i % 4 === 0 ? 40 : 1)) : String(i));
+    const valueAt = (i: number) => (i === 1500 ? JSON.stringify('v'.repeat(5000)) : i % 5 === 0 ? JSON.stringify(`\u00fc\u{1F600}\u65e5${i}`.repeat(i % 4 === 0 ? 40 : 1)) : String(i));
     const write = (name: string, how: 'strings' | 'bytes' | 'raw') => {
       const path = join(dir, `${name}.gz`);
       const w = new RecordFileWriter(path, { blockSize: 1000 });
       keys.forEach((k, i) => {
-        const value = valueOf(i);
+        const value = valueAt(i);
         if (how === 'bytes') {
           const b = Buffer.from(`..${k}..`);
           w.appendBytes(b, 2, b.length - 2, value, !/[^\x00-\x7f]/.test(k) && i % 2 === 0);

@@ -64,7 +64,7 @@ describe('the live-web crawl of the test site', () => {
     expect(site.log.every((l) => l.ua.startsWith('nwax-test/'))).toBe(true);
     // Within each round (a fetch run starts with robots.txt), no two requests closer than the delay.
     const log = [...site.log].sort((a, b) => a.t - b.t);
-    const gaps = log.slice(1).filter((l) => l.path !== '/robots.txt').map((l, i) => l.t - log.filter((x) => x.t <= l.t && x !== l).pop()!.t);
+    const gaps = log.slice(1).filter((l) => l.path !== '/robots.txt').map((l) => l.t - log.filter((x) => x.t <= l.t && x !== l).pop()!.t);
     expect(gaps.length).toBe(log.length - 3);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(DELAY * 1000 - 2);
   });

@@ -205,7 +205,7 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     expect((await nwax(['job', '--list'])).stdout).toContain('cdx-url-count');
     const cmd = (await nwax(['job', 'cdx-url-count', 'run', '--engine', 'hadoop', '--reduces', '4', '-o', '/out', '/in/a', '/in/b'])).stdout.trim();
     // Written aside, then put in place of the old output with hadoop fs (an output directory must not exist).
-    expect(cmd).toMatch(/^hadoop jar \S+hadoop-streaming\S*\.jar -D mapreduce\.job\.name=nwax-cdx-url-count -D mapreduce\.job\.reduces=4 (-files \S+ -cmdenv NWAX_CONF_DIR=\. )?-input \/in\/a -input \/in\/b -output \/out\.tmp-(\d{14}) -mapper 'nwax job cdx-url-count map' -combiner 'nwax job cdx-url-count combine' -reducer 'nwax job cdx-url-count reduce' -lazyOutput \\\n  && hadoop fs -rm -r -f \/out\.old && \{ ! hadoop fs -test -e \/out \|\| hadoop fs -mv \/out \/out\.old; \} && hadoop fs -mv \/out\.tmp-\2 \/out && hadoop fs -rm -r -f \/out\.old$/);
+    expect(cmd).toMatch(/^hadoop jar \S+hadoop-streaming\S*\.jar -D mapreduce\.job\.name=nwax-cdx-url-count -D mapreduce\.job\.reduces=4 (-files \S+ -cmdenv NWAX_CONF_DIR=\. )?-input \/in\/a -input \/in\/b -output \/out\.tmp-(\d{14}) -mapper 'nwax job cdx-url-count map' -combiner 'nwax job cdx-url-count combine' -reducer 'nwax job cdx-url-count reduce' -lazyOutput \\\n {2}&& hadoop fs -rm -r -f \/out\.old && \{ ! hadoop fs -test -e \/out \|\| hadoop fs -mv \/out \/out\.old; \} && hadoop fs -mv \/out\.tmp-\2 \/out && hadoop fs -rm -r -f \/out\.old$/);
     const bad = await nwax(['job', 'no-such-job', 'run', '-o', '/x', '/y']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/no job named no-such-job/);

@@ -13,7 +13,7 @@ import { LineArena } from '../dist/mapreduce/line-arena.js';
 import { ArenaLines, FileLines, mergeLines, mergeLinesJs } from '../dist/mapreduce/byte-merge.js';
 import { runLocal } from '../dist/mapreduce/local-runner.js';
 import { longSum } from '../dist/mapreduce/long-sum.js';
-import { type Job } from '../dist/mapreduce/job.js';
+import type { Job } from '../dist/mapreduce/job.js';
 import { RawJson } from '../dist/mapreduce/value-json.js';
 import { nwax, seededRandom, tempDir } from './helpers.js';
 import { nativeWanted } from '../src/util/native-addon.js';

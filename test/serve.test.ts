@@ -3,11 +3,10 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import Parser from 'rss-parser';
-import { spawn } from 'node:child_process';
-import { BIN, nwaxAsync, serveCli, tempDir } from './helpers.js';
+import { nwaxAsync, serveCli, tempDir } from './helpers.js';
 import { pipeline, workedExample } from './example-pipeline.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
-import { writeWarc, dedupExampleRecords } from '../scripts/make-fixtures.mjs';
+import { writeWarc, } from '../scripts/make-fixtures.mjs';
 import { startServer, type RunningServer } from '../src/search/server.js';
 
 /** The worked example imported and indexed, then served on 127.0.0.1 on a port the OS picks. */

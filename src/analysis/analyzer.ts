@@ -44,6 +44,7 @@ const ASCII_RUN = /^[a-zA-Z0-9]+$/;
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u3005\u3006\u30fc\uff70\u3099-\u309c\uff9e\uff9f]/u;
 const HANGUL = /\p{Script=Hangul}/u;
 const SEA = /[\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: the combining kana marks are wanted as a range of their own, each a mark
 const MARK = /[\p{M}\u200c\u200d\uff9e\uff9f\u3099-\u309c]/u;
 
 type Kind = 'word' | 'cjk' | 'hangul' | 'sea';

@@ -6,7 +6,7 @@
  * the place where it was found, so readers report it where it stands and go on after it.
  */
 import zlib from 'node:zlib';
-import { ByteWindow } from './byte-window.js';
+import type { ByteWindow } from './byte-window.js';
 import { Inflater, type InflateResult } from './inflater.js';
 
 export interface Slice {

@@ -80,7 +80,7 @@ export function parseUrl(input: string): UrlParts {
     query = url.slice(qAt + 1);
     url = url.slice(0, qAt);
   }
-  let path = url;
+  const path = url;
 
   if (netloc.endsWith(':')) netloc = netloc.replace(/:+$/, '');
   const hostPort = netloc.slice(netloc.lastIndexOf('@') + 1);

@@ -6,7 +6,7 @@
  * `db.max.anchor.length`; at most `db.max.inlinks` per URL are kept.
  */
 import { isUtf8 } from 'node:buffer';
-import { type Job } from '../mapreduce/job.js';
+import type { Job } from '../mapreduce/job.js';
 import { RawJson } from '../mapreduce/value-json.js';
 import { datasetOf } from './crawl-datum.js';
 import { splitDocumentKey } from '../segment/segment.js';

@@ -6,7 +6,7 @@
  * a URL lands in one partition, in digest order. Documents flagged noindex are left out and
  * counted. Boost: ln(e + inlinks) x the CrawlDb score, as Nutch did.
  */
-import { type Job } from '../mapreduce/job.js';
+import type { Job } from '../mapreduce/job.js';
 import { RawJson } from '../mapreduce/value-json.js';
 import { datasetOf, segmentOf, type CrawlDatum } from '../crawl/crawl-datum.js';
 import { isInlinksJson, type Inlinks } from '../crawl/invertlinks-job.js';

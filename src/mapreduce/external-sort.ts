@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { compareBytes, hasHighChars } from './byte-order.js';
 import { lineBatches } from './line-reader.js';
-import { LineArena, OutBuffer, decodeLines, writeRun } from './line-arena.js';
+import { LineArena, decodeLines, writeRun } from './line-arena.js';
 import { CDX_KEYS_FULL, CDX_KEYS_NEED, CDX_KEYS_ROOM, CDX_KEYS_STATUS, type NativeSort } from './native.js';
 import { ArenaLines, FileLines, fileChunks, lowerBound, mergeLines, mergeToFile, middleLine, type LineCursor, type RunRange } from './byte-merge.js';
 import type { MergeMessage, SpillDone, SpillMessage } from './sort-worker.js';

@@ -70,7 +70,7 @@ const RCDATA = new Set(['title', 'textarea']);
 
 const enum Context { Html, Svg, MathML }
 
-const LT = 0x3c, GT = 0x3e, SLASH = 0x2f, BANG = 0x21, QUESTION = 0x3f, DASH = 0x2d, EQ = 0x3d, DQ = 0x22, SQ = 0x27, LBRACKET = 0x5b;
+const GT = 0x3e, SLASH = 0x2f, BANG = 0x21, QUESTION = 0x3f, DASH = 0x2d, EQ = 0x3d, DQ = 0x22, SQ = 0x27, LBRACKET = 0x5b;
 
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d;

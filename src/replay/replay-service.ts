@@ -123,7 +123,10 @@ export class ReplayService {
 
   private sendStatic(name: string, res: ServerResponse): void {
     const type = STATIC[name];
-    if (!type) return send(res, 404, 'text/plain', 'no such file\n');
+    if (!type) {
+      send(res, 404, 'text/plain', 'no such file\n');
+      return;
+    }
     send(res, 200, type, readFileSync(new URL(name, staticDir), 'utf8'), { 'Cache-Control': 'max-age=3600' });
   }
 

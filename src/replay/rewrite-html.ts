@@ -58,12 +58,6 @@ const MAX_STYLE = 4 << 20;
 /** A refresh's `content`, trailing white space off: delay, separator, `url=`, a quote, the URL. */
 const REFRESH = /^(\s*(?:[\d.]+\s*)?[;,]\s*(?:url\s*=\s*)?)(["']?)(.*?)\2$/is;
 
-interface Change {
-  start: number;
-  end: number;
-  text: string;
-}
-
 interface RawAttr {
   name: string;
   /** Where the attribute's source starts and ends in the tag's source. */

@@ -214,7 +214,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const cdxStreams = new StreamGate(opts.cdx?.maxConcurrent ?? 8);
   const indexes = opts.shards?.length ? shardBackend(opts) : cdx ? cdxOnlyWhenNoIndexes(opts) : localBackend(opts);
   // The CDX sources reload with the indexes: on the same timer, SIGHUP and /admin/reload.
-  const backend: Backend = cdx ? { ...indexes, reload: async () => (cdx.reload(), indexes.reload()) } : indexes;
+  const backend: Backend = cdx ? { ...indexes, reload: async () => {
+    cdx.reload();
+    return indexes.reload();
+  } } : indexes;
   const cdxTimer = cdx && opts.reloadInterval ? setInterval(() => cdx.reload(), opts.reloadInterval) : undefined;
   cdxTimer?.unref();
   // Replay, on its own origin unless asked to share this one.

@@ -164,13 +164,13 @@ export function snippetOf(text: string, highlight: string[]): Snippet {
   return { text: prefix + window + (end < text.length ? ' …' : ''), marks: marksIn(window, hit, prefix.length) };
 }
 
-/** The snippet with its marks between `open` and `close`, every piece passed through `escape`. */
-export function markSnippet(s: Snippet, open: string, close: string, escape: (t: string) => string = (t) => t): string {
+/** The snippet with its marks between `open` and `close`, every piece passed through `escapeText`. */
+export function markSnippet(s: Snippet, open: string, close: string, escapeText: (t: string) => string = (t) => t): string {
   let out = '';
   let at = 0;
   for (const [a, b] of s.marks) {
-    out += escape(s.text.slice(at, a)) + open + escape(s.text.slice(a, b)) + close;
+    out += escapeText(s.text.slice(at, a)) + open + escapeText(s.text.slice(a, b)) + close;
     at = b;
   }
-  return out + escape(s.text.slice(at));
+  return out + escapeText(s.text.slice(at));
 }

@@ -9,7 +9,7 @@
  * written aside and renamed.
  */
 import { existsSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { archiveName, isClusterPath, isRemote, localFileOf } from '../archive/byte-source.js';
 import { headerLine } from '../cdx/cdx-format.js';
 import { externalSort } from '../mapreduce/external-sort.js';

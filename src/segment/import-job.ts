@@ -6,7 +6,7 @@
  * crawl_parse). Runs under the local runner and Hadoop Streaming alike. A map input line that
  * is a JSON object is a task of import --cdx (cdx-plan.ts): records read at their offsets.
  */
-import { type Job, type TaskContext } from '../mapreduce/job.js';
+import type { Job, TaskContext } from '../mapreduce/job.js';
 import { RawJson } from '../mapreduce/value-json.js';
 import { existsSync } from 'node:fs';
 import { parseByteSize } from '../conf/config.js';
