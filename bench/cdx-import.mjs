@@ -35,14 +35,20 @@ export async function benchCdxImport({ runs = 3 } = {}) {
   const fullSeg = join(CORPUS_DIR, 'full-import-segment');
   const cdxSeg = join(CORPUS_DIR, 'cdx-import-segment');
   const sectionSeg = join(CORPUS_DIR, 'cdx-import-section');
-  const m = measure({
-    'nwax import (whole archive)': `node ${q(NWAX)} import --force --threads 2 ${q(manifest)} ${q(fullSeg)} 2>/dev/null`,
-    'nwax import --cdx (HTML 200 only)': `node ${q(NWAX)} import --force --threads 2 --collection bench --cdx ${q(cdx)} --filter mime:text/html --filter status:200 --archives ${q(CORPUS_DIR)} ${q(cdxSeg)} 2>/dev/null`,
-    'nwax import --cdx (one section, ~/postgresql/)': `node ${q(NWAX)} import --force --threads 2 --collection bench --cdx ${q(cdx)} --filter ~url:/postgresql/ --archives ${q(CORPUS_DIR)} ${q(sectionSeg)} 2>/dev/null`,
-  }, runs);
+  const m = measure(
+    {
+      'nwax import (whole archive)': `node ${q(NWAX)} import --force --threads 2 ${q(manifest)} ${q(fullSeg)} 2>/dev/null`,
+      'nwax import --cdx (HTML 200 only)': `node ${q(NWAX)} import --force --threads 2 --collection bench --cdx ${q(cdx)} --filter mime:text/html --filter status:200 --archives ${q(CORPUS_DIR)} ${q(cdxSeg)} 2>/dev/null`,
+      'nwax import --cdx (one section, ~/postgresql/)': `node ${q(NWAX)} import --force --threads 2 --collection bench --cdx ${q(cdx)} --filter ~url:/postgresql/ --archives ${q(CORPUS_DIR)} ${q(sectionSeg)} 2>/dev/null`,
+    },
+    runs,
+  );
   const full = contentOf(fullSeg);
   const viaCdx = contentOf(cdxSeg);
-  const want = [...full].filter(([, v]) => v.mime === 'text/html' && v.status === 200).map(([k]) => k).sort();
+  const want = [...full]
+    .filter(([, v]) => v.mime === 'text/html' && v.status === 200)
+    .map(([k]) => k)
+    .sort();
   const got = [...viaCdx.keys()].sort();
   const same = want.length === got.length && want.every((k, i) => k === got[i]);
   const section = contentOf(sectionSeg);

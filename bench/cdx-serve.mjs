@@ -29,13 +29,15 @@ async function burst(url, pid, n, holdMs) {
   const sampler = setInterval(() => (peak = Math.max(peak, rssMB(pid))), 20);
   const t = performance.now();
   const path = `/cdx?${new URLSearchParams({ url: 'bench.example', matchType: 'domain', limit: '100000', output: 'json' })}`;
-  const answers = await Promise.all(Array.from({ length: n }, async () => {
-    const res = await pool.request({ method: 'GET', path });
-    if (holdMs) await new Promise((r) => setTimeout(r, holdMs));
-    let bytes = 0;
-    for await (const chunk of res.body) bytes += chunk.length;
-    return { status: res.statusCode, bytes };
-  }));
+  const answers = await Promise.all(
+    Array.from({ length: n }, async () => {
+      const res = await pool.request({ method: 'GET', path });
+      if (holdMs) await new Promise((r) => setTimeout(r, holdMs));
+      let bytes = 0;
+      for await (const chunk of res.body) bytes += chunk.length;
+      return { status: res.statusCode, bytes };
+    }),
+  );
   const seconds = (performance.now() - t) / 1000;
   clearInterval(sampler);
   await pool.close();
@@ -75,7 +77,15 @@ export async function benchCdxServe({ runs }) {
   const row = (name, xs) => {
     const growth = median(xs.map((x) => x.growth));
     const bytes = median(xs.map((x) => x.bytes)) / 2 ** 20;
-    return [name, median(xs.map((x) => x.ok)), median(xs.map((x) => x.busy)), bytes.toFixed(0), growth.toFixed(0), (growth / bytes).toFixed(2), median(xs.map((x) => x.seconds)).toFixed(1)];
+    return [
+      name,
+      median(xs.map((x) => x.ok)),
+      median(xs.map((x) => x.busy)),
+      bytes.toFixed(0),
+      growth.toFixed(0),
+      (growth / bytes).toFixed(2),
+      median(xs.map((x) => x.seconds)).toFixed(1),
+    ];
   };
   const fastGrowth = median(fast.map((x) => x.growth));
   return [

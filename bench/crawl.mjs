@@ -50,16 +50,26 @@ export async function benchCrawl({ runs = 3 } = {}) {
     writeFileSync(join(work, 'seed'), `${site.urls[0]}\n`);
     for (let i = 0; i < runs; i++) {
       const d = join(work, `n${i}`);
-      const n = timed(`node ${q(NWAX)} crawl ${q(join(work, 'seed'))} -dir ${q(d)} -depth 6 -D fetcher.server.delay=0 -D fetcher.threads.per.queue=8 -D fetcher.threads.fetch=8 -D http.agent.name=nwax-bench`);
+      const n = timed(
+        `node ${q(NWAX)} crawl ${q(join(work, 'seed'))} -dir ${q(d)} -depth 6 -D fetcher.server.delay=0 -D fetcher.threads.per.queue=8 -D fetcher.threads.fetch=8 -D http.agent.name=nwax-bench`,
+      );
       const f = fetchSteps(n.stderr);
       pagesN = f.pages;
       rows.nwax.push(f.pages / n.seconds);
       rows.fetch.push(f.pages / f.seconds);
       const w = join(work, `w${i}`);
-      const t = timed(`mkdir -p ${q(w)} && cd ${q(work)} && wget -q --recursive --level=inf --no-parent -P ${q(w)} --warc-file=${q(join(w, 'crawl'))} ${q(site.urls[0])} 2>&1; true`);
-      pagesW = Number(spawnSync('bash', ['-c', `find ${q(w)} -name 'p*.html' | wc -l`]).stdout.toString().trim());
+      const t = timed(
+        `mkdir -p ${q(w)} && cd ${q(work)} && wget -q --recursive --level=inf --no-parent -P ${q(w)} --warc-file=${q(join(w, 'crawl'))} ${q(site.urls[0])} 2>&1; true`,
+      );
+      pagesW = Number(
+        spawnSync('bash', ['-c', `find ${q(w)} -name 'p*.html' | wc -l`])
+          .stdout.toString()
+          .trim(),
+      );
       rows.wget.push(pagesW / t.seconds);
-      process.stderr.write(`  run ${i + 1}/${runs}: nwax crawl ${f.pages} pages ${n.seconds.toFixed(1)} s (fetch ${f.seconds.toFixed(1)} s), wget ${pagesW} pages ${t.seconds.toFixed(1)} s\n`);
+      process.stderr.write(
+        `  run ${i + 1}/${runs}: nwax crawl ${f.pages} pages ${n.seconds.toFixed(1)} s (fetch ${f.seconds.toFixed(1)} s), wget ${pagesW} pages ${t.seconds.toFixed(1)} s\n`,
+      );
       rmSync(d, { recursive: true, force: true });
       rmSync(w, { recursive: true, force: true });
     }
@@ -68,7 +78,9 @@ export async function benchCrawl({ runs = 3 } = {}) {
     writeFileSync(join(work, 'seeds20'), hosts.urls.join('\n'));
     for (let i = 0; i < runs; i++) {
       const d = join(work, `p${i}`);
-      const n = timed(`node ${q(NWAX)} crawl ${q(join(work, 'seeds20'))} -dir ${q(d)} -depth 3 -D fetcher.server.delay=0.1 -D fetcher.threads.per.queue=1 -D fetcher.threads.fetch=20 -D http.agent.name=nwax-bench`);
+      const n = timed(
+        `node ${q(NWAX)} crawl ${q(join(work, 'seeds20'))} -dir ${q(d)} -depth 3 -D fetcher.server.delay=0.1 -D fetcher.threads.per.queue=1 -D fetcher.threads.fetch=20 -D http.agent.name=nwax-bench`,
+      );
       const f = fetchSteps(n.stderr);
       rows.polite.push(f.pages / f.seconds);
       process.stderr.write(`  run ${i + 1}/${runs}: polite crawl ${f.pages} pages, fetch ${f.seconds.toFixed(1)} s\n`);

@@ -11,19 +11,25 @@ const TARGET = 5_000_000;
 
 async function makeBigCdx(path) {
   const corpus = join(CORPUS_DIR, 'nwax-bench.warc.gz');
-  const base = execFileSync('node', [NWAX, 'cdx', '-q', '--no-header', corpus], { maxBuffer: 1 << 30 }).toString().trim().split('\n');
+  const base = execFileSync('node', [NWAX, 'cdx', '-q', '--no-header', corpus], { maxBuffer: 1 << 30 })
+    .toString()
+    .trim()
+    .split('\n');
   const out = createWriteStream(path);
   out.write(' CDX N b a m s k r M S V g\n');
   let n = 0;
   let seed = 7;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
+  const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
   const A = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
   for (let k = 0; n < TARGET; k++) {
     let buf = '';
     for (const line of base) {
       const f = line.split(' ');
       const d = new Date(Date.UTC(2000 + (k % 20), k % 12, 1 + (k % 28), k % 24, 0, 0));
-      f[1] = d.toISOString().replace(/[^0-9]/g, '').slice(0, 14);
+      f[1] = d
+        .toISOString()
+        .replace(/[^0-9]/g, '')
+        .slice(0, 14);
       if (rand() < 0.3) f[5] = Array.from({ length: 32 }, () => A[Math.floor(rand() * 32)]).join('');
       f[10] = `crawl-${String(k).padStart(4, '0')}.warc.gz`;
       buf += `${f.join(' ')}\n`;
@@ -47,10 +53,13 @@ export async function benchDedup({ runs = 5 } = {}) {
   const a = execFileSync('bash', ['-c', `node ${q(NWAX)} dedup-cdx --memory 256M ${q(big)} | md5sum`]).toString();
   const b = execFileSync('bash', ['-c', `${script} | md5sum`]).toString();
   if (a !== b) throw new Error('nwax dedup-cdx and the NutchWAX script disagree');
-  const m = measure({
-    'awk | LC_ALL=C sort -u | awk': `${timedScript} > /dev/null`,
-    'nwax dedup-cdx --memory 256M': `node ${q(NWAX)} dedup-cdx --memory 256M ${q(big)} > /dev/null`,
-  }, runs);
+  const m = measure(
+    {
+      'awk | LC_ALL=C sort -u | awk': `${timedScript} > /dev/null`,
+      'nwax dedup-cdx --memory 256M': `node ${q(NWAX)} dedup-cdx --memory 256M ${q(big)} > /dev/null`,
+    },
+    runs,
+  );
   const s = m['awk | LC_ALL=C sort -u | awk'];
   s.rssMB = Number(readFileSync(sortRss, 'utf8').trim()) / 1024;
   const n = m['nwax dedup-cdx --memory 256M'];

@@ -41,7 +41,15 @@ export async function collectHtml(file, limit = Infinity) {
       const ct = r.http.headers.get('Content-Type') ?? '';
       if (!/^\s*(text\/html|application\/xhtml\+xml)/i.test(ct)) continue;
       current = { url: r.url, chunks: [] };
-      const p = new ContentParser({ url: r.url, mime: ct.split(';')[0].trim().toLowerCase(), contentType: ct, contentEncoding: r.http.headers.get('Content-Encoding'), textLimit: 1 << 20, byteLimit: 16 << 20, maxOutlinks: 100 });
+      const p = new ContentParser({
+        url: r.url,
+        mime: ct.split(';')[0].trim().toLowerCase(),
+        contentType: ct,
+        contentEncoding: r.http.headers.get('Content-Encoding'),
+        textLimit: 1 << 20,
+        byteLimit: 16 << 20,
+        maxOutlinks: 100,
+      });
       for await (const chunk of r.payload()) p.write(chunk);
       await r.finish();
       await p.finish();
@@ -93,7 +101,9 @@ export async function benchHtml({ runs = 5 } = {}) {
     if (nb) samples.bytes.push(nb.seconds);
     samples.nwax.push(a.seconds);
     samples.htmlparser2.push(b.seconds);
-    process.stderr.write(`  run ${i + 1}/${runs}: ${n ? `native ${n.seconds.toFixed(2)} s, from bytes ${nb.seconds.toFixed(2)} s, ` : ''}scanner ${a.seconds.toFixed(2)} s, htmlparser2 ${b.seconds.toFixed(2)} s\n`);
+    process.stderr.write(
+      `  run ${i + 1}/${runs}: ${n ? `native ${n.seconds.toFixed(2)} s, from bytes ${nb.seconds.toFixed(2)} s, ` : ''}scanner ${a.seconds.toFixed(2)} s, htmlparser2 ${b.seconds.toFixed(2)} s\n`,
+    );
   }
   const differing = (x) => {
     const urls = docs.filter((_d, i) => JSON.stringify(x.out[i]) !== JSON.stringify(b.out[i])).map((d) => d.url);
@@ -113,8 +123,14 @@ export async function benchHtml({ runs = 5 } = {}) {
       ['nwax scanner (html-scanner.ts)', s.toFixed(2), (chars / 1e6 / s).toFixed(1), (docs.length / s).toFixed(0)],
       ['htmlparser2 12 Parser', h.toFixed(2), (chars / 1e6 / h).toFixed(1), (docs.length / h).toFixed(0)],
     ]),
-    n ? `  native / htmlparser2 time: ${(m / h).toFixed(2)}; documents whose parse differs from htmlparser2's: ${differing(n)}` : '  native extractor: not built (npm install builds it)',
-    ...(nb ? [`  native from bytes / htmlparser2 time: ${(mb / h).toFixed(2)} (${utf8} of the pages UTF-8, decoded in the addon); documents whose parse differs from htmlparser2's: ${differing(nb)}`] : []),
+    n
+      ? `  native / htmlparser2 time: ${(m / h).toFixed(2)}; documents whose parse differs from htmlparser2's: ${differing(n)}`
+      : '  native extractor: not built (npm install builds it)',
+    ...(nb
+      ? [
+          `  native from bytes / htmlparser2 time: ${(mb / h).toFixed(2)} (${utf8} of the pages UTF-8, decoded in the addon); documents whose parse differs from htmlparser2's: ${differing(nb)}`,
+        ]
+      : []),
     `  scanner / htmlparser2 time: ${(s / h).toFixed(2)}; documents whose parse differs from htmlparser2's: ${differing(a)}`,
   ].join('\n');
 }

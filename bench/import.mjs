@@ -17,14 +17,17 @@ export async function benchImport({ runs = 5 } = {}) {
   writeFileSync(one, `${file} bench\n`);
   writeFileSync(two, `${file} bench\n${copy} bench\n`);
   const seg = join(CORPUS_DIR, 'import-segment');
-  const m = measure({
-    'nwax cdx --jobs 2, 2 files': `node ${q(NWAX)} cdx -q --jobs 2 ${q(file)} ${q(copy)} > /dev/null`,
-    'nwax import, 2 files (2 threads)': `node ${q(NWAX)} import --force --threads 2 ${q(two)} ${q(seg)} 2>/dev/null`,
-    'nwax import, 1 file': `node ${q(NWAX)} import --force --threads 2 ${q(one)} ${q(seg)} 2>/dev/null`,
-    // The same archive as one map task (as before it was cut at gzip members).
-    'nwax import, 1 file, one task': `node ${q(NWAX)} import --force --threads 2 -D nwax.import.split.size=0 ${q(one)} ${q(seg)} 2>/dev/null`,
-    'nwax cdx, 1 file': `node ${q(NWAX)} cdx -q ${q(file)} > /dev/null`,
-  }, runs);
+  const m = measure(
+    {
+      'nwax cdx --jobs 2, 2 files': `node ${q(NWAX)} cdx -q --jobs 2 ${q(file)} ${q(copy)} > /dev/null`,
+      'nwax import, 2 files (2 threads)': `node ${q(NWAX)} import --force --threads 2 ${q(two)} ${q(seg)} 2>/dev/null`,
+      'nwax import, 1 file': `node ${q(NWAX)} import --force --threads 2 ${q(one)} ${q(seg)} 2>/dev/null`,
+      // The same archive as one map task (as before it was cut at gzip members).
+      'nwax import, 1 file, one task': `node ${q(NWAX)} import --force --threads 2 -D nwax.import.split.size=0 ${q(one)} ${q(seg)} 2>/dev/null`,
+      'nwax cdx, 1 file': `node ${q(NWAX)} cdx -q ${q(file)} > /dev/null`,
+    },
+    runs,
+  );
   rmSync(seg, { recursive: true, force: true });
   const size = statSync(file).size;
   const c = m['nwax cdx --jobs 2, 2 files'];
@@ -36,8 +39,8 @@ export async function benchImport({ runs = 5 } = {}) {
     `nwax import benchmark: ${file} and a copy (${(size / 1e6).toFixed(1)} MB gzipped each); medians of ${runs}`,
     table([
       ['command', 'seconds', 'MB/s gz', 'peak RSS MB'],
-      ['nwax cdx --jobs 2, 2 files', c.seconds.toFixed(2), (2 * size / 1e6 / c.seconds).toFixed(1), c.rssMB.toFixed(0)],
-      ['nwax import, 2 files (2 threads)', i.seconds.toFixed(2), (2 * size / 1e6 / i.seconds).toFixed(1), i.rssMB.toFixed(0)],
+      ['nwax cdx --jobs 2, 2 files', c.seconds.toFixed(2), ((2 * size) / 1e6 / c.seconds).toFixed(1), c.rssMB.toFixed(0)],
+      ['nwax import, 2 files (2 threads)', i.seconds.toFixed(2), ((2 * size) / 1e6 / i.seconds).toFixed(1), i.rssMB.toFixed(0)],
       ['nwax import, 1 file', i1.seconds.toFixed(2), (size / 1e6 / i1.seconds).toFixed(1), i1.rssMB.toFixed(0)],
       ['nwax import, 1 file, one task (split.size=0)', i0.seconds.toFixed(2), (size / 1e6 / i0.seconds).toFixed(1), i0.rssMB.toFixed(0)],
       ['nwax cdx, 1 file', c1.seconds.toFixed(2), (size / 1e6 / c1.seconds).toFixed(1), c1.rssMB.toFixed(0)],

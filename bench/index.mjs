@@ -20,7 +20,7 @@ function pct(xs, p) {
 
 /** 500 queries drawn (deterministically) from the titles' words, hosts and years. */
 export function makeQueries(db) {
-  const rows = db.prepare('SELECT title, host, date FROM docs WHERE title != \'\'').all();
+  const rows = db.prepare("SELECT title, host, date FROM docs WHERE title != ''").all();
   const words = [...new Set(rows.flatMap((r) => r.title.toLowerCase().split(/[^\p{L}\p{N}]+/u)).filter((w) => w.length > 3))].sort();
   let seed = 42;
   const rnd = (n) => {
@@ -47,7 +47,11 @@ export function ensureSegment() {
   if (!existsSync(join(seg, '_SUCCESS'))) {
     mkdirSync(crawl, { recursive: true });
     writeFileSync(join(crawl, 'manifest'), `${file} bench\n`);
-    for (const args of [['import', '--force', join(crawl, 'manifest'), seg], ['updatedb', '--force', join(crawl, 'crawldb'), seg], ['invertlinks', '--force', join(crawl, 'linkdb'), seg]]) {
+    for (const args of [
+      ['import', '--force', join(crawl, 'manifest'), seg],
+      ['updatedb', '--force', join(crawl, 'crawldb'), seg],
+      ['invertlinks', '--force', join(crawl, 'linkdb'), seg],
+    ]) {
       execFileSync('node', [NWAX, ...args], { stdio: 'ignore' });
     }
   }
@@ -90,15 +94,19 @@ export async function latencyRows(crawl, parts, bare) {
   const { Searcher } = await import(join(ROOT, 'dist', 'search', 'searcher.js'));
   const searcher = new Searcher(crawl);
   const nwaxQuery = (qq) => `${qq.words.join(' ')}${qq.site ? ` site:${qq.site}` : ''}${qq.year ? ` date:${qq.year}` : ''}`;
-  const time = (fn) => queries.map((qq) => {
-    const s = process.hrtime.bigint();
-    fn(qq);
-    return Number(process.hrtime.bigint() - s) / 1e6;
-  });
+  const time = (fn) =>
+    queries.map((qq) => {
+      const s = process.hrtime.bigint();
+      fn(qq);
+      return Number(process.hrtime.bigint() - s) / 1e6;
+    });
   const rows = [];
   const lat = (name, xs) => rows.push([name, pct(xs, 0.5).toFixed(2), pct(xs, 0.95).toFixed(2), pct(xs, 0.99).toFixed(2)]);
   // cache: false: every pass does the query's work (the service's cache of recent answers is not measured here).
-  lat('nwax search, first pass (snippets)', time((qq) => searcher.search(nwaxQuery(qq), { hits: 10, cache: false })));
+  lat(
+    'nwax search, first pass (snippets)',
+    time((qq) => searcher.search(nwaxQuery(qq), { hits: 10, cache: false })),
+  );
   if (b) lat('bare FTS5, first pass', time(bareRun));
   const warm = { nwax: [], snip: [], bare: [] };
   for (let r = 0; r < 3; r++) {
@@ -125,7 +133,7 @@ export async function latencyRows(crawl, parts, bare) {
       cmp.overlap += want.length ? got.filter((k) => ws.has(k)).length / want.length : 1;
     }
     const n = queries.length;
-    return `${cmp.capped} of ${n} queries capped; top 10 the same list for ${(100 * cmp.sameList / n).toFixed(1)}%, the same set ${(100 * cmp.sameSet / n).toFixed(1)}%, mean overlap ${(100 * cmp.overlap / n).toFixed(1)}%`;
+    return `${cmp.capped} of ${n} queries capped; top 10 the same list for ${((100 * cmp.sameList) / n).toFixed(1)}%, the same set ${((100 * cmp.sameSet) / n).toFixed(1)}%, mean overlap ${((100 * cmp.overlap) / n).toFixed(1)}%`;
   };
   for (let r = 0; r < 3; r++) {
     for (const qq of queries) {
@@ -135,8 +143,20 @@ export async function latencyRows(crawl, parts, bare) {
     }
   }
   // p99 by kind of query (the default ranking, warm): words alone, with site:, with date:.
-  const kinds = ['words', 'site:', 'date:'].map((k, i) => `${k} ${pct(warm.nwax.filter((_, j) => (j % queries.length) % 3 === i), 0.99).toFixed(1)}`).join(', ');
-  const overlap = [`  capped ranking vs exact, default cap (10,000): ${compare(undefined)}`, `  the same at a cap of ${low}: ${compare(low)}`, `  warm p99 by kind (default ranking), ms: ${kinds}`];
+  const kinds = ['words', 'site:', 'date:']
+    .map(
+      (k, i) =>
+        `${k} ${pct(
+          warm.nwax.filter((_, j) => (j % queries.length) % 3 === i),
+          0.99,
+        ).toFixed(1)}`,
+    )
+    .join(', ');
+  const overlap = [
+    `  capped ranking vs exact, default cap (10,000): ${compare(undefined)}`,
+    `  the same at a cap of ${low}: ${compare(low)}`,
+    `  warm p99 by kind (default ranking), ms: ${kinds}`,
+  ];
   lat('nwax search, warm, no snippets', warm.nwax);
   lat('nwax search, warm, no snippets, exact ranking', exact);
   lat('nwax search, warm, snippets', warm.snip);
@@ -149,9 +169,12 @@ export async function latencyRows(crawl, parts, bare) {
 
 export async function benchIndex({ runs = 5 } = {}) {
   const { crawl, seg } = ensureSegment();
-  const m = measure({
-    'nwax index (2 partitions, 2 threads)': `node ${q(NWAX)} index --force --reduces 2 --threads 2 ${q(join(crawl, 'indexes'))} ${q(join(crawl, 'crawldb'))} ${q(join(crawl, 'linkdb'))} ${q(seg)} 2>/dev/null`,
-  }, runs);
+  const m = measure(
+    {
+      'nwax index (2 partitions, 2 threads)': `node ${q(NWAX)} index --force --reduces 2 --threads 2 ${q(join(crawl, 'indexes'))} ${q(join(crawl, 'crawldb'))} ${q(join(crawl, 'linkdb'))} ${q(seg)} 2>/dev/null`,
+    },
+    runs,
+  );
   const Database = require(join(ROOT, 'node_modules', 'better-sqlite3'));
   const parts = [0, 1].map((p) => join(crawl, 'indexes', `part-0000${p}`));
   const docs = parts.reduce((n, p) => n + new Database(p, { readonly: true }).prepare('SELECT count(*) n FROM docs').get().n, 0);

@@ -37,9 +37,16 @@ export function measure(scripts, runs) {
       process.stderr.write(`  run ${i + 1}/${runs} ${name}: ${t.seconds.toFixed(2)} s, ${t.rssMB.toFixed(0)} MB\n`);
     }
   }
-  return Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, {
-    seconds: median(v.map((x) => x.seconds)), rssMB: median(v.map((x) => x.rssMB)), all: v.map((x) => x.seconds),
-  }]));
+  return Object.fromEntries(
+    Object.entries(samples).map(([k, v]) => [
+      k,
+      {
+        seconds: median(v.map((x) => x.seconds)),
+        rssMB: median(v.map((x) => x.rssMB)),
+        all: v.map((x) => x.seconds),
+      },
+    ]),
+  );
 }
 
 export function table(rows) {
@@ -57,7 +64,16 @@ export function startServe(args, bin = NWAX) {
     server.stderr.on('data', (d) => {
       err += d;
       const m = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(err);
-      if (m) resolve({ url: m[1], server, stop: () => new Promise((ok) => { server.once('exit', ok); server.kill('SIGTERM'); }) });
+      if (m)
+        resolve({
+          url: m[1],
+          server,
+          stop: () =>
+            new Promise((ok) => {
+              server.once('exit', ok);
+              server.kill('SIGTERM');
+            }),
+        });
     });
     server.once('exit', (code) => reject(new Error(`nwax serve exited ${code}: ${err}`)));
   });

@@ -14,8 +14,15 @@ const N = 10_000_000;
 
 async function makeKeys(path, distinct = false) {
   const corpus = join(CORPUS_DIR, 'nwax-bench.warc.gz');
-  const keys = [...new Set(execFileSync('node', [NWAX, 'cdx', '-q', '--no-header', corpus], { maxBuffer: 1 << 30 })
-    .toString().trim().split('\n').map((l) => l.slice(0, l.indexOf(' '))))];
+  const keys = [
+    ...new Set(
+      execFileSync('node', [NWAX, 'cdx', '-q', '--no-header', corpus], { maxBuffer: 1 << 30 })
+        .toString()
+        .trim()
+        .split('\n')
+        .map((l) => l.slice(0, l.indexOf(' '))),
+    ),
+  ];
   const out = createWriteStream(path);
   let buf = '';
   for (let i = 0; i < N; i++) {
@@ -35,10 +42,13 @@ export async function benchMapreduce({ runs = 5 } = {}) {
   const keysFile = join(CORPUS_DIR, 'keys-10m.txt');
   if (!existsSync(keysFile)) await makeKeys(keysFile);
   const out = join(CORPUS_DIR, 'count-out');
-  const m = measure({
-    'LC_ALL=C sort -S 256M | uniq -c': `LC_ALL=C sort -S 256M ${q(keysFile)} | uniq -c > /dev/null`,
-    'nwax job cdx-url-count (local, 2 threads)': `node ${q(NWAX)} job cdx-url-count run --force --threads 2 --reduces 2 --memory 256M -o ${q(out)} ${q(keysFile)} 2>/dev/null`,
-  }, runs);
+  const m = measure(
+    {
+      'LC_ALL=C sort -S 256M | uniq -c': `LC_ALL=C sort -S 256M ${q(keysFile)} | uniq -c > /dev/null`,
+      'nwax job cdx-url-count (local, 2 threads)': `node ${q(NWAX)} job cdx-url-count run --force --threads 2 --reduces 2 --memory 256M -o ${q(out)} ${q(keysFile)} 2>/dev/null`,
+    },
+    runs,
+  );
   const s = m['LC_ALL=C sort -S 256M | uniq -c'];
   const n = m['nwax job cdx-url-count (local, 2 threads)'];
   const distinct = Number(execFileSync('bash', ['-c', `zcat ${q(out)}/part-?????.gz | wc -l`]).toString());
@@ -56,10 +66,16 @@ export async function benchMapreduce({ runs = 5 } = {}) {
   if (!existsSync(distinctFile)) await makeKeys(distinctFile, true);
   const rf = join(CORPUS_DIR, 'records-10m-distinct');
   if (!existsSync(join(rf, '_SUCCESS'))) {
-    execFileSync('node', [NWAX, 'job', 'cdx-url-count', 'run', '--force', '--threads', '2', '--reduces', '1', '--memory', '256M', '-o', rf, distinctFile], { stdio: 'ignore' });
+    execFileSync('node', [NWAX, 'job', 'cdx-url-count', 'run', '--force', '--threads', '2', '--reduces', '1', '--memory', '256M', '-o', rf, distinctFile], {
+      stdio: 'ignore',
+    });
   }
   const part = join(rf, 'part-00000.gz');
-  const probe = execFileSync('node', ['-e', `
+  const probe = execFileSync(
+    'node',
+    [
+      '-e',
+      `
     const { RecordFileReader } = await import(${JSON.stringify(join(NWAX, '..', '..', 'dist', 'mapreduce', 'record-file.js'))});
     const { execFileSync } = await import('node:child_process');
     const keys = execFileSync('bash', ['-c', 'zcat ${part} | shuf -n 10000 --random-source=/dev/zero | cut -f1']).toString().trim().split('\\n');
@@ -69,7 +85,11 @@ export async function benchMapreduce({ runs = 5 } = {}) {
     times.sort((a, b) => a - b);
     let n = 0; const t0 = Date.now(); for (const x of r.entries()) n++;
     console.log(JSON.stringify({ p50: times[times.length >> 1], p99: times[Math.floor(times.length * 0.99)], scanSeconds: (Date.now() - t0) / 1000, n, blocks: r.blockCount }));
-  `, '--input-type=module'], { maxBuffer: 1 << 26 }).toString();
+  `,
+      '--input-type=module',
+    ],
+    { maxBuffer: 1 << 26 },
+  ).toString();
   const p = JSON.parse(probe);
   const z = measure({ 'zcat part': `zcat ${q(part)} > /dev/null` }, runs)['zcat part'];
   const raw = Number(execFileSync('bash', ['-c', `zcat ${q(part)} | wc -c`]).toString());

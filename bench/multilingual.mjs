@@ -33,8 +33,13 @@ function decodeEntities(s) {
 /** Title and visible text of a help page (for the queries' document frequencies and Lucene). */
 export function readPage(file) {
   const html = readFileSync(file, 'utf8');
-  const title = decodeEntities(/<title>([^<]*)<\/title>/i.exec(html)?.[1] ?? '').replace(/\s+/g, ' ').trim();
-  const body = html.slice(html.search(/<body/i)).replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]+>/g, ' ');
+  const title = decodeEntities(/<title>([^<]*)<\/title>/i.exec(html)?.[1] ?? '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const body = html
+    .slice(html.search(/<body/i))
+    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<[^>]+>/g, ' ');
   return { title, text: decodeEntities(body).replace(/\s+/g, ' ').trim() };
 }
 
@@ -54,7 +59,9 @@ export function makeQueries(pages) {
       if (!p.title) continue;
       queries.push({ lang, kind: 'title', query: p.title, relevant });
       const min = NO_SPACES.has(langCode(lang)) ? 2 : 3;
-      const words = [...seg.segment(p.title)].filter((s) => s.isWordLike && [...s.segment].length >= min && !/^\d+$/.test(s.segment) && s.segment !== p.title.trim());
+      const words = [...seg.segment(p.title)].filter(
+        (s) => s.isWordLike && [...s.segment].length >= min && !/^\d+$/.test(s.segment) && s.segment !== p.title.trim(),
+      );
       let best;
       for (const w of words) {
         const df = haystacks.filter((h) => h.includes(w.segment.toLowerCase())).length;
@@ -142,7 +149,10 @@ export function lucene(pages, queries, work) {
   const flat = (s) => s.replace(/[\t\n\r]/g, ' ');
   writeFileSync(join(work, 'lucene-pages.tsv'), pages.map((p) => [p.lang, p.url, flat(p.title), flat(p.text)].join('\t')).join('\n') + '\n');
   writeFileSync(join(work, 'lucene-queries.tsv'), queries.map((q) => [q.lang, q.kind, flat(q.query), q.relevant.join(' ')].join('\t')).join('\n') + '\n');
-  const out = execFileSync('java', ['-cp', `${cls}:${cp}`, 'MultilingualLucene', join(work, 'lucene-pages.tsv'), join(work, 'lucene-queries.tsv')], { encoding: 'utf8', maxBuffer: 1 << 26 });
+  const out = execFileSync('java', ['-cp', `${cls}:${cp}`, 'MultilingualLucene', join(work, 'lucene-pages.tsv'), join(work, 'lucene-queries.tsv')], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
   const best = new Map();
   for (const line of out.trim().split('\n')) {
     const r = JSON.parse(line);
@@ -172,15 +182,21 @@ async function detectors(pages) {
     try {
       const { eld } = await import(join(mods, 'eld', 'src', 'entries', 'static.extrasmall.js'));
       run('eld extrasmall alone', (t) => eld.detect(sample(t)).language);
-    } catch { /* not installed */ }
+    } catch {
+      /* not installed */
+    }
     try {
       const tinyld = await import(join(mods, 'tinyld', 'dist', 'tinyld.normal.node.mjs'));
       run('tinyld', (t) => tinyld.detect(sample(t)));
-    } catch { /* not installed */ }
+    } catch {
+      /* not installed */
+    }
     try {
       const { franc } = await import(join(mods, 'franc-min', 'index.js'));
       run('franc-min', (t) => iso3[franc(sample(t))] ?? '');
-    } catch { /* not installed */ }
+    } catch {
+      /* not installed */
+    }
   }
   return rows;
 }
@@ -199,7 +215,17 @@ export async function charsets(pages) {
     for (let i = 0; i < bytes.length; i += 65536) p.write(bytes.subarray(i, i + 65536));
     return p.finish();
   };
-  const cases = [['windows-1251', 'ru'], ['KOI8-R', 'ru'], ['ISO-8859-2', 'de'], ['windows-1252', 'de'], ['windows-1252', 'en-US'], ['SHIFT_JIS', 'ja'], ['EUC-KR', 'ko'], ['GB18030', 'zh-CN'], ['BIG5', 'zh-CN']];
+  const cases = [
+    ['windows-1251', 'ru'],
+    ['KOI8-R', 'ru'],
+    ['ISO-8859-2', 'de'],
+    ['windows-1252', 'de'],
+    ['windows-1252', 'en-US'],
+    ['SHIFT_JIS', 'ja'],
+    ['EUC-KR', 'ko'],
+    ['GB18030', 'zh-CN'],
+    ['BIG5', 'zh-CN'],
+  ];
   const rows = [['encoding', 'pages of', 'pages', 'decoded right', 'detected as (most)']];
   for (const [enc, lang] of cases) {
     const list = pages.filter((p) => p.lang === lang).slice(0, 50);
@@ -213,7 +239,11 @@ export async function charsets(pages) {
       if (got.text === want.text && got.title === want.title) right++;
       labels.set(got.charset, (labels.get(got.charset) ?? 0) + 1);
     }
-    const top = [...labels].sort((a, b) => b[1] - a[1]).slice(0, 2).map(([l, n]) => `${l} ${n}`).join(', ');
+    const top = [...labels]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 2)
+      .map(([l, n]) => `${l} ${n}`)
+      .join(', ');
     rows.push([enc, lang, list.length, (right / list.length).toFixed(2), top]);
   }
   return rows;
@@ -221,10 +251,13 @@ export async function charsets(pages) {
 
 export async function benchMultilingual({ runs = 3 } = {}) {
   execFileSync('bash', [join(ROOT, 'bench', 'make-multilingual-corpus.sh'), DIR], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const pages = readFileSync(join(DIR, 'pages.tsv'), 'utf8').trim().split('\n').map((l) => {
-    const [lang, url, file] = l.split('\t');
-    return { lang, url, file, ...readPage(file) };
-  });
+  const pages = readFileSync(join(DIR, 'pages.tsv'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => {
+      const [lang, url, file] = l.split('\t');
+      return { lang, url, file, ...readPage(file) };
+    });
   const queries = makeQueries(pages);
   const work = join(DIR, 'work');
   rmSync(work, { recursive: true, force: true });
@@ -237,7 +270,17 @@ export async function benchMultilingual({ runs = 3 } = {}) {
   const nwaxBefore = before ? await evaluate(process.env.NWAX_ML_BEFORE, join(work, 'before'), queries, false) : undefined;
   const luc = lucene(pages, queries, work);
   const f = (x) => x.toFixed(2);
-  const rows = [['language', 'kind', 'queries', 'nwax lang: MRR / S@1 / S@10 / zero', 'nwax all langs MRR / S@10 / zero', ...(nwaxBefore ? ['before MRR / S@10 / zero'] : []), ...(luc ? ['Lucene best chain: MRR / S@1 / S@10 / zero'] : [])]];
+  const rows = [
+    [
+      'language',
+      'kind',
+      'queries',
+      'nwax lang: MRR / S@1 / S@10 / zero',
+      'nwax all langs MRR / S@10 / zero',
+      ...(nwaxBefore ? ['before MRR / S@10 / zero'] : []),
+      ...(luc ? ['Lucene best chain: MRR / S@1 / S@10 / zero'] : []),
+    ],
+  ];
   let worstS10 = 1;
   let worstGap = -1;
   for (const lang of [...new Set(pages.map((p) => p.lang))]) {
@@ -250,9 +293,15 @@ export async function benchMultilingual({ runs = 3 } = {}) {
       const l = luc?.get(key);
       worstS10 = Math.min(worstS10, a.s10);
       if (l) worstGap = Math.max(worstGap, l.mrr - a.mrr);
-      rows.push([lang, kind, a.n, `${f(a.mrr)} / ${f(a.s1)} / ${f(a.s10)} / ${a.zero}`, `${f(b.mrr)} / ${f(b.s10)} / ${b.zero}`,
+      rows.push([
+        lang,
+        kind,
+        a.n,
+        `${f(a.mrr)} / ${f(a.s1)} / ${f(a.s10)} / ${a.zero}`,
+        `${f(b.mrr)} / ${f(b.s10)} / ${b.zero}`,
         ...(nwaxBefore ? [o ? `${f(o.mrr)} / ${f(o.s10)} / ${o.zero}` : '-'] : []),
-        ...(luc ? [l ? `${f(l.mrr)} / ${f(l.s1)} / ${f(l.s10)} / ${l.zero} (${l.chain})` : '-'] : [])]);
+        ...(luc ? [l ? `${f(l.mrr)} / ${f(l.s1)} / ${f(l.s10)} / ${l.zero} (${l.chain})` : '-'] : []),
+      ]);
     }
   }
   const lines = [
@@ -264,7 +313,7 @@ export async function benchMultilingual({ runs = 3 } = {}) {
       ['nwax (this)', after.seconds.toFixed(2), (after.bytes / 1e6).toFixed(1), nwaxLang.p50.toFixed(2), nwaxLang.p99.toFixed(2)],
       ...(before ? [['nwax (before)', before.seconds.toFixed(2), (before.bytes / 1e6).toFixed(1), nwaxBefore.p50.toFixed(2), nwaxBefore.p99.toFixed(2)]] : []),
     ]),
-    '  language detection: share of pages where the detector agrees with the page\'s <html lang> (the help pages are partly untranslated English, so these are lower bounds):',
+    "  language detection: share of pages where the detector agrees with the page's <html lang> (the help pages are partly untranslated English, so these are lower bounds):",
     table(await detectors(pages)),
     '  charsets declared nowhere (the pages re-encoded, their meta charset removed): text decoded as the page was written',
     table(await charsets(pages)),

@@ -16,7 +16,8 @@ const FIXTURES = process.env.NWAX_CONFORMANCE_DIR ?? join(ROOT, '..', 'shared', 
 /** Every file under `dir` whose name ends with one of `ends`. */
 function filesUnder(dir, ends) {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { recursive: true }).map((f) => join(dir, String(f)))
+  return readdirSync(dir, { recursive: true })
+    .map((f) => join(dir, String(f)))
     .filter((f) => ends.some((e) => f.endsWith(e)) && statSync(f).isFile());
 }
 
@@ -67,20 +68,29 @@ export async function benchPdf({ runs = 5 } = {}) {
     if (peer) {
       t = performance.now();
       n = 0;
-      for (const path of paths) n += spawnSync('pdftotext', ['-enc', 'UTF-8', path, '-'], { maxBuffer: 1 << 28 }).stdout.toString('utf8').replace(/\s+/g, ' ').trim().length;
+      for (const path of paths)
+        n += spawnSync('pdftotext', ['-enc', 'UTF-8', path, '-'], { maxBuffer: 1 << 28 })
+          .stdout.toString('utf8')
+          .replace(/\s+/g, ' ')
+          .trim().length;
       times.pdftotext.push((performance.now() - t) / 1000);
       chars.pdftotext = n;
     }
-    process.stderr.write(`  run ${run + 1}/${runs}: nwax ${times.nwax.at(-1).toFixed(2)} s${peer ? `, pdftotext ${times.pdftotext.at(-1).toFixed(2)} s` : ''}\n`);
+    process.stderr.write(
+      `  run ${run + 1}/${runs}: nwax ${times.nwax.at(-1).toFixed(2)} s${peer ? `, pdftotext ${times.pdftotext.at(-1).toFixed(2)} s` : ''}\n`,
+    );
   }
   rmSync(dir, { recursive: true, force: true });
   const mb = pdfs.reduce((a, p) => a + p.data.length, 0) / 1e6;
   const rows = [['reader', 'seconds (median)', 'MB/s', 'characters of text']];
   rows.push(['nwax (pdfjs-dist, its own thread)', median(times.nwax).toFixed(2), (mb / median(times.nwax)).toFixed(2), chars.nwax]);
-  if (peer) rows.push(['pdftotext (poppler, a process per PDF)', median(times.pdftotext).toFixed(2), (mb / median(times.pdftotext)).toFixed(2), chars.pdftotext]);
+  if (peer)
+    rows.push(['pdftotext (poppler, a process per PDF)', median(times.pdftotext).toFixed(2), (mb / median(times.pdftotext)).toFixed(2), chars.pdftotext]);
   return [
     `pdf: ${pdfs.length} PDFs, ${mb.toFixed(1)} MB (the fixtures' archives and /usr/share/doc), medians of ${runs}`,
     table(rows),
-    peer ? `nwax's rate / pdftotext's: ${(median(times.pdftotext) / median(times.nwax)).toFixed(2)}x` : 'pdftotext not installed (apt-get install poppler-utils): no peer figure',
+    peer
+      ? `nwax's rate / pdftotext's: ${(median(times.pdftotext) / median(times.nwax)).toFixed(2)}x`
+      : 'pdftotext not installed (apt-get install poppler-utils): no peer figure',
   ].join('\n');
 }

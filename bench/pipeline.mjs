@@ -74,15 +74,36 @@ export async function benchPipeline({ runs = 3 } = {}) {
   const n = `node ${q(NWAX)}`;
   const steps = [
     ['nwax cdx (the read limit)', () => `${n} cdx -q --jobs 0 -o ${q(join(work, 'all.cdx'))} ${archives.map(q).join(' ')}`, join(work, 'all.cdx')],
-    ['dedup-cdx + revisits', () => `${n} dedup-cdx ${q(join(work, 'all.cdx'))} > ${q(join(work, 'all.dup'))} && ${n} revisits ${q(join(work, 'all.cdx'))} >> ${q(join(work, 'all.dup'))}`, join(work, 'all.dup')],
+    [
+      'dedup-cdx + revisits',
+      () =>
+        `${n} dedup-cdx ${q(join(work, 'all.cdx'))} > ${q(join(work, 'all.dup'))} && ${n} revisits ${q(join(work, 'all.cdx'))} >> ${q(join(work, 'all.dup'))}`,
+      join(work, 'all.dup'),
+    ],
     ['import -e', () => `${n} import --force -e ${q(join(work, 'all.dup'))} ${q(join(work, 'manifest'))} ${q(seg)}`, seg],
     ['updatedb', () => `rm -rf ${q(join(crawl, 'crawldb'))} && ${n} updatedb ${q(join(crawl, 'crawldb'))} ${q(seg)}`, join(crawl, 'crawldb')],
     ['invertlinks', () => `rm -rf ${q(join(crawl, 'linkdb'))} && ${n} invertlinks ${q(join(crawl, 'linkdb'))} ${q(seg)}`, join(crawl, 'linkdb')],
-    ['index', () => `rm -rf ${q(join(crawl, 'indexes'))} && ${n} index ${q(join(crawl, 'indexes'))} ${q(join(crawl, 'crawldb'))} ${q(join(crawl, 'linkdb'))} ${q(seg)}`, join(crawl, 'indexes')],
-    ['add-dates', () => {
-      const parts = readdirSync(join(crawl, 'indexes')).filter((p) => p.startsWith('part-'));
-      return `rm -rf ${q(join(crawl, 'pindexes'))} && ` + parts.map((p) => `${n} add-dates ${q(join(crawl, 'indexes', p))} ${q(join(crawl, 'indexes', p))} ${q(join(crawl, 'pindexes', p, 'dates'))} ${q(join(work, 'all.dup'))}`).join(' && ');
-    }, join(crawl, 'pindexes')],
+    [
+      'index',
+      () => `rm -rf ${q(join(crawl, 'indexes'))} && ${n} index ${q(join(crawl, 'indexes'))} ${q(join(crawl, 'crawldb'))} ${q(join(crawl, 'linkdb'))} ${q(seg)}`,
+      join(crawl, 'indexes'),
+    ],
+    [
+      'add-dates',
+      () => {
+        const parts = readdirSync(join(crawl, 'indexes')).filter((p) => p.startsWith('part-'));
+        return (
+          `rm -rf ${q(join(crawl, 'pindexes'))} && ` +
+          parts
+            .map(
+              (p) =>
+                `${n} add-dates ${q(join(crawl, 'indexes', p))} ${q(join(crawl, 'indexes', p))} ${q(join(crawl, 'pindexes', p, 'dates'))} ${q(join(work, 'all.dup'))}`,
+            )
+            .join(' && ')
+        );
+      },
+      join(crawl, 'pindexes'),
+    ],
   ];
   const samples = Object.fromEntries(steps.map(([name]) => [name, []]));
   const disk = {};
@@ -112,7 +133,14 @@ export async function benchPipeline({ runs = 3 } = {}) {
       pipeline += m.seconds;
       peak = Math.max(peak, m.rssMB);
     }
-    rows.push([name, m.seconds.toFixed(2), (bytes / 1e6 / m.seconds).toFixed(1), (documents / m.seconds).toFixed(0), m.rssMB.toFixed(0), (disk[name] / 1e6).toFixed(0)]);
+    rows.push([
+      name,
+      m.seconds.toFixed(2),
+      (bytes / 1e6 / m.seconds).toFixed(1),
+      (documents / m.seconds).toFixed(0),
+      m.rssMB.toFixed(0),
+      (disk[name] / 1e6).toFixed(0),
+    ]);
   }
   const cdx = med(steps[0][0]).seconds;
   rows.push(['pipeline (all but cdx)', pipeline.toFixed(2), (bytes / 1e6 / pipeline).toFixed(1), (documents / pipeline).toFixed(0), peak.toFixed(0), '']);

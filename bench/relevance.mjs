@@ -40,17 +40,27 @@ export function querySets(db, words, n = 300) {
     return out;
   };
   // Titles that name one page only (a title shared by several pages has no one right answer).
-  const title = pick(rows.filter((r) => r.title && byTitle.get(r.title) === 1 && words(r.title).length >= 1), n)
-    .map((r) => ({ query: words(r.title).slice(0, 32).join(' '), url: r.url }));
-  const passage = pick(rows.filter((r) => (r.text ?? '').length > 800), n).map((r) => {
-    const w = words(r.text);
-    const at = Math.floor(w.length / 3) + rnd(Math.max(1, Math.floor(w.length / 3)));
-    return { query: w.slice(at, at + 10).join(' '), url: r.url };
-  }).filter((q) => q.query.split(' ').length >= 6);
-  const navigational = rows.filter((r) => /\/index\.html$/.test(r.url)).map((r) => {
-    const dirs = new URL(r.url).pathname.split('/').filter(Boolean).slice(0, -1);
-    return { query: dirs.flatMap((d) => words(d)).join(' '), url: r.url, depth: dirs.length };
-  }).filter((q) => q.depth >= 1 && q.depth <= 2 && q.query);
+  const title = pick(
+    rows.filter((r) => r.title && byTitle.get(r.title) === 1 && words(r.title).length >= 1),
+    n,
+  ).map((r) => ({ query: words(r.title).slice(0, 32).join(' '), url: r.url }));
+  const passage = pick(
+    rows.filter((r) => (r.text ?? '').length > 800),
+    n,
+  )
+    .map((r) => {
+      const w = words(r.text);
+      const at = Math.floor(w.length / 3) + rnd(Math.max(1, Math.floor(w.length / 3)));
+      return { query: w.slice(at, at + 10).join(' '), url: r.url };
+    })
+    .filter((q) => q.query.split(' ').length >= 6);
+  const navigational = rows
+    .filter((r) => /\/index\.html$/.test(r.url))
+    .map((r) => {
+      const dirs = new URL(r.url).pathname.split('/').filter(Boolean).slice(0, -1);
+      return { query: dirs.flatMap((d) => words(d)).join(' '), url: r.url, depth: dirs.length };
+    })
+    .filter((q) => q.depth >= 1 && q.depth <= 2 && q.query);
   return { title, passage, navigational };
 }
 
@@ -82,8 +92,12 @@ export function evaluate(searcher, set, ranking, extra = {}) {
  */
 async function defaultPartitions(crawl) {
   const dir = `${crawl}-default-parts`;
-  if (existsSync(join(dir, 'indexes', '_SUCCESS')) && await indexIsCurrent(join(dir, 'indexes', 'part-00000'))
-    && existsSync(join(dir, 'pindexes', 'part-00000', 'dates'))) return dir;
+  if (
+    existsSync(join(dir, 'indexes', '_SUCCESS')) &&
+    (await indexIsCurrent(join(dir, 'indexes', 'part-00000'))) &&
+    existsSync(join(dir, 'pindexes', 'part-00000', 'dates'))
+  )
+    return dir;
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   for (const d of ['crawldb', 'linkdb', 'segments']) symlinkSync(join(crawl, d), join(dir, d));
@@ -128,11 +142,17 @@ export async function benchRelevance() {
   if (ranking) {
     // The defaults with every match ranked, and with the ranking capped at 1,000 matches (the
     // default cap, 10,000, caps few queries on a corpus of this size).
-    for (const [name, extra] of [['nwax (defaults), exact ranking', { exact: true }], ['nwax (defaults), capped at 1,000', { maxScored: 1000 }]]) {
-      rows.push([name, ...Object.values(sets).flatMap((set) => {
-        const r = evaluate(searcher, set, ranking.DEFAULT_WEIGHTS, extra);
-        return [r.mrr.toFixed(3), r.s1.toFixed(2), r.s10.toFixed(2)];
-      })]);
+    for (const [name, extra] of [
+      ['nwax (defaults), exact ranking', { exact: true }],
+      ['nwax (defaults), capped at 1,000', { maxScored: 1000 }],
+    ]) {
+      rows.push([
+        name,
+        ...Object.values(sets).flatMap((set) => {
+          const r = evaluate(searcher, set, ranking.DEFAULT_WEIGHTS, extra);
+          return [r.mrr.toFixed(3), r.s1.toFixed(2), r.s10.toFixed(2)];
+        }),
+      ]);
     }
   }
   searcher.close();
@@ -141,13 +161,18 @@ export async function benchRelevance() {
   const parted = await defaultPartitions(crawl);
   const partCount = readdirSync(join(parted, 'indexes')).filter((p) => p.startsWith('part-')).length;
   const partedSearcher = new Searcher(parted);
-  rows.push([`nwax (defaults), index in ${partCount} partitions`, ...Object.values(sets).flatMap((set) => {
-    const r = evaluate(partedSearcher, set, ranking?.DEFAULT_WEIGHTS);
-    return [r.mrr.toFixed(3), r.s1.toFixed(2), r.s10.toFixed(2)];
-  })]);
+  rows.push([
+    `nwax (defaults), index in ${partCount} partitions`,
+    ...Object.values(sets).flatMap((set) => {
+      const r = evaluate(partedSearcher, set, ranking?.DEFAULT_WEIGHTS);
+      return [r.mrr.toFixed(3), r.s1.toFixed(2), r.s10.toFixed(2)];
+    }),
+  ]);
   partedSearcher.close();
   return [
-    `relevance on ${crawl}: ${Object.entries(sets).map(([k, v]) => `${v.length} ${k} queries`).join(', ')}; hitsPerSite 0 (the searcher's own default)`,
+    `relevance on ${crawl}: ${Object.entries(sets)
+      .map(([k, v]) => `${v.length} ${k} queries`)
+      .join(', ')}; hitsPerSite 0 (the searcher's own default)`,
     table(rows),
   ].join('\n');
 }

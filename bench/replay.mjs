@@ -41,12 +41,23 @@ function crawlDir() {
 function startServe(dir) {
   return new Promise((resolve, reject) => {
     import('node:child_process').then(({ spawn }) => {
-      const server = spawn('node', [NWAX, 'serve', '-dir', dir, '--port', '0', '--replay-port', '0', '-D', 'nwax.serve.access.log='], { stdio: ['ignore', 'ignore', 'pipe'] });
+      const server = spawn('node', [NWAX, 'serve', '-dir', dir, '--port', '0', '--replay-port', '0', '-D', 'nwax.serve.access.log='], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let err = '';
       server.stderr.on('data', (d) => {
         err += d;
         const m = /replay at (http:\/\/127\.0\.0\.1:\d+)\//.exec(err);
-        if (m) resolve({ url: m[1], server, stop: () => new Promise((ok) => { server.once('exit', ok); server.kill('SIGTERM'); }) });
+        if (m)
+          resolve({
+            url: m[1],
+            server,
+            stop: () =>
+              new Promise((ok) => {
+                server.once('exit', ok);
+                server.kill('SIGTERM');
+              }),
+          });
       });
       server.once('exit', (code) => reject(new Error(`nwax serve exited ${code}: ${err}`)));
     });
@@ -55,12 +66,17 @@ function startServe(dir) {
 
 /** HTML 200 captures of the corpus, evenly spread. */
 function pickPages(cdx) {
-  const lines = readFileSync(cdx, 'utf8').split('\n').filter((l) => / text\/html 200 /.test(l));
+  const lines = readFileSync(cdx, 'utf8')
+    .split('\n')
+    .filter((l) => / text\/html 200 /.test(l));
   const step = Math.max(1, Math.floor(lines.length / PAGES));
-  return lines.filter((_, i) => i % step === 0).slice(0, PAGES).map((l) => {
-    const f = l.split(' ');
-    return { ts: f[1], url: f[2] };
-  });
+  return lines
+    .filter((_, i) => i % step === 0)
+    .slice(0, PAGES)
+    .map((l) => {
+      const f = l.split(' ');
+      return { ts: f[1], url: f[2] };
+    });
 }
 
 const RESOURCE = /(?:src|href)="(\/replay\/bench\/\d{14}(?:cs_|js_|im_|oe_)\/[^"]+)"/g;
@@ -80,24 +96,26 @@ async function replayPages(pool, pages, mode) {
   };
   let next = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < pages.length) {
-      const p = pages[next++];
-      const start = performance.now();
-      // The rewritten page tells which resources a browser fetches; id_ fetches the same ones raw.
-      const html = (await get(`/replay/bench/${p.ts}mp_/${p.url}`)).toString('latin1');
-      const resources = [...new Set([...html.matchAll(RESOURCE)].map((m) => m[1]))].slice(0, 50);
-      if (mode === 'id_') {
-        const s2 = performance.now();
-        await get(`/replay/bench/${p.ts}id_/${p.url}`);
-        await Promise.all(resources.map((r) => get(r.replace(/(\d{14})(?:cs_|js_|im_|oe_)\//, '$1id_/'))));
-        latencies.push(performance.now() - s2);
-      } else {
-        await Promise.all(resources.map((r) => get(r)));
-        latencies.push(performance.now() - start);
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < pages.length) {
+        const p = pages[next++];
+        const start = performance.now();
+        // The rewritten page tells which resources a browser fetches; id_ fetches the same ones raw.
+        const html = (await get(`/replay/bench/${p.ts}mp_/${p.url}`)).toString('latin1');
+        const resources = [...new Set([...html.matchAll(RESOURCE)].map((m) => m[1]))].slice(0, 50);
+        if (mode === 'id_') {
+          const s2 = performance.now();
+          await get(`/replay/bench/${p.ts}id_/${p.url}`);
+          await Promise.all(resources.map((r) => get(r.replace(/(\d{14})(?:cs_|js_|im_|oe_)\//, '$1id_/'))));
+          latencies.push(performance.now() - s2);
+        } else {
+          await Promise.all(resources.map((r) => get(r)));
+          latencies.push(performance.now() - start);
+        }
       }
-    }
-  }));
+    }),
+  );
   const seconds = (performance.now() - t0) / 1000;
   latencies.sort((a, b) => a - b);
   const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * q))];
@@ -121,8 +139,15 @@ async function rewriteThroughput(pool, pages) {
     }
     return median(t) / 1000;
   };
-  const sink = () => new Writable({ write(_c, _e, cb) { cb(); } });
-  const nwax = await time((b) => pipeline(Readable.from([b.body]), new HtmlRewriter({ coll: 'bench', ts: b.ts, base: b.url }, '<script src="/replay/_static/shim.js"></script>'), sink()));
+  const sink = () =>
+    new Writable({
+      write(_c, _e, cb) {
+        cb();
+      },
+    });
+  const nwax = await time((b) =>
+    pipeline(Readable.from([b.body]), new HtmlRewriter({ coll: 'bench', ts: b.ts, base: b.url }, '<script src="/replay/_static/shim.js"></script>'), sink()),
+  );
   // The peer: parse5's rewriting stream (what wabac.js rewrites with) passing every start tag
   // through as its source, the least a rewriter built on it does.
   const parse5 = await time(async (b) => {
@@ -141,22 +166,38 @@ async function rewriteThroughput(pool, pages) {
 /** A 100 MB page (links, images, styles) through the rewriter: its peak RSS over the start. */
 async function bigPage() {
   const { HtmlRewriter } = await import('../dist/replay/rewrite-html.js');
-  const chunk = Buffer.from('<p style="background:url(/bg.png)"><a href="/page.html?x=1&amp;y=2">a link</a> <img src="img/x.png" srcset="a.png 1x, b.png 2x"> text text text</p>\n'.repeat(500));
+  const chunk = Buffer.from(
+    '<p style="background:url(/bg.png)"><a href="/page.html?x=1&amp;y=2">a link</a> <img src="img/x.png" srcset="a.png 1x, b.png 2x"> text text text</p>\n'.repeat(
+      500,
+    ),
+  );
   const n = Math.ceil(100e6 / chunk.length);
   let peak = 0;
   const before = process.memoryUsage().rss;
   let out = 0;
   const t0 = performance.now();
   await pipeline(
-    Readable.from((function* () { yield Buffer.from('<html><head><title>big</title></head><body>'); for (let i = 0; i < n; i++) yield chunk; })()),
+    Readable.from(
+      (function* () {
+        yield Buffer.from('<html><head><title>big</title></head><body>');
+        for (let i = 0; i < n; i++) yield chunk;
+      })(),
+    ),
     new HtmlRewriter({ coll: 'bench', ts: '20260101000000', base: 'http://big.example/' }, '<script></script>'),
-    new Writable({ write(c, _e, cb) { out += c.length; peak = Math.max(peak, process.memoryUsage().rss); cb(); } }),
+    new Writable({
+      write(c, _e, cb) {
+        out += c.length;
+        peak = Math.max(peak, process.memoryUsage().rss);
+        cb();
+      },
+    }),
   );
   return { inMB: (n * chunk.length) / 1e6, outMB: out / 1e6, seconds: (performance.now() - t0) / 1000, peakOverMB: (peak - before) / 1e6 };
 }
 
 export async function benchReplay({ runs }) {
-  if (!existsSync(join(CORPUS_DIR, 'nwax-bench.warc.gz'))) throw new Error(`no corpus in ${CORPUS_DIR}: run ../shared/corpus/make-bench-corpus.sh ${CORPUS_DIR}`);
+  if (!existsSync(join(CORPUS_DIR, 'nwax-bench.warc.gz')))
+    throw new Error(`no corpus in ${CORPUS_DIR}: run ../shared/corpus/make-bench-corpus.sh ${CORPUS_DIR}`);
   const { dir, cdx } = crawlDir();
   const pages = pickPages(cdx);
   const s = await startServe(dir);
@@ -178,8 +219,24 @@ export async function benchReplay({ runs }) {
     const big = await bigPage();
     const rows = [
       ['run', 'pages/s', 'p50 ms', 'p99 ms', 'requests', 'MB', '5xx'],
-      ['replay, rewritten (mp_ + cs_/js_/im_)', med(mp, 'pagesPerS').toFixed(1), med(mp, 'p50').toFixed(1), med(mp, 'p99').toFixed(1), mp[0].requests, mp[0].mb.toFixed(1), mp[0].errors],
-      ['archived payloads (id_), same URLs', med(id, 'pagesPerS').toFixed(1), med(id, 'p50').toFixed(1), med(id, 'p99').toFixed(1), id[0].requests, id[0].mb.toFixed(1), id[0].errors],
+      [
+        'replay, rewritten (mp_ + cs_/js_/im_)',
+        med(mp, 'pagesPerS').toFixed(1),
+        med(mp, 'p50').toFixed(1),
+        med(mp, 'p99').toFixed(1),
+        mp[0].requests,
+        mp[0].mb.toFixed(1),
+        mp[0].errors,
+      ],
+      [
+        'archived payloads (id_), same URLs',
+        med(id, 'pagesPerS').toFixed(1),
+        med(id, 'p50').toFixed(1),
+        med(id, 'p99').toFixed(1),
+        id[0].requests,
+        id[0].mb.toFixed(1),
+        id[0].errors,
+      ],
     ];
     return [
       `replay: ${pages.length} HTML pages of the bench corpus with the resources their markup names, ${CONCURRENCY} pages at a time, medians of ${n}`,

@@ -6,16 +6,45 @@ const args = process.argv.slice(2);
 const runsAt = args.indexOf('--runs');
 const runs = runsAt >= 0 ? Number(args[runsAt + 1]) : 5;
 const which = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--runs');
-const all = { cdx: './cdx.mjs', dedup: './dedup.mjs', mapreduce: './mapreduce.mjs', import: './import.mjs', index: './index.mjs', 'index-scale': './index-scale.mjs', serve: './serve.mjs', zipnum: './zipnum.mjs', 'cdx-serve': './cdx-serve.mjs', 'cdx-import': './cdx-import.mjs', crawl: './crawl.mjs', sort: './sort.mjs', 'serve-ops': './serve-ops.mjs', replay: './replay.mjs', html: './html.mjs', pipeline: './pipeline.mjs', relevance: './relevance.mjs', multilingual: './multilingual.mjs', pdf: './pdf.mjs', wacz: './wacz.mjs' };
+const all = {
+  cdx: './cdx.mjs',
+  dedup: './dedup.mjs',
+  mapreduce: './mapreduce.mjs',
+  import: './import.mjs',
+  index: './index.mjs',
+  'index-scale': './index-scale.mjs',
+  serve: './serve.mjs',
+  zipnum: './zipnum.mjs',
+  'cdx-serve': './cdx-serve.mjs',
+  'cdx-import': './cdx-import.mjs',
+  crawl: './crawl.mjs',
+  sort: './sort.mjs',
+  'serve-ops': './serve-ops.mjs',
+  replay: './replay.mjs',
+  html: './html.mjs',
+  pipeline: './pipeline.mjs',
+  relevance: './relevance.mjs',
+  multilingual: './multilingual.mjs',
+  pdf: './pdf.mjs',
+  wacz: './wacz.mjs',
+};
 const chosen = which.length ? which : Object.keys(all);
 // Which sort, merge, sum and HTML extraction the figures are of (native/, or JavaScript without
 // it or with NWAX_NATIVE=0).
 const { KERNELS, nativeKernels } = await import('../dist/util/native-addon.js');
-console.log(`nwax's native kernels (build/Release/nwax_native.node): ${nativeKernels().join(', ') || 'none'}; in JavaScript: ${KERNELS.filter((k) => !nativeKernels().includes(k)).join(', ') || 'none'} (no native build, or NWAX_NATIVE)\n`);
+console.log(
+  `nwax's native kernels (build/Release/nwax_native.node): ${nativeKernels().join(', ') || 'none'}; in JavaScript: ${KERNELS.filter((k) => !nativeKernels().includes(k)).join(', ') || 'none'} (no native build, or NWAX_NATIVE)\n`,
+);
 const reports = [];
 for (const name of chosen) {
   const mod = await import(all[name]);
-  const fn = mod[`bench${name.split("-").map((w) => w[0].toUpperCase() + w.slice(1)).join("")}`];
+  const fn =
+    mod[
+      `bench${name
+        .split('-')
+        .map((w) => w[0].toUpperCase() + w.slice(1))
+        .join('')}`
+    ];
   const report = await fn({ runs });
   console.log(report);
   console.log();

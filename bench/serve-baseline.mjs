@@ -21,7 +21,10 @@ function baselineCheckout(ref) {
   if (!existsSync(dir)) execFileSync('git', ['-C', ROOT, 'worktree', 'add', '--detach', '-f', dir, ref], { stdio: 'ignore' });
   process.stderr.write(`  building nwax ${ref} in ${dir}\n`);
   // The lock of an older npm may not match npm 11's view of optional packages: install, not ci.
-  for (const args of [['install', '--no-audit', '--no-fund'], ['run', 'build']]) {
+  for (const args of [
+    ['install', '--no-audit', '--no-fund'],
+    ['run', 'build'],
+  ]) {
     const r = spawnSync('npm', args, { cwd: dir, stdio: 'ignore' });
     if (r.status !== 0) throw new Error(`npm ${args.join(' ')} failed in ${dir}`);
   }
@@ -35,8 +38,12 @@ function crawlWith(bin, name) {
   mkdirSync(crawl, { recursive: true });
   writeFileSync(join(crawl, 'manifest'), `${join(CORPUS_DIR, 'nwax-bench.warc.gz')} bench\n`);
   const seg = join(crawl, 'segments', '20200101000000');
-  for (const args of [['import', join(crawl, 'manifest'), seg], ['updatedb', join(crawl, 'crawldb'), seg], ['invertlinks', join(crawl, 'linkdb'), seg],
-    ['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg]]) {
+  for (const args of [
+    ['import', join(crawl, 'manifest'), seg],
+    ['updatedb', join(crawl, 'crawldb'), seg],
+    ['invertlinks', join(crawl, 'linkdb'), seg],
+    ['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg],
+  ]) {
     execFileSync('node', [bin, ...args], { stdio: 'ignore' });
   }
   return crawl;
@@ -45,20 +52,33 @@ function crawlWith(bin, name) {
 /** The -D properties this version knows, of those that turn off the access log and the answer cache. */
 function quietDefines(root) {
   const known = JSON.parse(readFileSync(join(root, 'conf', 'nwax-default.json'), 'utf8'));
-  return [['nwax.serve.access.log', ''], ['nwax.search.cache', 'false']].filter(([k]) => k in known).flatMap(([k, v]) => ['-D', `${k}=${v}`]);
+  return [
+    ['nwax.serve.access.log', ''],
+    ['nwax.search.cache', 'false'],
+  ]
+    .filter(([k]) => k in known)
+    .flatMap(([k, v]) => ['-D', `${k}=${v}`]);
 }
 
 function cannon(url, paths, seconds) {
   let i = 0;
-  return new Promise((resolve, reject) => autocannon({
-    url, connections: 50, duration: seconds,
-    requests: [{ setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length] }) }],
-  }, (err, res) => (err ? reject(err) : resolve(res))));
+  return new Promise((resolve, reject) =>
+    autocannon(
+      {
+        url,
+        connections: 50,
+        duration: seconds,
+        requests: [{ setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length] }) }],
+      },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    ),
+  );
 }
 
 export async function baselineComparison({ runs }) {
   const ref = process.env.NWAX_BENCH_BASELINE ?? '5b7ede9';
-  if (!existsSync(join(CORPUS_DIR, 'nwax-bench.warc.gz'))) throw new Error(`no corpus in ${CORPUS_DIR}: run ../shared/corpus/make-bench-corpus.sh ${CORPUS_DIR}`);
+  if (!existsSync(join(CORPUS_DIR, 'nwax-bench.warc.gz')))
+    throw new Error(`no corpus in ${CORPUS_DIR}: run ../shared/corpus/make-bench-corpus.sh ${CORPUS_DIR}`);
   const base = baselineCheckout(ref);
   const versions = [
     { name: `nwax ${ref}`, root: base, crawl: crawlWith(join(base, 'bin', 'run.js'), `baseline-${ref}`) },
@@ -82,7 +102,12 @@ export async function baselineComparison({ runs }) {
       }
     }
   }
-  const m = samples.map((s) => ({ rate: median(s.map((x) => x.rate)), p50: median(s.map((x) => x.p50)), p99: median(s.map((x) => x.p99)), errors: s.reduce((n, x) => n + x.errors, 0) }));
+  const m = samples.map((s) => ({
+    rate: median(s.map((x) => x.rate)),
+    p50: median(s.map((x) => x.p50)),
+    p99: median(s.map((x) => x.p99)),
+    errors: s.reduce((n, x) => n + x.errors, 0),
+  }));
   return [
     `nwax serve against nwax ${ref}, same run: /api/search over the bench corpus indexed by each with its defaults, 500 distinct queries in turn, answer cache off, 50 connections, 15 s a run, medians of ${runs}`,
     table([

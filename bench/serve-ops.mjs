@@ -15,7 +15,7 @@ const require = createRequire(import.meta.url);
 
 /** import, updatedb, invertlinks, index, add-dates of the corpus (once). */
 export async function buildCrawl(crawl) {
-  if (existsSync(join(crawl, 'pindexes', 'part-00000', 'dates')) && await indexIsCurrent(join(crawl, 'indexes', 'part-00000'))) return;
+  if (existsSync(join(crawl, 'pindexes', 'part-00000', 'dates')) && (await indexIsCurrent(join(crawl, 'indexes', 'part-00000')))) return;
   rmSync(crawl, { recursive: true, force: true });
   const warc = join(CORPUS_DIR, 'nwax-bench.warc.gz');
   const run = (...args) => execFileSync('node', [NWAX, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -40,8 +40,9 @@ export async function buildCrawl(crawl) {
 function cannon(url, paths, seconds) {
   let i = 0;
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: 20, duration: seconds, requests: [{ setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length] }) }] },
-      (err, res) => (err ? reject(err) : resolve(res)));
+    autocannon({ url, connections: 20, duration: seconds, requests: [{ setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length] }) }] }, (err, res) =>
+      err ? reject(err) : resolve(res),
+    );
   });
 }
 
@@ -71,7 +72,9 @@ export async function benchServeOps({ runs = 3 } = {}) {
           // A new file in place of the dates index: the reload opens the set anew.
           copyFileSync(dates, `${dates}.next`);
           renameSync(`${dates}.next`, dates);
-          void fetch(`${s.url}/admin/reload`, { method: 'POST' }).then((x) => x.text()).then(() => reloads++);
+          void fetch(`${s.url}/admin/reload`, { method: 'POST' })
+            .then((x) => x.text())
+            .then(() => reloads++);
         }, 1000);
       }
       const res = await cannon(s.url, paths, seconds);
@@ -82,8 +85,13 @@ export async function benchServeOps({ runs = 3 } = {}) {
     }
   }
   const m = (kind, f) => median(samples[kind].map(f));
-  const row = (name, kind) => [name, m(kind, (x) => x.requests.average).toFixed(0), m(kind, (x) => x.latency.p50).toFixed(1), m(kind, (x) => x.latency.p99).toFixed(1),
-    samples[kind].reduce((n, x) => n + x.errors + x.timeouts + x.non2xx, 0)];
+  const row = (name, kind) => [
+    name,
+    m(kind, (x) => x.requests.average).toFixed(0),
+    m(kind, (x) => x.latency.p50).toFixed(1),
+    m(kind, (x) => x.latency.p99).toFixed(1),
+    samples[kind].reduce((n, x) => n + x.errors + x.timeouts + x.non2xx, 0),
+  ];
   return [
     `nwax serve operations: /api/search over ${crawl} (18,250 pages), 20 connections, ${seconds} s a run, medians of ${runs}`,
     table([

@@ -25,10 +25,16 @@ function rssMB(pid) {
 function cannon(url, paths, opts) {
   let i = 0;
   return new Promise((resolve, reject) => {
-    autocannon({
-      url, connections: 50, duration: 30, ...opts,
-      requests: [{ setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length] }) }],
-    }, (err, res) => (err ? reject(err) : resolve(res)));
+    autocannon(
+      {
+        url,
+        connections: 50,
+        duration: 30,
+        ...opts,
+        requests: [{ setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length] }) }],
+      },
+      (err, res) => (err ? reject(err) : resolve(res)),
+    );
   });
 }
 
@@ -50,17 +56,28 @@ async function paced(url, paths, rate, seconds) {
     const due = t0 + (i * 1000) / rate;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    inflight.push(pool.request({ method: 'GET', path: paths[i % paths.length] }).then(async (res) => {
-      await res.body.dump();
-      if (res.statusCode !== 200) errors++;
-      latencies.push(performance.now() - due);
-    }, () => errors++));
+    inflight.push(
+      pool.request({ method: 'GET', path: paths[i % paths.length] }).then(
+        async (res) => {
+          await res.body.dump();
+          if (res.statusCode !== 200) errors++;
+          latencies.push(performance.now() - due);
+        },
+        () => errors++,
+      ),
+    );
   }
   await Promise.all(inflight);
   await pool.close();
   latencies.sort((a, b) => a - b);
   const at = (p) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))];
-  return { requests: { average: latencies.length / ((performance.now() - t0) / 1000) }, latency: { p50: at(0.5), p99: at(0.99) }, errors, timeouts: 0, non2xx: 0 };
+  return {
+    requests: { average: latencies.length / ((performance.now() - t0) / 1000) },
+    latency: { p50: at(0.5), p99: at(0.99) },
+    errors,
+    timeouts: 0,
+    non2xx: 0,
+  };
 }
 
 export async function benchServe({ runs }) {

@@ -28,13 +28,24 @@ export async function benchSort({ runs = 3 } = {}) {
     const mb = statSync(input).size / 1e6;
     const ours = join(CORPUS_DIR, `sort-${x}x.nwax`);
     const theirs = join(CORPUS_DIR, `sort-${x}x.gnu`);
-    const m = measure({
-      nwax: `node ${q(NWAX)} sort-cdx --memory ${BUDGET} -o ${q(ours)} ${q(input)}`,
-      sort: `LC_ALL=C sort -S ${BUDGET} --parallel=2 -T ${q(CORPUS_DIR)} -o ${q(theirs)} ${q(input)}`,
-    }, runs);
+    const m = measure(
+      {
+        nwax: `node ${q(NWAX)} sort-cdx --memory ${BUDGET} -o ${q(ours)} ${q(input)}`,
+        sort: `LC_ALL=C sort -S ${BUDGET} --parallel=2 -T ${q(CORPUS_DIR)} -o ${q(theirs)} ${q(input)}`,
+      },
+      runs,
+    );
     const same = spawnSync('cmp', ['-s', ours, theirs]).status === 0;
-    rows.push([`${x}x`, mb.toFixed(0), m.nwax.seconds.toFixed(2), m.sort.seconds.toFixed(2), `${(m.nwax.seconds / m.sort.seconds).toFixed(2)}x`,
-      m.nwax.rssMB.toFixed(0), m.sort.rssMB.toFixed(0), same ? 'yes' : 'NO']);
+    rows.push([
+      `${x}x`,
+      mb.toFixed(0),
+      m.nwax.seconds.toFixed(2),
+      m.sort.seconds.toFixed(2),
+      `${(m.nwax.seconds / m.sort.seconds).toFixed(2)}x`,
+      m.nwax.rssMB.toFixed(0),
+      m.sort.rssMB.toFixed(0),
+      same ? 'yes' : 'NO',
+    ]);
     for (const f of [ours, theirs, input]) rmSync(f, { force: true });
   }
   return [`nwax sort-cdx --memory ${BUDGET} vs LC_ALL=C sort -S ${BUDGET} --parallel=2 (medians of ${runs})`, table(rows)].join('\n');

@@ -21,10 +21,19 @@ async function sha256(file) {
 
 /** The bench corpus as a WACZ: its WARC stored, datapackage.json and its digest. */
 async function makePackage(warc, pkg) {
-  const datapackage = Buffer.from(JSON.stringify({
-    profile: 'data-package', wacz_version: '1.1.1', created: new Date().toISOString(), software: 'nwax bench',
-    resources: [{ name: 'nwax-bench.warc.gz', path: 'archive/nwax-bench.warc.gz', hash: await sha256(warc), bytes: statSync(warc).size }],
-  }, null, 2));
+  const datapackage = Buffer.from(
+    JSON.stringify(
+      {
+        profile: 'data-package',
+        wacz_version: '1.1.1',
+        created: new Date().toISOString(),
+        software: 'nwax bench',
+        resources: [{ name: 'nwax-bench.warc.gz', path: 'archive/nwax-bench.warc.gz', hash: await sha256(warc), bytes: statSync(warc).size }],
+      },
+      null,
+      2,
+    ),
+  );
   const digest = Buffer.from(JSON.stringify({ path: 'datapackage.json', hash: `sha256:${createHash('sha256').update(datapackage).digest('hex')}` }));
   const zip = new yazl.ZipFile();
   zip.addFile(warc, 'archive/nwax-bench.warc.gz', { compress: false });
@@ -41,11 +50,14 @@ export async function benchWacz({ runs = 5 } = {}) {
   const pkg = join(CORPUS_DIR, 'nwax-bench.wacz');
   if (!existsSync(pkg) || statSync(pkg).mtimeMs < statSync(warc).mtimeMs) await makePackage(warc, pkg);
   const size = statSync(warc).size;
-  const m = measure({
-    'sha256sum WARC': `sha256sum ${q(warc)} > /dev/null`,
-    'nwax cdx WARC': `node ${q(NWAX)} cdx -q ${q(warc)} > /dev/null`,
-    'nwax cdx WACZ': `node ${q(NWAX)} cdx -q ${q(pkg)} > /dev/null`,
-  }, runs);
+  const m = measure(
+    {
+      'sha256sum WARC': `sha256sum ${q(warc)} > /dev/null`,
+      'nwax cdx WARC': `node ${q(NWAX)} cdx -q ${q(warc)} > /dev/null`,
+      'nwax cdx WACZ': `node ${q(NWAX)} cdx -q ${q(pkg)} > /dev/null`,
+    },
+    runs,
+  );
   const row = (name) => [name, m[name].seconds.toFixed(2), (size / 1e6 / m[name].seconds).toFixed(1), m[name].rssMB.toFixed(0)];
   // The export: the bench collection (one index part, its segment's capture index).
   const crawl = join(CORPUS_DIR, 'serve-ops-crawl');
@@ -61,7 +73,7 @@ export async function benchWacz({ runs = 5 } = {}) {
     `WACZ read benchmark: ${pkg} (${(size / 1e6).toFixed(1)} MB WARC, stored); medians of ${runs}`,
     table([['command', 'seconds', 'MB/s of WARC', 'peak RSS MB'], row('sha256sum WARC'), row('nwax cdx WARC'), row('nwax cdx WACZ')]),
     `  nwax cdx of the WACZ runs at ${(m['nwax cdx WARC'].seconds / m['nwax cdx WACZ'].seconds).toFixed(2)}x the rate of the WARC unzipped (target >= 0.9x)`,
-    `  nwax export-wacz of the collection: ${exported} records (${(statSync(out).size / 1e6).toFixed(1)} MB) in ${e.seconds.toFixed(2)} s, ${Math.round(exportRate)} records/s, peak RSS ${e.rssMB.toFixed(0)} MB;`
-      + ` nwax cdx reads ${Math.round(cdxRate)} records/s: ${(exportRate / cdxRate).toFixed(2)}x (target >= 0.5x)`,
+    `  nwax export-wacz of the collection: ${exported} records (${(statSync(out).size / 1e6).toFixed(1)} MB) in ${e.seconds.toFixed(2)} s, ${Math.round(exportRate)} records/s, peak RSS ${e.rssMB.toFixed(0)} MB;` +
+      ` nwax cdx reads ${Math.round(cdxRate)} records/s: ${(exportRate / cdxRate).toFixed(2)}x (target >= 0.5x)`,
   ].join('\n');
 }

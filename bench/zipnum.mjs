@@ -16,13 +16,17 @@ const LINES = 20_000_000;
 
 /** `count` CDX lines (default 20 million) from the corpus's CDX, replicas under new hosts, sorted without a sort. */
 export async function makeInput(base, out, count = LINES) {
-  const lines = readFileSync(base, 'utf8').split('\n').filter((l) => l && !l.startsWith(' '));
-  const rest = lines.map((l) => {
-    const f = l.split(' ');
-    const key = f[0].slice(f[0].indexOf(')'));
-    const path = f[2].replace(/^[a-z]+:\/\/[^/]+/i, '');
-    return { key, tail: [f[1], null, ...f.slice(3)], path, order: `${key} ${f[1]} ${path} ${f.slice(3).join(' ')}` };
-  }).sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
+  const lines = readFileSync(base, 'utf8')
+    .split('\n')
+    .filter((l) => l && !l.startsWith(' '));
+  const rest = lines
+    .map((l) => {
+      const f = l.split(' ');
+      const key = f[0].slice(f[0].indexOf(')'));
+      const path = f[2].replace(/^[a-z]+:\/\/[^/]+/i, '');
+      return { key, tail: [f[1], null, ...f.slice(3)], path, order: `${key} ${f[1]} ${path} ${f.slice(3).join(' ')}` };
+    })
+    .sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
   const replicas = Math.ceil(count / rest.length);
   const w = createWriteStream(out);
   let n = 0;
@@ -135,6 +139,6 @@ export async function benchZipnum() {
       row('util-linux look (1,000, process each)', look),
       ...(cold.zip.length ? [row('cold cache: ZipNum (3000), 300 keys', cold.zip), row('cold cache: flat binary search, same keys', cold.seek)] : []),
     ]),
-    `  lines found: cluster ${zipHits}, flat ${seekHits} (must be equal); cluster ${(clusterBytes / 1e6).toFixed(0)} MB = ${(100 * clusterBytes / flatBytes).toFixed(1)}% of the flat file (300-line blocks: ${(smallBytes / 1e6).toFixed(0)} MB); built in ${build.seconds.toFixed(1)} s (${(flatBytes / 1e6 / build.seconds).toFixed(0)} MB/s), peak RSS ${build.rssMB.toFixed(0)} MB`,
+    `  lines found: cluster ${zipHits}, flat ${seekHits} (must be equal); cluster ${(clusterBytes / 1e6).toFixed(0)} MB = ${((100 * clusterBytes) / flatBytes).toFixed(1)}% of the flat file (300-line blocks: ${(smallBytes / 1e6).toFixed(0)} MB); built in ${build.seconds.toFixed(1)} s (${(flatBytes / 1e6 / build.seconds).toFixed(0)} MB/s), peak RSS ${build.rssMB.toFixed(0)} MB`,
   ].join('\n');
 }

@@ -7,10 +7,12 @@ const defaults = JSON.parse(readFileSync(new URL('conf/nwax-default.json', root)
 const docUrl = new URL('docs/configuration.md', root);
 const doc = readFileSync(docUrl, 'utf8').split('\n');
 const cell = (s) => String(s).replace(/\|/g, '\\|');
-const rows = Object.keys(defaults).sort().map((name) => {
-  const p = defaults[name];
-  return `| \`${name}\` | \`${cell(p.value)}\` | ${cell(p.description)} | \`${cell(p.example)}\` |`;
-});
+const rows = Object.keys(defaults)
+  .sort()
+  .map((name) => {
+    const p = defaults[name];
+    return `| \`${name}\` | \`${cell(p.value)}\` | ${cell(p.description)} | \`${cell(p.example)}\` |`;
+  });
 const start = doc.findIndex((l) => l.startsWith('| property |'));
 let end = start + 2;
 while (end < doc.length && doc[end].startsWith('|')) end++;

@@ -5,7 +5,8 @@ import { ELD_TABLE_FILE, writeEldTable } from '../dist/analysis/eld-scorer.js';
 import { eldPackageDir } from '../dist/analysis/language.js';
 
 try {
-  if (!writeEldTable(eldPackageDir(), ELD_TABLE_FILE)) console.warn('nwax: eld\'s database is not of the shape nwax knows; the detector will read eld\'s own files');
+  if (!writeEldTable(eldPackageDir(), ELD_TABLE_FILE))
+    console.warn("nwax: eld's database is not of the shape nwax knows; the detector will read eld's own files");
 } catch (err) {
   // The build stands without the table: the detector reads eld's files, or says eld is missing.
   console.warn(`nwax: no table of eld's database written (${err.message})`);

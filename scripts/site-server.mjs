@@ -28,8 +28,10 @@ export function startSite({ host = '127.0.0.1', port = 0, slowMs = 5000, latency
     if (robots && path === '/robots.txt') return send(robots.status ?? 200, { 'content-type': 'text/plain' }, robots.body ?? '');
     if (pages > 0) return generated(path, pages, send);
     switch (path) {
-      case '/moved-permanently': return send(301, { location: '/E.html', 'content-type': 'text/html' }, '<a href="/E.html">moved</a>');
-      case '/moved-temporarily': return send(302, { location: 'F.html', 'content-type': 'text/html' }, '<a href="F.html">here</a>');
+      case '/moved-permanently':
+        return send(301, { location: '/E.html', 'content-type': 'text/html' }, '<a href="/E.html">moved</a>');
+      case '/moved-temporarily':
+        return send(302, { location: 'F.html', 'content-type': 'text/html' }, '<a href="F.html">here</a>');
       case '/flaky.html':
         if (flaky++ === 0) return send(500, { 'content-type': 'text/plain' }, 'try again later');
         break;
@@ -47,10 +49,21 @@ export function startSite({ host = '127.0.0.1', port = 0, slowMs = 5000, latency
     if (path === '/gzip.html') return send(200, { 'content-type': type, 'content-encoding': 'gzip', vary: 'Accept-Encoding' }, gzipSync(body));
     send(200, { 'content-type': type, 'content-length': body.length }, body);
   });
-  return new Promise((resolve) => server.listen(port, host, () => {
-    const a = server.address();
-    resolve({ url: `http://${host}:${a.port}`, log, server, close: () => new Promise((ok) => { server.closeAllConnections(); server.close(() => ok()); }) });
-  }));
+  return new Promise((resolve) =>
+    server.listen(port, host, () => {
+      const a = server.address();
+      resolve({
+        url: `http://${host}:${a.port}`,
+        log,
+        server,
+        close: () =>
+          new Promise((ok) => {
+            server.closeAllConnections();
+            server.close(() => ok());
+          }),
+      });
+    }),
+  );
 }
 
 /** Page i of a generated site: a title, some text, links to the next pages (a tree every page reaches). */
@@ -73,7 +86,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const port = Number(argv.find((a, i) => /^\d+$/.test(a) && !argv[i - 1]?.startsWith('--')) ?? 0);
   const pages = opt('--pages', 0);
   const hosts = opt('--hosts', 1);
-  const sites = await Promise.all(Array.from({ length: hosts }, (_, i) => startSite({ host: `127.0.0.${i + 1}`, port, pages, latencyMs: opt('--latency', 0) })));
+  const sites = await Promise.all(
+    Array.from({ length: hosts }, (_, i) => startSite({ host: `127.0.0.${i + 1}`, port, pages, latencyMs: opt('--latency', 0) })),
+  );
   console.log(JSON.stringify(sites.map((s) => `${s.url}/${pages ? 'p0.html' : 'A.html'}`)));
   process.on('SIGTERM', () => process.exit(0));
 }

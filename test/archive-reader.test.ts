@@ -9,7 +9,11 @@ import { HAVE_FIXTURES, fixture, tempDir } from './helpers.js';
 // @ts-expect-error plain JS module shared with the fixture generator
 import { writeWarc } from '../scripts/make-fixtures.mjs';
 
-interface Seen { type: string; url: string; offset: number }
+interface Seen {
+  type: string;
+  url: string;
+  offset: number;
+}
 
 async function ours(path: string, opts = {}): Promise<Seen[]> {
   const out: Seen[] = [];
@@ -33,11 +37,19 @@ async function warcio(path: string): Promise<Seen[]> {
 
 // Well-formed WARCs written by many tools: warcio.js (the oracle here) reads them all correctly.
 const WARCS = [
-  'pywb/iana.warc.gz', 'pywb/dupes.warc.gz', 'pywb/example.warc.gz', 'pywb/post-test.warc.gz',
-  'warcio/example-iana.org-chunked.warc', 'warcio/example.warc', 'cdxj-indexer/cc.warc.gz',
+  'pywb/iana.warc.gz',
+  'pywb/dupes.warc.gz',
+  'pywb/example.warc.gz',
+  'pywb/post-test.warc.gz',
+  'warcio/example-iana.org-chunked.warc',
+  'warcio/example.warc',
+  'cdxj-indexer/cc.warc.gz',
   'webarchive-discovery/BL-20140325121225068-00000-32090~opera~8443.warc.gz',
-  'webarchive-discovery/flashfrozen-jwat-recompressed.warc.gz', 'webarchive-commons/IAH-urls-wget.warc',
-  'warc-specifications/hello-world.warc', 'wget/crawl2.warc.gz', 'cdx-writer/empty-gzips.warc.gz',
+  'webarchive-discovery/flashfrozen-jwat-recompressed.warc.gz',
+  'webarchive-commons/IAH-urls-wget.warc',
+  'warc-specifications/hello-world.warc',
+  'wget/crawl2.warc.gz',
+  'cdx-writer/empty-gzips.warc.gz',
   'warcio-js/redirect.warc',
 ];
 
@@ -86,7 +98,14 @@ describe('records larger than the in-memory limit', () => {
     const path = join(dir, 'big.warc.gz');
     await writeWarc(path, [
       { type: 'response', url: 'http://example.org/small', date: '20200101000000', body: 'small page', id: '00000000-0000-4000-8000-000000000001' },
-      { type: 'response', url: 'http://example.org/big', date: '20200101000001', body: big, id: '00000000-0000-4000-8000-000000000002', headers: { 'Content-Type': 'application/octet-stream' } },
+      {
+        type: 'response',
+        url: 'http://example.org/big',
+        date: '20200101000001',
+        body: big,
+        id: '00000000-0000-4000-8000-000000000002',
+        headers: { 'Content-Type': 'application/octet-stream' },
+      },
       { type: 'response', url: 'http://example.org/after', date: '20200101000002', body: 'after', id: '00000000-0000-4000-8000-000000000003' },
     ]);
     const expected = await warcio(path);
@@ -128,7 +147,7 @@ describe.skipIf(!HAVE_FIXTURES)('HTTP transfer encoding', () => {
       await r.finish();
       // The declared digest (hex, by warcprox) is that of the stored, still-chunked bytes.
       const raw = createHash('sha1');
-      for await (const c of (await rawOf('warcio/example-iana.org-chunked.warc', r.offset))) raw.update(c);
+      for await (const c of await rawOf('warcio/example-iana.org-chunked.warc', r.offset)) raw.update(c);
       expect(base32(raw.digest())).toBe(r.payloadDigest);
     }
   });
@@ -145,7 +164,10 @@ describe.skipIf(!HAVE_FIXTURES)('HTTP transfer encoding', () => {
       if (r.type === 'response') expect(base32(createHash('sha1').update(body).digest())).toBe(r.payloadDigest);
     }
     // Content-Length 1613 = 343 bytes of HTTP head + 1270 of body, across the two members.
-    expect(seen.map((s) => [s[0], s[1]])).toEqual([['response', 1270], ['request', 0]]);
+    expect(seen.map((s) => [s[0], s[1]])).toEqual([
+      ['response', 1270],
+      ['request', 0],
+    ]);
   });
 });
 
@@ -157,12 +179,23 @@ describe('chunked transfer decoding', () => {
       const pieces = [];
       for (let i = 0; i < body.length; i += size) pieces.push(body.subarray(i, i + size));
       const out: Buffer[] = [];
-      for await (const c of dechunk((async function* () { yield* pieces; })())) out.push(c);
+      for await (const c of dechunk(
+        (async function* () {
+          yield* pieces;
+        })(),
+      ))
+        out.push(c);
       expect(Buffer.concat(out).toString()).toBe('Wikipedia in \r\nchunks.');
     }
     let warned = 0;
     const out: Buffer[] = [];
-    for await (const c of dechunk((async function* () { yield Buffer.from('<!doctype html>\nnot chunked'); })(), () => warned++)) out.push(c);
+    for await (const c of dechunk(
+      (async function* () {
+        yield Buffer.from('<!doctype html>\nnot chunked');
+      })(),
+      () => warned++,
+    ))
+      out.push(c);
     expect(Buffer.concat(out).toString()).toBe('<!doctype html>\nnot chunked');
     expect(warned).toBe(1);
   });
@@ -196,7 +229,10 @@ describe('an HTTP head that runs past its record block', () => {
       seen.push([r.url, r.http?.status]);
       await r.finish();
     }
-    expect(seen).toEqual([['http://a.example/', '200'], ['http://b.example/', undefined]]);
+    expect(seen).toEqual([
+      ['http://a.example/', '200'],
+      ['http://b.example/', undefined],
+    ]);
     // Read in step: nothing taken for damage.
     expect(issues).toEqual([]);
   });

@@ -27,8 +27,12 @@ describe.skipIf(!HAVE_CHROMIUM)('the search page in a browser', () => {
     const more = Array.from({ length: 14 }, (_, i) => {
       const body = page(`Homepage notes ${i}`, `Notes about my homepage, number ${i}.`);
       return {
-        type: 'response', url: `http://${i % 2 ? 'notes.example.net' : 'blog.example.com'}/p${i}.html`, date: `2008${String(1 + (i % 12)).padStart(2, '0')}01000000`, body,
-        id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`, headers: { 'Content-Type': 'text/html', 'Content-Length': String(body.length) },
+        type: 'response',
+        url: `http://${i % 2 ? 'notes.example.net' : 'blog.example.com'}/p${i}.html`,
+        date: `2008${String(1 + (i % 12)).padStart(2, '0')}01000000`,
+        body,
+        id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
+        headers: { 'Content-Type': 'text/html', 'Content-Length': String(body.length) },
       };
     });
     const warc = join(dir, 'site.warc.gz');
@@ -38,7 +42,14 @@ describe.skipIf(!HAVE_CHROMIUM)('the search page in a browser', () => {
     const seg = join(crawl, 'segments', '20081231000000');
     expect((await nwaxAsync(['import', join(dir, 'manifest'), seg])).code).toBe(0);
     expect((await nwaxAsync(['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg])).code).toBe(0);
-    srv = await startServer({ dir: crawl, host: '127.0.0.1', port: 0, wayback: 'http://wayback.invalid/{collection}/{date}/{url}', hitsPerSite: 0, suggestTitles: 100 });
+    srv = await startServer({
+      dir: crawl,
+      host: '127.0.0.1',
+      port: 0,
+      wayback: 'http://wayback.invalid/{collection}/{date}/{url}',
+      hitsPerSite: 0,
+      suggestTitles: 100,
+    });
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
   }, 90_000);
   afterAll(async () => {

@@ -58,7 +58,7 @@ const sh = async (script: string) => {
 };
 
 describe('cdx-url-count over bytes', () => {
-  it('gives the streaming tasks\' bytes per partition: legends, non-ASCII and invalid UTF-8 keys, control characters, CR, lines without a space or a final newline; with spills, splits and threads', async () => {
+  it("gives the streaming tasks' bytes per partition: legends, non-ASCII and invalid UTF-8 keys, control characters, CR, lines without a space or a final newline; with spills, splits and threads", async () => {
     const input = join(dir, 'awkward.cdx');
     writeFileSync(input, awkwardCdx());
     const bin = join(__dirname, '..', 'bin', 'run.js');
@@ -140,7 +140,10 @@ describe('longSum', () => {
 describe('plain-text splits as bytes', () => {
   it('hand every line to exactly one split, as the string reader does, for split sizes across line ends and a file without a final newline', () => {
     const text = Array.from({ length: 500 }, (_, i) => `line ${i} ${'x'.repeat(i % 13)}${i % 50 === 0 ? '\u00e9' : ''}`).join('\n');
-    for (const [name, body] of [['final-newline', `${text}\n`], ['no-final-newline', text]]) {
+    for (const [name, body] of [
+      ['final-newline', `${text}\n`],
+      ['no-final-newline', text],
+    ]) {
       const path = join(dir, `${name}.txt`);
       writeFileSync(path, body);
       const expected = body.split('\n').filter((l, i, a) => i < a.length - 1 || l !== '');
@@ -158,10 +161,11 @@ describe('plain-text splits as bytes', () => {
 });
 
 describe('record files appended from bytes', () => {
-  it('are the bytes of the same records appended as strings: block cuts by the lines\' length as strings, non-ASCII keys and values, records larger than a block', () => {
+  it("are the bytes of the same records appended as strings: block cuts by the lines' length as strings, non-ASCII keys and values, records larger than a block", () => {
     const keys = Array.from({ length: 3000 }, (_, i) => `${String(i).padStart(5, '0')}${i % 3 === 0 ? '\u00e9\u{1F600}' : i % 7 === 0 ? '\uFF21' : ''}`);
     // Values past the addon's 256-byte threshold too, with two-, three- and four-byte characters.
-    const valueAt = (i: number) => (i === 1500 ? JSON.stringify('v'.repeat(5000)) : i % 5 === 0 ? JSON.stringify(`\u00fc\u{1F600}\u65e5${i}`.repeat(i % 4 === 0 ? 40 : 1)) : String(i));
+    const valueAt = (i: number) =>
+      i === 1500 ? JSON.stringify('v'.repeat(5000)) : i % 5 === 0 ? JSON.stringify(`\u00fc\u{1F600}\u65e5${i}`.repeat(i % 4 === 0 ? 40 : 1)) : String(i);
     const write = (name: string, how: 'strings' | 'bytes' | 'raw') => {
       const path = join(dir, `${name}.gz`);
       const w = new RecordFileWriter(path, { blockSize: 1000 });
@@ -174,8 +178,7 @@ describe('record files appended from bytes', () => {
           // Some values in pieces, cut inside a character too.
           const v = Buffer.from(value);
           w.appendRaw(Buffer.from(k), i % 3 === 0 ? [v.subarray(0, 2), v.subarray(2, 3), v.subarray(3)] : v);
-        }
-        else w.appendLine(k, value);
+        } else w.appendLine(k, value);
       });
       w.close();
       return path;
@@ -224,10 +227,18 @@ async function expectBytesMapAsStrings(job: Job, folder: string, lines: (string 
     const counters: Counters = {};
     let direct = 0;
     const fallback = mapper(job, { record: (k, v) => got.push(asBytes(hashPartition(k, reduces), k, v)) }, counters, properties, path);
-    await mapRecordsAsBytes(job, { path, start: 0, end: -1 }, reduces, counters, properties, (key, s, e, pieces, p) => {
-      direct++;
-      got.push(`${p} ${key.toString('latin1', s, e)}\t${Buffer.concat(pieces.map((x) => Buffer.from(x))).toString('latin1')}`);
-    }, fallback);
+    await mapRecordsAsBytes(
+      job,
+      { path, start: 0, end: -1 },
+      reduces,
+      counters,
+      properties,
+      (key, s, e, pieces, p) => {
+        direct++;
+        got.push(`${p} ${key.toString('latin1', s, e)}\t${Buffer.concat(pieces.map((x) => Buffer.from(x))).toString('latin1')}`);
+      },
+      fallback,
+    );
     expect(got, `${name}: the whole file`).toEqual(expected);
     expect(counters, name).toEqual(counted);
     // Both ways taken: records emitted from their bytes, and records declined to map.
@@ -242,9 +253,17 @@ async function expectBytesMapAsStrings(job: Job, folder: string, lines: (string 
   const bySplits: string[] = [];
   for (const split of splits) {
     const fallback = mapper(job, { record: (k, v) => bySplits.push(asBytes(hashPartition(k, reduces), k, v)) }, {}, properties, path);
-    await mapRecordsAsBytes(job, split, reduces, {}, properties, (key, s, e, pieces, p) => {
-      bySplits.push(`${p} ${key.toString('latin1', s, e)}\t${Buffer.concat(pieces.map((x) => Buffer.from(x))).toString('latin1')}`);
-    }, fallback);
+    await mapRecordsAsBytes(
+      job,
+      split,
+      reduces,
+      {},
+      properties,
+      (key, s, e, pieces, p) => {
+        bySplits.push(`${p} ${key.toString('latin1', s, e)}\t${Buffer.concat(pieces.map((x) => Buffer.from(x))).toString('latin1')}`);
+      },
+      fallback,
+    );
   }
   expect(bySplits, `${name}: in splits`).toEqual(expected);
 }
@@ -283,7 +302,13 @@ describe('the index map over bytes', () => {
       `http://example.org/ AAAA\t${JSON.stringify({ title: 'T\u00e9 ,"outlinks":[', description: 'd', outlinks: [{ url: 'http://a/', anchor: '],"noindex":true,"nofollow":' }], noindex: false, nofollow: false, parse: 'success', meta: { url: 'http://example.org/', digest: 'AAAA', date: '2020', mime: 'text/html', length: 5, lang: 'fr' } })}\n`,
       `http://example.org/z BBBB\t${JSON.stringify({ title: '', description: '', outlinks: [], noindex: true, nofollow: true, parse: 'success', meta: { url: 'u', digest: 'BBBB', date: '2020', mime: 'text/html', length: 0 } })}\n`,
       'http://example.org/w CCCC\t{"title":"no outlinks field","meta":{"length":1}}\n',
-      Buffer.from([...Buffer.from('http://example.org/v DDDD\t{"title":"'), 0xe9, ...Buffer.from('","description":"","outlinks":[{"url":"x","anchor":"'), 0xff, ...Buffer.from('"}],"noindex":false,"nofollow":false,"meta":{"length":2}}\n')]),
+      Buffer.from([
+        ...Buffer.from('http://example.org/v DDDD\t{"title":"'),
+        0xe9,
+        ...Buffer.from('","description":"","outlinks":[{"url":"x","anchor":"'),
+        0xff,
+        ...Buffer.from('"}],"noindex":false,"nofollow":false,"meta":{"length":2}}\n'),
+      ]),
     ],
   };
 
@@ -304,14 +329,19 @@ describe('the index map over bytes', () => {
       const expected = 'part-00000: line 2: not "key TAB value-json"';
       const strings = mapper(indexJob, { record: () => {} }, {}, [], path);
       const lines = readFileSync(path, 'utf8').split('\n');
-      expect(() => { for (const l of lines) strings(l); }, bad).toThrow(expected);
-      await expect(mapRecordsAsBytes(indexJob, { path, start: 0, end: -1 }, 2, {}, [], () => {}, mapper(indexJob, { record: () => {} }, {}, [], path)), bad).rejects.toThrow(expected);
+      expect(() => {
+        for (const l of lines) strings(l);
+      }, bad).toThrow(expected);
+      await expect(
+        mapRecordsAsBytes(indexJob, { path, start: 0, end: -1 }, 2, {}, [], () => {}, mapper(indexJob, { record: () => {} }, {}, [], path)),
+        bad,
+      ).rejects.toThrow(expected);
     }
   });
 });
 
-describe('the index reduce\'s values from bytes', () => {
-  it('gives the values JSON.parse gives, a version\'s text made from the bytes, every other piece left to JSON.parse', async () => {
+describe("the index reduce's values from bytes", () => {
+  it("gives the values JSON.parse gives, a version's text made from the bytes, every other piece left to JSON.parse", async () => {
     const { indexJob } = await import('../src/index/index-job.js');
     const { nativeKernel } = await import('../src/util/native-addon.js');
     const texts = awkwardStrings().filter((_, i) => i % 5 === 0);
@@ -385,8 +415,14 @@ describe('invertlinks over bytes', () => {
       { url: 'http://f.example/', anchor: `${'a'.repeat(99)}\u{1F600} cut inside a pair` },
       { url: '', anchor: 'an empty URL' },
     ]),
-    page('http://b.example/', [{ url: 'http://a.example/', anchor: 'a live crawl\'s key' }, { url: 'http://b.example/', anchor: 'itself' }]),
-    page('http://q.example/"x" sha1:BBBB', [{ url: 'http://a.example/', anchor: 'a key JSON must escape' }, { url: 'http://q.example/"x"', anchor: 'itself, escaped' }]),
+    page('http://b.example/', [
+      { url: 'http://a.example/', anchor: "a live crawl's key" },
+      { url: 'http://b.example/', anchor: 'itself' },
+    ]),
+    page('http://q.example/"x" sha1:BBBB', [
+      { url: 'http://a.example/', anchor: 'a key JSON must escape' },
+      { url: 'http://q.example/"x"', anchor: 'itself, escaped' },
+    ]),
     page('http://r.example/ sha1:CCCC', [{ url: 'http://a.example/', anchor: 'an anchor with "quotes"' }]),
     page('http://s.example/ sha1:DDDD', [{ url: 'http://a.example/\\', anchor: 'a URL with a backslash' }]),
     page('http://t.example/ sha1:EEEE', []),
@@ -417,24 +453,32 @@ describe('invertlinks over bytes', () => {
     await expectBytesMapAsStrings(invertlinksJob, join(root, 'segments', '20200101000000', 'crawl_parse'), crawlParse, ['db.ignore.internal.links=true'], true);
   });
 
-  it('names the file and line of a page\'s outlinks that are not JSON (a comma missing, a raw control character), on both paths', async () => {
+  it("names the file and line of a page's outlinks that are not JSON (a comma missing, a raw control character), on both paths", async () => {
     const { invertlinksJob } = await import('../src/crawl/invertlinks-job.js');
     const { mapper } = await import('../src/mapreduce/streaming.js');
     const { mapRecordsAsBytes } = await import('../src/mapreduce/record-bytes-map.js');
     const folder = join(dir, 'invertlinks-bad', 'segments', '20200101000000', 'crawl_parse');
     mkdirSync(folder, { recursive: true });
-    for (const bad of ['{"outlinks":[{"url":"http://a.example/","anchor":"x"}{"url":"http://b.example/","anchor":"y"}]}', '{"outlinks":[{"url":"http://a.example/","anchor":"x\u0001y"}]}']) {
+    for (const bad of [
+      '{"outlinks":[{"url":"http://a.example/","anchor":"x"}{"url":"http://b.example/","anchor":"y"}]}',
+      '{"outlinks":[{"url":"http://a.example/","anchor":"x\u0001y"}]}',
+    ]) {
       const path = join(folder, 'part-00000');
       writeFileSync(path, `${page('http://a.example/ sha1:AAAA', [{ url: 'http://b.example/', anchor: 'fine' }])}http://b.example/ sha1:BBBB\t${bad}\n`);
       const expected = 'part-00000: line 2: not "key TAB value-json"';
       const strings = mapper(invertlinksJob, { record: () => {} }, {}, [], path);
       const lines = readFileSync(path, 'utf8').split('\n');
-      expect(() => { for (const l of lines) strings(l); }, bad).toThrow(expected);
-      await expect(mapRecordsAsBytes(invertlinksJob, { path, start: 0, end: -1 }, 2, {}, [], () => {}, mapper(invertlinksJob, { record: () => {} }, {}, [], path)), bad).rejects.toThrow(expected);
+      expect(() => {
+        for (const l of lines) strings(l);
+      }, bad).toThrow(expected);
+      await expect(
+        mapRecordsAsBytes(invertlinksJob, { path, start: 0, end: -1 }, 2, {}, [], () => {}, mapper(invertlinksJob, { record: () => {} }, {}, [], path)),
+        bad,
+      ).rejects.toThrow(expected);
     }
   });
 
-  it('joins a group\'s inlink lists as combine does, and leaves a group with a value of another shape to it', async () => {
+  it("joins a group's inlink lists as combine does, and leaves a group with a value of another shape to it", async () => {
     const { invertlinksJob } = await import('../src/crawl/invertlinks-job.js');
     const { emittedJson } = await import('../src/mapreduce/value-json.js');
     const viaCombine = (texts: string[]) => {
@@ -443,7 +487,11 @@ describe('invertlinks over bytes', () => {
       return out;
     };
     const groups = [
-      ['{"inlinks":[{"from":"http://a.example/","anchor":"x"}]}', '{"inlinks":[]}', '{"inlinks":[{"from":"http://b.example/","anchor":"caf\u00e9 \\"y\\""},{"from":"c","anchor":""}]}'],
+      [
+        '{"inlinks":[{"from":"http://a.example/","anchor":"x"}]}',
+        '{"inlinks":[]}',
+        '{"inlinks":[{"from":"http://b.example/","anchor":"caf\u00e9 \\"y\\""},{"from":"c","anchor":""}]}',
+      ],
       ['{"inlinks":[]}', '{"inlinks":[]}'],
       ['{"inlinks":[]}', '{"inlinks":[{"from":"d","anchor":"\u{1F600}"}]}'],
     ];
@@ -452,19 +500,35 @@ describe('invertlinks over bytes', () => {
       expect(pieces).toBeDefined();
       expect([Buffer.concat(pieces!.map((p) => Buffer.from(p))).toString('utf8')]).toEqual(viaCombine(g));
     }
-    for (const g of [['{"inlinks":[]}', '{"other":1}'], ['{"inlinks":[{"from":"a","anchor":"b"}]', '{"inlinks":[]}'], ['{"inlinks":[{"from":"a","anchor":"b"}] }']]) {
+    for (const g of [
+      ['{"inlinks":[]}', '{"other":1}'],
+      ['{"inlinks":[{"from":"a","anchor":"b"}]', '{"inlinks":[]}'],
+      ['{"inlinks":[{"from":"a","anchor":"b"}] }'],
+    ]) {
       expect(invertlinksJob.combineBytes!(g.map((t) => Buffer.from(t))), g.join(' ')).toBeUndefined();
     }
   });
 
-  it('reduces a group\'s lists as reduce does: duplicates, order, the cap, non-ASCII; leaves escapes, characters past the BMP, other shapes and invalid UTF-8 to it', async () => {
+  it("reduces a group's lists as reduce does: duplicates, order, the cap, non-ASCII; leaves escapes, characters past the BMP, other shapes and invalid UTF-8 to it", async () => {
     const { invertlinksJob } = await import('../src/crawl/invertlinks-job.js');
     const { valueJson } = await import('../src/mapreduce/value-json.js');
     const rand = seededRandom(5);
-    const froms = ['http://a.example/', 'http://b.example/x', 'http://a.example/\u00e9', 'http://\uff41.example/', 'http://a.example/~', 'http://a.example/\ue000'];
+    const froms = [
+      'http://a.example/',
+      'http://b.example/x',
+      'http://a.example/\u00e9',
+      'http://\uff41.example/',
+      'http://a.example/~',
+      'http://a.example/\ue000',
+    ];
     const anchors = ['', 'home', 'caf\u00e9', '\u4e2d\u6587', 'Home', 'a b'];
-    const list = (n: number) => JSON.stringify({ inlinks: Array.from({ length: n }, () => ({ from: froms[Math.floor(rand() * froms.length)], anchor: anchors[Math.floor(rand() * anchors.length)] })) });
-    const groups: (string | Buffer)[][] = Array.from({ length: 40 }, () => Array.from({ length: 1 + Math.floor(rand() * 4) }, () => list(Math.floor(rand() * 8))));
+    const list = (n: number) =>
+      JSON.stringify({
+        inlinks: Array.from({ length: n }, () => ({ from: froms[Math.floor(rand() * froms.length)], anchor: anchors[Math.floor(rand() * anchors.length)] })),
+      });
+    const groups: (string | Buffer)[][] = Array.from({ length: 40 }, () =>
+      Array.from({ length: 1 + Math.floor(rand() * 4) }, () => list(Math.floor(rand() * 8))),
+    );
     groups.push(['{"inlinks":[]}'], ['{"inlinks":[]}', '{"inlinks":[]}']);
     const declined: (string | Buffer)[][] = [
       ['{"inlinks":[{"from":"a","anchor":"say \\"x\\""}]}'],
@@ -481,7 +545,12 @@ describe('invertlinks over bytes', () => {
         const values = g.map((v) => Buffer.from(v));
         const byBytes: string[] = [];
         const c2: Counters = {};
-        const took = invertlinksJob.reduceBytes!(Buffer.from('k'), values, (fields) => void byBytes.push(Buffer.concat((fields[0] as Uint8Array[]).map((p) => Buffer.from(p))).toString()), newContext(c2, props));
+        const took = invertlinksJob.reduceBytes!(
+          Buffer.from('k'),
+          values,
+          (fields) => void byBytes.push(Buffer.concat((fields[0] as Uint8Array[]).map((p) => Buffer.from(p))).toString()),
+          newContext(c2, props),
+        );
         expect(took, values.join(' ')).toBe(bytesPath);
         if (!took) {
           expect(byBytes).toEqual([]);
@@ -489,7 +558,12 @@ describe('invertlinks over bytes', () => {
         }
         const byStrings: string[] = [];
         const c1: Counters = {};
-        invertlinksJob.reduce('k', values.map((v) => JSON.parse(v.toString())), (_k, v) => void byStrings.push(valueJson(v)), newContext(c1, props));
+        invertlinksJob.reduce(
+          'k',
+          values.map((v) => JSON.parse(v.toString())),
+          (_k, v) => void byStrings.push(valueJson(v)),
+          newContext(c1, props),
+        );
         expect(byBytes, values.join(' ')).toEqual(byStrings);
         expect(c2).toEqual(c1);
       }

@@ -12,7 +12,10 @@ function sortByteOrder(lines: string[]): string[] {
 }
 
 const cSort = (lines: string[]) =>
-  spawnSync('sort', [], { input: `${lines.join('\n')}\n`, env: { ...process.env, LC_ALL: 'C' } }).stdout.toString().split('\n').slice(0, -1);
+  spawnSync('sort', [], { input: `${lines.join('\n')}\n`, env: { ...process.env, LC_ALL: 'C' } })
+    .stdout.toString()
+    .split('\n')
+    .slice(0, -1);
 
 describe('byte-order sorting', () => {
   it('matches LC_ALL=C sort for first fields that end in spaces or tabs, prefixes and repeats', () => {

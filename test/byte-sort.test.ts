@@ -53,7 +53,7 @@ describe('the external sort over bytes', () => {
   const lines = awkwardLines(30000);
   const text = `${lines.join('\n')}\n`;
 
-  it('gives LC_ALL=C sort\'s bytes in memory, with many spills, and with -u', async () => {
+  it("gives LC_ALL=C sort's bytes in memory, with many spills, and with -u", async () => {
     expect(firstDifference(await sortAll(lines, 256 << 20), gnuSort(text))).toBe(-1);
     // 64 KB runs: about 20 spills, merged by the tournament.
     expect(firstDifference(await sortAll(lines, 64 << 10), gnuSort(text))).toBe(-1);
@@ -65,8 +65,17 @@ describe('the external sort over bytes', () => {
     // for hundreds of bytes, where the sort jumps over the shared prefix and compares tails by memcmp.
     const stem = 'com,example)/a/long/path/shared/by/every/line?query=1 20240101000000 http://example.com/a/long/path';
     const file = ` ${'crawl-2024/'.repeat(8)}f.warc`;
-    const tails = ['', ` text/html 200 AAAA - - 1000 0${file}.gz`, ` text/html 200 AAAA - - 1000 0${file}.gz`, ` text/html 200 AAAB - - 1000 0${file}.gz`,
-      ` text/html 200 AAAA - - 1000 0${file}.gz\u00e9`, ` text/html 200 AAAA - - 1000 0${file}`, ` text/html 200 AAAA - - 1000 0${file}.gz\t`, ` text/html 200 AAAA - - 1000 0${file}.gy`, 'x'.repeat(300)];
+    const tails = [
+      '',
+      ` text/html 200 AAAA - - 1000 0${file}.gz`,
+      ` text/html 200 AAAA - - 1000 0${file}.gz`,
+      ` text/html 200 AAAB - - 1000 0${file}.gz`,
+      ` text/html 200 AAAA - - 1000 0${file}.gz\u00e9`,
+      ` text/html 200 AAAA - - 1000 0${file}`,
+      ` text/html 200 AAAA - - 1000 0${file}.gz\t`,
+      ` text/html 200 AAAA - - 1000 0${file}.gy`,
+      'x'.repeat(300),
+    ];
     const long: string[] = [];
     let x = 7;
     for (let i = 0; i < 20000; i++) {
@@ -83,7 +92,7 @@ describe('the external sort over bytes', () => {
     expect(await sortAll(['\u00e9'], 1 << 20)).toBe('\u00e9\n');
   });
 
-  it('keeps lines longer than a merge\'s read buffer whole (3 MB lines through 1 MiB reads)', async () => {
+  it("keeps lines longer than a merge's read buffer whole (3 MB lines through 1 MiB reads)", async () => {
     const big = ['b', 'a', 'c'].map((c, i) => c.repeat(3_000_000 + i));
     const mixed = [...big, 'b', 'bb', 'a\u00e9'];
     // A budget smaller than a line: each line is a run of its own.
@@ -101,7 +110,7 @@ describe('the external sort over bytes', () => {
     expect(out).toBe('a\nb\nc\nd\ne\nf\n');
   });
 
-  it('sort-cdx of a file with a final line without newline, duplicates and non-ASCII is sort\'s output', async () => {
+  it("sort-cdx of a file with a final line without newline, duplicates and non-ASCII is sort's output", async () => {
     const dir = tempDir();
     const f = join(dir, 'in.txt');
     writeFileSync(f, `${awkwardLines(5000, 7).filter(Boolean).join('\n')}`);
@@ -110,7 +119,7 @@ describe('the external sort over bytes', () => {
     expect(firstDifference(r.stdout, gnuSort(readFileSync(f)))).toBe(-1);
   });
 
-  it('sort-cdx merges on both cores (passes side by side, the final merge cut in two) with sort\'s output, with and without -u', async () => {
+  it("sort-cdx merges on both cores (passes side by side, the final merge cut in two) with sort's output, with and without -u", async () => {
     // 24 MB through 1 MB of memory: dozens of runs merged two passes at a time, then a final
     // merge over 16 MB cut at a splitting line, the half above it merged by the worker.
     const dir = tempDir();
@@ -145,7 +154,7 @@ describe('the external sort over bytes', () => {
     expect(firstDifference(r.stdout, expected)).toBe(-1);
   });
 
-  it('writes an arena\'s run in order, and unique when asked', () => {
+  it("writes an arena's run in order, and unique when asked", () => {
     const arena = new LineArena(1 << 20);
     for (const l of ['b', 'a\u00e9', 'a', 'b', '']) arena.add(l);
     const dir = tempDir();
@@ -164,13 +173,21 @@ describe('a combiner over a spill', () => {
     map(_k, v, emit) {
       if (v) emit(String(v).toLowerCase(), 1);
     },
-    ...(combine ? { combine(key: string, values: unknown[], emit: (k: string, v: unknown) => void) {
-      const sum = (values as number[]).reduce((a, b) => a + b, 0);
-      emit(key, sum);
-      emit('!tally', sum);
-    } } : {}),
+    ...(combine
+      ? {
+          combine(key: string, values: unknown[], emit: (k: string, v: unknown) => void) {
+            const sum = (values as number[]).reduce((a, b) => a + b, 0);
+            emit(key, sum);
+            emit('!tally', sum);
+          },
+        }
+      : {}),
     reduce(key, values, emit) {
-      if (key !== '!tally') emit(key, (values as number[]).reduce((a, b) => a + b, 0));
+      if (key !== '!tally')
+        emit(
+          key,
+          (values as number[]).reduce((a, b) => a + b, 0),
+        );
     },
   });
 

@@ -29,7 +29,10 @@ function manifest(name: string, archives: string[]): string {
   return path;
 }
 
-const captureLines = (seg: string) => readFileSync(join(seg, 'captures.cdx'), 'utf8').split('\n').filter((l) => l && !l.startsWith(' CDX')).length;
+const captureLines = (seg: string) =>
+  readFileSync(join(seg, 'captures.cdx'), 'utf8')
+    .split('\n')
+    .filter((l) => l && !l.startsWith(' CDX')).length;
 
 /** Starts an import, SIGKILLs it when `ready()` holds; whether it was killed (not finished first). */
 async function importKilledWhen(args: string[], ready: () => boolean): Promise<boolean> {
@@ -77,7 +80,9 @@ describe('the capture index is committed with its segment', () => {
     renameSync(join(seg, 'captures.cdx'), join(dir, 'captures.cdx.saved'));
     const list = await nwax(['readseg', '-list', seg]);
     expect(list.code).toBe(0);
-    expect(list.stderr).toContain(`${seg}: no capture index (captures.cdx): replay finds its captures only through nwax.serve.cdx; write it with: nwax import --captures-only MANIFEST ${seg}`);
+    expect(list.stderr).toContain(
+      `${seg}: no capture index (captures.cdx): replay finds its captures only through nwax.serve.cdx; write it with: nwax import --captures-only MANIFEST ${seg}`,
+    );
     const srv = await serveCli(['-dir', crawl, '--port', '0', '-D', 'nwax.serve.threads=1']);
     try {
       expect(srv.stderr()).toContain(`replay: ${seg}: no capture index (captures.cdx)`);

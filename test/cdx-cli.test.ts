@@ -14,7 +14,19 @@ describe('nwax cdx on the project example archive', () => {
     const lines = r.stdout.split('\n').filter(Boolean);
     expect(lines[0]).toBe(' CDX N b a m s k r M S V g');
     expect(lines).toHaveLength(11);
-    expect(lines[1].split(' ')).toEqual(['org,example)/index.html', '20071001120000', 'http://example.org/index.html', 'text/html', '200', expect.stringMatching(/^[A-Z2-7]{32}$/), '-', '-', expect.any(String), '0', 'dedup-example.warc.gz']);
+    expect(lines[1].split(' ')).toEqual([
+      'org,example)/index.html',
+      '20071001120000',
+      'http://example.org/index.html',
+      'text/html',
+      '200',
+      expect.stringMatching(/^[A-Z2-7]{32}$/),
+      '-',
+      '-',
+      expect.any(String),
+      '0',
+      'dedup-example.warc.gz',
+    ]);
     // Five distinct versions among the ten captures.
     expect(new Set(lines.slice(1).map((l) => l.split(' ')[5])).size).toBe(5);
     expect(r.stderr).toMatch(/1 file, 10 records, 10 lines/);
@@ -138,7 +150,11 @@ describe.skipIf(!HAVE_FIXTURES)('bad input: reported with file and offset, skipp
     expect(r.code).toBe(3);
     const good = dataLines((await nwax(['cdx', '--all-records', fixture('warcio/example.warc')])).stdout);
     // Every record after the damaged one is still found.
-    expect(dataLines(r.stdout).slice(-3).map((l) => l.split(' ')[0])).toEqual(good.slice(-3).map((l) => l.split(' ')[0]));
+    expect(
+      dataLines(r.stdout)
+        .slice(-3)
+        .map((l) => l.split(' ')[0]),
+    ).toEqual(good.slice(-3).map((l) => l.split(' ')[0]));
   });
 
   it('empty, missing, directory and non-archive inputs: one clear line each, no stack', async () => {

@@ -99,7 +99,9 @@ describe.skipIf(!HAVE_FIXTURES)('import --cdx', () => {
     const r = await nwaxAsync(['import', '--cdx', cluster, '--filter', 'mime:text/html', '--filter', 'status:200', '--archives', pywb, join(dir, 'html')]);
     // The sample's two test lines (time-zones/x, /y) point at the record of time-zones.
     expect(r.code, r.stderr).toBe(3);
-    expect(r.stderr).toMatch(/zipnum-sample\.idx: line \d+: .*iana\.warc\.gz: offset 569675 holds a response record of http:\/\/www\.iana\.org\/time-zones, not http:\/\/www\.iana\.org\/time-zones\/X; skipped/);
+    expect(r.stderr).toMatch(
+      /zipnum-sample\.idx: line \d+: .*iana\.warc\.gz: offset 569675 holds a response record of http:\/\/www\.iana\.org\/time-zones, not http:\/\/www\.iana\.org\/time-zones\/X; skipped/,
+    );
     expect(r.stderr).toMatch(/cdx-offset-mismatch 2\b/);
     const got = segment(join(dir, 'html'));
     // Independently: the full import's documents whose capture is an HTML 200.
@@ -147,10 +149,17 @@ describe.skipIf(!HAVE_FIXTURES)('import --cdx', () => {
       expect(remote.code, remote.stderr).toBe(0);
       expect(withoutLocation(segment(join(dir, 'remote')))).toEqual(withoutLocation(segment(join(dir, 'local'))));
       // Every range asked is exactly one listed record (offset, offset + length - 1).
-      const listed = new Set(cdx.flatMap((c) => readFileSync(c, 'utf8').split('\n').filter((l) => l && !l.startsWith(' ')).map((l) => {
-        const x = l.split(' ');
-        return `${x[10]} ${x[9]}-${Number(x[9]) + Number(x[8]) - 1}`;
-      })));
+      const listed = new Set(
+        cdx.flatMap((c) =>
+          readFileSync(c, 'utf8')
+            .split('\n')
+            .filter((l) => l && !l.startsWith(' '))
+            .map((l) => {
+              const x = l.split(' ');
+              return `${x[10]} ${x[9]}-${Number(x[9]) + Number(x[8]) - 1}`;
+            }),
+        ),
+      );
       expect(ranges.length).toBe(listed.size);
       for (const r of ranges) expect(listed.has(r), r).toBe(true);
     });
@@ -158,7 +167,9 @@ describe.skipIf(!HAVE_FIXTURES)('import --cdx', () => {
     it('refuses a server that answers a range with the whole file', async () => {
       const r = await nwaxAsync(['import', '--cdx', join(pywb, 'cdx', 'example.cdx'), '--archives', `${base}/norange/`, join(dir, 'norange')]);
       expect(r.code, r.stderr).toBe(3);
-      expect(r.stderr).toMatch(/example\.cdx: line \d+: .*norange\/example\.warc\.gz: HTTP 200 to a request for bytes \d+-\d+: the server does not serve byte ranges/);
+      expect(r.stderr).toMatch(
+        /example\.cdx: line \d+: .*norange\/example\.warc\.gz: HTTP 200 to a request for bytes \d+-\d+: the server does not serve byte ranges/,
+      );
       expect(r.stderr).not.toMatch(/\n\s+at /);
     });
   });

@@ -34,14 +34,21 @@ describe('/cdx streamed', () => {
     const lines: string[] = [];
     for (let i = 0; i < LINES; i++) {
       const n = String(i).padStart(6, '0');
-      lines.push(`com,example)/${n} 2020010100${String(i % 60).padStart(2, '0')}00 http://example.com/${n} text/html ${i % 7 ? 200 : 404} AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA - - 100 ${i * 100} x.warc.gz`);
+      lines.push(
+        `com,example)/${n} 2020010100${String(i % 60).padStart(2, '0')}00 http://example.com/${n} text/html ${i % 7 ? 200 : 404} AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA - - 100 ${i * 100} x.warc.gz`,
+      );
     }
     writeFileSync(join(dir, 'all.cdx'), `${lines.join('\n')}\n`);
     cluster = join(dir, 'cluster');
     const b = await nwax(['zipnum', 'build', join(dir, 'all.cdx'), cluster]);
     expect(b.code, b.stderr).toBe(0);
     srv = await startServer({
-      dir: join(dir, 'no-indexes'), host: '127.0.0.1', port: 0, wayback: '', hitsPerSite: 2, suggestTitles: 10,
+      dir: join(dir, 'no-indexes'),
+      host: '127.0.0.1',
+      port: 0,
+      wayback: '',
+      hitsPerSite: 2,
+      suggestTitles: 10,
       cdx: { sources: [cluster], maxResults: 50_000, timeoutMs: 10_000, pageSize: 7_000, maxConcurrent: 2 },
     });
   }, 60_000);
@@ -61,7 +68,9 @@ describe('/cdx streamed', () => {
   it('pages cover the whole answer once: showNumPages, then page=0..n-1', async () => {
     const q = 'url=example.com&matchType=domain&filter=status:200';
     const count = await (await fetch(`${srv.url}/cdx?${q}&showNumPages=true`)).text();
-    const all = (await nwax(['cdx-query', cluster, 'example.com', '--match-type', 'domain', '--filter', 'status:200', '--limit', String(LINES)])).stdout.split('\n').filter(Boolean);
+    const all = (await nwax(['cdx-query', cluster, 'example.com', '--match-type', 'domain', '--filter', 'status:200', '--limit', String(LINES)])).stdout
+      .split('\n')
+      .filter(Boolean);
     expect(all.length).toBeGreaterThan(50_000);
     expect(count).toBe(`${Math.ceil(all.length / 7_000)}\n`);
     const json = await (await fetch(`${srv.url}/cdx?${q}&showNumPages=true&output=json`)).json();

@@ -11,12 +11,15 @@ describe.skipIf(!HAVE_FIXTURES)('conformance with the reference indexers', () =>
     const results = await runConformance(FIXTURES);
     expect(results.length).toBeGreaterThan(900);
     const unexplained = results.flatMap((r) =>
-      r.differences.filter((d) => !d.reason).map((d) => `${d.file} [${d.ref.code}] ${d.field}: ours=${d.ours} theirs=${d.theirs}`));
+      r.differences.filter((d) => !d.reason).map((d) => `${d.file} [${d.ref.code}] ${d.field}: ours=${d.ours} theirs=${d.theirs}`),
+    );
     expect(unexplained).toEqual([]);
     // cdxj-indexer in CDX11 mode is the reference nwax follows: on the well-formed WARCs it is
     // identical to the letter.
     const cc = results.filter((r) => r.ref.code === 'Cc' && !/\.arc|made-here|bad|trunc/.test(r.file));
-    const identical = cc.filter((r) => r.differences.every((d) => d.reason === 'redirect-field' || d.reason === 'robot-flags' || d.reason === 'digest-encoding'));
+    const identical = cc.filter((r) =>
+      r.differences.every((d) => d.reason === 'redirect-field' || d.reason === 'robot-flags' || d.reason === 'digest-encoding'),
+    );
     expect(identical.length / cc.length).toBeGreaterThan(0.9);
     // The table in docs/conformance.md is the one this run makes.
     const doc = readFileSync(join(ROOT, 'docs', 'conformance.md'), 'utf8');

@@ -17,7 +17,10 @@ type Site = Awaited<ReturnType<typeof startSite>>;
 
 function segments(dir: string): string[] {
   const d = join(dir, 'segments');
-  return readdirSync(d).filter((n) => /^\d{14}$/.test(n)).sort().map((n) => join(d, n));
+  return readdirSync(d)
+    .filter((n) => /^\d{14}$/.test(n))
+    .sort()
+    .map((n) => join(d, n));
 }
 
 function warcs(segment: string): string[] {
@@ -27,7 +30,12 @@ function warcs(segment: string): string[] {
 // An encoder that is not nwax's (base32-encode, the one warcio.js uses), for an independent check.
 const b32sha1 = (buf: Buffer) => `sha1:${base32Encode(createHash('sha1').update(buf).digest(), 'RFC4648', { padding: false })}`;
 
-interface Rec { type: string; url?: string; headers: Map<string, string>; block: Buffer }
+interface Rec {
+  type: string;
+  url?: string;
+  headers: Map<string, string>;
+  block: Buffer;
+}
 
 /** Every record of a WARC file as warcio.js (not nwax) reads it. */
 async function warcioRecords(file: string): Promise<Rec[]> {
@@ -36,7 +44,12 @@ async function warcioRecords(file: string): Promise<Rec[]> {
     const block = Buffer.from(await r.readFully(false));
     // warcio.js gives header names in lower case.
     const headers = new Map([...r.warcHeaders.headers].map(([k, v]) => [String(k).toLowerCase(), String(v)] as [string, string]));
-    out.push({ type: r.warcType ?? '', url: r.warcTargetURI ?? undefined, headers: { get: (n: string) => headers.get(n.toLowerCase()) } as Map<string, string>, block });
+    out.push({
+      type: r.warcType ?? '',
+      url: r.warcTargetURI ?? undefined,
+      headers: { get: (n: string) => headers.get(n.toLowerCase()) } as Map<string, string>,
+      block,
+    });
   }
   return out;
 }
@@ -58,13 +71,33 @@ describe('the live-web crawl of the test site', () => {
     expect(first.code, first.stderr).toBe(0);
     const paths = site.log.map((l) => l.path);
     expect(paths.filter((p) => p === '/robots.txt')).toHaveLength(3);
-    expect(new Set(paths)).toEqual(new Set(['/robots.txt', '/A.html', '/B.html', '/C.html', '/C-duplicate.html', '/moved-permanently', '/E.html',
-      '/moved-temporarily', '/F.html', '/missing.html', '/flaky.html', '/slow.html', '/big.html', '/gzip.html', '/win1252.html']));
+    expect(new Set(paths)).toEqual(
+      new Set([
+        '/robots.txt',
+        '/A.html',
+        '/B.html',
+        '/C.html',
+        '/C-duplicate.html',
+        '/moved-permanently',
+        '/E.html',
+        '/moved-temporarily',
+        '/F.html',
+        '/missing.html',
+        '/flaky.html',
+        '/slow.html',
+        '/big.html',
+        '/gzip.html',
+        '/win1252.html',
+      ]),
+    );
     expect(paths).not.toContain('/private/secret.html');
     expect(site.log.every((l) => l.ua.startsWith('nwax-test/'))).toBe(true);
     // Within each round (a fetch run starts with robots.txt), no two requests closer than the delay.
     const log = [...site.log].sort((a, b) => a.t - b.t);
-    const gaps = log.slice(1).filter((l) => l.path !== '/robots.txt').map((l) => l.t - log.filter((x) => x.t <= l.t && x !== l).pop()!.t);
+    const gaps = log
+      .slice(1)
+      .filter((l) => l.path !== '/robots.txt')
+      .map((l) => l.t - log.filter((x) => x.t <= l.t && x !== l).pop()!.t);
     expect(gaps.length).toBe(log.length - 3);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(DELAY * 1000 - 2);
   });
@@ -73,7 +106,8 @@ describe('the live-web crawl of the test site', () => {
     const fetched = new Map<string, { status: string; protocolStatus: string; redirect?: string; digest?: string; detail?: string }>();
     for (const seg of segments(crawl)) for (const [k, v] of segmentRecords(seg, 'crawl_fetch')) fetched.set(k.replace(site.url, ''), v as never);
     const st = (p: string) => `${fetched.get(p)?.status} ${fetched.get(p)?.protocolStatus}`;
-    for (const p of ['/A.html', '/B.html', '/C.html', '/C-duplicate.html', '/E.html', '/F.html', '/gzip.html', '/win1252.html', '/big.html']) expect(st(p), p).toBe('fetch_success success');
+    for (const p of ['/A.html', '/B.html', '/C.html', '/C-duplicate.html', '/E.html', '/F.html', '/gzip.html', '/win1252.html', '/big.html'])
+      expect(st(p), p).toBe('fetch_success success');
     expect(st('/moved-permanently')).toBe('fetch_redir_perm moved');
     expect(fetched.get('/moved-permanently')!.redirect).toBe(`${site.url}/E.html`);
     expect(st('/moved-temporarily')).toBe('fetch_redir_temp temp_moved');
@@ -117,7 +151,10 @@ describe('the live-web crawl of the test site', () => {
       }
       // nwax cdx against warcio.js's own indexer, field by field.
       const mine = (await nwax(['cdx', '-q', '--format', 'cdxj', f])).stdout.split('\n').filter((l) => l && !l.startsWith('!'));
-      const theirs = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'warcio', 'dist', 'cli.js'), 'cdx-index', f]).stdout.toString().split('\n').filter(Boolean);
+      const theirs = spawnSync(process.execPath, [join(ROOT, 'node_modules', 'warcio', 'dist', 'cli.js'), 'cdx-index', f])
+        .stdout.toString()
+        .split('\n')
+        .filter(Boolean);
       const norm = (l: string) => {
         const [key, ts] = l.split(' ', 2);
         const j = JSON.parse(l.slice(key.length + ts.length + 2)) as Record<string, string>;
@@ -164,13 +201,17 @@ describe('the live-web crawl of the test site', () => {
     expect(again).not.toContain('/missing.html');
     expect(again).not.toContain('/private/secret.html');
     const recs = (await Promise.all(warcs(seg).map(warcioRecords))).flat();
-    const revisits = recs.filter((r) => r.type === 'revisit').map((r) => r.url!.replace(site.url, '')).sort();
+    const revisits = recs
+      .filter((r) => r.type === 'revisit')
+      .map((r) => r.url!.replace(site.url, ''))
+      .sort();
     // (The long page was truncated: a cut payload is fetched again, not declared identical.)
     expect(revisits).toEqual(['/A.html', '/B.html', '/C-duplicate.html', '/C.html', '/E.html', '/F.html', '/gzip.html', '/win1252.html']);
     // Each refers to the response of the first crawl: its URL and its WARC-Date.
     const firstResponses = new Map<string, string>();
     for (const old of segments(crawl).filter((x) => x !== seg)) {
-      for (const r of (await Promise.all(warcs(old).map(warcioRecords))).flat()) if (r.type === 'response') firstResponses.set(r.url!, r.headers.get('WARC-Date')!);
+      for (const r of (await Promise.all(warcs(old).map(warcioRecords))).flat())
+        if (r.type === 'response') firstResponses.set(r.url!, r.headers.get('WARC-Date')!);
     }
     for (const r of recs.filter((x) => x.type === 'revisit')) {
       expect(r.headers.get('WARC-Profile')).toMatch(/identical-payload-digest/);
@@ -200,15 +241,18 @@ describe('crawl steps: seeds, fetch lists, resuming', () => {
 
   it('injects seeds with metadata, names bad lines, and caps fetch lists by topN and per host', async () => {
     const db = join(dir, 'db');
-    writeFileSync(join(dir, 'seeds'), [
-      `${site.url}/A.html\tnutch.score=2.5\tnutch.fetchInterval=3600\tsource=test`,
-      'not a url',
-      'ftp://example.org/file',
-      `${site.url}/B.html`,
-      `${site.url}/image.png`,
-      'http://127.0.0.2:9/other.html',
-      `${site.url}/A.html`,
-    ].join('\n'));
+    writeFileSync(
+      join(dir, 'seeds'),
+      [
+        `${site.url}/A.html\tnutch.score=2.5\tnutch.fetchInterval=3600\tsource=test`,
+        'not a url',
+        'ftp://example.org/file',
+        `${site.url}/B.html`,
+        `${site.url}/image.png`,
+        'http://127.0.0.2:9/other.html',
+        `${site.url}/A.html`,
+      ].join('\n'),
+    );
     const r = await nwaxAsync(['inject', db, join(dir, 'seeds')]);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/seeds: line 2: not a url: not an http\(s\) URL, or rejected by the URL filters/);
@@ -257,7 +301,7 @@ describe('crawl steps: seeds, fetch lists, resuming', () => {
     expect(JSON.parse((await nwax(['search', '-dir', crawl, '--json', 'habitat'])).stdout).hits[0].url).toBe(`${site.url}/B.html`);
   });
 
-  it("honours a robots.txt Crawl-delay longer than fetcher.server.delay, and defers a host whose robots.txt fails", async () => {
+  it('honours a robots.txt Crawl-delay longer than fetcher.server.delay, and defers a host whose robots.txt fails', async () => {
     const slow = await startSite({ robots: { body: 'User-agent: *\nCrawl-delay: 0.6\n' } });
     const down = await startSite({ host: '127.0.0.2', robots: { status: 503, body: 'down' } });
     try {
@@ -315,7 +359,9 @@ describe('a stopped crawl run again', () => {
         return;
       }
       const n = Number(m[1]);
-      res.writeHead(200, { 'Content-Type': 'text/html' }).end(`<html><title>page ${n}</title><body>chain page ${n} <a href="p${n + 1}.html">next</a></body></html>`);
+      res
+        .writeHead(200, { 'Content-Type': 'text/html' })
+        .end(`<html><title>page ${n}</title><body>chain page ${n} <a href="p${n + 1}.html">next</a></body></html>`);
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -329,14 +375,18 @@ describe('a stopped crawl run again', () => {
     // Stopped once its second round's segment stands.
     const child = spawn(process.execPath, [BIN, ...args], { stdio: 'ignore' });
     const ended = new Promise((r) => child.once('exit', r));
-    while (!(existsSync(join(crawl, 'segments')) && segments(crawl).filter((g) => existsSync(join(g, 'crawl_generate'))).length >= 2)) await new Promise((r) => setTimeout(r, 5));
+    while (!(existsSync(join(crawl, 'segments')) && segments(crawl).filter((g) => existsSync(join(g, 'crawl_generate'))).length >= 2))
+      await new Promise((r) => setTimeout(r, 5));
     child.kill('SIGKILL');
     await ended;
     expect(segments(crawl)).toHaveLength(2);
     const again = await nwaxAsync(args);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/resuming the crawl begun \d{14}: 2 of its rounds done, 1 left to reach -depth 3/);
-    const fetchedPages = () => segments(crawl).flatMap((g) => [...segmentRecords(g, 'crawl_fetch').keys()]).sort();
+    const fetchedPages = () =>
+      segments(crawl)
+        .flatMap((g) => [...segmentRecords(g, 'crawl_fetch').keys()])
+        .sort();
     expect(segments(crawl)).toHaveLength(3);
     expect(fetchedPages()).toEqual([0, 1, 2].map((n) => `${base}/p${n}.html`));
     expect(existsSync(join(crawl, 'crawl.state'))).toBe(false);

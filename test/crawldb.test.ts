@@ -21,20 +21,52 @@ function map(job: typeof updatedbJob, inputFile: string, key: string, value: unk
   return out;
 }
 
-const db = (over: Partial<CrawlDatum> = {}): CrawlDatum => ({ status: 'db_fetched', fetchTime: '20070101000000', interval: 2592000, score: 2, retries: 0, ...over });
+const db = (over: Partial<CrawlDatum> = {}): CrawlDatum => ({
+  status: 'db_fetched',
+  fetchTime: '20070101000000',
+  interval: 2592000,
+  score: 2,
+  retries: 0,
+  ...over,
+});
 
 describe('updatedb merge rules (Nutch CrawlDbReducer)', () => {
-  it('a fetch wins over a link and over the db; the newest fetch counts; the next fetch is the URL\'s interval away', () => {
-    const { out } = reduce(updatedbJob, 'http://a.example/', [
-      { db: db({ status: 'db_unfetched', interval: 86400 }) },
-      { link: { score: 0 } },
-      { fetch: { status: 'fetch_gone', date: '20070101000000' } },
-      { fetch: { status: 'fetch_success', date: '20070301000000', digest: 'sha1:AAAA' } },
-    ], ['db.fetch.interval.default=3600']);
-    expect(out).toEqual([['http://a.example/', { status: 'db_fetched', fetchTime: '20070302000000', interval: 86400, score: 2, digest: 'sha1:AAAA', digestDate: '20070301000000', retries: 0, fetched: '20070301000000' }]]);
+  it("a fetch wins over a link and over the db; the newest fetch counts; the next fetch is the URL's interval away", () => {
+    const { out } = reduce(
+      updatedbJob,
+      'http://a.example/',
+      [
+        { db: db({ status: 'db_unfetched', interval: 86400 }) },
+        { link: { score: 0 } },
+        { fetch: { status: 'fetch_gone', date: '20070101000000' } },
+        { fetch: { status: 'fetch_success', date: '20070301000000', digest: 'sha1:AAAA' } },
+      ],
+      ['db.fetch.interval.default=3600'],
+    );
+    expect(out).toEqual([
+      [
+        'http://a.example/',
+        {
+          status: 'db_fetched',
+          fetchTime: '20070302000000',
+          interval: 86400,
+          score: 2,
+          digest: 'sha1:AAAA',
+          digestDate: '20070301000000',
+          retries: 0,
+          fetched: '20070301000000',
+        },
+      ],
+    ]);
     // A new URL (from a link) gets db.fetch.interval.default.
-    expect(reduce(updatedbJob, 'http://n.example/', [{ link: { score: 0 } }, { fetch: { status: 'fetch_success', date: '20070301000000', digest: 'sha1:B' } }], ['db.fetch.interval.default=3600']).out[0][1])
-      .toMatchObject({ interval: 3600, fetchTime: '20070301010000' });
+    expect(
+      reduce(
+        updatedbJob,
+        'http://n.example/',
+        [{ link: { score: 0 } }, { fetch: { status: 'fetch_success', date: '20070301000000', digest: 'sha1:B' } }],
+        ['db.fetch.interval.default=3600'],
+      ).out[0][1],
+    ).toMatchObject({ interval: 3600, fetchTime: '20070301010000' });
   });
 
   it('keeps the date the content was first fetched while the digest stays the same', () => {
@@ -53,11 +85,17 @@ describe('updatedb merge rules (Nutch CrawlDbReducer)', () => {
 
   it('retries count up, and past db.fetch.retry.max the URL is gone', () => {
     const retry = { fetch: { status: 'fetch_retry', date: '20070101000000' } };
-    expect(reduce(updatedbJob, 'u', [{ db: db({ retries: 1, status: 'db_unfetched' }) }, retry], ['db.fetch.retry.max=2']).out[0][1]).toMatchObject({ status: 'db_unfetched', retries: 2 });
-    expect(reduce(updatedbJob, 'u', [{ db: db({ retries: 2, status: 'db_unfetched' }) }, retry], ['db.fetch.retry.max=2']).out[0][1]).toMatchObject({ status: 'db_gone', retries: 3 });
+    expect(reduce(updatedbJob, 'u', [{ db: db({ retries: 1, status: 'db_unfetched' }) }, retry], ['db.fetch.retry.max=2']).out[0][1]).toMatchObject({
+      status: 'db_unfetched',
+      retries: 2,
+    });
+    expect(reduce(updatedbJob, 'u', [{ db: db({ retries: 2, status: 'db_unfetched' }) }, retry], ['db.fetch.retry.max=2']).out[0][1]).toMatchObject({
+      status: 'db_gone',
+      retries: 3,
+    });
   });
 
-  it('adds a live crawl\'s outlinks as new URLs, never an import\'s (its keys are versions)', () => {
+  it("adds a live crawl's outlinks as new URLs, never an import's (its keys are versions)", () => {
     const outlinks = { outlinks: [{ url: 'http://b.example/', anchor: 'b' }] };
     expect(map(updatedbJob, '/c/segments/1/crawl_parse/part-00000', 'http://a.example/', outlinks)).toEqual([['http://b.example/', { link: { score: 0 } }]]);
     expect(map(updatedbJob, '/c/segments/1/crawl_parse/part-00000', 'http://a.example/ sha1:AAAA', outlinks)).toEqual([]);
@@ -65,19 +103,30 @@ describe('updatedb merge rules (Nutch CrawlDbReducer)', () => {
   });
 
   it('passes outlinks and redirect targets through the URL filters, and keeps to the host with db.ignore.external.links', () => {
-    const outlinks = { outlinks: ['http://b.example/', 'http://a.example/x#frag', 'http://a.example/logo.png', 'mailto:me@a.example'].map((url) => ({ url, anchor: '' })) };
+    const outlinks = {
+      outlinks: ['http://b.example/', 'http://a.example/x#frag', 'http://a.example/logo.png', 'mailto:me@a.example'].map((url) => ({ url, anchor: '' })),
+    };
     const keys = (conf: string[] = []) => map(updatedbJob, '/c/segments/1/crawl_parse/part-00000', 'http://a.example/', outlinks, conf).map(([k]) => k);
     expect(keys()).toEqual(['http://b.example/', 'http://a.example/x']);
     expect(keys(['db.ignore.external.links=true'])).toEqual(['http://a.example/x']);
-    const redirect = map(updatedbJob, '/c/segments/1/crawl_fetch/part-00000', 'http://a.example/old', { status: 'fetch_redir_perm', date: '20070101000000', redirect: 'http://c.example/new' });
+    const redirect = map(updatedbJob, '/c/segments/1/crawl_fetch/part-00000', 'http://a.example/old', {
+      status: 'fetch_redir_perm',
+      date: '20070101000000',
+      redirect: 'http://c.example/new',
+    });
     expect(redirect.map(([k]) => k)).toEqual(['http://a.example/old', 'http://c.example/new']);
   });
 });
 
 describe('invertlinks (Nutch LinkDb)', () => {
-  const outlinks = { outlinks: [{ url: 'http://a.example/x', anchor: 'internal link' }, { url: 'http://b.example/', anchor: 'a rather long anchor text' }] };
+  const outlinks = {
+    outlinks: [
+      { url: 'http://a.example/x', anchor: 'internal link' },
+      { url: 'http://b.example/', anchor: 'a rather long anchor text' },
+    ],
+  };
 
-  it('inverts a version\'s outlinks to its URL, dropping internal links when asked and cutting anchors', () => {
+  it("inverts a version's outlinks to its URL, dropping internal links when asked and cutting anchors", () => {
     const file = '/c/segments/1/crawl_parse/part-00000';
     expect(map(invertlinksJob, file, 'http://a.example/ sha1:AAAA', outlinks)).toEqual([
       ['http://a.example/x', { inlinks: [{ from: 'http://a.example/', anchor: 'internal link' }] }],
@@ -89,11 +138,36 @@ describe('invertlinks (Nutch LinkDb)', () => {
   });
 
   it('merges with the LinkDb, drops repeats, keeps db.max.inlinks', () => {
-    const { out, counters } = reduce(invertlinksJob, 'http://b.example/', [
-      { inlinks: [{ from: 'http://z.example/', anchor: 'z' }, { from: 'http://a.example/', anchor: 'a' }] },
-      { inlinks: [{ from: 'http://a.example/', anchor: 'a' }, { from: 'http://m.example/', anchor: 'm' }] },
-    ], ['db.max.inlinks=2']);
-    expect(out).toEqual([['http://b.example/', { inlinks: [{ from: 'http://a.example/', anchor: 'a' }, { from: 'http://m.example/', anchor: 'm' }] }]]);
+    const { out, counters } = reduce(
+      invertlinksJob,
+      'http://b.example/',
+      [
+        {
+          inlinks: [
+            { from: 'http://z.example/', anchor: 'z' },
+            { from: 'http://a.example/', anchor: 'a' },
+          ],
+        },
+        {
+          inlinks: [
+            { from: 'http://a.example/', anchor: 'a' },
+            { from: 'http://m.example/', anchor: 'm' },
+          ],
+        },
+      ],
+      ['db.max.inlinks=2'],
+    );
+    expect(out).toEqual([
+      [
+        'http://b.example/',
+        {
+          inlinks: [
+            { from: 'http://a.example/', anchor: 'a' },
+            { from: 'http://m.example/', anchor: 'm' },
+          ],
+        },
+      ],
+    ]);
     expect(counters['inlinks over db.max.inlinks dropped']).toBe(1);
   });
 
@@ -101,7 +175,12 @@ describe('invertlinks (Nutch LinkDb)', () => {
     const lists = [
       { inlinks: [] },
       { inlinks: [{ from: 'http://a.example/', anchor: 'quote " tab \t ]} and é' }] },
-      { inlinks: [{ from: 'http://b.example/', anchor: '' }, { from: 'http://c.example/', anchor: '\u2028' }] },
+      {
+        inlinks: [
+          { from: 'http://b.example/', anchor: '' },
+          { from: 'http://c.example/', anchor: '\u2028' },
+        ],
+      },
       { inlinks: [] },
     ];
     const texts = lists.map((v) => JSON.stringify(v));
@@ -121,19 +200,51 @@ describe('invertlinks (Nutch LinkDb)', () => {
 });
 
 describe('index map (Nutch Indexer)', () => {
-  it('passes a version\'s text and content on as the segment holds them: the bytes map gives', () => {
+  it("passes a version's text and content on as the segment holds them: the bytes map gives", () => {
     const key = 'http://a.example/p?q=1 sha1:AAAA';
     const values: [string, unknown][] = [
       ['parse_text', 'text with "quotes", \\ back\nslash, é 日本 \u2028'],
       ['parse_text', ''],
       ['content', { url: 'http://a.example/p?q=1', file: 'a b.warc.gz', offset: 12, length: 34, date: '20070101000000', mime: 'text/html', status: 200 }],
       // parse_data is read without its outlinks, whatever their text holds.
-      ['parse_data', {
-        title: 'T ],"noindex": "x"', description: ',"outlinks":[',
-        outlinks: [{ url: 'http://b.example/?a="1"', anchor: 'a ],"noindex":true,[' }, { url: 'http://c.example/', anchor: '\\"]' }],
-        noindex: false, nofollow: false, parse: 'success', meta: { url: 'http://a.example/p?q=1', digest: 'sha1:AAAA', date: '20070101000000', mime: 'text/html', status: 200, length: 99, collection: 'c', file: 'f', offset: 0, lang: 'de' },
-      }],
-      ['parse_data', { title: '', description: '', outlinks: [], noindex: true, nofollow: false, parse: 'success', meta: { url: 'u', digest: 'sha1:AAAA', date: '2007', mime: 'text/html', status: null, length: 0, collection: '', file: '', offset: 0 } }],
+      [
+        'parse_data',
+        {
+          title: 'T ],"noindex": "x"',
+          description: ',"outlinks":[',
+          outlinks: [
+            { url: 'http://b.example/?a="1"', anchor: 'a ],"noindex":true,[' },
+            { url: 'http://c.example/', anchor: '\\"]' },
+          ],
+          noindex: false,
+          nofollow: false,
+          parse: 'success',
+          meta: {
+            url: 'http://a.example/p?q=1',
+            digest: 'sha1:AAAA',
+            date: '20070101000000',
+            mime: 'text/html',
+            status: 200,
+            length: 99,
+            collection: 'c',
+            file: 'f',
+            offset: 0,
+            lang: 'de',
+          },
+        },
+      ],
+      [
+        'parse_data',
+        {
+          title: '',
+          description: '',
+          outlinks: [],
+          noindex: true,
+          nofollow: false,
+          parse: 'success',
+          meta: { url: 'u', digest: 'sha1:AAAA', date: '2007', mime: 'text/html', status: null, length: 0, collection: '', file: '', offset: 0 },
+        },
+      ],
     ];
     for (const [dataset, value] of values) {
       const inputFile = `/c/segments/20070101000000/${dataset}/part-00000.gz`;

@@ -20,10 +20,12 @@ function write(a: DamagedArchive, name = a.name): string {
 
 /** url -> digest of the CDX lines. */
 function indexed(stdout: string): Map<string, string> {
-  return new Map(dataLines(stdout).map((l) => {
-    const f = l.split(' ');
-    return [f[2], f[5]];
-  }));
+  return new Map(
+    dataLines(stdout).map((l) => {
+      const f = l.split(' ');
+      return [f[2], f[5]];
+    }),
+  );
 }
 
 function expectRead(a: DamagedArchive, r: { code: number; stdout: string; stderr: string }, path: string): void {
@@ -68,7 +70,11 @@ describe('damaged archives: every undamaged record indexed, the damage reported'
     const other = write(clean, 'jobs-other.warc.gz');
     const r = await nwax(['cdx', '--jobs', '2', path, other]);
     expect(r.code).toBe(3);
-    const got = indexed(dataLines(r.stdout).filter((l) => l.endsWith(' jobs-big-flip.warc.gz')).join('\n'));
+    const got = indexed(
+      dataLines(r.stdout)
+        .filter((l) => l.endsWith(' jobs-big-flip.warc.gz'))
+        .join('\n'),
+    );
     for (const rec of a.intact) expect(got.get(rec.url)).toBe(rec.digest);
     expect(got.has('http://example.org/big')).toBe(false);
     expect(dataLines(r.stdout).filter((l) => l.endsWith(' jobs-other.warc.gz')).length).toBe(clean.intact.length);

@@ -17,7 +17,10 @@ describe.skipIf(!HAVE_FIXTURES)('the worked dedup example', () => {
   });
 
   it('the project example archive holds the captures of contents.tsv', () => {
-    const tsv = readFileSync(join(SPEC, 'dedup-example', 'contents.tsv'), 'utf8').trim().split('\n').map((l) => l.split('\t'));
+    const tsv = readFileSync(join(SPEC, 'dedup-example', 'contents.tsv'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t'));
     expect(DEDUP_CAPTURES).toEqual(tsv);
   });
 });
@@ -58,7 +61,10 @@ describe.skipIf(!HAVE_FIXTURES)('revisits', () => {
   it('names lines that are not CDX by file and line number, skips them and exits 3', async () => {
     const dir = tempDir();
     const p = join(dir, 'mixed.cdx');
-    writeFileSync(p, ' CDX N b a m s k r M S V g\norg,x)/ 20070101000000 http://x.org/ text/html 200 AAAA - - 10 0 a.gz\nnot a cdx line\norg,x)/ 20080101000000 http://x.org/ text/html 200 AAAA - - 10 10 a.gz\n');
+    writeFileSync(
+      p,
+      ' CDX N b a m s k r M S V g\norg,x)/ 20070101000000 http://x.org/ text/html 200 AAAA - - 10 0 a.gz\nnot a cdx line\norg,x)/ 20080101000000 http://x.org/ text/html 200 AAAA - - 10 10 a.gz\n',
+    );
     const r = await nwax(['dedup-cdx', p]);
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('org,x)/ sha1:AAAA 20080101000000 a.gz\n');
@@ -69,17 +75,23 @@ describe.skipIf(!HAVE_FIXTURES)('revisits', () => {
   it('counts 2008 Wayback lines with file "-" as revisits', async () => {
     const dir = tempDir();
     const p = join(dir, 'old.cdx');
-    writeFileSync(p, ' CDX N b a m s k r M S V g\norg,x)/ 20080101000000 http://x.org/ text/html 200 AAAA - - - - -\norg,x)/ 20070101000000 http://x.org/ text/html 200 AAAA - - 10 0 a.arc.gz\n');
+    writeFileSync(
+      p,
+      ' CDX N b a m s k r M S V g\norg,x)/ 20080101000000 http://x.org/ text/html 200 AAAA - - - - -\norg,x)/ 20070101000000 http://x.org/ text/html 200 AAAA - - 10 0 a.arc.gz\n',
+    );
     expect((await nwax(['revisits', p])).stdout).toBe('org,x)/ sha1:AAAA 20080101000000\n');
   });
 });
 
 describe.skipIf(!HAVE_FIXTURES)('dedup-cdx reads CDX11 from its bytes as the NutchWAX script does', () => {
   // The script of NutchWAX's documentation, the oracle for plain CDX11.
-  const script = (file: string) => spawnSync('bash', ['-c',
-    `awk 'substr($0,1,4) != " CDX" { print $1" sha1:"$6" "$2" "$11 }' '${file}' | LC_ALL=C sort -u | awk '{ k = $1" "$2; if (k == p) print; p = k }'`]).stdout.toString();
+  const script = (file: string) =>
+    spawnSync('bash', [
+      '-c',
+      `awk 'substr($0,1,4) != " CDX" { print $1" sha1:"$6" "$2" "$11 }' '${file}' | LC_ALL=C sort -u | awk '{ k = $1" "$2; if (k == p) print; p = k }'`,
+    ]).stdout.toString();
 
-  it('gives the script\'s lines on the Wayback production CDX with non-ASCII keys and CRLF lines, whatever the digest prefix; names each bad line', async () => {
+  it("gives the script's lines on the Wayback production CDX with non-ASCII keys and CRLF lines, whatever the digest prefix; names each bad line", async () => {
     const dir = tempDir();
     // 2,144 real lines, each again a year later: half of the copies keep their digest.
     const real = dataLines(readFileSync(fixture('openwayback/test-cdx.txt'), 'utf8'));

@@ -45,7 +45,7 @@ describe.skipIf(!gunzipsSync)('gzip inflated on the calling thread', () => {
   const members = [text(5000), text(1), text(70000), Buffer.alloc(0), text(300)];
   const joined = Buffer.concat(members.map((m) => gzipSync(m, { level: 3 })));
 
-  it('gives node:zlib\'s bytes for members one after another, whatever the read size', () => {
+  it("gives node:zlib's bytes for members one after another, whatever the read size", () => {
     for (const chunk of [1, 7, 64, 1000, 4093, 1 << 20]) expect(inflated(joined, chunk), `reads of ${chunk}`).toEqual(Buffer.concat(members));
   });
 
@@ -58,7 +58,12 @@ describe.skipIf(!gunzipsSync)('gzip inflated on the calling thread', () => {
     const corrupt = Buffer.from(joined);
     // A byte inside the third member's deflate data.
     corrupt[gzipSync(members[0], { level: 3 }).length + gzipSync(members[1], { level: 3 }).length + 2000] ^= 0xff;
-    const cases = { cut: joined.subarray(0, joined.length - 100), 'cut in the header': joined.subarray(0, 5), corrupt, garbage: Buffer.concat([joined, Buffer.from('garbage')]) };
+    const cases = {
+      cut: joined.subarray(0, joined.length - 100),
+      'cut in the header': joined.subarray(0, 5),
+      corrupt,
+      garbage: Buffer.concat([joined, Buffer.from('garbage')]),
+    };
     for (const [name, bytes] of Object.entries(cases)) {
       const want = oracle(bytes);
       expect(typeof want, name).toBe('string');
@@ -78,6 +83,10 @@ describe.skipIf(!gunzipsSync)('gzip inflated on the calling thread', () => {
     expect(Buffer.concat(got).toString()).toBe(`${lines}\n`);
     writeFileSync(path, gzipSync(lines).subarray(0, 50000));
     let n = 0;
-    await expect((async () => { for await (const c of lineChunks(path, () => n)) n += c.toString().split('\n').length - 1; })()).rejects.toThrow(/part-00000\.gz: after line \d+: corrupt or cut-short gzip data \(unexpected end of file\)/);
+    await expect(
+      (async () => {
+        for await (const c of lineChunks(path, () => n)) n += c.toString().split('\n').length - 1;
+      })(),
+    ).rejects.toThrow(/part-00000\.gz: after line \d+: corrupt or cut-short gzip data \(unexpected end of file\)/);
   });
 });

@@ -21,7 +21,10 @@ import { fixture, HAVE_FIXTURES, ROOT, nwaxAsync, run as runCommand, tempDir, ty
 const RUNNING = process.env.NWAX_PSEUDO_WORK && existsSync(join(process.env.NWAX_PSEUDO_WORK, 'env')) ? process.env.NWAX_PSEUDO_WORK : undefined;
 const DIST = process.env.NWAX_HADOOP_CLUSTER_HOME;
 const CAN = Boolean(RUNNING || (DIST && existsSync(join(DIST, 'sbin', 'start-yarn.sh'))));
-if (!CAN) console.log('hadoop-cluster.test: skipped: no pseudo-distributed cluster (set NWAX_HADOOP_CLUSTER_HOME to a Hadoop distribution with YARN and HDFS, or NWAX_PSEUDO_WORK to a running scripts/hadoop-pseudo.sh cluster)');
+if (!CAN)
+  console.log(
+    'hadoop-cluster.test: skipped: no pseudo-distributed cluster (set NWAX_HADOOP_CLUSTER_HOME to a Hadoop distribution with YARN and HDFS, or NWAX_PSEUDO_WORK to a running scripts/hadoop-pseudo.sh cluster)',
+  );
 
 describe.skipIf(!CAN)('the cluster session on YARN and HDFS', () => {
   const dir = tempDir();
@@ -33,10 +36,18 @@ describe.skipIf(!CAN)('the cluster session on YARN and HDFS', () => {
 
   beforeAll(() => {
     if (!RUNNING) {
-      const r = spawnSync('bash', [join(ROOT, 'scripts', 'hadoop-pseudo.sh'), 'start', work], { env: { ...process.env, HADOOP_CLUSTER_HOME: DIST }, encoding: 'utf8' });
+      const r = spawnSync('bash', [join(ROOT, 'scripts', 'hadoop-pseudo.sh'), 'start', work], {
+        env: { ...process.env, HADOOP_CLUSTER_HOME: DIST },
+        encoding: 'utf8',
+      });
       if (r.status !== 0) throw new Error(`scripts/hadoop-pseudo.sh start: ${r.stderr.slice(-2000)}`);
     }
-    const vars = Object.fromEntries(readFileSync(join(work, 'env'), 'utf8').split('\n').filter(Boolean).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    const vars = Object.fromEntries(
+      readFileSync(join(work, 'env'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
     env = { ...process.env, ...vars };
     delete env.HADOOP_STREAMING_JAR; // found under HADOOP_HOME, versioned, as docs/hadoop.md says
     delete env.NWAX_CONF_DIR;
@@ -49,7 +60,13 @@ describe.skipIf(!CAN)('the cluster session on YARN and HDFS', () => {
   const nwax = (args: string[]): Promise<RunResult> => nwaxAsync(args, { cwd: dir, env });
   const ok = async (args: string[], codes = [0]): Promise<RunResult> => {
     const r = await nwax(args);
-    expect(codes, `nwax ${args.join(' ')}\n${r.stderr.split('\n').filter((l) => !/ (INFO|WARN) |execstack|stack guard/.test(l)).join('\n')}`).toContain(r.code);
+    expect(
+      codes,
+      `nwax ${args.join(' ')}\n${r.stderr
+        .split('\n')
+        .filter((l) => !/ (INFO|WARN) |execstack|stack guard/.test(l))
+        .join('\n')}`,
+    ).toContain(r.code);
     return r;
   };
   const hadoop = async (...args: string[]): Promise<string> => {
@@ -130,7 +147,9 @@ describe.skipIf(!CAN)('the cluster session on YARN and HDFS', () => {
       expect(b.stdout, p).toBe(a.stdout);
     }
     const seconds = (stderr: string, job: string) => new RegExp(`^nwax [\\w-]+: ${job}: .* in ([\\d.]+) s[ ;]`, 'm').exec(stderr)?.[1] ?? '?';
-    console.log(`hadoop-cluster.test: ${basename(dirname(s.local))}: seconds per job, YARN vs local runner: ${['import', 'updatedb', 'invertlinks', 'index', 'dates'].map((j) => `${j} ${seconds(s.yarn[j], j)} vs ${seconds(s.runner[j], j)}`).join(', ')}`);
+    console.log(
+      `hadoop-cluster.test: ${basename(dirname(s.local))}: seconds per job, YARN vs local runner: ${['import', 'updatedb', 'invertlinks', 'index', 'dates'].map((j) => `${j} ${seconds(s.yarn[j], j)} vs ${seconds(s.runner[j], j)}`).join(', ')}`,
+    );
     for (const job of ['import', 'updatedb', 'invertlinks', 'index', 'dates']) {
       expect(counters(s.yarn[job], job, job, true), job).toEqual(counters(s.runner[job], job, job, true));
       expect(s.yarn[job], job).toMatch(new RegExp(`${job}: on Hadoop, \\d+ reduces?, output in `));
@@ -144,9 +163,12 @@ describe.skipIf(!CAN)('the cluster session on YARN and HDFS', () => {
     }
   }
 
-  it('runs docs/hadoop.md\'s session on the cluster\'s paths and gives the local runner\'s datasets, indexes, dates and answers', async () => {
+  it("runs docs/hadoop.md's session on the cluster's paths and gives the local runner's datasets, indexes, dates and answers", async () => {
     // (A WACZ package among them: each task copies it from HDFS to read it by offset.)
-    const archives = [join(ROOT, 'fixtures', 'example', 'dedup-example.warc.gz'), ...(HAVE_FIXTURES ? ['pywb/iana.warc.gz', 'wget/crawl1.warc.gz', 'wget/crawl2.warc.gz', 'wacz/example.wacz'].map(fixture) : [])];
+    const archives = [
+      join(ROOT, 'fixtures', 'example', 'dedup-example.warc.gz'),
+      ...(HAVE_FIXTURES ? ['pywb/iana.warc.gz', 'wget/crawl1.warc.gz', 'wget/crawl2.warc.gz', 'wacz/example.wacz'].map(fixture) : []),
+    ];
     const s = await session('example', archives);
     await compare(s, ['welcome', 'url:http://example.org/index.html', 'date:20071005 welcome', 'iana', 'debian', '"my homepage"']);
     // The worked example: five versions of the page with its ten capture dates.
@@ -154,14 +176,25 @@ describe.skipIf(!CAN)('the cluster session on YARN and HDFS', () => {
     expect(page.hits.map((h: { dates: string[] }) => h.dates.length).sort()).toEqual([1, 1, 2, 2, 4]);
   }, 1_200_000);
 
-  it.runIf(Boolean(process.env.NWAX_BENCH_ARCHIVE))('gives the local runner\'s answers on the bench corpus', async () => {
-    const s = await session('bench', [process.env.NWAX_BENCH_ARCHIVE!]);
-    const titles = (await ok(['dumpindex', '-f', 'title', join(s.local, 'indexes', 'part-00000')])).stdout.split('\n').map((l) => l.split('\t')[1] ?? '');
-    const words = [...new Set(titles.join(' ').toLowerCase().match(/[a-z]{5,}/g) ?? [])].slice(0, 20);
-    await compare(s, words);
-  }, 3_600_000);
+  it.runIf(Boolean(process.env.NWAX_BENCH_ARCHIVE))(
+    "gives the local runner's answers on the bench corpus",
+    async () => {
+      const s = await session('bench', [process.env.NWAX_BENCH_ARCHIVE!]);
+      const titles = (await ok(['dumpindex', '-f', 'title', join(s.local, 'indexes', 'part-00000')])).stdout.split('\n').map((l) => l.split('\t')[1] ?? '');
+      const words = [
+        ...new Set(
+          titles
+            .join(' ')
+            .toLowerCase()
+            .match(/[a-z]{5,}/g) ?? [],
+        ),
+      ].slice(0, 20);
+      await compare(s, words);
+    },
+    3_600_000,
+  );
 
-  it('says what a task that failed on the cluster wrote, not only Hadoop\'s exit status', async () => {
+  it("says what a task that failed on the cluster wrote, not only Hadoop's exit status", async () => {
     // A segment whose crawl_fetch holds a line that is no record: every map attempt fails on a
     // node, in a container whose stderr only the node keeps.
     const part = join(dir, 'part-00000.gz');
@@ -173,6 +206,8 @@ describe.skipIf(!CAN)('the cluster session on YARN and HDFS', () => {
     expect(r.code).toBe(1);
     const said = r.stderr.slice(r.stderr.indexOf('nwax updatedb: nwax-updatedb failed on Hadoop'));
     expect(said).toMatch(/failed on Hadoop \(exit status 1\); \S+\/broken\/crawldb is unchanged/);
-    expect(said).toMatch(/task attempts? failed; attempt_\d+_\d+_m_000000_\d+ on \S+ wrote:\n {2}nwax job: job updatedb: hdfs:\/\/\S+\/broken\/seg\/crawl_fetch\/part-00000\.gz: line 1: not "key TAB value-json" \(no tab\)/);
+    expect(said).toMatch(
+      /task attempts? failed; attempt_\d+_\d+_m_000000_\d+ on \S+ wrote:\n {2}nwax job: job updatedb: hdfs:\/\/\S+\/broken\/seg\/crawl_fetch\/part-00000\.gz: line 1: not "key TAB value-json" \(no tab\)/,
+    );
   }, 300_000);
 });

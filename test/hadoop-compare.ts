@@ -8,9 +8,12 @@ import { gunzipSync } from 'node:zlib';
 
 /** The records of a dataset, part by part, as text (the parts' names and layout included). */
 export function dataset(d: string): Record<string, string> {
-  return Object.fromEntries(readdirSync(d, { recursive: true, encoding: 'utf8' })
-    .filter((f) => /(^|\/)part-\d{5}\.gz$/.test(f)).sort()
-    .map((f) => [f, gunzipSync(readFileSync(join(d, f))).toString()]));
+  return Object.fromEntries(
+    readdirSync(d, { recursive: true, encoding: 'utf8' })
+      .filter((f) => /(^|\/)part-\d{5}\.gz$/.test(f))
+      .sort()
+      .map((f) => [f, gunzipSync(readFileSync(join(d, f))).toString()]),
+  );
 }
 
 /** '' when two parts' texts are equal, else their first differing line, around the first differing character. */
@@ -35,8 +38,13 @@ export function firstDifference(a: string, b: string, names = ['local', 'hadoop'
  */
 export function counters(stderr: string, job: string, command = job, dataOnly = false): Record<string, number> {
   const line = stderr.split('\n').find((l) => l.startsWith(`nwax ${command}: ${job}: `)) ?? '';
-  const counts = line.slice(line.indexOf('; ') + 2).split(', ').map((c) => /^(.*) (\d+)$/.exec(c)).filter((m) => m !== null);
-  const planned = (k: string) => /^(shuffled runs|runs merged)/.test(k)
-    || (dataOnly && (k.startsWith('combine') || (job === 'import' && (k === 'map input records' || k === 'archive splits past the first'))));
+  const counts = line
+    .slice(line.indexOf('; ') + 2)
+    .split(', ')
+    .map((c) => /^(.*) (\d+)$/.exec(c))
+    .filter((m) => m !== null);
+  const planned = (k: string) =>
+    /^(shuffled runs|runs merged)/.test(k) ||
+    (dataOnly && (k.startsWith('combine') || (job === 'import' && (k === 'map input records' || k === 'archive splits past the first'))));
   return Object.fromEntries(counts.filter((m) => !planned(m![1])).map((m) => [m![1], Number(m![2])]));
 }

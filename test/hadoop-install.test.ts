@@ -25,9 +25,14 @@ function distribution(dir: string, defaultFS?: string): string {
   const home = join(dir, 'hadoop-2.6.0');
   const lib = join(home, 'share', 'hadoop', 'tools', 'lib');
   mkdirSync(lib, { recursive: true });
-  for (const n of ['hadoop-streaming-2.6.0-sources.jar', 'hadoop-streaming-2.6.0.jar', 'hadoop-streaming-2.6.0-tests.jar', 'hadoop-archives-2.6.0.jar']) writeFileSync(join(lib, n), 'PK');
+  for (const n of ['hadoop-streaming-2.6.0-sources.jar', 'hadoop-streaming-2.6.0.jar', 'hadoop-streaming-2.6.0-tests.jar', 'hadoop-archives-2.6.0.jar'])
+    writeFileSync(join(lib, n), 'PK');
   mkdirSync(join(home, 'etc', 'hadoop'), { recursive: true });
-  if (defaultFS) writeFileSync(join(home, 'etc', 'hadoop', 'core-site.xml'), `<?xml version="1.0"?>\n<configuration>\n  <property><name>hadoop.tmp.dir</name><value>/tmp/x</value></property>\n  <property>\n    <name>fs.defaultFS</name>\n    <value>${defaultFS}/</value>\n  </property>\n</configuration>\n`);
+  if (defaultFS)
+    writeFileSync(
+      join(home, 'etc', 'hadoop', 'core-site.xml'),
+      `<?xml version="1.0"?>\n<configuration>\n  <property><name>hadoop.tmp.dir</name><value>/tmp/x</value></property>\n  <property>\n    <name>fs.defaultFS</name>\n    <value>${defaultFS}/</value>\n  </property>\n</configuration>\n`,
+    );
   return home;
 }
 
@@ -90,23 +95,29 @@ describe('a task that failed on a cluster', () => {
     '26/11/28 05:28:44 INFO mapreduce.Job: Task Id : attempt_1795843702839_0001_m_000000_0, Status : FAILED',
     'Error: java.lang.RuntimeException: PipeMapRed.waitOutputThreads(): subprocess failed with code 1',
     '26/11/28 05:28:48 INFO mapreduce.Job: Task Id : attempt_1795843702839_0001_m_000000_1, Status : FAILED',
-    'Job failed as tasks failed. failedMaps:1 failedReduces:0', ''].join('\n');
+    'Job failed as tasks failed. failedMaps:1 failedReduces:0',
+    '',
+  ].join('\n');
 
-  it('finds the job, its failed attempts and its tracking URL in the client\'s report', () => {
+  it("finds the job, its failed attempts and its tracking URL in the client's report", () => {
     expect(failedAttempts(report)).toEqual({
-      job: 'job_1795843702839_0001', tracking: 'http://rm:8088/proxy/application_1795843702839_0001/',
+      job: 'job_1795843702839_0001',
+      tracking: 'http://rm:8088/proxy/application_1795843702839_0001/',
       attempts: ['attempt_1795843702839_0001_m_000000_0', 'attempt_1795843702839_0001_m_000000_1'],
     });
   });
 
-  it('says so, naming the history server and the job, when the task\'s log cannot be read; nothing in local mode', async () => {
+  it("says so, naming the history server and the job, when the task's log cannot be read; nothing in local mode", async () => {
     // A history server address where nothing listens (a port just closed).
     const server = createServer();
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;
     await new Promise((r) => server.close(r));
     const conf = tempDir();
-    writeFileSync(join(conf, 'mapred-site.xml'), `<configuration><property><name>mapreduce.jobhistory.webapp.address</name><value>127.0.0.1:${port}</value></property></configuration>`);
+    writeFileSync(
+      join(conf, 'mapred-site.xml'),
+      `<configuration><property><name>mapreduce.jobhistory.webapp.address</name><value>127.0.0.1:${port}</value></property></configuration>`,
+    );
     expect(siteProperty('mapred-site.xml', ['mapreduce.jobhistory.webapp.address'], { HADOOP_CONF_DIR: conf })).toBe(`127.0.0.1:${port}`);
     const said = await failedTaskReport(report, { env: { HADOOP_CONF_DIR: conf }, waitMs: 0 });
     expect(said).toContain(`attempt_1795843702839_0001_m_000000_1 failed; its log could not be read: the history server at 127.0.0.1:${port} did not answer (`);

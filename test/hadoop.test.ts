@@ -14,8 +14,10 @@ import { counters, dataset, firstDifference } from './hadoop-compare.js';
 import { BIN, fixture, HAVE_FIXTURES, ROOT, nwaxAsync, tempDir, type RunResult } from './helpers.js';
 
 const HOME = process.env.NWAX_HADOOP_HOME;
-const HADOOP = HOME && existsSync(join(HOME, 'bin', 'hadoop')) ? join(HOME, 'bin', 'hadoop')
-  : spawnSync('sh', ['-c', 'command -v hadoop']).stdout?.toString().trim() || undefined;
+const HADOOP =
+  HOME && existsSync(join(HOME, 'bin', 'hadoop'))
+    ? join(HOME, 'bin', 'hadoop')
+    : spawnSync('sh', ['-c', 'command -v hadoop']).stdout?.toString().trim() || undefined;
 
 if (!HADOOP) console.log('hadoop.test: skipped: no Hadoop (set NWAX_HADOOP_HOME, see ../shared/tools/hadoop-local/README.md)');
 
@@ -28,16 +30,21 @@ describe.skipIf(!HADOOP)('the pipeline on real Hadoop Streaming', () => {
   const bin = join(dir, 'bin');
   mkdirSync(bin);
   writeFileSync(join(bin, 'nwax'), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
-  writeFileSync(join(bin, 'hadoop'), [
-    '#!/bin/sh',
-    'if [ "$1" = fs ] && [ "$2" = -cat ]; then case "$3" in hdfs://localhost/*) p=${3#hdfs://localhost}; [ -f "$p" ] || { echo "cat: $3: No such file or directory" >&2; exit 1; }; exec cat "$p" ;; esac; fi',
-    'if [ "$1" = fs ]; then',
-    '  sub=$2; shift 2; args=""',
-    `  for a in "$@"; do a=\${a#file:}; args="$args '$a'"; done`,
-    '  if [ "$sub" = -mv ]; then eval exec mv $args; fi',
-    `  eval exec ${JSON.stringify(HADOOP)} fs "$sub" $args`,
-    'fi',
-    `exec ${JSON.stringify(HADOOP)} "$@"`, ''].join('\n'));
+  writeFileSync(
+    join(bin, 'hadoop'),
+    [
+      '#!/bin/sh',
+      'if [ "$1" = fs ] && [ "$2" = -cat ]; then case "$3" in hdfs://localhost/*) p=${3#hdfs://localhost}; [ -f "$p" ] || { echo "cat: $3: No such file or directory" >&2; exit 1; }; exec cat "$p" ;; esac; fi',
+      'if [ "$1" = fs ]; then',
+      '  sub=$2; shift 2; args=""',
+      `  for a in "$@"; do a=\${a#file:}; args="$args '$a'"; done`,
+      '  if [ "$sub" = -mv ]; then eval exec mv $args; fi',
+      `  eval exec ${JSON.stringify(HADOOP)} fs "$sub" $args`,
+      'fi',
+      `exec ${JSON.stringify(HADOOP)} "$@"`,
+      '',
+    ].join('\n'),
+  );
   chmodSync(join(bin, 'nwax'), 0o755);
   chmodSync(join(bin, 'hadoop'), 0o755);
   const env = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
@@ -46,11 +53,20 @@ describe.skipIf(!HADOOP)('the pipeline on real Hadoop Streaming', () => {
   const run = (args: string[]): Promise<RunResult> => nwaxAsync(args, { cwd: dir, env });
   const ok = async (args: string[], codes = [0]): Promise<RunResult> => {
     const r = await run(args);
-    expect(codes, `nwax ${args.join(' ')}\n${r.stderr.split('\n').filter((l) => !/ INFO /.test(l)).join('\n')}`).toContain(r.code);
+    expect(
+      codes,
+      `nwax ${args.join(' ')}\n${r.stderr
+        .split('\n')
+        .filter((l) => !/ INFO /.test(l))
+        .join('\n')}`,
+    ).toContain(r.code);
     return r;
   };
 
-  const archives = [join(ROOT, 'fixtures', 'example', 'dedup-example.warc.gz'), ...(HAVE_FIXTURES ? ['pywb/iana.warc.gz', 'wget/crawl1.warc.gz', 'wget/crawl2.warc.gz'].map(fixture) : [])];
+  const archives = [
+    join(ROOT, 'fixtures', 'example', 'dedup-example.warc.gz'),
+    ...(HAVE_FIXTURES ? ['pywb/iana.warc.gz', 'wget/crawl1.warc.gz', 'wget/crawl2.warc.gz'].map(fixture) : []),
+  ];
   const manifest = join(dir, 'manifest');
   writeFileSync(manifest, archives.map((a, i) => `${a} coll${i % 2}`).join('\n') + '\n');
   const dups = join(dir, 'all.dup');
@@ -67,7 +83,7 @@ describe.skipIf(!HADOOP)('the pipeline on real Hadoop Streaming', () => {
     return { seg, log };
   };
 
-  it('gives the local runner\'s segment, CrawlDb, LinkDb, indexes, dates and search results', async () => {
+  it("gives the local runner's segment, CrawlDb, LinkDb, indexes, dates and search results", async () => {
     const cdx = join(dir, 'all.cdx');
     await ok(['cdx', '-o', cdx, ...archives]);
     writeFileSync(dups, (await ok(['dedup-cdx', cdx])).stdout);
@@ -107,7 +123,18 @@ describe.skipIf(!HADOOP)('the pipeline on real Hadoop Streaming', () => {
     expect(list.stdout).toBe((await ok(['readseg', '-list', local.seg])).stdout);
     await ok(['updatedb', '--reduces', '2', join(dir, 'cross-local-db'), hadoop.seg]);
     // (The reduces copy their parts in with `hadoop fs -put`, as they do on HDFS.)
-    await ok(['updatedb', '--engine', 'hadoop', '--run', '--reduces', '2', '-D', 'nwax.hadoop.task.output.put=always', join(dir, 'cross-hadoop-db'), local.seg]);
+    await ok([
+      'updatedb',
+      '--engine',
+      'hadoop',
+      '--run',
+      '--reduces',
+      '2',
+      '-D',
+      'nwax.hadoop.task.output.put=always',
+      join(dir, 'cross-hadoop-db'),
+      local.seg,
+    ]);
     const once = dataset(join(dir, 'cross-local-db'));
     expect(Object.values(once).join('')).toBe(Object.values(dataset(join(dir, 'cross-hadoop-db'))).join(''));
     expect(Object.values(once).join('').split('\n').length).toBeGreaterThan(5);
@@ -119,13 +146,17 @@ describe.skipIf(!HADOOP)('the pipeline on real Hadoop Streaming', () => {
     }
   }, 600_000);
 
-  it('gives the local runner\'s parts and counters for cdx-url-count, which the local runner maps and sums as bytes', async () => {
+  it("gives the local runner's parts and counters for cdx-url-count, which the local runner maps and sums as bytes", async () => {
     // The archives' CDX with lines the byte paths must read as the streaming tasks do:
     // non-ASCII and invalid UTF-8 keys, legends, a control character, CR, no final newline.
     const cdx = join(dir, 'count.cdx');
     await ok(['cdx', '-o', cdx, ...archives]);
-    const awkward = Buffer.concat([readFileSync(cdx), Buffer.from('org,example)/caf\u00e9 2020 x\n!meta\n\nctrl\u0001key 1\ncrlf 2020\r\n'),
-      Buffer.from([0x62, 0x61, 0x64, 0xff, 0x20, 0x31, 0x0a]), Buffer.from('org,example)/caf\u00e9 2021 x')]);
+    const awkward = Buffer.concat([
+      readFileSync(cdx),
+      Buffer.from('org,example)/caf\u00e9 2020 x\n!meta\n\nctrl\u0001key 1\ncrlf 2020\r\n'),
+      Buffer.from([0x62, 0x61, 0x64, 0xff, 0x20, 0x31, 0x0a]),
+      Buffer.from('org,example)/caf\u00e9 2021 x'),
+    ]);
     writeFileSync(cdx, awkward);
     const local = await ok(['job', 'cdx-url-count', 'run', '--reduces', '3', '-o', join(dir, 'count-local'), cdx]);
     const hadoop = await ok(['job', 'cdx-url-count', 'run', '--engine', 'hadoop', '--run', '--reduces', '3', '-o', join(dir, 'count-hadoop'), cdx]);
@@ -167,40 +198,50 @@ describe.skipIf(!HADOOP)('the pipeline on real Hadoop Streaming', () => {
     expect(seg.stderr).toMatch(/bad\/nope: no such directory on the cluster's file system/);
   }, 300_000);
 
-  it.skipIf(!HAVE_FIXTURES)('imports a WACZ package on the cluster\'s file system as it imports it locally, its captures named by the cluster\'s URL', async () => {
-    // `hadoop fs` reads from a file's start only: the package is copied to the task's
-    // temporary directory (its directory and entries are read by offset) and removed after.
-    const pkg = fixture('wacz/example.wacz');
-    const tmp = join(dir, 'task-tmp');
-    mkdirSync(tmp, { recursive: true });
-    const hdfs = join(dir, 'hdfs-wacz-manifest');
-    writeFileSync(hdfs, `hdfs://localhost${pkg} wr\n`);
-    const plain = join(dir, 'wacz-manifest');
-    writeFileSync(plain, `${pkg} wr\n`);
-    const onHadoop = await nwaxAsync(['import', '--engine', 'hadoop', '--run', '--reduces', '2', hdfs, join(dir, 'wacz', 'hadoop')], { cwd: dir, env: { ...env, TMPDIR: tmp } });
-    expect(onHadoop.code, onHadoop.stderr).toBe(0);
-    const here = await nwaxAsync(['import', '--reduces', '2', hdfs, join(dir, 'wacz', 'local')], { cwd: dir, env: { ...env, TMPDIR: tmp } });
-    expect(here.code, here.stderr).toBe(0);
-    const local = await ok(['import', '--reduces', '2', plain, join(dir, 'wacz', 'plain')]);
-    // The same documents and counts as the package read where it lies on this machine.
-    const counted = counters(local.stderr, 'import', 'import', true);
-    expect(counted.documents).toBeGreaterThan(0);
-    expect(counters(onHadoop.stderr, 'import', 'import', true)).toEqual(counted);
-    expect(counters(here.stderr, 'import', 'import', true)).toEqual(counted);
-    // Hadoop's segment is the local runner's, byte for byte; and the plain import's but for the location.
-    const [a, b, c] = ['hadoop', 'local', 'plain'].map((k) => dataset(join(dir, 'wacz', k)));
-    expect(Object.keys(a).length).toBeGreaterThan(0);
-    expect(Object.keys(a)).toEqual(Object.keys(b));
-    for (const part of Object.keys(a)) expect(firstDifference(b[part], a[part]), part).toBe('');
-    const content = Object.keys(a).filter((k) => k.startsWith('content/')).map((k) => a[k]).join('');
-    expect(content).toContain(`hdfs://localhost${pkg}#archive/data.warc.gz`);
-    for (const part of Object.keys(c)) expect(a[part].split(`hdfs://localhost${pkg}`).join(pkg), part).toBe(c[part]);
-    // Indexed where it lies on the cluster, the package gives the lines it gives on this machine.
-    const there = await nwaxAsync(['cdx', '-f', 'cdxj', `hdfs://localhost${pkg}`], { cwd: dir, env: { ...env, TMPDIR: tmp } });
-    expect(there.code, there.stderr).toBe(0);
-    expect(there.stdout.split('\n').length).toBeGreaterThan(5);
-    expect(there.stdout).toBe((await ok(['cdx', '-f', 'cdxj', pkg])).stdout);
-    // No copy left behind.
-    expect(readdirSync(tmp).filter((f) => f.startsWith('nwax-cluster-'))).toEqual([]);
-  }, 300_000);
+  it.skipIf(!HAVE_FIXTURES)(
+    "imports a WACZ package on the cluster's file system as it imports it locally, its captures named by the cluster's URL",
+    async () => {
+      // `hadoop fs` reads from a file's start only: the package is copied to the task's
+      // temporary directory (its directory and entries are read by offset) and removed after.
+      const pkg = fixture('wacz/example.wacz');
+      const tmp = join(dir, 'task-tmp');
+      mkdirSync(tmp, { recursive: true });
+      const hdfs = join(dir, 'hdfs-wacz-manifest');
+      writeFileSync(hdfs, `hdfs://localhost${pkg} wr\n`);
+      const plain = join(dir, 'wacz-manifest');
+      writeFileSync(plain, `${pkg} wr\n`);
+      const onHadoop = await nwaxAsync(['import', '--engine', 'hadoop', '--run', '--reduces', '2', hdfs, join(dir, 'wacz', 'hadoop')], {
+        cwd: dir,
+        env: { ...env, TMPDIR: tmp },
+      });
+      expect(onHadoop.code, onHadoop.stderr).toBe(0);
+      const here = await nwaxAsync(['import', '--reduces', '2', hdfs, join(dir, 'wacz', 'local')], { cwd: dir, env: { ...env, TMPDIR: tmp } });
+      expect(here.code, here.stderr).toBe(0);
+      const local = await ok(['import', '--reduces', '2', plain, join(dir, 'wacz', 'plain')]);
+      // The same documents and counts as the package read where it lies on this machine.
+      const counted = counters(local.stderr, 'import', 'import', true);
+      expect(counted.documents).toBeGreaterThan(0);
+      expect(counters(onHadoop.stderr, 'import', 'import', true)).toEqual(counted);
+      expect(counters(here.stderr, 'import', 'import', true)).toEqual(counted);
+      // Hadoop's segment is the local runner's, byte for byte; and the plain import's but for the location.
+      const [a, b, c] = ['hadoop', 'local', 'plain'].map((k) => dataset(join(dir, 'wacz', k)));
+      expect(Object.keys(a).length).toBeGreaterThan(0);
+      expect(Object.keys(a)).toEqual(Object.keys(b));
+      for (const part of Object.keys(a)) expect(firstDifference(b[part], a[part]), part).toBe('');
+      const content = Object.keys(a)
+        .filter((k) => k.startsWith('content/'))
+        .map((k) => a[k])
+        .join('');
+      expect(content).toContain(`hdfs://localhost${pkg}#archive/data.warc.gz`);
+      for (const part of Object.keys(c)) expect(a[part].split(`hdfs://localhost${pkg}`).join(pkg), part).toBe(c[part]);
+      // Indexed where it lies on the cluster, the package gives the lines it gives on this machine.
+      const there = await nwaxAsync(['cdx', '-f', 'cdxj', `hdfs://localhost${pkg}`], { cwd: dir, env: { ...env, TMPDIR: tmp } });
+      expect(there.code, there.stderr).toBe(0);
+      expect(there.stdout.split('\n').length).toBeGreaterThan(5);
+      expect(there.stdout).toBe((await ok(['cdx', '-f', 'cdxj', pkg])).stdout);
+      // No copy left behind.
+      expect(readdirSync(tmp).filter((f) => f.startsWith('nwax-cluster-'))).toEqual([]);
+    },
+    300_000,
+  );
 });

@@ -31,7 +31,11 @@ export function seededRandom(seed: number): () => number {
 
 /** Every record of every archive the shared fixtures list that can be opened, file by file, with its file's path. */
 export async function* fixtureRecords(): AsyncGenerator<{ file: string; record: ArchiveRecord }> {
-  const files = readFileSync(fixture('manifest.tsv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split('\t')[0]);
+  const files = readFileSync(fixture('manifest.tsv'), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split('\t')[0]);
   for (const file of files) {
     let reader;
     try {
@@ -62,7 +66,11 @@ export interface RunResult {
  * a long child starves vitest's worker RPC ("Timeout calling onTaskUpdate") when files run side
  * by side.
  */
-export function run(command: string, args: string[], opts: { input?: Buffer | string; cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult & { out: Buffer }> {
+export function run(
+  command: string,
+  args: string[],
+  opts: { input?: Buffer | string; cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<RunResult & { out: Buffer }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: opts.cwd ?? ROOT, env: opts.env ?? process.env });
     const out: Buffer[] = [];
@@ -105,17 +113,23 @@ export function nwaxAsync(args: string[], opts: { cwd?: string; env?: NodeJS.Pro
 export function partRecords(part: string): [string, unknown][] {
   const bytes = readFileSync(part);
   const text = bytes.length ? gunzipSync(bytes).toString('utf8') : '';
-  return text.split('\n').filter(Boolean).map((l) => {
-    const tab = l.indexOf('\t');
-    return [l.slice(0, tab), JSON.parse(l.slice(tab + 1))];
-  });
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => {
+      const tab = l.indexOf('\t');
+      return [l.slice(0, tab), JSON.parse(l.slice(tab + 1))];
+    });
 }
 
 /** Every record of one dataset of a segment (all its parts). */
 export function segmentRecords(segment: string, name: string): Map<string, unknown> {
   const dir = join(segment, name);
   const out = new Map<string, unknown>();
-  for (const f of readdirSync(dir).filter((n) => /^part-\d{5}\.gz$/.test(n)).sort()) for (const [k, v] of partRecords(join(dir, f))) out.set(k, v);
+  for (const f of readdirSync(dir)
+    .filter((n) => /^part-\d{5}\.gz$/.test(n))
+    .sort())
+    for (const [k, v] of partRecords(join(dir, f))) out.set(k, v);
   return out;
 }
 
@@ -136,7 +150,16 @@ export function serveCli(args: string[]): Promise<{ url: string; close(): Promis
     child.stderr.on('data', (d: Buffer) => {
       err += d.toString();
       const m = /at (http:\/\/127\.0\.0\.1:\d+)\//.exec(err);
-      if (m) resolve({ url: m[1], close: () => new Promise<void>((ok) => { child.once('exit', () => ok()); child.kill('SIGTERM'); }), stderr: () => err });
+      if (m)
+        resolve({
+          url: m[1],
+          close: () =>
+            new Promise<void>((ok) => {
+              child.once('exit', () => ok());
+              child.kill('SIGTERM');
+            }),
+          stderr: () => err,
+        });
     });
     child.once('exit', (code) => reject(new Error(`nwax serve exited ${code}: ${err}`)));
   });
@@ -144,8 +167,37 @@ export function serveCli(args: string[]): Promise<{ url: string; close(): Promis
 
 /** Strings that JSON escapes in every way it does: controls, quotes, backslashes, lone and paired surrogates, at either end and amid runs. */
 export function awkwardStrings(): string[] {
-  const specials = ['"', '\\', '\u0000', '\b', '\t', '\n', '\u000b', '\f', '\r', '\u001f', '\u007f', '\u0080', '\u00e9', '\u07ff', '\u0800', '\u2028', '\u2029',
-    '\ufeff', '\uffff', '\ud800', '\udbff', '\udc00', '\udfff', '\ud83d\ude00', '\ud800\ud800', '\udc00\ud800', 'a', ' ', '~'];
+  const specials = [
+    '"',
+    '\\',
+    '\u0000',
+    '\b',
+    '\t',
+    '\n',
+    '\u000b',
+    '\f',
+    '\r',
+    '\u001f',
+    '\u007f',
+    '\u0080',
+    '\u00e9',
+    '\u07ff',
+    '\u0800',
+    '\u2028',
+    '\u2029',
+    '\ufeff',
+    '\uffff',
+    '\ud800',
+    '\udbff',
+    '\udc00',
+    '\udfff',
+    '\ud83d\ude00',
+    '\ud800\ud800',
+    '\udc00\ud800',
+    'a',
+    ' ',
+    '~',
+  ];
   const out = ['', 'plain ASCII text', ...specials, ...specials.map((c) => `${c}${'x'.repeat(40)}${c}`)];
   let seed = 7;
   const rand = (n: number) => {
@@ -154,7 +206,8 @@ export function awkwardStrings(): string[] {
   };
   for (let i = 0; i < 2000; i++) {
     let s = '';
-    for (let j = rand(60); j > 0; j--) s += rand(3) === 0 ? specials[rand(specials.length)] : rand(4) === 0 ? String.fromCharCode(rand(0x10000)) : 'word '.slice(0, 1 + rand(5));
+    for (let j = rand(60); j > 0; j--)
+      s += rand(3) === 0 ? specials[rand(specials.length)] : rand(4) === 0 ? String.fromCharCode(rand(0x10000)) : 'word '.slice(0, 1 + rand(5));
     out.push(s);
   }
   return out;

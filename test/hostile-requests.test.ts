@@ -125,7 +125,18 @@ describe('the query time budget', () => {
   let srv: Served;
   beforeAll(async () => {
     // A budget of 1 ms: a query on a worker that is still opening the index runs past it.
-    srv = await serveCli(['-dir', crawl, '--port', '0', '-D', 'nwax.serve.threads=1', '-D', 'nwax.serve.query.timeout=1', '-D', 'nwax.serve.base.url=https://search.example.org/']);
+    srv = await serveCli([
+      '-dir',
+      crawl,
+      '--port',
+      '0',
+      '-D',
+      'nwax.serve.threads=1',
+      '-D',
+      'nwax.serve.query.timeout=1',
+      '-D',
+      'nwax.serve.base.url=https://search.example.org/',
+    ]);
   }, 60_000);
   afterAll(() => srv?.close());
 

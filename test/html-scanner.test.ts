@@ -44,8 +44,10 @@ class Recorder implements HtmlHandler {
 
 function reference(html: string, wanted: readonly string[] | true = true): Event[] {
   const r = new Recorder(wanted);
-  const p = new Parser({ onopentag: (n, a) => r.onOpen(n, a), onclosetag: (n) => r.onClose(n), ontext: (t) => r.onText(t, 0, t.length) },
-    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+  const p = new Parser(
+    { onopentag: (n, a) => r.onOpen(n, a), onclosetag: (n) => r.onClose(n), ontext: (t) => r.onText(t, 0, t.length) },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
   p.end(html);
   return r.events.filter((e) => e[0] !== 'text' || e[1] !== '');
 }
@@ -71,7 +73,7 @@ function expectSameEvents(got: Event[], want: Event[], where: string): void {
   expect(got.slice(Math.max(0, at - 2), at + 3), `${where}: event ${at}`).toEqual(want.slice(Math.max(0, at - 2), at + 3));
 }
 
-describe('the HTML scanner gives htmlparser2 12\'s events', () => {
+describe("the HTML scanner gives htmlparser2 12's events", () => {
   it('on awkward markup, whole and cut at every point', () => {
     for (const html of AWKWARD) {
       const want = reference(html);
@@ -118,9 +120,41 @@ describe('the HTML scanner gives htmlparser2 12\'s events', () => {
 
 describe('links resolve as WHATWG URL resolves them', () => {
   const bases = ['http://example.org/a/b/page.html?x=1', 'https://EXAMPLE.org:443/', 'http://user:pw@h.example:8080/dir/', 'http://h/', 'http://h/a'];
-  const hrefs = ['page2.html', '../up.html', '../../../../top', './here', './../x', 'a/./b', 'a/../b', '/abs/path', '//other.host/x', '?q=1&r=2',
-    '?q=%41', 'x?y=a/b?c', 'mailto:a@b', 'HTTP://Caps.Example/', 'a b.html', 'ü.html', '%2e%2e/x', '..', '.', '../', 'a:b', 'a\\b', 'a//b',
-    '/', '/..', '/a/../b', "it's", 'a(1).html', '~user/', 'x@y', '?', '??', '?a#b'.slice(0, 2)];
+  const hrefs = [
+    'page2.html',
+    '../up.html',
+    '../../../../top',
+    './here',
+    './../x',
+    'a/./b',
+    'a/../b',
+    '/abs/path',
+    '//other.host/x',
+    '?q=1&r=2',
+    '?q=%41',
+    'x?y=a/b?c',
+    'mailto:a@b',
+    'HTTP://Caps.Example/',
+    'a b.html',
+    'ü.html',
+    '%2e%2e/x',
+    '..',
+    '.',
+    '../',
+    'a:b',
+    'a\\b',
+    'a//b',
+    '/',
+    '/..',
+    '/a/../b',
+    "it's",
+    'a(1).html',
+    '~user/',
+    'x@y',
+    '?',
+    '??',
+    '?a#b'.slice(0, 2),
+  ];
 
   it('on generated hrefs against several bases', () => {
     for (const base of bases) {

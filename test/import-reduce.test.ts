@@ -12,8 +12,27 @@ function capture(date: string, o: { title?: string; anchors?: string[]; noindex?
   const outlinks = (o.anchors ?? ['one']).map((anchor, i) => ({ url: `http://example.org/${i}`, anchor }));
   return {
     date,
-    content: { url, file: 'a.warc.gz', location: '/x/a.warc.gz', offset: 10, length: 20, collection: 'c', date, mime: 'text/html', status: 200, recordType: 'response' },
-    parse_data: { title: o.title ?? 'T', description: '', outlinks, noindex: o.noindex ?? false, nofollow: o.nofollow ?? false, parse: 'success', meta: { url, digest: 'sha1:AAAA', date, mime: 'text/html', status: 200, length: 20, collection: 'c', file: 'a.warc.gz', offset: 10, lang: 'en' } },
+    content: {
+      url,
+      file: 'a.warc.gz',
+      location: '/x/a.warc.gz',
+      offset: 10,
+      length: 20,
+      collection: 'c',
+      date,
+      mime: 'text/html',
+      status: 200,
+      recordType: 'response',
+    },
+    parse_data: {
+      title: o.title ?? 'T',
+      description: '',
+      outlinks,
+      noindex: o.noindex ?? false,
+      nofollow: o.nofollow ?? false,
+      parse: 'success',
+      meta: { url, digest: 'sha1:AAAA', date, mime: 'text/html', status: 200, length: 20, collection: 'c', file: 'a.warc.gz', offset: 10, lang: 'en' },
+    },
     parse_text: o.text ?? 'text',
     crawl_fetch: { status: 'fetch_success', date, dates: [date] },
   };
@@ -22,9 +41,14 @@ function capture(date: string, o: { title?: string; anchors?: string[]; noindex?
 /** The segment's records of one key through `reduce` (strings), as the named outputs write them. */
 function byStrings(values: string[]): Record<string, string> {
   const out: Record<string, string> = {};
-  importJob.reduce('k', values, (_k, v) => {
-    for (const [name, field] of Object.entries(v as Record<string, unknown>)) out[name] = field instanceof RawJson ? field.text : JSON.stringify(field);
-  }, newContext({}));
+  importJob.reduce(
+    'k',
+    values,
+    (_k, v) => {
+      for (const [name, field] of Object.entries(v as Record<string, unknown>)) out[name] = field instanceof RawJson ? field.text : JSON.stringify(field);
+    },
+    newContext({}),
+  );
   return out;
 }
 
@@ -32,11 +56,16 @@ function byStrings(values: string[]): Record<string, string> {
 function byBytes(values: string[]): Record<string, string> | undefined {
   const out: Record<string, string> = {};
   const counters = {};
-  const took = importJob.reduceBytes!(Buffer.from('k'), values.map((v) => Buffer.from(v)), (fields) => {
-    fields.forEach((f, i) => {
-      if (f) out[SEGMENT_PARTS[i]] = Buffer.concat(f instanceof Uint8Array ? [f] : f).toString();
-    });
-  }, newContext(counters));
+  const took = importJob.reduceBytes!(
+    Buffer.from('k'),
+    values.map((v) => Buffer.from(v)),
+    (fields) => {
+      fields.forEach((f, i) => {
+        if (f) out[SEGMENT_PARTS[i]] = Buffer.concat(f instanceof Uint8Array ? [f] : f).toString();
+      });
+    },
+    newContext(counters),
+  );
   return took ? out : undefined;
 }
 
@@ -49,7 +78,11 @@ describe('the import reduce over bytes', () => {
       capture('20200101000000', { noindex: true }),
       capture('20200101000000', { anchors: [] }),
       // The markers the cuts look for, inside strings (escaped there, so not structure).
-      capture('20200101000000', { title: ',"outlinks":[],"noindex":true,"nofollow":true', anchors: ['],"noindex":true,"nofollow":true', 'a\\"b', ''], text: ',"parse_text":"x"}' }),
+      capture('20200101000000', {
+        title: ',"outlinks":[],"noindex":true,"nofollow":true',
+        anchors: ['],"noindex":true,"nofollow":true', 'a\\"b', ''],
+        text: ',"parse_text":"x"}',
+      }),
       capture('20200101000000', { title: 'Ελληνικά 日本語 😀', anchors: ['😀', '\u2028'], text: 'naïve \ud800 text' }),
     ];
     for (const c of tricky) {
@@ -76,10 +109,10 @@ describe('the import reduce over bytes', () => {
   });
 });
 
-describe('a capture\'s JSON in pieces', () => {
+describe("a capture's JSON in pieces", () => {
   const jsonString = nativeKernel('json')?.jsonString as ((s: string) => Buffer) | undefined;
 
-  it.skipIf(!jsonString)('the addon writes JSON.stringify\'s bytes for every string', () => {
+  it.skipIf(!jsonString)("the addon writes JSON.stringify's bytes for every string", () => {
     for (const s of awkwardStrings()) expect(jsonString!(s).toString('latin1'), JSON.stringify(s)).toBe(Buffer.from(JSON.stringify(s)).toString('latin1'));
   });
 
@@ -99,7 +132,7 @@ describe('a capture\'s JSON in pieces', () => {
 describe('a JSON string read back from its bytes', () => {
   const decode = nativeKernel('json')?.jsonStringDecode as ((b: Uint8Array, s: number, e: number) => string | undefined) | undefined;
 
-  it.skipIf(!decode)('gives JSON.parse\'s string for every string, in the middle of other bytes', () => {
+  it.skipIf(!decode)("gives JSON.parse's string for every string, in the middle of other bytes", () => {
     for (const s of awkwardStrings()) {
       const json = Buffer.from(`x{${JSON.stringify(s)}}y`);
       const got = decode!(json, 2, json.length - 2);
@@ -113,9 +146,25 @@ describe('a JSON string read back from its bytes', () => {
   });
 
   it.skipIf(!decode)('hands back what JSON.parse throws on or a decode would replace: the caller then says what is wrong', () => {
-    const bad: (string | Buffer)[] = ['"a"b"', '"ends escaped\\"', '"tab\there"', '"nul\u0000"', '"\\x41"', '"\\u12"', '"\\u12G4"', 'no quotes', '"', '"open',
-      Buffer.from([0x22, 0xff, 0x22]), Buffer.from([0x22, 0xc3, 0x22]), Buffer.from([0x22, 0xed, 0xa0, 0x80, 0x22]), Buffer.from([0x22, 0xe0, 0x80, 0xaf, 0x22]),
-      Buffer.from([0x22, 0xf4, 0x90, 0x80, 0x80, 0x22]), Buffer.from([0x22, 0xc0, 0xaf, 0x22]), Buffer.from([0x22, 0xf0, 0x9f, 0x98, 0x22])];
+    const bad: (string | Buffer)[] = [
+      '"a"b"',
+      '"ends escaped\\"',
+      '"tab\there"',
+      '"nul\u0000"',
+      '"\\x41"',
+      '"\\u12"',
+      '"\\u12G4"',
+      'no quotes',
+      '"',
+      '"open',
+      Buffer.from([0x22, 0xff, 0x22]),
+      Buffer.from([0x22, 0xc3, 0x22]),
+      Buffer.from([0x22, 0xed, 0xa0, 0x80, 0x22]),
+      Buffer.from([0x22, 0xe0, 0x80, 0xaf, 0x22]),
+      Buffer.from([0x22, 0xf4, 0x90, 0x80, 0x80, 0x22]),
+      Buffer.from([0x22, 0xc0, 0xaf, 0x22]),
+      Buffer.from([0x22, 0xf0, 0x9f, 0x98, 0x22]),
+    ];
     for (const b of bad) {
       const bytes = Buffer.from(b);
       expect(decode!(bytes, 0, bytes.length), bytes.toString('latin1')).toBeUndefined();

@@ -7,8 +7,22 @@ import { HAVE_FIXTURES, SPEC, fixture, nwax, nwaxAsync, run, segmentRecords, tem
 import { writeWarc, dedupExampleRecords, page } from '../scripts/make-fixtures.mjs';
 import { parseStatusFilter } from '../src/segment/status-filter.js';
 
-interface Content { date: string; offset: number; file: string; location: string; collection: string; status: number | null }
-interface ParseData { title: string; outlinks: { url: string; anchor: string }[]; noindex: boolean; nofollow: boolean; parse: string; meta: { charset?: string; digest: string } }
+interface Content {
+  date: string;
+  offset: number;
+  file: string;
+  location: string;
+  collection: string;
+  status: number | null;
+}
+interface ParseData {
+  title: string;
+  outlinks: { url: string; anchor: string }[];
+  noindex: boolean;
+  nofollow: boolean;
+  parse: string;
+  meta: { charset?: string; digest: string };
+}
 
 describe('the worked dedup example', () => {
   it('cdx + dedup-cdx + import -e: exactly the five versions, each from its first capture', async () => {
@@ -20,7 +34,9 @@ describe('the worked dedup example', () => {
     const dup = await nwax(['dedup-cdx', join(dir, 'example.cdx')]);
     expect(dup.code, dup.stderr).toBe(0);
     // The list has the shape of the spec's expected.dup (real digests in place of the labels).
-    const expected = readFileSync(join(SPEC, 'dedup-example', 'expected.dup'), 'utf8').trim().split('\n');
+    const expected = readFileSync(join(SPEC, 'dedup-example', 'expected.dup'), 'utf8')
+      .trim()
+      .split('\n');
     expect(dup.stdout.trim().split('\n')).toHaveLength(expected.length);
     writeFileSync(join(dir, 'all.dup'), dup.stdout);
     writeFileSync(join(dir, 'manifest'), `${warc} october\n`);
@@ -38,18 +54,26 @@ describe('the worked dedup example', () => {
     }
     const text = segmentRecords(seg, 'parse_text');
     expect([...text.values()].sort()).toEqual([
-      'My homepage Hello, welcome to my page.', 'My homepage Hey, I finally updated this.', 'My homepage My homepage is great!',
-      "My homepage Sorry I haven't updated this in a while.", 'My homepage Under construction.',
+      'My homepage Hello, welcome to my page.',
+      'My homepage Hey, I finally updated this.',
+      'My homepage My homepage is great!',
+      "My homepage Sorry I haven't updated this in a while.",
+      'My homepage Under construction.',
     ]);
     // Without the list, the same five versions, each with every date it was captured.
     const all = join(dir, 'segments', 'all');
     expect((await nwax(['import', join(dir, 'manifest'), all])).code).toBe(0);
     const fetch = segmentRecords(all, 'crawl_fetch') as Map<string, { dates: string[] }>;
-    const versions = readFileSync(join(SPEC, 'dedup-example', 'expected-dates.txt'), 'utf8').trim().split('\n').map((l) => l.split(' ').slice(2).join(' '));
+    const versions = readFileSync(join(SPEC, 'dedup-example', 'expected-dates.txt'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ').slice(2).join(' '));
     expect([...fetch.values()].map((f) => f.dates.join(' ')).sort()).toEqual(versions.sort());
     // readseg lists the segment and dumps one document by key.
     const list = await nwax(['readseg', '-list', seg, all]);
-    expect(list.stdout).toMatch(/^NAME +GENERATED +FETCHER START +FETCHER END +FETCHED +PARSED\n20071011000000 +\? +2007-10-01T12:00:00 +2007-10-10T12:00:00 +5 +5\nall /);
+    expect(list.stdout).toMatch(
+      /^NAME +GENERATED +FETCHER START +FETCHER END +FETCHED +PARSED\n20071011000000 +\? +2007-10-01T12:00:00 +2007-10-10T12:00:00 +5 +5\nall /,
+    );
     const key = [...content.keys()][0];
     const dump = await nwax(['readseg', '-dump', seg, key]);
     expect(dump.code, dump.stderr).toBe(0);
@@ -64,8 +88,12 @@ describe('the worked dedup example', () => {
 describe.skipIf(!HAVE_FIXTURES)('importing every fixture', () => {
   it('gives one document per 2xx capture not excluded, and reports the damaged ones', async () => {
     const dir = tempDir();
-    const archives = readFileSync(join(FIXTURES, 'manifest.tsv'), 'utf8').split('\n')
-      .map((l) => l.split('\t')[0]).filter((p) => /\.(w?arc)(\.gz)?$/.test(p ?? '')).map(fixture).filter((p) => existsSync(p));
+    const archives = readFileSync(join(FIXTURES, 'manifest.tsv'), 'utf8')
+      .split('\n')
+      .map((l) => l.split('\t')[0])
+      .filter((p) => /\.(w?arc)(\.gz)?$/.test(p ?? ''))
+      .map(fixture)
+      .filter((p) => existsSync(p));
     expect(archives.length).toBeGreaterThan(80);
     writeFileSync(join(dir, 'manifest'), `${archives.join('\n')}\n`);
     // (Long runs as child processes that do not block this one: vitest's RPC must keep going.)
@@ -97,7 +125,9 @@ describe.skipIf(!HAVE_FIXTURES)('importing every fixture', () => {
       let url = f[2];
       try {
         url = new URL(f[2]).href;
-      } catch { /* kept as captured */ }
+      } catch {
+        /* kept as captured */
+      }
       docs.add(`${url} ${f[5]}`);
     }
     expect(Number(/\bimported (\d+)/.exec(r.stderr)?.[1])).toBe(captures - excluded);
@@ -128,12 +158,15 @@ function encoder(label: string): (text: string) => Buffer {
       if (s.length === 1 && s !== '\ufffd' && !map.has(s)) map.set(s, [a, b]);
     }
   }
-  return (text) => Buffer.from([...text].flatMap((c) => {
-    if (c.charCodeAt(0) < 0x80) return [c.charCodeAt(0)];
-    const bytes = map.get(c);
-    if (!bytes) throw new Error(`${label} cannot encode ${c}`);
-    return bytes;
-  }));
+  return (text) =>
+    Buffer.from(
+      [...text].flatMap((c) => {
+        if (c.charCodeAt(0) < 0x80) return [c.charCodeAt(0)];
+        const bytes = map.get(c);
+        if (!bytes) throw new Error(`${label} cannot encode ${c}`);
+        return bytes;
+      }),
+    );
 }
 
 /** A one-page PDF written by hand (objects, cross-reference table with real offsets, trailer). */
@@ -190,27 +223,48 @@ describe('parsing during import', () => {
     const html = (head: string, body: string) => `<html><head>${head}</head><body>${body}</body></html>`;
     let n = 0;
     const rec = (url: string, body: Buffer | string, contentType: string, extra: Record<string, string> = {}) => ({
-      type: 'response', url, date: '20200101000000', body, id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
+      type: 'response',
+      url,
+      date: '20200101000000',
+      body,
+      id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
       headers: { 'Content-Type': contentType, 'Content-Length': String(Buffer.byteLength(body)), ...extra },
     });
     const sjis = encoder('shift_jis');
     const records = [
       rec('http://ja.example/header', sjis(html('<title>日本語</title>', `<p>${JA}</p>`)), 'text/html; charset=Shift_JIS'),
       rec('http://ja.example/detected', sjis(html('', `<p>${JA}</p><p>${JA}</p>`)), 'text/html'),
-      rec('http://zh.example/meta', encoder('gbk')(html('<meta http-equiv="Content-Type" content="text/html; charset=gb2312"><title>中文</title>', `<p>${ZH}</p>`)), 'text/html'),
+      rec(
+        'http://zh.example/meta',
+        encoder('gbk')(html('<meta http-equiv="Content-Type" content="text/html; charset=gb2312"><title>中文</title>', `<p>${ZH}</p>`)),
+        'text/html',
+      ),
       rec('http://ru.example/detected', encoder('koi8-r')(html('', `<p>${RU}</p><p>${RU}</p>`)), 'text/html'),
       rec('http://fr.example/latin1', encoder('windows-1252')(html('<meta charset="iso-8859-1">', `<p>${FR}</p>`)), 'text/html'),
       rec('http://fr.example/bom', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(html('', `<p>${FR}</p>`))]), 'text/html'),
-      rec('http://gz.example/page', gzipSync(page('Gzipped', 'This page was sent with Content-Encoding gzip.')), 'text/html; charset=utf-8', { 'Content-Encoding': 'gzip' }),
-      rec('http://links.example/dir/page.html', html('<base href="http://links.example/base/"><title>Links</title><script>var hidden = "script text";</script><style>p{}</style>',
-        '<p>Visible <b>words</b></p><a href="rel.html">Relative <i>anchor</i></a> <a href="/abs">Root</a> <a href="mailto:x@y">mail</a> <a href="#top">top</a>'),
-      'text/html; charset=utf-8'),
-      rec('http://robots.example/', html('<meta name="robots" content="noindex, nofollow"><title>Hidden</title>', '<a href="http://elsewhere.example/">x</a>'), 'text/html'),
+      rec('http://gz.example/page', gzipSync(page('Gzipped', 'This page was sent with Content-Encoding gzip.')), 'text/html; charset=utf-8', {
+        'Content-Encoding': 'gzip',
+      }),
+      rec(
+        'http://links.example/dir/page.html',
+        html(
+          '<base href="http://links.example/base/"><title>Links</title><script>var hidden = "script text";</script><style>p{}</style>',
+          '<p>Visible <b>words</b></p><a href="rel.html">Relative <i>anchor</i></a> <a href="/abs">Root</a> <a href="mailto:x@y">mail</a> <a href="#top">top</a>',
+        ),
+        'text/html; charset=utf-8',
+      ),
+      rec(
+        'http://robots.example/',
+        html('<meta name="robots" content="noindex, nofollow"><title>Hidden</title>', '<a href="http://elsewhere.example/">x</a>'),
+        'text/html',
+      ),
       rec('http://plain.example/readme.txt', 'Plain text file.\nSecond line.', 'text/plain'),
       rec('http://pdf.example/report.pdf', makePdf('Gator report', ['The alligator report', 'Freshwater habitats of the south']), 'application/pdf'),
       rec('http://pdf.example/broken.pdf', Buffer.from('%PDF-1.4 this is not really a PDF'), 'application/pdf'),
       rec('http://pdf.example/ja.pdf', makeCjkPdf('Japanese report', PDF_JA), 'application/pdf'),
-      rec('http://pdf.example/sent-gzipped.pdf', gzipSync(makePdf('Gzipped report', ['A report sent gzipped'])), 'application/pdf', { 'Content-Encoding': 'gzip' }),
+      rec('http://pdf.example/sent-gzipped.pdf', gzipSync(makePdf('Gzipped report', ['A report sent gzipped'])), 'application/pdf', {
+        'Content-Encoding': 'gzip',
+      }),
       rec('http://bin.example/image.png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]), 'image/png'),
     ];
     const warc = join(dir, 'charsets.warc.gz');
@@ -275,7 +329,11 @@ describe('parsing during import', () => {
     const dir = tempDir();
     let n = 0;
     const rec = (url: string, body: Buffer | string, contentType: string) => ({
-      type: 'response', url, date: '20200101000000', body, id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
+      type: 'response',
+      url,
+      date: '20200101000000',
+      body,
+      id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
       headers: { 'Content-Type': contentType, 'Content-Length': String(Buffer.byteLength(body)) },
     });
     // 100,000 lines on one page: pdfjs needs more than 32 MB of heap for their text items.
@@ -287,7 +345,8 @@ describe('parsing during import', () => {
       rec('http://html.example/', page('After the PDFs', 'A page read after the PDFs.'), 'text/html; charset=utf-8'),
     ]);
     writeFileSync(join(dir, 'manifest'), `${warc}\n`);
-    const textOf = (seg: string, url: string) => [...(segmentRecords(seg, 'parse_text') as Map<string, string>)].find(([k]) => k.startsWith(`${url} sha1:`))?.[1];
+    const textOf = (seg: string, url: string) =>
+      [...(segmentRecords(seg, 'parse_text') as Map<string, string>)].find(([k]) => k.startsWith(`${url} sha1:`))?.[1];
     const heap = await nwax(['import', '-D', 'nwax.import.pdf.heap=32M', join(dir, 'manifest'), join(dir, 'heap')]);
     expect(heap.code, heap.stderr).toBe(0);
     expect(heap.stderr).toMatch(/huge\.pdf: parse failed \(PDF: needs more than 32 MB of heap \(nwax\.import\.pdf\.heap\)\); imported without text/);
@@ -377,7 +436,10 @@ describe('bad input', () => {
     await writeWarc(good, dedupExampleRecords());
     // The cut archive holds other pages (their own documents), cut short in its sixth record.
     const other = join(dir, 'other.warc.gz');
-    await writeWarc(other, dedupExampleRecords().map((r: { url: string }) => ({ ...r, url: r.url.replace('index', 'other') })));
+    await writeWarc(
+      other,
+      dedupExampleRecords().map((r: { url: string }) => ({ ...r, url: r.url.replace('index', 'other') })),
+    );
     const bytes = readFileSync(other);
     const cut = join(dir, 'cut.warc.gz');
     writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length * 0.55)));
@@ -414,19 +476,26 @@ describe('manifests', () => {
     mkdirSync(join(dir, 'crawl 2007'));
     const names = ['crawl 2007/a "quoted" one.warc.gz', 'crawl 2007/tab line.warc.gz', 'plain.warc.gz'];
     for (const [i, n] of names.entries()) {
-      await writeWarc(join(dir, n), dedupExampleRecords().map((r: { url: string }) => ({ ...r, url: r.url.replace('index', `page${i}`) })));
+      await writeWarc(
+        join(dir, n),
+        dedupExampleRecords().map((r: { url: string }) => ({ ...r, url: r.url.replace('index', `page${i}`) })),
+      );
     }
-    writeFileSync(join(dir, 'manifest'), [
-      '# one of each form',
-      `"${join(dir, names[0]).replace(/"/g, '""')}"   quoted`,
-      `${join(dir, names[1])}\ttsv`,
-      `${join(dir, names[2])} plain`,
-    ].join('\n') + '\n');
+    writeFileSync(
+      join(dir, 'manifest'),
+      ['# one of each form', `"${join(dir, names[0]).replace(/"/g, '""')}"   quoted`, `${join(dir, names[1])}\ttsv`, `${join(dir, names[2])} plain`].join(
+        '\n',
+      ) + '\n',
+    );
     const r = await nwax(['import', join(dir, 'manifest'), join(dir, 'seg')]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/archives 3\b/);
     const content = [...(segmentRecords(join(dir, 'seg'), 'content') as Map<string, { collection: string }>).values()];
-    for (const c of ['quoted', 'tsv', 'plain']) expect(content.filter((x) => x.collection === c), c).toHaveLength(5);
+    for (const c of ['quoted', 'tsv', 'plain'])
+      expect(
+        content.filter((x) => x.collection === c),
+        c,
+      ).toHaveLength(5);
     // A quote left open: the line is named, nothing is imported.
     writeFileSync(join(dir, 'bad'), `${join(dir, names[2])} plain\n"${join(dir, names[1])} open\n`);
     const bad = await nwax(['import', join(dir, 'bad'), join(dir, 'bad-seg')]);
@@ -443,8 +512,13 @@ describe.skipIf(!HAVE_FIXTURES)('one archive, several map tasks', () => {
     // ARC and WARC from four writers, a 1.9 MB page, and an archive cut short in a record.
     const cut = join(dir, 'cut.warc.gz');
     writeFileSync(cut, readFileSync(fixture('wget/crawl1.warc.gz')).subarray(0, 300_000));
-    const archives = ['cdx-writer/15_digit_date.arc.gz', 'webarchive-discovery/BL-20140325121225068-00000-32090~opera~8443.warc.gz',
-      'webarchive-discovery/flashfrozen-jwat-recompressed.warc.gz', 'cdx-writer/giant_html.warc.gz', 'pywb/iana.warc.gz'].map(fixture);
+    const archives = [
+      'cdx-writer/15_digit_date.arc.gz',
+      'webarchive-discovery/BL-20140325121225068-00000-32090~opera~8443.warc.gz',
+      'webarchive-discovery/flashfrozen-jwat-recompressed.warc.gz',
+      'cdx-writer/giant_html.warc.gz',
+      'pywb/iana.warc.gz',
+    ].map(fixture);
     writeFileSync(join(dir, 'manifest'), [...archives, cut].map((a, i) => `${a} c${i}`).join('\n') + '\n');
     const one = await nwaxAsync(['import', '-D', 'nwax.import.split.size=0', join(dir, 'manifest'), join(dir, 'one')]);
     // Into a segments folder that does not exist yet: the split plan is written beside the segment.
@@ -501,6 +575,8 @@ describe('import on Hadoop', () => {
   it('prints a streaming command with one manifest line per map task', async () => {
     const r = await nwax(['import', '--engine', 'hadoop', '-D', 'nwax.filter.http.status=200-399', '/user/me/manifest', '/user/me/segments/20200101000000']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.trim()).toMatch(/^hadoop jar \S+ -D mapreduce\.input\.lineinputformat\.linespermap=1 -D stream\.map\.input\.ignoreKey=true -D mapreduce\.job\.name=nwax-import .*-input \/user\/me\/manifest -inputformat org\.apache\.hadoop\.mapred\.lib\.NLineInputFormat -output \/user\/me\/segments\/20200101000000\.tmp-\d{14} -mapper 'nwax job import map -D nwax\.filter\.http\.status=200-399' -reducer 'nwax job import reduce -D nwax\.filter\.http\.status=200-399' -lazyOutput \\\n {2}&& .* hadoop fs -mv \/user\/me\/segments\/20200101000000\.tmp-\d{14} \/user\/me\/segments\/20200101000000 && hadoop fs -rm -r -f \/user\/me\/segments\/20200101000000\.old$/);
+    expect(r.stdout.trim()).toMatch(
+      /^hadoop jar \S+ -D mapreduce\.input\.lineinputformat\.linespermap=1 -D stream\.map\.input\.ignoreKey=true -D mapreduce\.job\.name=nwax-import .*-input \/user\/me\/manifest -inputformat org\.apache\.hadoop\.mapred\.lib\.NLineInputFormat -output \/user\/me\/segments\/20200101000000\.tmp-\d{14} -mapper 'nwax job import map -D nwax\.filter\.http\.status=200-399' -reducer 'nwax job import reduce -D nwax\.filter\.http\.status=200-399' -lazyOutput \\\n {2}&& .* hadoop fs -mv \/user\/me\/segments\/20200101000000\.tmp-\d{14} \/user\/me\/segments\/20200101000000 && hadoop fs -rm -r -f \/user\/me\/segments\/20200101000000\.old$/,
+    );
   });
 });

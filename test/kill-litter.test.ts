@@ -16,7 +16,8 @@ function bigInput(): string {
   const path = join(dir, 'big.cdx');
   if (existsSync(path)) return path;
   const lines: string[] = [];
-  for (let i = 0; i < 600_000; i++) lines.push(`com,example,h${(i * 7919) % 600_000})/p 20200101000000 http://h.example.com/p text/html 200 AAAA - - 1 ${i} f.warc.gz`);
+  for (let i = 0; i < 600_000; i++)
+    lines.push(`com,example,h${(i * 7919) % 600_000})/p 20200101000000 http://h.example.com/p text/html 200 AAAA - - 1 ${i} f.warc.gz`);
   writeFileSync(path, `${lines.join('\n')}\n`);
   return path;
 }

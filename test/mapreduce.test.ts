@@ -24,7 +24,7 @@ function javaTextHash(key: string): bigint {
 function reverseWithinKeys(sorted: string[]): { lines: string[]; groups: number } {
   const lines: string[] = [];
   let groups = 0;
-  for (let i = 0; i < sorted.length;) {
+  for (let i = 0; i < sorted.length; ) {
     const key = sorted[i].slice(0, sorted[i].indexOf('\t'));
     let j = i;
     while (j < sorted.length && sorted[j].slice(0, sorted[j].indexOf('\t')) === key) j++;
@@ -59,7 +59,11 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
   const seg = join(dir, 'crawl', 'segments', '20200101000000');
   const crawldb = join(dir, 'crawl', 'crawldb');
   const linkdb = join(dir, 'crawl', 'linkdb');
-  const partsOf = (d: string) => readdirSync(d).filter((f) => /^part-\d{5}\.gz$/.test(f)).sort().map((f) => join(d, f));
+  const partsOf = (d: string) =>
+    readdirSync(d)
+      .filter((f) => /^part-\d{5}\.gz$/.test(f))
+      .sort()
+      .map((f) => join(d, f));
   const segParts = (...names: string[]) => names.flatMap((n) => partsOf(join(seg, n)));
   const inputs: Record<string, { paths: string[]; minMapped: number; minOut: number }> = {
     'cdx-url-count': { paths: [cdxInput], minMapped: 500, minOut: 300 },
@@ -76,18 +80,44 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     inputs.updatedb = { paths: [...partsOf(crawldb), ...segParts('crawl_fetch', 'crawl_parse')], minMapped: 100, minOut: 90 };
     // The segment's outlinks merged into the LinkDb already there (its entries passed on).
     inputs.invertlinks = { paths: [...partsOf(linkdb), ...segParts('crawl_parse')], minMapped: 1000, minOut: 300 };
-    inputs.index = { paths: [...partsOf(crawldb), ...partsOf(linkdb), ...segParts('parse_data', 'parse_text', 'content', 'crawl_fetch')], minMapped: 400, minOut: 90 };
+    inputs.index = {
+      paths: [...partsOf(crawldb), ...partsOf(linkdb), ...segParts('parse_data', 'parse_text', 'content', 'crawl_fetch')],
+      minMapped: 400,
+      minOut: 90,
+    };
     // A live crawl's: the archives' URLs as seeds, injected into a CrawlDb, and the seeds
     // dataset the inject command makes for its job (the URLs again, new scores).
-    const urls = [...new Set(readFileSync(cdxInput, 'utf8').split('\n').map((l) => l.split(' ')[2]).filter((u) => u && /^https?:/.test(u)))];
+    const urls = [
+      ...new Set(
+        readFileSync(cdxInput, 'utf8')
+          .split('\n')
+          .map((l) => l.split(' ')[2])
+          .filter((u) => u && /^https?:/.test(u)),
+      ),
+    ];
     writeFileSync(join(dir, 'seeds.txt'), `${urls.join('\n')}\n`);
     const liveDb = join(dir, 'live', 'crawldb');
     expect([0, 3]).toContain((await nwaxAsync(['inject', liveDb, join(dir, 'seeds.txt')])).code);
     const { prepareSeeds } = await import('../src/crawl/inject-job.js');
     const { UrlFilters } = await import('../src/crawl/url-filters.js');
     const { Configuration } = await import('../src/conf/config.js');
-    writeFileSync(join(dir, 'seeds2.txt'), `${urls.slice(0, 50).map((u) => `${u}\tnutch.score=3`).join('\n')}\n${urls.slice(0, 80).map((u) => `${u}x`).join('\n')}\n`);
-    await prepareSeeds([join(dir, 'seeds2.txt')], join(dir, 'live'), UrlFilters.fromFiles(join(ROOT, 'conf', 'regex-urlfilter.txt'), join(ROOT, 'conf', 'regex-normalize.json')), Configuration.load(), () => {});
+    writeFileSync(
+      join(dir, 'seeds2.txt'),
+      `${urls
+        .slice(0, 50)
+        .map((u) => `${u}\tnutch.score=3`)
+        .join('\n')}\n${urls
+        .slice(0, 80)
+        .map((u) => `${u}x`)
+        .join('\n')}\n`,
+    );
+    await prepareSeeds(
+      [join(dir, 'seeds2.txt')],
+      join(dir, 'live'),
+      UrlFilters.fromFiles(join(ROOT, 'conf', 'regex-urlfilter.txt'), join(ROOT, 'conf', 'regex-normalize.json')),
+      Configuration.load(),
+      () => {},
+    );
     inputs.inject = { paths: [...partsOf(liveDb), ...partsOf(join(dir, 'live', 'seeds'))], minMapped: 150, minOut: 150 };
     inputs.generate = { paths: partsOf(liveDb), minMapped: 100, minOut: 100 };
     inputs.parse = { paths: [manifest], minMapped: 100, minOut: 90 };
@@ -101,16 +131,25 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
   /** An index part (SQLite) as the `key TAB doc` lines its streaming reduce printed. */
   const indexText = (part: string) => {
     const db = new Database(part, { readonly: true });
-    const rows = db.prepare('SELECT url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, inlinks, boost, text FROM docs ORDER BY id').all() as Record<string, unknown>[];
+    const rows = db
+      .prepare(
+        'SELECT url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, inlinks, boost, text FROM docs ORDER BY id',
+      )
+      .all() as Record<string, unknown>[];
     db.close();
     return rows.map((r) => `${r.url} ${r.digest}\t${JSON.stringify({ ...r, dates: String(r.dates).split(' ') })}\n`).join('');
   };
-  const streamedIndexText = (lines: string) => lines.split('\n').filter(Boolean).map((l) => {
-    const tab = l.indexOf('\t');
-    const d = JSON.parse(l.slice(tab + 1));
-    const { url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, inlinks, boost, text } = d;
-    return `${l.slice(0, tab)}\t${JSON.stringify({ url, digest, date, dates: dates.join(' ').split(' '), mime, status, length, collection, segment, file, location, offset, clen, title, inlinks, boost, text })}\n`;
-  }).join('');
+  const streamedIndexText = (lines: string) =>
+    lines
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const tab = l.indexOf('\t');
+        const d = JSON.parse(l.slice(tab + 1));
+        const { url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, inlinks, boost, text } = d;
+        return `${l.slice(0, tab)}\t${JSON.stringify({ url, digest, date, dates: dates.join(' ').split(' '), mime, status, length, collection, segment, file, location, offset, clen, title, inlinks, boost, text })}\n`;
+      })
+      .join('');
   const sh = async (script: string, stdin?: string) => {
     const r = await run('bash', ['-c', script], { input: stdin, env: { ...process.env, LC_ALL: 'C' } });
     if (r.code !== 0) throw new Error(`${script}: ${r.stderr}`);
@@ -119,93 +158,134 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
   const bin = join(__dirname, '..', 'bin', 'run.js');
   /** A part as `key TAB value` text: the part itself, or one named output of streaming reduce lines. */
   const partText = (out: string, p: number, output?: string) => sh(`zcat ${join(out, ...(output ? [output] : []), `part-0000${p}.gz`)}`);
-  const fieldOf = (lines: string, output: string) => lines.split('\n').filter(Boolean).flatMap((l) => {
-    const tab = l.indexOf('\t');
-    const v = JSON.parse(l.slice(tab + 1))[output];
-    return v === undefined ? [] : [`${l.slice(0, tab)}\t${JSON.stringify(v)}\n`];
-  }).join('');
+  const fieldOf = (lines: string, output: string) =>
+    lines
+      .split('\n')
+      .filter(Boolean)
+      .flatMap((l) => {
+        const tab = l.indexOf('\t');
+        const v = JSON.parse(l.slice(tab + 1))[output];
+        return v === undefined ? [] : [`${l.slice(0, tab)}\t${JSON.stringify(v)}\n`];
+      })
+      .join('');
 
-  it.each(JOB_NAMES)('%s: every part equals map | LC_ALL=C sort | reduce of its partition', async (name) => {
-    const job = (await findJob(name))!;
-    const input = inputs[name];
-    expect(input, `the test has no input for job ${name}`).toBeDefined();
-    const reduces = 3;
-    const out = join(dir, `out-${name}`);
-    const ran = await nwax(['job', name, 'run', '-o', out, '--reduces', String(reduces), '--memory', '8K', ...input.paths]);
-    expect(ran.code, ran.stderr).toBe(0);
-    await breathe();
-    const mapped = (await streamedMap(name, input.paths)).split('\n').filter(Boolean);
-    await breathe();
-    expect(mapped.length).toBeGreaterThan(input.minMapped);
-    let total = 0;
-    let multiValued = 0;
-    const streamedDir = join(dir, `streamed-${name}`);
-    mkdirSync(streamedDir, { recursive: true });
-    for (let p = 0; p < reduces; p++) {
-      const mine = mapped.filter((l) => hashPartition(l.slice(0, l.indexOf('\t')), reduces) === p);
-      const streamed = await sh(`sort | node ${bin} job ${name} reduce`, mine.length ? `${mine.join('\n')}\n` : '');
-      // Hadoop sorts by key only: a key's values reach the reducer in any order. Reversed within
-      // each key, the reduce gives the same bytes.
-      const sorted = (await sh('sort', mine.length ? `${mine.join('\n')}\n` : '')).split('\n').filter(Boolean);
-      const reversed = reverseWithinKeys(sorted);
-      multiValued += reversed.groups;
-      expect(await sh(`node ${bin} job ${name} reduce`, reversed.lines.length ? `${reversed.lines.join('\n')}\n` : ''), `${name} part ${p}, values reversed within keys`).toBe(streamed);
-      // As Hadoop would leave it: one part of reduced lines per partition.
-      writeFileSync(join(streamedDir, `part-0000${p}`), streamed);
+  it.each(JOB_NAMES)(
+    '%s: every part equals map | LC_ALL=C sort | reduce of its partition',
+    async (name) => {
+      const job = (await findJob(name))!;
+      const input = inputs[name];
+      expect(input, `the test has no input for job ${name}`).toBeDefined();
+      const reduces = 3;
+      const out = join(dir, `out-${name}`);
+      const ran = await nwax(['job', name, 'run', '-o', out, '--reduces', String(reduces), '--memory', '8K', ...input.paths]);
+      expect(ran.code, ran.stderr).toBe(0);
       await breathe();
-      if (job.outputFormat) {
-        // The index: the part's documents, in order, are the streaming reduce's records.
-        const local = indexText(join(out, `part-0000${p}`));
-        expect(local).toBe(streamedIndexText(streamed));
-        total += local.split('\n').filter(Boolean).length;
-      } else if (job.outputs) {
-        for (const o of job.outputs) expect(await partText(out, p, o), `${o}/part-0000${p}`).toBe(fieldOf(streamed, o));
-        total += (await partText(out, p, job.outputs[0])).split('\n').filter(Boolean).length;
-      } else {
-        const local = await partText(out, p);
-        expect(local).toBe(streamed);
-        total += local.split('\n').filter(Boolean).length;
+      const mapped = (await streamedMap(name, input.paths)).split('\n').filter(Boolean);
+      await breathe();
+      expect(mapped.length).toBeGreaterThan(input.minMapped);
+      let total = 0;
+      let multiValued = 0;
+      const streamedDir = join(dir, `streamed-${name}`);
+      mkdirSync(streamedDir, { recursive: true });
+      for (let p = 0; p < reduces; p++) {
+        const mine = mapped.filter((l) => hashPartition(l.slice(0, l.indexOf('\t')), reduces) === p);
+        const streamed = await sh(`sort | node ${bin} job ${name} reduce`, mine.length ? `${mine.join('\n')}\n` : '');
+        // Hadoop sorts by key only: a key's values reach the reducer in any order. Reversed within
+        // each key, the reduce gives the same bytes.
+        const sorted = (await sh('sort', mine.length ? `${mine.join('\n')}\n` : '')).split('\n').filter(Boolean);
+        const reversed = reverseWithinKeys(sorted);
+        multiValued += reversed.groups;
+        expect(
+          await sh(`node ${bin} job ${name} reduce`, reversed.lines.length ? `${reversed.lines.join('\n')}\n` : ''),
+          `${name} part ${p}, values reversed within keys`,
+        ).toBe(streamed);
+        // As Hadoop would leave it: one part of reduced lines per partition.
+        writeFileSync(join(streamedDir, `part-0000${p}`), streamed);
+        await breathe();
+        if (job.outputFormat) {
+          // The index: the part's documents, in order, are the streaming reduce's records.
+          const local = indexText(join(out, `part-0000${p}`));
+          expect(local).toBe(streamedIndexText(streamed));
+          total += local.split('\n').filter(Boolean).length;
+        } else if (job.outputs) {
+          for (const o of job.outputs) expect(await partText(out, p, o), `${o}/part-0000${p}`).toBe(fieldOf(streamed, o));
+          total += (await partText(out, p, job.outputs[0])).split('\n').filter(Boolean).length;
+        } else {
+          const local = await partText(out, p);
+          expect(local).toBe(streamed);
+          total += local.split('\n').filter(Boolean).length;
+        }
       }
-    }
-    expect(total).toBeGreaterThan(input.minOut);
-    // The reversal was a test: keys with different values, but in the jobs whose keys hold one
-    // value by design (generate: a sort key per URL) or equal values (cdx-url-count: ones).
-    if (!['cdx-url-count', 'generate'].includes(name)) expect(multiValued, `${name}: keys with several different values`).toBeGreaterThan(0);
-    expect(readFileSync(join(out, '_SUCCESS'), 'utf8')).toBe('');
-    const outs = job.outputs ?? [undefined];
-    const same = async (a: string, b: string, p: number, o?: string) => (job.outputFormat
-      ? expect(indexText(join(a, `part-0000${p}`))).toBe(indexText(join(b, `part-0000${p}`)))
-      : expect(await partText(a, p, o)).toBe(await partText(b, p, o)));
-    // The streaming job's output, brought into the job's layout here, is the local run's output.
-    const written = join(dir, `written-${name}`);
-    const w = await nwax(['job', name, 'write', '-o', written, ...[0, 1, 2].map((p) => join(streamedDir, `part-0000${p}`))]);
-    expect(w.code, w.stderr).toBe(0);
-    for (let p = 0; p < reduces; p++) for (const o of outs) await same(written, out, p, o);
-    for (const o of outs) expect(readFileSync(join(written, ...(o ? [o] : []), '_SUCCESS'), 'utf8')).toBe('');
-    // Many map tasks (16 KiB splits at most) on two worker threads: the same bytes.
-    await breathe();
-    const threaded = join(dir, `threaded-${name}`);
-    const t = await nwax(['job', name, 'run', '-o', threaded, '--reduces', String(reduces), '--threads', '2', '-D', 'mapreduce.input.fileinputformat.split.maxsize=16K', ...input.paths]);
-    expect(t.code, t.stderr).toBe(0);
-    // (Gzipped parts are one split each; plain inputs are cut into 16 KiB splits.)
-    expect(Number(/(\d+) map tasks?/.exec(t.stderr)?.[1])).toBeGreaterThanOrEqual(Math.min(4, input.paths.length));
-    for (let p = 0; p < reduces; p++) for (const o of outs) await same(threaded, out, p, o);
-    // A small buffer (many spills) merged two runs at a time (merge passes before the reduce).
-    await breathe();
-    const passes = join(dir, `passes-${name}`);
-    const m = await nwax(['job', name, 'run', '-o', passes, '--reduces', String(reduces), '--memory', '16K', '-D', 'mapreduce.task.io.sort.factor=2', ...input.paths]);
-    expect(m.code, m.stderr).toBe(0);
-    expect(Number(/runs merged in passes (\d+)/.exec(m.stderr)?.[1])).toBeGreaterThan(0);
-    for (let p = 0; p < reduces; p++) for (const o of outs) await same(passes, out, p, o);
-    // Five runs of the job and a streamed map and reduce: import and parse take over a minute
-    // when another test file runs beside this one on CI's two cores.
-  }, 180_000);
+      expect(total).toBeGreaterThan(input.minOut);
+      // The reversal was a test: keys with different values, but in the jobs whose keys hold one
+      // value by design (generate: a sort key per URL) or equal values (cdx-url-count: ones).
+      if (!['cdx-url-count', 'generate'].includes(name)) expect(multiValued, `${name}: keys with several different values`).toBeGreaterThan(0);
+      expect(readFileSync(join(out, '_SUCCESS'), 'utf8')).toBe('');
+      const outs = job.outputs ?? [undefined];
+      const same = async (a: string, b: string, p: number, o?: string) =>
+        job.outputFormat
+          ? expect(indexText(join(a, `part-0000${p}`))).toBe(indexText(join(b, `part-0000${p}`)))
+          : expect(await partText(a, p, o)).toBe(await partText(b, p, o));
+      // The streaming job's output, brought into the job's layout here, is the local run's output.
+      const written = join(dir, `written-${name}`);
+      const w = await nwax(['job', name, 'write', '-o', written, ...[0, 1, 2].map((p) => join(streamedDir, `part-0000${p}`))]);
+      expect(w.code, w.stderr).toBe(0);
+      for (let p = 0; p < reduces; p++) for (const o of outs) await same(written, out, p, o);
+      for (const o of outs) expect(readFileSync(join(written, ...(o ? [o] : []), '_SUCCESS'), 'utf8')).toBe('');
+      // Many map tasks (16 KiB splits at most) on two worker threads: the same bytes.
+      await breathe();
+      const threaded = join(dir, `threaded-${name}`);
+      const t = await nwax([
+        'job',
+        name,
+        'run',
+        '-o',
+        threaded,
+        '--reduces',
+        String(reduces),
+        '--threads',
+        '2',
+        '-D',
+        'mapreduce.input.fileinputformat.split.maxsize=16K',
+        ...input.paths,
+      ]);
+      expect(t.code, t.stderr).toBe(0);
+      // (Gzipped parts are one split each; plain inputs are cut into 16 KiB splits.)
+      expect(Number(/(\d+) map tasks?/.exec(t.stderr)?.[1])).toBeGreaterThanOrEqual(Math.min(4, input.paths.length));
+      for (let p = 0; p < reduces; p++) for (const o of outs) await same(threaded, out, p, o);
+      // A small buffer (many spills) merged two runs at a time (merge passes before the reduce).
+      await breathe();
+      const passes = join(dir, `passes-${name}`);
+      const m = await nwax([
+        'job',
+        name,
+        'run',
+        '-o',
+        passes,
+        '--reduces',
+        String(reduces),
+        '--memory',
+        '16K',
+        '-D',
+        'mapreduce.task.io.sort.factor=2',
+        ...input.paths,
+      ]);
+      expect(m.code, m.stderr).toBe(0);
+      expect(Number(/runs merged in passes (\d+)/.exec(m.stderr)?.[1])).toBeGreaterThan(0);
+      for (let p = 0; p < reduces; p++) for (const o of outs) await same(passes, out, p, o);
+      // Five runs of the job and a streamed map and reduce: import and parse take over a minute
+      // when another test file runs beside this one on CI's two cores.
+    },
+    180_000,
+  );
 
   it('lists the jobs and prints a Hadoop Streaming command with generic options first', async () => {
     expect((await nwax(['job', '--list'])).stdout).toContain('cdx-url-count');
     const cmd = (await nwax(['job', 'cdx-url-count', 'run', '--engine', 'hadoop', '--reduces', '4', '-o', '/out', '/in/a', '/in/b'])).stdout.trim();
     // Written aside, then put in place of the old output with hadoop fs (an output directory must not exist).
-    expect(cmd).toMatch(/^hadoop jar \S+hadoop-streaming\S*\.jar -D mapreduce\.job\.name=nwax-cdx-url-count -D mapreduce\.job\.reduces=4 (-files \S+ -cmdenv NWAX_CONF_DIR=\. )?-input \/in\/a -input \/in\/b -output \/out\.tmp-(\d{14}) -mapper 'nwax job cdx-url-count map' -combiner 'nwax job cdx-url-count combine' -reducer 'nwax job cdx-url-count reduce' -lazyOutput \\\n {2}&& hadoop fs -rm -r -f \/out\.old && \{ ! hadoop fs -test -e \/out \|\| hadoop fs -mv \/out \/out\.old; \} && hadoop fs -mv \/out\.tmp-\2 \/out && hadoop fs -rm -r -f \/out\.old$/);
+    expect(cmd).toMatch(
+      /^hadoop jar \S+hadoop-streaming\S*\.jar -D mapreduce\.job\.name=nwax-cdx-url-count -D mapreduce\.job\.reduces=4 (-files \S+ -cmdenv NWAX_CONF_DIR=\. )?-input \/in\/a -input \/in\/b -output \/out\.tmp-(\d{14}) -mapper 'nwax job cdx-url-count map' -combiner 'nwax job cdx-url-count combine' -reducer 'nwax job cdx-url-count reduce' -lazyOutput \\\n {2}&& hadoop fs -rm -r -f \/out\.old && \{ ! hadoop fs -test -e \/out \|\| hadoop fs -mv \/out \/out\.old; \} && hadoop fs -mv \/out\.tmp-\2 \/out && hadoop fs -rm -r -f \/out\.old$/,
+    );
     const bad = await nwax(['job', 'no-such-job', 'run', '-o', '/x', '/y']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/no job named no-such-job/);
@@ -285,8 +365,12 @@ describe('nwax job on bad input', () => {
   it('a streaming map waits for a slow reader: no listener per write, the records wait in the archive', async () => {
     const dir = tempDir();
     // 200 pages of 60 KB of text: 12 MB of map output, 12 flushes past the 1 MiB buffer.
-    const records = Array.from({ length: 200 }, (_, i) => ({ url: `http://slow.example/${i}.html`, date: '20200101000000', id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-      body: `<html><head><title>Page ${i}</title></head><body><p>${`word${i} `.repeat(7000)}</p></body></html>` }));
+    const records = Array.from({ length: 200 }, (_, i) => ({
+      url: `http://slow.example/${i}.html`,
+      date: '20200101000000',
+      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      body: `<html><head><title>Page ${i}</title></head><body><p>${`word${i} `.repeat(7000)}</p></body></html>`,
+    }));
     const warc = join(dir, 'slow.warc.gz');
     await writeWarc(warc, records);
     const r = await run('bash', ['-c', `echo '${warc} slow' | node ${join(ROOT, 'bin', 'run.js')} job import map | (sleep 2; wc -l)`]);
@@ -301,9 +385,14 @@ describe('nwax job on bad input', () => {
     expect(bad.stderr).toMatch(/reduce input, line 2: not "key TAB value-json"/);
     const dir = tempDir();
     const cut = join(dir, 'cut.cdx.gz');
-    const lines = Array.from({ length: 20000 }, (_, i) => `org,example)/${i} 20070101000000 http://example.org/${i} text/html 200 AAAA - - 10 ${i} a.gz`).join('\n');
+    const lines = Array.from({ length: 20000 }, (_, i) => `org,example)/${i} 20070101000000 http://example.org/${i} text/html 200 AAAA - - 10 ${i} a.gz`).join(
+      '\n',
+    );
     writeFileSync(cut, spawnSync('gzip', ['-c'], { input: lines }).stdout.subarray(0, 20000));
-    for (const cmd of [['job', 'cdx-url-count', 'map', cut], ['sort-cdx', cut]]) {
+    for (const cmd of [
+      ['job', 'cdx-url-count', 'map', cut],
+      ['sort-cdx', cut],
+    ]) {
       const r = await nwax(cmd);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/cut\.cdx\.gz: after line \d+: corrupt or cut-short gzip data/);
@@ -321,18 +410,31 @@ describe('nwax job on bad input', () => {
 });
 
 describe('a reduce task under Hadoop Streaming', () => {
-  it('writes its partition as the local runner does, as side-effect files in the task\'s work directory, nothing on stdout', async () => {
+  it("writes its partition as the local runner does, as side-effect files in the task's work directory, nothing on stdout", async () => {
     const dir = tempDir();
     const cdx = join(dir, 'in.cdx');
-    writeFileSync(cdx, Array.from({ length: 3000 }, (_, i) => `org,example)/${i % 700}/${'é✓'[i % 2]} 2007010100000${i % 10} http://example.org/ text/html 200 AAAA - - 10 ${i} a.gz`).join('\n') + '\n');
+    writeFileSync(
+      cdx,
+      Array.from(
+        { length: 3000 },
+        (_, i) => `org,example)/${i % 700}/${'é✓'[i % 2]} 2007010100000${i % 10} http://example.org/ text/html 200 AAAA - - 10 ${i} a.gz`,
+      ).join('\n') + '\n',
+    );
     const local = join(dir, 'local');
     expect((await nwax(['job', 'cdx-url-count', 'run', '-o', local, '--reduces', '3', cdx])).code).toBe(0);
     const mapped = (await run('bash', ['-c', `node ${join(ROOT, 'bin', 'run.js')} job cdx-url-count map ${cdx} | LC_ALL=C sort`])).stdout;
     for (let p = 0; p < 3; p++) {
       // The environment Hadoop gives a reduce task: its work output directory (a URI) and partition.
       const work = join(dir, `_temporary/attempt_r_00000${p}_0`);
-      const mine = mapped.split('\n').filter((l) => l && hashPartition(l.slice(0, l.indexOf('\t')), 3) === p).join('\n') + '\n';
-      const r = await nwax(['job', 'cdx-url-count', 'reduce'], { input: mine, env: { mapreduce_task_output_dir: `file:${work}`, mapreduce_task_partition: String(p) } });
+      const mine =
+        mapped
+          .split('\n')
+          .filter((l) => l && hashPartition(l.slice(0, l.indexOf('\t')), 3) === p)
+          .join('\n') + '\n';
+      const r = await nwax(['job', 'cdx-url-count', 'reduce'], {
+        input: mine,
+        env: { mapreduce_task_output_dir: `file:${work}`, mapreduce_task_partition: String(p) },
+      });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toBe('');
       expect(r.stderr).toMatch(/reporter:counter:nwax,reduce output records,\d+/);

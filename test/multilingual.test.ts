@@ -17,7 +17,10 @@ import { parseQuery, ftsMatch } from '../src/search/query.js';
 
 /** What FTS5's ascii tokenizer makes of the stored text: ASCII alphanumerics fold case, every other ASCII byte separates. */
 function ftsAscii(stored: string): string[] {
-  return stored.split(/[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+/).filter(Boolean).map((t) => t.replace(/[A-Z]+/g, (s) => s.toLowerCase()));
+  return stored
+    .split(/[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]+/)
+    .filter(Boolean)
+    .map((t) => t.replace(/[A-Z]+/g, (s) => s.toLowerCase()));
 }
 
 /** A phrase occurs in a sequence of terms. */
@@ -58,8 +61,33 @@ describe('the analyzer', () => {
 
   it('gives the same terms for the indexed text and the query, on random text of every script', () => {
     // Letters of many scripts, marks, digits, separators and characters that NFKC changes.
-    const pool = [...'aZéÉßıİ ЙйёΣςάΆ', ...'東京都の天気予報キャプションｷｬﾌﾟ', ...'서울에서페이지', ...'ภาษาไทยง่าย', ...'ភាសាខ្មែរ', ...'संवादि्', ...'العربيةُ', ...'שָׁלוֹם',
-      ...'0123456789', ' ', ' ', '-', '.', ',', '\u00a0', '\u2019', '\u200c', 'ﬁ', '①', '㍻', '\u0301', '😀', '"', '*', '\t'];
+    const pool = [
+      ...'aZéÉßıİ ЙйёΣςάΆ',
+      ...'東京都の天気予報キャプションｷｬﾌﾟ',
+      ...'서울에서페이지',
+      ...'ภาษาไทยง่าย',
+      ...'ភាសាខ្មែរ',
+      ...'संवादि्',
+      ...'العربيةُ',
+      ...'שָׁלוֹם',
+      ...'0123456789',
+      ' ',
+      ' ',
+      '-',
+      '.',
+      ',',
+      '\u00a0',
+      '\u2019',
+      '\u200c',
+      'ﬁ',
+      '①',
+      '㍻',
+      '\u0301',
+      '😀',
+      '"',
+      '*',
+      '\t',
+    ];
     let seed = 7;
     const rnd = (n: number) => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
@@ -109,10 +137,34 @@ interface Page {
 
 const PAGES: Page[] = [
   { lang: 'fr', declared: true, title: 'Résumé de la Société', body: "Le résumé présente l'économie et la société du pays.", words: ['economie', 'Économie'] },
-  { lang: 'de', declared: true, title: 'Straße der Einheit', body: 'Die Straße führt zum Bahnhof, die Größe ist beachtlich.', words: ['strasse', 'Größe', 'grosse'] },
-  { lang: 'tr', declared: true, title: 'İstanbul Şehir Rehberi', body: 'Istanbul şehrinin tarihi ılık bir akşamda anlatılır.', words: ['istanbul', 'ISTANBUL', 'ılık'] },
-  { lang: 'ru', declared: true, title: 'Исходный текст формулой', body: 'Введите исходный текст и нажмите кнопку, чтобы увидеть результат.', words: ['Исходный', 'формулой', 'кнопку'] },
-  { lang: 'el', declared: true, title: 'Αριθμός υπομνήματα', body: 'Ο αριθμός των σελίδων εμφανίζεται στα υπομνήματα του εγγράφου.', words: ['αριθμος', 'Αριθμός', 'σελίδων'] },
+  {
+    lang: 'de',
+    declared: true,
+    title: 'Straße der Einheit',
+    body: 'Die Straße führt zum Bahnhof, die Größe ist beachtlich.',
+    words: ['strasse', 'Größe', 'grosse'],
+  },
+  {
+    lang: 'tr',
+    declared: true,
+    title: 'İstanbul Şehir Rehberi',
+    body: 'Istanbul şehrinin tarihi ılık bir akşamda anlatılır.',
+    words: ['istanbul', 'ISTANBUL', 'ılık'],
+  },
+  {
+    lang: 'ru',
+    declared: true,
+    title: 'Исходный текст формулой',
+    body: 'Введите исходный текст и нажмите кнопку, чтобы увидеть результат.',
+    words: ['Исходный', 'формулой', 'кнопку'],
+  },
+  {
+    lang: 'el',
+    declared: true,
+    title: 'Αριθμός υπομνήματα',
+    body: 'Ο αριθμός των σελίδων εμφανίζεται στα υπομνήματα του εγγράφου.',
+    words: ['αριθμος', 'Αριθμός', 'σελίδων'],
+  },
   { lang: 'ar', declared: true, title: 'مرحبا بالعالم العربي', body: 'هذه صفحة عن اللغة العربية وتاريخها الطويل.', words: ['العربية', 'صفحة'] },
   { lang: 'he', declared: true, title: 'שלום עולם', body: 'זהו דף בעברית על השפה והספרות.', words: ['בעברית', 'שָׁלוֹם'] },
   { lang: 'hi', declared: true, title: 'संवाद विंडो', body: 'यह हिन्दी में एक पृष्ठ है, संवाद विंडो खोलें।', words: ['संवाद', 'हिन्दी'] },
@@ -120,11 +172,29 @@ const PAGES: Page[] = [
   { lang: 'km', declared: true, title: 'ភាសាខ្មែរគឺជាភាសាកំណើត', body: 'ភាសាខ្មែរគឺជាភាសាកំណើតរបស់ជនជាតិខ្មែរ', words: ['កំណើត', 'ជនជាតិ'] },
   { lang: 'zh', declared: true, title: '东京都的天气预报', body: '今天北京的天气很好，我们去公园散步。', words: ['天气', '北京', '公园'] },
   { lang: 'ja', declared: true, title: 'キャプションの設定', body: '東京都の天気予報を表示します。', words: ['東京', 'ｷｬﾌﾟｼｮﾝ', '予報'] },
-  { lang: 'ko', declared: true, title: '서울에서 페이지 만들기', body: '서울은 한국의 수도입니다. 페이지를 만드는 방법을 설명합니다.', words: ['서울', '페이지', '수도'] },
+  {
+    lang: 'ko',
+    declared: true,
+    title: '서울에서 페이지 만들기',
+    body: '서울은 한국의 수도입니다. 페이지를 만드는 방법을 설명합니다.',
+    words: ['서울', '페이지', '수도'],
+  },
   { lang: 'vi', declared: true, title: 'Hướng dẫn sử dụng', body: 'Cách sử dụng phần mềm văn phòng.', words: ['dụng', 'phần'] },
   // No declaration: the language comes from the text.
-  { lang: 'ru', declared: false, title: 'Библиотека', body: 'Москва является столицей Российской Федерации и крупнейшим городом страны, библиотека открыта каждый день.', words: ['библиотека'] },
-  { lang: 'ko', declared: false, title: '도서관 안내', body: '도서관은 매일 아침 아홉 시에 문을 엽니다. 자료실은 이층에 있습니다.', words: ['도서관', '자료실'] },
+  {
+    lang: 'ru',
+    declared: false,
+    title: 'Библиотека',
+    body: 'Москва является столицей Российской Федерации и крупнейшим городом страны, библиотека открыта каждый день.',
+    words: ['библиотека'],
+  },
+  {
+    lang: 'ko',
+    declared: false,
+    title: '도서관 안내',
+    body: '도서관은 매일 아침 아홉 시에 문을 엽니다. 자료실은 이층에 있습니다.',
+    words: ['도서관', '자료실'],
+  },
 ];
 
 describe('pages in eleven scripts, imported, indexed and served', () => {
@@ -147,12 +217,26 @@ describe('pages in eleven scripts, imported, indexed and served', () => {
       body: `<!DOCTYPE html><html${p.declared ? ` lang="${p.lang}"` : ''}><head><meta charset="utf-8"><title>${p.title}</title></head><body><h1>${p.title}</h1><p>${p.body}</p></body></html>`,
     }));
     // A Vietnamese page whose title has the folded form only: the exact form ranks first.
-    records.push({ url: 'http://lang.example/vi/dung-dich.html', date: '20210101000000', id: '00000000-0000-4000-8000-000000000199', body: '<html lang="vi"><head><title>Dung dịch sử dung</title></head><body><p>Dung dịch hóa học dung.</p></body></html>' });
+    records.push({
+      url: 'http://lang.example/vi/dung-dich.html',
+      date: '20210101000000',
+      id: '00000000-0000-4000-8000-000000000199',
+      body: '<html lang="vi"><head><title>Dung dịch sử dung</title></head><body><p>Dung dịch hóa học dung.</p></body></html>',
+    });
     // Windows-1251 declared nowhere, after 9 KB of ASCII markup (the sniffer's head is ASCII).
     const cp1251 = (t: string) => Buffer.from([...t].map((c) => (c >= 'А' && c <= 'я' ? 0xc0 + c.charCodeAt(0) - 0x410 : c.charCodeAt(0))));
-    const legacy = Buffer.concat([Buffer.from(`<html><head><title>Legacy</title><script>${'var x = 1;\n'.repeat(800)}</script></head><body><p>`),
-      cp1251('Каталог старинных рукописей городской библиотеки'), Buffer.from('</p></body></html>')]);
-    records.push({ url: 'http://lang.example/ru/legacy.html', date: '20210101000000', id: '00000000-0000-4000-8000-000000000198', body: legacy, headers: { 'Content-Type': 'text/html', 'Content-Length': String(legacy.length) } } as never);
+    const legacy = Buffer.concat([
+      Buffer.from(`<html><head><title>Legacy</title><script>${'var x = 1;\n'.repeat(800)}</script></head><body><p>`),
+      cp1251('Каталог старинных рукописей городской библиотеки'),
+      Buffer.from('</p></body></html>'),
+    ]);
+    records.push({
+      url: 'http://lang.example/ru/legacy.html',
+      date: '20210101000000',
+      id: '00000000-0000-4000-8000-000000000198',
+      body: legacy,
+      headers: { 'Content-Type': 'text/html', 'Content-Length': String(legacy.length) },
+    } as never);
     const warc = join(dir, 'languages.warc.gz');
     await writeWarc(warc, records);
     const manifest = join(dir, 'manifest');
@@ -179,7 +263,10 @@ describe('pages in eleven scripts, imported, indexed and served', () => {
         expect(hit, `${p.lang}: ${word}`).toBeDefined();
         const marked = hit!.snippet.marks.map(([a, b]) => hit!.snippet.text.slice(a, b));
         // The marked text is the word as the page writes it (résumé for resume, 東京 in 東京都).
-        expect(marked.some((m) => terms(m).join(' ') === terms(word).join(' ')), `${p.lang}: ${word} marked ${JSON.stringify(marked)} in ${hit!.snippet.text}`).toBe(true);
+        expect(
+          marked.some((m) => terms(m).join(' ') === terms(word).join(' ')),
+          `${p.lang}: ${word} marked ${JSON.stringify(marked)} in ${hit!.snippet.text}`,
+        ).toBe(true);
       }
     }
   });
@@ -189,7 +276,10 @@ describe('pages in eleven scripts, imported, indexed and served', () => {
       const word = p.words[0];
       const hit = (await ask(word)).hits.find((h) => h.url === urlOf(i));
       expect(hit?.lang, `${p.lang}: ${word}`).toBe(p.lang);
-      expect((await ask(`${word} lang:${p.lang}`)).hits.map((h) => h.url), `${word} lang:${p.lang}`).toContain(urlOf(i));
+      expect(
+        (await ask(`${word} lang:${p.lang}`)).hits.map((h) => h.url),
+        `${word} lang:${p.lang}`,
+      ).toContain(urlOf(i));
       const other = p.lang === 'en' ? 'de' : 'en';
       expect((await ask(`${word} lang:${other}`)).hits.map((h) => h.url)).not.toContain(urlOf(i));
     }
@@ -209,7 +299,10 @@ describe('pages in eleven scripts, imported, indexed and served', () => {
     expect(rss).toContain('<dc:language>ko</dc:language>');
     const dump = await nwax(['dumpindex', '-f', 'lang', join(crawl, 'indexes', 'part-00000')]);
     expect(dump.code, dump.stderr).toBe(0);
-    const langs = dump.stdout.trim().split('\n').map((l) => l.split('\t')[1]);
+    const langs = dump.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t')[1]);
     expect(new Set(langs)).toEqual(new Set(PAGES.map((p) => p.lang)));
   });
 
@@ -227,12 +320,19 @@ describe('pages in eleven scripts, imported, indexed and served', () => {
   });
 
   it('suggests titles from a prefix in any script', async () => {
-    for (const [prefix, title] of [['东', '东京都的天气预报'], ['서울', '서울에서 페이지 만들기'], ['resu', 'Résumé de la Société']]) {
+    for (const [prefix, title] of [
+      ['东', '东京都的天气预报'],
+      ['서울', '서울에서 페이지 만들기'],
+      ['resu', 'Résumé de la Société'],
+    ]) {
       const r = await fetch(`${srv.url}/suggest?q=${encodeURIComponent(prefix)}`);
       expect(r.status).toBe(200);
       const s = (await r.json()) as { text: string }[] | { suggestions: { text: string }[] };
       const list = Array.isArray(s) ? s : s.suggestions;
-      expect(list.map((x) => x.text), prefix).toContain(title);
+      expect(
+        list.map((x) => x.text),
+        prefix,
+      ).toContain(title);
     }
   });
 });

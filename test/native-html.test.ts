@@ -16,7 +16,8 @@ import { nativeWanted } from '../src/util/native-addon.js';
 
 const built = nativeHtml !== undefined;
 // (Under CI the addon is built; a run with NWAX_NATIVE leaving this kernel to JavaScript skips.)
-if (!built && process.env.CI === 'true' && nativeWanted('html')) throw new Error('the native addon (build/Release/nwax_native.node) is not built: npm install runs node-gyp');
+if (!built && process.env.CI === 'true' && nativeWanted('html'))
+  throw new Error('the native addon (build/Release/nwax_native.node) is not built: npm install runs node-gyp');
 
 /** The parse of `html` by the native extractor (the default) and by the scanner, chunked alike. */
 function both(html: string, opts: HtmlOptions, cuts: number[] = []) {
@@ -35,17 +36,78 @@ function both(html: string, opts: HtmlOptions, cuts: number[] = []) {
 
 /** Tokens that exercise the link replay: bases, links that do not resolve, caps, meta, lang. */
 const LINK_TOKENS = [
-  '<a href="a.html">', '<a href="javascript:void(0)">', '<script>x</script>', '<a href="">', '<a href="http://[bad/">', '<a name=x>', '</a>',
-  '<a href="#top">', '<a href="b.html#frag">', '<a HREF=\'c.html?x=1&amp;y=2\'>', '<base href="/dir/">', '<base href="">',
-  '<base href="http://other.example/">', '<area href=map.html alt="Map &amp; more">', '<area href=m2.html title=t2>',
-  '<frame src=f.html>', '<iframe src=i.html>inner</iframe>', '<meta name=description content="d &amp; e">',
-  '<meta name="ROBOTS" content="NoIndex, follow">', '<meta http-equiv=Content-Language content=" de ">', '<html lang="">',
-  '<html LANG=en-GB>', '<title>', '</title>', '<div>', '</div>', 'anchor text ', '\u00a0\u3000', '<svg><title>svg t</title></svg>',
-  '<form>', '</p>', '<p>', '<noscript>', '</noscript>', '<template>', '</template>',
+  '<a href="a.html">',
+  '<a href="javascript:void(0)">',
+  '<script>x</script>',
+  '<a href="">',
+  '<a href="http://[bad/">',
+  '<a name=x>',
+  '</a>',
+  '<a href="#top">',
+  '<a href="b.html#frag">',
+  "<a HREF='c.html?x=1&amp;y=2'>",
+  '<base href="/dir/">',
+  '<base href="">',
+  '<base href="http://other.example/">',
+  '<area href=map.html alt="Map &amp; more">',
+  '<area href=m2.html title=t2>',
+  '<frame src=f.html>',
+  '<iframe src=i.html>inner</iframe>',
+  '<meta name=description content="d &amp; e">',
+  '<meta name="ROBOTS" content="NoIndex, follow">',
+  '<meta http-equiv=Content-Language content=" de ">',
+  '<html lang="">',
+  '<html LANG=en-GB>',
+  '<title>',
+  '</title>',
+  '<div>',
+  '</div>',
+  'anchor text ',
+  '\u00a0\u3000',
+  '<svg><title>svg t</title></svg>',
+  '<form>',
+  '</p>',
+  '<p>',
+  '<noscript>',
+  '</noscript>',
+  '<template>',
+  '</template>',
   // every name of the implied-close rules
-  '<thead>', '<tbody>', '<tfoot>', '<th>', '<td>', '<tr>', '<dt>', '<dd>', '<rt>', '<rp>', '<head>', '<body>', '<link>',
-  '<h1>', '<h6>', '<button>', '<datalist>', '<output>', '<optgroup>', '<option>', '<select>', '<input>', '<center>', '<li>',
-  '</thead>', '</tbody>', '</td>', '</tr>', '</li>', '</h1>', '</select>', '</option>', '</dd>', '</rt>', '</body>',
+  '<thead>',
+  '<tbody>',
+  '<tfoot>',
+  '<th>',
+  '<td>',
+  '<tr>',
+  '<dt>',
+  '<dd>',
+  '<rt>',
+  '<rp>',
+  '<head>',
+  '<body>',
+  '<link>',
+  '<h1>',
+  '<h6>',
+  '<button>',
+  '<datalist>',
+  '<output>',
+  '<optgroup>',
+  '<option>',
+  '<select>',
+  '<input>',
+  '<center>',
+  '<li>',
+  '</thead>',
+  '</tbody>',
+  '</td>',
+  '</tr>',
+  '</li>',
+  '</h1>',
+  '</select>',
+  '</option>',
+  '</dd>',
+  '</rt>',
+  '</body>',
 ];
 
 const OPTIONS: Omit<HtmlOptions, 'url'>[] = [
@@ -54,7 +116,7 @@ const OPTIONS: Omit<HtmlOptions, 'url'>[] = [
   { textLimit: 100, maxOutlinks: 3 },
 ];
 
-describe.skipIf(!built)('the native HTML extractor gives the scanner\'s parse', () => {
+describe.skipIf(!built)("the native HTML extractor gives the scanner's parse", () => {
   it('on awkward markup, whole and in chunks', () => {
     for (const html of AWKWARD) {
       for (const o of OPTIONS) {
@@ -109,10 +171,54 @@ describe.skipIf(!built)('the native HTML extractor gives the scanner\'s parse', 
     expect(native.outlinks.map((l) => l.url)).toEqual(['http://example.org/l.html', 'http://example.org/last.html']);
   });
 
-  it('closes what each open tag implies it closes: every pair of the rules\' names', () => {
-    const names = ['tr', 'th', 'td', 'thead', 'tbody', 'tfoot', 'head', 'body', 'link', 'script', 'a', 'li', 'p', 'h1', 'h2', 'h6',
-      'input', 'option', 'optgroup', 'select', 'output', 'button', 'datalist', 'textarea', 'dd', 'dt', 'rt', 'rp', 'div', 'form',
-      'table', 'ul', 'hr', 'address', 'section', 'pre', 'span', 'br', 'img', 'image', 'svg', 'math', 'title', 'mi', 'foreignObject'];
+  it("closes what each open tag implies it closes: every pair of the rules' names", () => {
+    const names = [
+      'tr',
+      'th',
+      'td',
+      'thead',
+      'tbody',
+      'tfoot',
+      'head',
+      'body',
+      'link',
+      'script',
+      'a',
+      'li',
+      'p',
+      'h1',
+      'h2',
+      'h6',
+      'input',
+      'option',
+      'optgroup',
+      'select',
+      'output',
+      'button',
+      'datalist',
+      'textarea',
+      'dd',
+      'dt',
+      'rt',
+      'rp',
+      'div',
+      'form',
+      'table',
+      'ul',
+      'hr',
+      'address',
+      'section',
+      'pre',
+      'span',
+      'br',
+      'img',
+      'image',
+      'svg',
+      'math',
+      'title',
+      'mi',
+      'foreignObject',
+    ];
     const opts = { url: 'http://example.org/', textLimit: 1 << 20, maxOutlinks: -1 };
     for (const x of names) {
       for (const y of names) {
@@ -126,7 +232,24 @@ describe.skipIf(!built)('the native HTML extractor gives the scanner\'s parse', 
 
   it('finds the end of a script, style, title or textarea among the "<"s inside it', () => {
     const rand = seededRandom(20261127);
-    const pieces = ['<', '</', '</s', '</scrip', '</script', '</scriptx>', '</SCRIPT', '</style', '</titl', '</textare', 'a<b', ' x ', '&amp;', '\n', '<!--', '-->'];
+    const pieces = [
+      '<',
+      '</',
+      '</s',
+      '</scrip',
+      '</script',
+      '</scriptx>',
+      '</SCRIPT',
+      '</style',
+      '</titl',
+      '</textare',
+      'a<b',
+      ' x ',
+      '&amp;',
+      '\n',
+      '<!--',
+      '-->',
+    ];
     const ends = ['</script>', '</SCRIPT >', '</script\t>', '</script/>', '</style>', '</title>', '</textarea>', ''];
     const opts = { url: 'http://example.org/', textLimit: 1 << 20, maxOutlinks: -1 };
     for (let i = 0; i < 2000; i++) {

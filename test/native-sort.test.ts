@@ -20,7 +20,8 @@ import { nativeWanted } from '../src/util/native-addon.js';
 
 const built = nativeSort !== undefined;
 // (Under CI the addon is built; a run with NWAX_NATIVE leaving this kernel to JavaScript skips.)
-if (!built && process.env.CI === 'true' && nativeWanted('sort')) throw new Error('the native addon (build/Release/nwax_native.node) is not built: npm install runs node-gyp');
+if (!built && process.env.CI === 'true' && nativeWanted('sort'))
+  throw new Error('the native addon (build/Release/nwax_native.node) is not built: npm install runs node-gyp');
 if (!built) console.warn('native-sort.test: the native addon is not built; its tests are skipped');
 
 /** Lines of random bytes over an alphabet that tells byte order from others, with shared prefixes and repeats. */
@@ -127,14 +128,23 @@ describe.skipIf(!built)('the native merge', () => {
     const paths = runs(dir, lines, 7);
     const fileLines = paths.flatMap((p) => {
       const text = readFileSync(p);
-      return text.length === 0 ? [] : (text.at(-1) === 0x0a ? text.subarray(0, -1) : text).toString('latin1').split('\n').map((s) => Buffer.from(s, 'latin1'));
+      return text.length === 0
+        ? []
+        : (text.at(-1) === 0x0a ? text.subarray(0, -1) : text)
+            .toString('latin1')
+            .split('\n')
+            .map((s) => Buffer.from(s, 'latin1'));
     });
     const extra = awkwardLines(3000, 7);
     const arena = arenaOf(extra);
     const { order } = arena.sorted();
     const all = reference([...fileLines, ...extra]);
     for (const unique of [false, true]) {
-      for (const [read, chunk] of [[64, 64], [1000, 333], [256 << 10, 1 << 20]]) {
+      for (const [read, chunk] of [
+        [64, 64],
+        [1000, 333],
+        [256 << 10, 1 << 20],
+      ]) {
         const cursors = () => [...paths.map((p) => new FileLines(p, 0, Infinity, read)), new ArenaLines(arena, order, 0, arena.count)];
         const native = collect(mergeLines(cursors(), unique, chunk));
         const js = collect(mergeLinesJs(cursors(), unique, chunk));
@@ -162,7 +172,10 @@ describe.skipIf(!built)('with and without the addon (NWAX_NATIVE=0)', () => {
     const dir = tempDir();
     const rand = seededRandom(8);
     const input = join(dir, 'in.cdx');
-    const lines = Array.from({ length: 40000 }, (_, i) => `h${Math.floor(rand() * 50)},com,site)/p${Math.floor(rand() * 3000)}${i % 11 === 0 ? '\u00e9' : ''} 2026${i % 97} x`);
+    const lines = Array.from(
+      { length: 40000 },
+      (_, i) => `h${Math.floor(rand() * 50)},com,site)/p${Math.floor(rand() * 3000)}${i % 11 === 0 ? '\u00e9' : ''} 2026${i % 97} x`,
+    );
     writeFileSync(input, `${lines.join('\n')}\n`);
     const outputs: Buffer[] = [];
     const counters: Record<string, number>[] = [];
@@ -171,11 +184,21 @@ describe.skipIf(!built)('with and without the addon (NWAX_NATIVE=0)', () => {
       const r = await nwax(['sort-cdx', '-u', '--memory', '256K', '-o', sorted, input], { env: { NWAX_NATIVE: native } });
       expect(r.code, r.stderr).toBe(0);
       const counted = join(dir, `count-${native}`);
-      const j = await nwax(['job', 'cdx-url-count', 'run', '--force', '--threads', '2', '--reduces', '2', '--memory', '1M', '-o', counted, input], { env: { NWAX_NATIVE: native } });
+      const j = await nwax(['job', 'cdx-url-count', 'run', '--force', '--threads', '2', '--reduces', '2', '--memory', '1M', '-o', counted, input], {
+        env: { NWAX_NATIVE: native },
+      });
       expect(j.code, j.stderr).toBe(0);
       outputs.push(Buffer.concat([readFileSync(sorted), readFileSync(join(counted, 'part-00000.gz')), readFileSync(join(counted, 'part-00001.gz'))]));
       // The counters too: records batched through the addon spill where they did one by one.
-      counters.push(Object.fromEntries(j.stderr.slice(j.stderr.indexOf(';') + 1).trim().split(', ').map((c) => [c.replace(/ \d+$/, ''), Number(c.match(/\d+$/)?.[0])])));
+      counters.push(
+        Object.fromEntries(
+          j.stderr
+            .slice(j.stderr.indexOf(';') + 1)
+            .trim()
+            .split(', ')
+            .map((c) => [c.replace(/ \d+$/, ''), Number(c.match(/\d+$/)?.[0])]),
+        ),
+      );
     }
     expect(outputs[0].equals(outputs[1])).toBe(true);
     expect(counters[0]['combine input groups']).toBeGreaterThan(0);
@@ -195,7 +218,17 @@ describe.skipIf(!built)('dedup-cdx and revisits by the addon (native/cdx-keys.c:
     const lines = [' CDX N b a m s k r M S V g'];
     for (let i = 0; i < 30000; i++) {
       const r = rand();
-      if (r < 0.005) lines.push(pick(['', '!comment', ' leading space', 'org,x)/ 20100101000000 {"url": "http://x.org/"}', 'org,x)/ 20100101000000 three fields', 'org,x)/ 20100101000000 a b c d']));
+      if (r < 0.005)
+        lines.push(
+          pick([
+            '',
+            '!comment',
+            ' leading space',
+            'org,x)/ 20100101000000 {"url": "http://x.org/"}',
+            'org,x)/ 20100101000000 three fields',
+            'org,x)/ 20100101000000 a b c d',
+          ]),
+        );
       else {
         const key = rand() < 0.002 ? keys[4] : pick(keys.slice(0, 4)) + (rand() < 0.5 ? String(Math.floor(rand() * 50)) : '');
         const mime = rand() < 0.3 ? 'warc/revisit' : pick(['text/html', 'warc/revisitX', '-']);
@@ -223,8 +256,32 @@ describe.skipIf(!built)('the native sum', () => {
   it('writes the parts the Grouper writes with longSum: fractions, exponents, unsafe and infinite sums, long and non-ASCII keys, small blocks', async () => {
     const dir = tempDir();
     const rand = seededRandom(9);
-    const values = ['1', '2', '-7', '0', '-0', '0.5', '1e3', '-2.5E-1', '123456789012345', '9007199254740993', '1234567890123456789', 'null', '"7"', 'true', '[1]', '1e308'];
-    const keys = ['a', 'b\u00e9', 'c\u{1F600}', 'x'.repeat(1500), 'y'.repeat(5000), ...Array.from({ length: 3000 }, (_, i) => (i % 3 === 0 ? `\u{1F600}${i}` : `k${i}`))];
+    const values = [
+      '1',
+      '2',
+      '-7',
+      '0',
+      '-0',
+      '0.5',
+      '1e3',
+      '-2.5E-1',
+      '123456789012345',
+      '9007199254740993',
+      '1234567890123456789',
+      'null',
+      '"7"',
+      'true',
+      '[1]',
+      '1e308',
+    ];
+    const keys = [
+      'a',
+      'b\u00e9',
+      'c\u{1F600}',
+      'x'.repeat(1500),
+      'y'.repeat(5000),
+      ...Array.from({ length: 3000 }, (_, i) => (i % 3 === 0 ? `\u{1F600}${i}` : `k${i}`)),
+    ];
     const lines: string[] = [];
     // Most groups sum integers only (the addon writes them); the rest go back to JavaScript.
     const value = () => (rand() < 0.98 ? String(Math.floor(rand() * 200) - 20) : values[Math.floor(rand() * values.length)]);

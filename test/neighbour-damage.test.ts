@@ -16,7 +16,12 @@ const HERITRIX_GZ = 'webarchive-discovery/IAH-20080430204825-00000-blackbook-tru
 const HERITRIX_PLAIN = 'webarchive-discovery/IAH-20080430204825-00000-blackbook-truncated.arc';
 const PLAIN_WARC = 'warcio/example-iana.org-chunked.warc';
 
-interface Line { url: string; digest: string; length: number; offset: number; }
+interface Line {
+  url: string;
+  digest: string;
+  length: number;
+  offset: number;
+}
 
 function lines(stdout: string): Line[] {
   return dataLines(stdout).map((l) => {
@@ -83,8 +88,10 @@ describe.skipIf(!HAVE_FIXTURES)('a damaged neighbour never changes a good record
         { name: 'line', bytes: Buffer.concat([clean, Buffer.from('garbage\n')]), at: clean.length, count: 8 },
         {
           // A line of garbage right before the middle record, after the previous one's separator.
-          name: 'between', bytes: Buffer.concat([clean.subarray(0, middle.offset), Buffer.from('garbage\n'), clean.subarray(middle.offset)]),
-          at: middle.offset, count: 8,
+          name: 'between',
+          bytes: Buffer.concat([clean.subarray(0, middle.offset), Buffer.from('garbage\n'), clean.subarray(middle.offset)]),
+          at: middle.offset,
+          count: 8,
         },
       ];
       for (const c of cases) {
@@ -94,7 +101,10 @@ describe.skipIf(!HAVE_FIXTURES)('a damaged neighbour never changes a good record
         const got = lines(r.stdout);
         const shift = (l: Line) => (c.name === 'between' && l.offset >= middle.offset ? 8 : 0);
         // Same records, digests and lengths; only offsets after inserted bytes move.
-        expect(got.map((l) => `${l.url} ${l.digest} ${l.length}`), `${c.name}`).toEqual(want.map((l) => `${l.url} ${l.digest} ${l.length}`));
+        expect(
+          got.map((l) => `${l.url} ${l.digest} ${l.length}`),
+          `${c.name}`,
+        ).toEqual(want.map((l) => `${l.url} ${l.digest} ${l.length}`));
         expect(got.map((l) => l.offset)).toEqual(want.map((l) => l.offset + shift(l)));
         expect(r.code, `${c.name}: ${r.stderr}`).toBe(3);
         expect(r.stderr).toContain(`${path}: offset ${c.at}: ${c.count} bytes that start no record`);
@@ -117,14 +127,18 @@ describe('impossible lengths', () => {
   it('a length above 2^53 is named as written and its record skipped, in WARC and in ARC (not "Content-Length" there)', async () => {
     const huge = '18446744073709551615';
     const warc = join(dir, 'huge.warc');
-    const good = 'WARC/1.0\r\nWARC-Type: resource\r\nWARC-Target-URI: http://example.org/good\r\nWARC-Date: 2020-01-01T00:00:00Z\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok\r\n\r\n';
+    const good =
+      'WARC/1.0\r\nWARC-Type: resource\r\nWARC-Target-URI: http://example.org/good\r\nWARC-Date: 2020-01-01T00:00:00Z\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok\r\n\r\n';
     writeFileSync(warc, `WARC/1.0\r\nWARC-Type: resource\r\nWARC-Target-URI: http://example.org/huge\r\nContent-Length: ${huge}\r\n\r\nabc\r\n\r\n${good}`);
     const w = await nwax(['cdx', warc]);
     expect(w.code).toBe(3);
     expect(w.stderr).toContain(`offset 0: WARC Content-Length ${huge} is larger than any file (bad-header; record skipped)`);
     expect(lines(w.stdout).map((l) => l.url)).toEqual(['http://example.org/good']);
     const arc = join(dir, 'huge.arc');
-    writeFileSync(arc, `http://example.org/huge 192.0.2.1 20200101000000 text/plain ${huge}\nabc\nhttp://example.org/good 192.0.2.1 20200101000000 text/plain 2\nok\n`);
+    writeFileSync(
+      arc,
+      `http://example.org/huge 192.0.2.1 20200101000000 text/plain ${huge}\nabc\nhttp://example.org/good 192.0.2.1 20200101000000 text/plain 2\nok\n`,
+    );
     const a = await nwax(['cdx', arc]);
     expect(a.code).toBe(3);
     expect(a.stderr).toContain(`offset 0: ARC header length ${huge} is larger than any file (bad-header; record skipped)`);
@@ -145,6 +159,9 @@ describe('messages that count', () => {
     const r = await nwax(['cdx', path]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain(`ARC length ${declared}, but the record's gzip member ends after ${block} bytes of it and the next member starts a record`);
-    expect(lines(r.stdout).map((l) => [l.url, l.digest])).toEqual([['http://example.org/odd', odd.digest], ['http://example.org/good', good.digest]]);
+    expect(lines(r.stdout).map((l) => [l.url, l.digest])).toEqual([
+      ['http://example.org/odd', odd.digest],
+      ['http://example.org/good', good.digest],
+    ]);
   });
 });

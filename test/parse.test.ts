@@ -12,15 +12,34 @@ const cp1251 = (s: string) => spawnSync('iconv', ['-f', 'UTF-8', '-t', 'WINDOWS-
 
 const pages: [string, Buffer][] = [
   // No charset anywhere; 12 KB of ASCII, then Russian in windows-1251 (decided past the ASCII head).
-  ['undeclared windows-1251 past the head', Buffer.concat([Buffer.from(`<html><head><title>t</title>${ascii(12000)}</head><body><p>`), cp1251('Исходный текст страницы, сохранённый в архиве. '.repeat(2000)), Buffer.from('</p></body></html>')])],
+  [
+    'undeclared windows-1251 past the head',
+    Buffer.concat([
+      Buffer.from(`<html><head><title>t</title>${ascii(12000)}</head><body><p>`),
+      cp1251('Исходный текст страницы, сохранённый в архиве. '.repeat(2000)),
+      Buffer.from('</p></body></html>'),
+    ]),
+  ],
   // A meta charset just past the first 8 KiB.
-  ['meta charset past 8 KiB', Buffer.from(`<html><head>${ascii(9000)}<meta charset="utf-8"><title>Ünïcödé</title></head><body>${'Grüße aus Köln, café au lait. '.repeat(3000)}</body></html>`)],
+  [
+    'meta charset past 8 KiB',
+    Buffer.from(
+      `<html><head>${ascii(9000)}<meta charset="utf-8"><title>Ünïcödé</title></head><body>${'Grüße aus Köln, café au lait. '.repeat(3000)}</body></html>`,
+    ),
+  ],
   // UTF-8 undeclared, a few non-ASCII bytes late in a long page.
   ['undeclared UTF-8, late and sparse', Buffer.from(`<html><body>${'plain words '.repeat(9000)}naïve façade ${'more words '.repeat(9000)}</body></html>`)],
 ];
 
 async function parse(bytes: Buffer, chunk: (i: number) => number): Promise<Parse> {
-  const p = new ContentParser({ url: 'http://example.org/', mime: 'text/html', contentType: 'text/html', textLimit: 100_000, byteLimit: 10 << 20, maxOutlinks: 100 });
+  const p = new ContentParser({
+    url: 'http://example.org/',
+    mime: 'text/html',
+    contentType: 'text/html',
+    textLimit: 100_000,
+    byteLimit: 10 << 20,
+    maxOutlinks: 100,
+  });
   for (let at = 0, i = 0; at < bytes.length; i++) {
     const n = Math.max(1, chunk(i));
     p.write(bytes.subarray(at, at + n));

@@ -16,8 +16,12 @@ describe.skipIf(!HAVE_FIXTURES)("pywb's shipped CDX", () => {
     ['pywb/cdx/example.cdx', 'pywb/example.warc.gz', 'surt'],
     ['pywb/non-surt-cdx/example-non-surt.cdx', 'pywb/example.warc.gz', 'massaged'],
   ])('%s: the same captures from %s (%s keys)', async (cdx, warc, canonicalizer) => {
-    const theirs = dataLines(readFileSync(fixture(cdx), 'utf8')).map(pick).sort();
-    const ours = dataLines((await nwax(['cdx', '-q', '--sort', '--canonicalizer', canonicalizer, fixture(warc)])).stdout).map(pick).sort();
+    const theirs = dataLines(readFileSync(fixture(cdx), 'utf8'))
+      .map(pick)
+      .sort();
+    const ours = dataLines((await nwax(['cdx', '-q', '--sort', '--canonicalizer', canonicalizer, fixture(warc)])).stdout)
+      .map(pick)
+      .sort();
     expect(theirs.length).toBeGreaterThan(2);
     expect(ours).toEqual(theirs);
   });
@@ -28,7 +32,10 @@ describe.skipIf(!HAVE_FIXTURES)('a corrupt gzip member in the middle of a file',
     const r = await nwax(['cdx', '--sort', fixture('made-here/dupes-corrupt-member-at-1858.warc.gz')]);
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/offset 1858: corrupt gzip member/);
-    const theirs = dataLines(readFileSync(fixture('pywb/cdx/dupes.cdx'), 'utf8')).filter((l) => l.split(' ')[9] !== '1858').map(pick).sort();
+    const theirs = dataLines(readFileSync(fixture('pywb/cdx/dupes.cdx'), 'utf8'))
+      .filter((l) => l.split(' ')[9] !== '1858')
+      .map(pick)
+      .sort();
     const ours = dataLines(r.stdout).map(pick).sort();
     expect(ours).toEqual(theirs);
   });

@@ -56,7 +56,10 @@ describe('the ranking', () => {
   });
 
   it('plain BM25 leaves the text order alone', () => {
-    const cands = [{ url: 'http://x/', title: 'x', inlinks: 9, rank: -2 }, { url: 'http://y/a/b', title: 'q', inlinks: 0, rank: -3 }];
+    const cands = [
+      { url: 'http://x/', title: 'x', inlinks: 9, rank: -2 },
+      { url: 'http://y/a/b', title: 'q', inlinks: 0, rank: -3 },
+    ];
     rerank(cands, ['q'], BM25_ONLY);
     expect(cands.map((c) => c.rank)).toEqual([-2, -3]);
     expect(DEFAULT_WEIGHTS.title).toBeGreaterThan(0);
@@ -82,7 +85,12 @@ describe('hits per site and versions across index sets', () => {
     for (const host of ['a.example', 'b.example']) {
       for (let i = 0; i < 3; i++) {
         n++;
-        records.push({ url: `http://${host}/page${i}.html`, date: `2020010${n}000000`, id: `00000000-0000-4000-8000-0000000000${String(n).padStart(2, '0')}`, body: `<html><head><title>Alligator page ${i} of ${host}</title></head><body><p>The alligator ${'lives in swamps. '.repeat(i + 1)}</p></body></html>` });
+        records.push({
+          url: `http://${host}/page${i}.html`,
+          date: `2020010${n}000000`,
+          id: `00000000-0000-4000-8000-0000000000${String(n).padStart(2, '0')}`,
+          body: `<html><head><title>Alligator page ${i} of ${host}</title></head><body><p>The alligator ${'lives in swamps. '.repeat(i + 1)}</p></body></html>`,
+        });
       }
     }
     const warc = join(dir, 'gators.warc.gz');
@@ -148,7 +156,8 @@ describe('bounded work per query', () => {
     for (let i = 0; i < 300; i++) {
       const titled = i >= 290;
       records.push({
-        url: `http://h.example/p${String(i).padStart(3, '0')}.html`, date: `${i % 2 ? 2019 : 2020}0102030405`,
+        url: `http://h.example/p${String(i).padStart(3, '0')}.html`,
+        date: `${i % 2 ? 2019 : 2020}0102030405`,
         id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
         body: `<html><head><title>${titled ? `Heron colony report ${i}` : `Page ${i}`}</title></head><body><p>${'A heron stood by the water. '.repeat(1 + (i % 5))} Number ${i}.</p></body></html>`,
       });
@@ -158,7 +167,10 @@ describe('bounded work per query', () => {
     const manifest = join(dir, 'manifest');
     writeFileSync(manifest, `${warc} herons\n`);
     // p001 (captured in 2019) was also captured in 2021: known only to the dates index.
-    const cdx = (await nwax(['cdx', warc])).stdout.split('\n').find((l) => l.includes('/p001.html'))!.split(' ');
+    const cdx = (await nwax(['cdx', warc])).stdout
+      .split('\n')
+      .find((l) => l.includes('/p001.html'))!
+      .split(' ');
     writeFileSync(join(dir, 'more.dup'), `${cdx[0]} sha1:${cdx[5]} 20210102030405\n`);
     await pipeline(crawl, manifest, { dates: join(dir, 'more.dup') });
     const { Searcher } = await import('../src/search/searcher.js');
@@ -191,7 +203,10 @@ describe('bounded work per query', () => {
     try {
       const ask = async (extra: string) => {
         const r = await fetch(`${srv.url}/api/search?query=heron&hitsPerPage=10&hitsPerSite=0${extra}`);
-        return { status: r.status, body: (await r.json()) as { total: number; totalExact: boolean; rankedAmong?: number; hits: { url: string }[]; error?: string } };
+        return {
+          status: r.status,
+          body: (await r.json()) as { total: number; totalExact: boolean; rankedAmong?: number; hits: { url: string }[]; error?: string },
+        };
       };
       const capped = await ask('');
       expect(capped.body).toMatchObject({ total: 20, totalExact: false, rankedAmong: 30 });

@@ -18,8 +18,14 @@ function readmeSession(): string[] {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const block = /## The pipeline\s+```bash\n([\s\S]*?)```/.exec(readme)?.[1];
   expect(block, 'README: the bash block under "## The pipeline"').toBeDefined();
-  const lines = block!.split('\n').map((l) => l.replace(/\s+#.*$/, '').trim()).filter(Boolean);
-  return lines.slice(0, lines.findIndex((l) => l.startsWith('nwax search')));
+  const lines = block!
+    .split('\n')
+    .map((l) => l.replace(/\s+#.*$/, '').trim())
+    .filter(Boolean);
+  return lines.slice(
+    0,
+    lines.findIndex((l) => l.startsWith('nwax search')),
+  );
 }
 
 describe("the README's session on the worked example", () => {
@@ -37,11 +43,23 @@ describe("the README's session on the worked example", () => {
     const parts = readdirSync(join(dir, 'crawl', 'indexes')).filter((n) => n.startsWith('part-'));
     expect(parts.length).toBeGreaterThan(1);
     for (const p of parts) expect(readdirSync(join(dir, 'crawl', 'pindexes', p))).toContain('dates');
-    const found = JSON.parse((await nwax(['search', '-dir', join(dir, 'crawl'), '--json', 'url:http://example.org/index.html'], { cwd: dir })).stdout) as { hits: { dates: string[] }[] };
+    const found = JSON.parse((await nwax(['search', '-dir', join(dir, 'crawl'), '--json', 'url:http://example.org/index.html'], { cwd: dir })).stdout) as {
+      hits: { dates: string[] }[];
+    };
     const got = found.hits.map((h) => h.dates.map((d) => d.slice(0, 8)).join(' ')).sort();
     // expected-dates.txt: URL, version, then every date of that version.
-    const want = readFileSync(join(SPEC, 'dedup-example', 'expected-dates.txt'), 'utf8').split('\n').filter((l) => l && !l.startsWith('#'))
-      .map((l) => l.split(/\s+/).slice(2).map((d) => d.replace(/-/g, '').slice(0, 8)).sort().join(' ')).sort();
+    const want = readFileSync(join(SPEC, 'dedup-example', 'expected-dates.txt'), 'utf8')
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'))
+      .map((l) =>
+        l
+          .split(/\s+/)
+          .slice(2)
+          .map((d) => d.replace(/-/g, '').slice(0, 8))
+          .sort()
+          .join(' '),
+      )
+      .sort();
     expect(got).toEqual(want);
     // Over all parts at once: a line of no version in any part is counted once, not once a part.
     const dup = readFileSync(join(dir, 'all.dup'), 'utf8');

@@ -8,7 +8,10 @@ import { gzipBlock } from '../src/mapreduce/block-gzip.js';
 import { seededRandom, tempDir } from './helpers.js';
 
 const cSort = (keys: string[]) =>
-  spawnSync('sort', [], { input: keys.join('\n') + '\n', env: { ...process.env, LC_ALL: 'C' } }).stdout.toString().split('\n').filter(Boolean);
+  spawnSync('sort', [], { input: keys.join('\n') + '\n', env: { ...process.env, LC_ALL: 'C' } })
+    .stdout.toString()
+    .split('\n')
+    .filter(Boolean);
 
 describe('sorted record files', () => {
   const dir = tempDir();
@@ -59,11 +62,18 @@ describe('sorted record files', () => {
 });
 
 describe('block members from a reused gzip engine', () => {
-  it('are gzipSync\'s bytes, member after member, at every level: empty, tiny, incompressible, repetitive and large blocks', async () => {
+  it("are gzipSync's bytes, member after member, at every level: empty, tiny, incompressible, repetitive and large blocks", async () => {
     const { gzipSync } = await import('node:zlib');
     const random = seededRandom(5);
     const noise = (n: number) => Buffer.from(Array.from({ length: n }, () => Math.floor(random() * 256)));
-    const blocks = [Buffer.alloc(0), Buffer.from('a'), noise(70_000), Buffer.from('abc'.repeat(30_000)), noise(300), Buffer.from('key\t{"v":"w"}\n'.repeat(20_000))];
+    const blocks = [
+      Buffer.alloc(0),
+      Buffer.from('a'),
+      noise(70_000),
+      Buffer.from('abc'.repeat(30_000)),
+      noise(300),
+      Buffer.from('key\t{"v":"w"}\n'.repeat(20_000)),
+    ];
     for (let round = 0; round < 2; round++) {
       for (const level of [1, 3, 6, 9]) {
         for (const b of blocks) expect(Buffer.from(gzipBlock(b, level)).equals(gzipSync(b, { level })), `level ${level}, ${b.length} bytes`).toBe(true);
@@ -88,10 +98,12 @@ describe('datasets', () => {
     const ds = join(root, 'crawldb');
     await writeDataset(ds, writeParts(2, 'v1'));
     expect(parts(ds).map((p) => p.slice(-10))).toEqual(['part-00000', 'part-00001']);
-    await expect(writeDataset(ds, async (tmp) => {
-      await writeParts(3, 'v2')(tmp);
-      throw new Error('the job failed half way');
-    })).rejects.toThrow(/half way/);
+    await expect(
+      writeDataset(ds, async (tmp) => {
+        await writeParts(3, 'v2')(tmp);
+        throw new Error('the job failed half way');
+      }),
+    ).rejects.toThrow(/half way/);
     expect(new RecordFileReader(parts(ds)[0]).get('key-0')).toEqual(['v1']);
     expect(readdirSync(root).sort()).toEqual(['crawldb']);
     await writeDataset(ds, writeParts(1, 'v3'));
@@ -175,7 +187,10 @@ describe('parts written by either engine', () => {
     spawnSync('mv', [join(dir, 'old', '.part-00000.idx'), `${old}.idx`]);
     for (const p of [text, gz, old]) {
       const r = new RecordFileReader(p);
-      expect([...r.entries()].map((e) => e.key), p).toEqual(keys);
+      expect(
+        [...r.entries()].map((e) => e.key),
+        p,
+      ).toEqual(keys);
       expect(r.get(keys[1234]), p).toEqual([{ n: 1234 }]);
       expect(r.get('org,example)/nope'), p).toEqual([]);
       expect([...r.prefix('org,example)/29')].length, p).toBe(keys.filter((k) => k.startsWith('org,example)/29')).length);
@@ -183,7 +198,7 @@ describe('parts written by either engine', () => {
     expect(new RecordFileReader(text).blockCount).toBeGreaterThan(1);
   });
 
-  it('takes a streaming job\'s output as a dataset: .crc files left out, a named output complete by its parent\'s _SUCCESS', () => {
+  it("takes a streaming job's output as a dataset: .crc files left out, a named output complete by its parent's _SUCCESS", () => {
     const seg = join(dir, 'seg');
     spawnSync('mkdir', ['-p', join(seg, 'content')]);
     writeFileSync(join(seg, '_SUCCESS'), '');

@@ -30,7 +30,11 @@ function archiveServer(files: Record<string, Buffer>): { server: Server; request
     const range = mode !== 'norange' ? /^bytes=(\d+)-$/.exec(req.headers.range ?? '') : null;
     if (range) {
       const from = Number(range[1]);
-      res.writeHead(206, { 'content-length': body.length - from, 'content-range': `bytes ${from}-${body.length - 1}/${body.length}`, 'accept-ranges': 'bytes' });
+      res.writeHead(206, {
+        'content-length': body.length - from,
+        'content-range': `bytes ${from}-${body.length - 1}/${body.length}`,
+        'accept-ranges': 'bytes',
+      });
       res.end(body.subarray(from));
       return;
     }
@@ -56,11 +60,7 @@ describe.skipIf(!HAVE_FIXTURES)('importing archives over HTTP', () => {
     writeFileSync(join(dir, 'local'), `${paths[0]} web\n${paths[1]} web\n`);
     const local = await nwaxAsync(['import', join(dir, 'local'), join(dir, 'local-seg')]);
     expect(local.code, local.stderr).toBe(0);
-    writeFileSync(join(dir, 'remote'), [
-      `${base}/drop/iana.warc.gz web`,
-      `${base}/norange/crawl1.warc.gz web`,
-      `${base}/files/missing.warc.gz web`,
-    ].join('\n'));
+    writeFileSync(join(dir, 'remote'), [`${base}/drop/iana.warc.gz web`, `${base}/norange/crawl1.warc.gz web`, `${base}/files/missing.warc.gz web`].join('\n'));
     const remote = await nwaxAsync(['import', join(dir, 'remote'), join(dir, 'remote-seg')]);
     expect(remote.code, remote.stderr).toBe(3);
     expect(remote.stderr).toMatch(new RegExp(`${base}/files/missing\\.warc\\.gz: HTTP 404; archive skipped`));

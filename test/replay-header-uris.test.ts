@@ -37,7 +37,11 @@ describe('uriForHeader', () => {
 });
 
 /** GET with a raw request target (node sends `"`, `<`, `>` as they are, as a hostile client would). */
-function rawGet(base: string, target: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function rawGet(
+  base: string,
+  target: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   const u = new URL(base);
   return new Promise((resolve, reject) => {
     const req = request({ host: u.hostname, port: u.port, path: target, headers }, (res) => {
@@ -68,8 +72,14 @@ describe('replay headers carry archived URLs percent-encoded', () => {
   beforeAll(async () => {
     const warc = join(dir, 'odd.warc.gz');
     const resp = (url: string, date: string, body: string, status: number, extra: Record<string, string>, id: number) => ({
-      type: 'response', url, date, body: Buffer.from(body), id: `00000000-0000-4000-8000-${String(id).padStart(12, '0')}`, status,
-      statusline: `HTTP/1.1 ${status} ${status === 200 ? 'OK' : 'Found'}`, headers: { 'Content-Type': 'text/html', 'Content-Length': String(body.length), ...extra },
+      type: 'response',
+      url,
+      date,
+      body: Buffer.from(body),
+      id: `00000000-0000-4000-8000-${String(id).padStart(12, '0')}`,
+      status,
+      statusline: `HTTP/1.1 ${status} ${status === 200 ? 'OK' : 'Found'}`,
+      headers: { 'Content-Type': 'text/html', 'Content-Length': String(body.length), ...extra },
     });
     await writeWarc(warc, [
       resp(odd, '20100101000000', '<html><title>quoted</title><body>quoted page</body></html>', 200, {}, 1),

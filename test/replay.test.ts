@@ -45,7 +45,16 @@ let n = 0;
 const id = () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
 function resp(url: string, date: string, body: string | Buffer, type: string, extra: Record<string, string> = {}, status = 200) {
   const b = typeof body === 'string' ? Buffer.from(body) : body;
-  return { type: 'response', url, date, body: b, id: id(), status, statusline: `HTTP/1.1 ${status} ${status === 200 ? 'OK' : 'Moved'}`, headers: { 'Content-Type': type, 'Content-Length': String(b.length), 'Set-Cookie': 'a=b', 'X-Frame-Options': 'DENY', ...extra } };
+  return {
+    type: 'response',
+    url,
+    date,
+    body: b,
+    id: id(),
+    status,
+    statusline: `HTTP/1.1 ${status} ${status === 200 ? 'OK' : 'Moved'}`,
+    headers: { 'Content-Type': type, 'Content-Length': String(b.length), 'Set-Cookie': 'a=b', 'X-Frame-Options': 'DENY', ...extra },
+  };
 }
 
 /** A site captured in 2010, revisited in 2011, with a redirect and a self-redirect. */
@@ -60,9 +69,16 @@ async function siteWarc(path: string): Promise<void> {
     resp('http://cdn.example.net/logo.png', '20091201000000', PNG, 'image/png'),
     // The 2011 capture of the page repeats 2010's payload: a revisit.
     {
-      type: 'revisit', url: 'http://site.example/index.html', date: '20110101000000', body: '', id: id(),
+      type: 'revisit',
+      url: 'http://site.example/index.html',
+      date: '20110101000000',
+      body: '',
+      id: id(),
       headers: { 'Content-Type': 'text/html; charset=utf-8' },
-      warcHeaders: { 'WARC-Profile': 'http://netpreserve.org/warc/1.0/revisit/identical-payload-digest', 'WARC-Payload-Digest': `sha1:${sha1b32(Buffer.from(PAGE))}` },
+      warcHeaders: {
+        'WARC-Profile': 'http://netpreserve.org/warc/1.0/revisit/identical-payload-digest',
+        'WARC-Payload-Digest': `sha1:${sha1b32(Buffer.from(PAGE))}`,
+      },
     },
     resp('http://site.example/old', '20100101000004', '', 'text/html', { Location: 'http://site.example/index.html' }, 301),
     resp('http://site.example/self', '20100101000000', '<html><body><p id="self">the page itself</p></body></html>', 'text/html'),
@@ -87,7 +103,12 @@ describe('replay', () => {
       // archived with Content-Encoding br.
       lines.push(`${join(FIXTURES, 'pywb/iana.warc.gz')} iana`);
       for (const f of ['pywb/example-url-agnostic-orig.warc.gz', 'pywb/example-url-agnostic-revisit.warc.gz']) lines.push(`${join(FIXTURES, f)} agnostic`);
-      for (const f of ['BL-20140325121225068-00000-32090~opera~8443.warc.gz', 'BL-20140325122341434-00000-32090~opera~8443.warc.gz', 'transfer_compression_brotli.warc.gz']) lines.push(`${join(FIXTURES, 'webarchive-discovery', f)} bl`);
+      for (const f of [
+        'BL-20140325121225068-00000-32090~opera~8443.warc.gz',
+        'BL-20140325122341434-00000-32090~opera~8443.warc.gz',
+        'transfer_compression_brotli.warc.gz',
+      ])
+        lines.push(`${join(FIXTURES, 'webarchive-discovery', f)} bl`);
     }
     writeFileSync(join(dir, 'manifest'), `${lines.join('\n')}\n`);
     const seg = join(crawl, 'segments', '20120101000000');
@@ -103,7 +124,7 @@ describe('replay', () => {
   afterAll(() => srv?.close());
 
   it('links search hits to the replay origin', async () => {
-    const r = await (await fetch(`${srv.url}/api/search?query=caf%C3%A9`)).json() as { hits: { url: string; replay: { url: string }[] }[] };
+    const r = (await (await fetch(`${srv.url}/api/search?query=caf%C3%A9`)).json()) as { hits: { url: string; replay: { url: string }[] }[] };
     expect(r.hits[0].url).toBe('http://site.example/index.html');
     expect(r.hits[0].replay[0].url).toBe(`${replay}/replay/web/20100101000000/http://site.example/index.html`);
     const html = await (await fetch(`${srv.url}/search?query=caf%C3%A9`)).text();
@@ -127,11 +148,15 @@ describe('replay', () => {
     expect(text).toContain('href="/replay/web/20100101000000cs_/http://site.example/style.css" _integrity="sha256-x"');
     expect(text).toContain('http-equiv="x-archive-orig-Content-Security-Policy"');
     expect(text).toContain('src="/replay/web/20100101000000im_/http://site.example/img/dot.png"');
-    expect(text).toContain('srcset="/replay/web/20100101000000im_/http://cdn.example.net/logo.png 1x, /replay/web/20100101000000im_/http://site.example/img/dot.png 2x"');
+    expect(text).toContain(
+      'srcset="/replay/web/20100101000000im_/http://cdn.example.net/logo.png 1x, /replay/web/20100101000000im_/http://site.example/img/dot.png 2x"',
+    );
     expect(text).toContain(`style="background:url('/replay/web/20100101000000im_/http://site.example/img/dot.png')"`);
     expect(text).toContain('href="/replay/web/20100101000000mp_/http://site.example/old"');
     const css = await (await get('/replay/web/20100101000000cs_/http://site.example/style.css')).text();
-    expect(css).toBe('@import "/replay/web/20100101000000cs_/http://site.example/more.css";\nh1 { color: rgb(0, 128, 0); }\nbody { background: url(/replay/web/20100101000000im_/http://site.example/img/dot.png) no-repeat; }\n');
+    expect(css).toBe(
+      '@import "/replay/web/20100101000000cs_/http://site.example/more.css";\nh1 { color: rgb(0, 128, 0); }\nbody { background: url(/replay/web/20100101000000im_/http://site.example/img/dot.png) no-repeat; }\n',
+    );
     // id_: the payload as archived.
     expect(await (await get('/replay/web/20100101id_/http://site.example/index.html')).text()).toBe(PAGE);
     const png = await get('/replay/web/2010im_/http://site.example/img/dot.png');
@@ -176,7 +201,11 @@ describe('replay', () => {
     const raw = await get('/replay/bl/2020id_/http://tokemon.sb.statsbiblioteket.dk/');
     expect(raw.headers.get('content-encoding')).toBe('br');
     // Which capture each resource of the page comes from, and their spread (JSON).
-    const co = await (await get('/replay/iana/coherence/20140126200624/http://www.iana.org/')).json() as { memento: string; resources: { url: string; memento: string | null }[]; spread: { seconds: number } };
+    const co = (await (await get('/replay/iana/coherence/20140126200624/http://www.iana.org/')).json()) as {
+      memento: string;
+      resources: { url: string; memento: string | null }[];
+      spread: { seconds: number };
+    };
     expect(co.memento).toBe('20140126200624');
     expect(co.resources.find((r) => r.url === 'http://www.iana.org/_css/2013.1/screen.css')?.memento).toBe('20140126200625');
     expect(co.spread.seconds).toBeGreaterThan(0);
@@ -187,12 +216,14 @@ describe('replay', () => {
     expect(tm.headers.get('content-type')).toBe('application/link-format; charset=utf-8');
     const lines = (await tm.text()).trim().split(',\n');
     expect(lines[0]).toBe('<http://site.example/index.html>; rel="original"');
-    expect(lines[1]).toBe(`<${replay}/replay/web/timemap/link/http://site.example/index.html>; rel="self"; type="application/link-format"; from="Fri, 01 Jan 2010 00:00:00 GMT"; until="Sat, 01 Jan 2011 00:00:00 GMT"`);
+    expect(lines[1]).toBe(
+      `<${replay}/replay/web/timemap/link/http://site.example/index.html>; rel="self"; type="application/link-format"; from="Fri, 01 Jan 2010 00:00:00 GMT"; until="Sat, 01 Jan 2011 00:00:00 GMT"`,
+    );
     expect(lines.slice(3)).toEqual([
       `<${replay}/replay/web/20100101000000mp_/http://site.example/index.html>; rel="first memento"; datetime="Fri, 01 Jan 2010 00:00:00 GMT"`,
       `<${replay}/replay/web/20110101000000mp_/http://site.example/index.html>; rel="last memento"; datetime="Sat, 01 Jan 2011 00:00:00 GMT"`,
     ]);
-    const json = await (await get('/replay/web/timemap/json/http://site.example/index.html')).json() as { mementos: { list: { datetime: string }[] } };
+    const json = (await (await get('/replay/web/timemap/json/http://site.example/index.html')).json()) as { mementos: { list: { datetime: string }[] } };
     expect(json.mementos.list.map((m) => m.datetime)).toEqual(['2010-01-01T00:00:00Z', '2011-01-01T00:00:00Z']);
     // RFC 7089's Accept-Datetime example form.
     const tg = await get('/replay/web/http://site.example/index.html', { headers: { 'Accept-Datetime': 'Thu, 30 Dec 2010 12:00:00 GMT' } });
@@ -220,11 +251,17 @@ describe('replay', () => {
     const page = await never.text();
     expect(page).toContain('Not in the archive');
     expect(page).toContain('http://site.example/index.html');
-    expect(parseReplayTarget('/replay/*/2010/site.example/a?b=1')).toEqual({ kind: 'memento', coll: '*', ts: '20100101000000', mod: '', url: 'http://site.example/a?b=1' });
+    expect(parseReplayTarget('/replay/*/2010/site.example/a?b=1')).toEqual({
+      kind: 'memento',
+      coll: '*',
+      ts: '20100101000000',
+      mod: '',
+      url: 'http://site.example/a?b=1',
+    });
     expect(parseReplayTarget('/replay/*/2010mp_/http:/site.example/a')).toMatchObject({ url: 'http://site.example/a' });
   });
 
-  it('answers 502 naming the archive when a capture\'s archive is gone', async () => {
+  it("answers 502 naming the archive when a capture's archive is gone", async () => {
     const other = join(dir, 'gone');
     const warc = join(other, 'gone.warc.gz');
     await writeWarc(warc, [resp('http://gone.example/', '20100101000000', '<p>x</p>', 'text/html')]);
@@ -233,7 +270,16 @@ describe('replay', () => {
     expect((await nwaxAsync(['import', join(other, 'manifest'), join(oc, 'segments', '20120101000000')])).code).toBe(0);
     expect((await nwaxAsync(['index', join(oc, 'indexes'), join(oc, 'crawldb'), join(oc, 'linkdb'), join(oc, 'segments', '20120101000000')])).code).toBe(0);
     renameSync(warc, `${warc}.moved`);
-    const s = await startServer({ dir: join(other, 'crawl'), host: '127.0.0.1', port: 0, replayPort: -1, wayback: '', hitsPerSite: 0, suggestTitles: 10, reloadInterval: 0 });
+    const s = await startServer({
+      dir: join(other, 'crawl'),
+      host: '127.0.0.1',
+      port: 0,
+      replayPort: -1,
+      wayback: '',
+      hitsPerSite: 0,
+      suggestTitles: 10,
+      reloadInterval: 0,
+    });
     try {
       const res = await fetch(`${s.url}/replay/*/2010mp_/http://gone.example/`);
       expect(res.status).toBe(502);
@@ -246,7 +292,11 @@ describe('replay', () => {
   describe.skipIf(!HAVE_CHROMIUM)('in a browser', () => {
     let browser: Browser;
     beforeAll(async () => {
-      browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+      });
     }, 60_000);
     afterAll(() => browser?.close());
 
@@ -260,7 +310,7 @@ describe('replay', () => {
       return { p, frame, requests };
     }
 
-    it('opens a search hit\'s main link as the replayed page', async () => {
+    it("opens a search hit's main link as the replayed page", async () => {
       const p = await browser.newPage();
       const hosts = new Set<string>();
       p.on('request', (r) => hosts.add(new URL(r.url()).origin));
@@ -284,7 +334,9 @@ describe('replay', () => {
       // The page's clock reads the capture year.
       expect(await frame.locator('body').getAttribute('data-year')).toBe('2010');
       expect(await p.locator('#nwax-date').textContent()).toBe('2010-01-01 00:00:00');
-      await expect.poll(() => p.locator('#nwax-coherence').textContent(), { timeout: 15_000 }).toMatch(/resources from the archive, captured between 2009-12-01 00:00:00 and 2010-01-01 00:00:03/);
+      await expect
+        .poll(() => p.locator('#nwax-coherence').textContent(), { timeout: 15_000 })
+        .toMatch(/resources from the archive, captured between 2009-12-01 00:00:00 and 2010-01-01 00:00:03/);
       const origin = new URL(replay).origin;
       const off = requests.map((r) => r.url()).filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:'));
       expect(off).toEqual([]);
@@ -298,20 +350,24 @@ describe('replay', () => {
       await p.close();
     }, 60_000);
 
-    it.skipIf(!HAVE_FIXTURES)('replays a real crawl (pywb\'s iana.org archive, revisits included) with its stylesheet and images, all from the archive', async () => {
-      const { p, frame, requests } = await open('/replay/iana/20140126200624/http://www.iana.org/');
-      await expect.poll(() => frame.locator('img').count(), { timeout: 15_000 }).toBeGreaterThan(0);
-      const widths = await frame.locator('img').evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).naturalWidth));
-      expect(widths.filter((w) => w > 0).length).toBeGreaterThan(0);
-      // The site's stylesheet is applied: the header is laid out by it, not by the browser's defaults.
-      const sheets = await frame.locator('link[rel=stylesheet]').evaluateAll((ls) => ls.map((l) => ((l as HTMLLinkElement).sheet?.cssRules.length ?? 0)));
-      expect(Math.max(...sheets)).toBeGreaterThan(10);
-      const origin = new URL(replay).origin;
-      expect(requests.map((r) => r.url()).filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:'))).toEqual([]);
-      const shots = join(ROOT, 'test-output');
-      await p.screenshot({ path: join(shots, 'replay-iana.png') });
-      expect(statSync(join(shots, 'replay-iana.png')).size).toBeGreaterThan(10_000);
-      await p.close();
-    }, 60_000);
+    it.skipIf(!HAVE_FIXTURES)(
+      "replays a real crawl (pywb's iana.org archive, revisits included) with its stylesheet and images, all from the archive",
+      async () => {
+        const { p, frame, requests } = await open('/replay/iana/20140126200624/http://www.iana.org/');
+        await expect.poll(() => frame.locator('img').count(), { timeout: 15_000 }).toBeGreaterThan(0);
+        const widths = await frame.locator('img').evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).naturalWidth));
+        expect(widths.filter((w) => w > 0).length).toBeGreaterThan(0);
+        // The site's stylesheet is applied: the header is laid out by it, not by the browser's defaults.
+        const sheets = await frame.locator('link[rel=stylesheet]').evaluateAll((ls) => ls.map((l) => (l as HTMLLinkElement).sheet?.cssRules.length ?? 0));
+        expect(Math.max(...sheets)).toBeGreaterThan(10);
+        const origin = new URL(replay).origin;
+        expect(requests.map((r) => r.url()).filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:'))).toEqual([]);
+        const shots = join(ROOT, 'test-output');
+        await p.screenshot({ path: join(shots, 'replay-iana.png') });
+        expect(statSync(join(shots, 'replay-iana.png')).size).toBeGreaterThan(10_000);
+        await p.close();
+      },
+      60_000,
+    );
   });
 });

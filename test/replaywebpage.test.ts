@@ -17,7 +17,8 @@ import { FIXTURES, HAVE_FIXTURES, ROOT, nwax, tempDir } from './helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM && process.env.CI === 'true') throw new Error(`${CHROMIUM} missing: under CI the browser tests must run (.ci/run installs Debian's chromium)`);
+if (!HAVE_CHROMIUM && process.env.CI === 'true')
+  throw new Error(`${CHROMIUM} missing: under CI the browser tests must run (.ci/run installs Debian's chromium)`);
 if (!HAVE_CHROMIUM || !HAVE_FIXTURES) console.warn('replaywebpage.test: skipped (no chromium, or no ../shared/fixtures)');
 
 const VERSION = '2.5.3';
@@ -27,7 +28,10 @@ function replayWebPage(): string {
   const dir = join(ROOT, 'node_modules', '.cache', `replaywebpage-${VERSION}`);
   if (!existsSync(join(dir, 'package', 'sw.js'))) {
     mkdirSync(dir, { recursive: true });
-    const tgz = execFileSync('npm', ['pack', `replaywebpage@${VERSION}`, '--pack-destination', dir, '--silent'], { encoding: 'utf8' }).trim().split('\n').pop()!;
+    const tgz = execFileSync('npm', ['pack', `replaywebpage@${VERSION}`, '--pack-destination', dir, '--silent'], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .pop()!;
     execFileSync('tar', ['xzf', join(dir, tgz), '-C', dir, 'package/ui.js', 'package/sw.js']);
   }
   return join(dir, 'package');
@@ -46,8 +50,13 @@ describe.skipIf(!HAVE_CHROMIUM || !HAVE_FIXTURES)('an exported package in Replay
     const manifest = join(dir, 'manifest');
     writeFileSync(manifest, `${join(FIXTURES, 'wacz', 'example.wacz')} webrecorder\n`);
     const seg = join(crawl, 'segments', '20220916000000');
-    for (const args of [['import', manifest, seg], ['updatedb', join(crawl, 'crawldb'), seg], ['invertlinks', join(crawl, 'linkdb'), seg],
-      ['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg], ['export-wacz', join(dir, 'out.wacz'), '-dir', crawl]]) {
+    for (const args of [
+      ['import', manifest, seg],
+      ['updatedb', join(crawl, 'crawldb'), seg],
+      ['invertlinks', join(crawl, 'linkdb'), seg],
+      ['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg],
+      ['export-wacz', join(dir, 'out.wacz'), '-dir', crawl],
+    ]) {
       const r = await nwax(args);
       expect(r.code, `nwax ${args.join(' ')}: ${r.stderr}`).toBe(0);
     }
@@ -57,9 +66,12 @@ describe.skipIf(!HAVE_CHROMIUM || !HAVE_FIXTURES)('an exported package in Replay
       '/archive.wacz': [join(dir, 'out.wacz'), 'application/octet-stream'],
     };
     // ReplayWeb.page's embed: the page replayed alone, or the list of pages a query finds.
-    const embed = (q: URLSearchParams) => `<!doctype html><html><head><script src="/ui.js"></script></head><body>${q.has('query')
-      ? `<replay-web-page source="/archive.wacz" view="pages" query="${q.get('query')}" replayBase="/replay/" style="display:block;height:600px"></replay-web-page>`
-      : `<replay-web-page source="/archive.wacz" url="${q.get('url')}" embed="replayonly" replayBase="/replay/" style="display:block;height:600px"></replay-web-page>`}</body></html>`;
+    const embed = (q: URLSearchParams) =>
+      `<!doctype html><html><head><script src="/ui.js"></script></head><body>${
+        q.has('query')
+          ? `<replay-web-page source="/archive.wacz" view="pages" query="${q.get('query')}" replayBase="/replay/" style="display:block;height:600px"></replay-web-page>`
+          : `<replay-web-page source="/archive.wacz" url="${q.get('url')}" embed="replayonly" replayBase="/replay/" style="display:block;height:600px"></replay-web-page>`
+      }</body></html>`;
     server = createServer((req, res) => {
       const u = new URL(req.url ?? '/', 'http://127.0.0.1');
       if (u.pathname === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(embed(u.searchParams));
@@ -71,7 +83,13 @@ describe.skipIf(!HAVE_CHROMIUM || !HAVE_FIXTURES)('an exported package in Replay
       if (!m) return void res.writeHead(200, { 'content-type': f[1], 'content-length': body.length, 'accept-ranges': 'bytes' }).end(head ? undefined : body);
       const from = Number(m[1]);
       const to = m[2] ? Math.min(Number(m[2]), body.length - 1) : body.length - 1;
-      res.writeHead(206, { 'content-type': f[1], 'content-length': to - from + 1, 'content-range': `bytes ${from}-${to}/${body.length}`, 'accept-ranges': 'bytes' })
+      res
+        .writeHead(206, {
+          'content-type': f[1],
+          'content-length': to - from + 1,
+          'content-range': `bytes ${from}-${to}/${body.length}`,
+          'accept-ranges': 'bytes',
+        })
         .end(head ? undefined : body.subarray(from, to + 1));
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -108,9 +126,21 @@ describe.skipIf(!HAVE_CHROMIUM || !HAVE_FIXTURES)('an exported package in Replay
     const page = await browser.newPage();
     try {
       await page.goto(`${base}/?url=${encodeURIComponent('https://webrecorder.net/')}`);
-      const replayed = await withReload(page, (ms) => frameWhere(page, async (f) => /mp_\/https:\/\/webrecorder\.net\/$/.test(f.url())
-        && /Web archiving for all!/.test(await f.evaluate(() => document.body?.innerText ?? '')), ms));
-      expect(replayed, `frames: ${page.frames().map((f) => f.url()).join(' ')}`).toBeDefined();
+      const replayed = await withReload(page, (ms) =>
+        frameWhere(
+          page,
+          async (f) =>
+            /mp_\/https:\/\/webrecorder\.net\/$/.test(f.url()) && /Web archiving for all!/.test(await f.evaluate(() => document.body?.innerText ?? '')),
+          ms,
+        ),
+      );
+      expect(
+        replayed,
+        `frames: ${page
+          .frames()
+          .map((f) => f.url())
+          .join(' ')}`,
+      ).toBeDefined();
       // The stylesheet came from the package too: its rules are there, and they apply.
       const rules = await replayed!.evaluate(() => [...document.styleSheets].filter((s) => /main\.css/.test(s.href ?? '')).map((s) => s.cssRules.length));
       expect(rules.length).toBe(1);
@@ -120,7 +150,7 @@ describe.skipIf(!HAVE_CHROMIUM || !HAVE_FIXTURES)('an exported package in Replay
     }
   }, 180_000);
 
-  it('finds the page by a word of its text with ReplayWeb.page\'s own search, and nothing for a word it lacks', async () => {
+  it("finds the page by a word of its text with ReplayWeb.page's own search, and nothing for a word it lacks", async () => {
     /**
      * The links of the pages listed for `query`: once one shows, or after `settle` ms with none.
      * ReplayWeb.page's app frame is looked for afresh each time (it is made again once the
@@ -146,7 +176,7 @@ describe.skipIf(!HAVE_CHROMIUM || !HAVE_FIXTURES)('an exported package in Replay
           return undefined;
         };
         const links = settle > 30_000 ? await withReload(page, listed) : await listed(settle);
-        expect(app, 'ReplayWeb.page\'s app frame').toBeDefined();
+        expect(app, "ReplayWeb.page's app frame").toBeDefined();
         return links ?? [];
       } finally {
         await page.close();

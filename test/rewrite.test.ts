@@ -23,16 +23,21 @@ async function rewrite(input: Buffer, cuts: number[] = []): Promise<Buffer> {
     at = c;
   }
   const out: Buffer[] = [];
-  await pipeline(Readable.from(chunks), new HtmlRewriter(CTX, '<script src="/shim.js"></script>'), new Writable({
-    write(c: Buffer, _e, cb) {
-      out.push(c);
-      cb();
-    },
-  }));
+  await pipeline(
+    Readable.from(chunks),
+    new HtmlRewriter(CTX, '<script src="/shim.js"></script>'),
+    new Writable({
+      write(c: Buffer, _e, cb) {
+        out.push(c);
+        cb();
+      },
+    }),
+  );
   return Buffer.concat(out);
 }
 
-const PAGE = Buffer.from(`<!DOCTYPE html>
+const PAGE = Buffer.from(
+  `<!DOCTYPE html>
 <HTML><HEAD><meta charset="utf-8"><TITLE>Caf\u00e9 \u4e2d\u6587</TITLE>
 <style>body { background: url("bg.png") } @import 'x.css';</style>
 <!-- <img src="/commented.png"> -->
@@ -47,7 +52,9 @@ const PAGE = Buffer.from(`<!DOCTYPE html>
 <meta http-equiv="refresh" content="0; url=/next.html">
 <form action="/post"><input type=image src="/go.png"></form>
 </body></HTML>
-`, 'utf8');
+`,
+  'utf8',
+);
 
 describe('the HTML rewriter', () => {
   it('rewrites URL attributes, style, base and refresh, and leaves everything else as its bytes', async () => {
@@ -88,7 +95,13 @@ describe('the HTML rewriter', () => {
   });
 
   it('disarms integrity and archived CSP meta tags', async () => {
-    const out = (await rewrite(Buffer.from('<head><link rel=stylesheet href=/s.css integrity="sha384-x"><meta http-equiv="Content-Security-Policy" content="default-src \'none\'"></head>'))).toString();
+    const out = (
+      await rewrite(
+        Buffer.from(
+          '<head><link rel=stylesheet href=/s.css integrity="sha384-x"><meta http-equiv="Content-Security-Policy" content="default-src \'none\'"></head>',
+        ),
+      )
+    ).toString();
     expect(out).toContain(`<link rel=stylesheet href="${P}cs_/http://a.example/s.css" _integrity="sha384-x">`);
     expect(out).toContain('http-equiv="x-archive-orig-Content-Security-Policy"');
   });
@@ -96,16 +109,31 @@ describe('the HTML rewriter', () => {
 
 describe('CSS, headers and lookup rules', () => {
   it('rewrites url() and @import in a stylesheet, relative to the stylesheet', () => {
-    expect(rewriteCss('a{b:url( "../i.png" )} @import "x.css"; c{d:url(data:image/png;base64,AA==)}', { ...CTX, base: 'http://a.example/css/s.css' }))
-      .toBe(`a{b:url("${P}im_/http://a.example/i.png")} @import "${P}cs_/http://a.example/css/x.css"; c{d:url(data:image/png;base64,AA==)}`);
+    expect(rewriteCss('a{b:url( "../i.png" )} @import "x.css"; c{d:url(data:image/png;base64,AA==)}', { ...CTX, base: 'http://a.example/css/s.css' })).toBe(
+      `a{b:url("${P}im_/http://a.example/i.png")} @import "${P}cs_/http://a.example/css/x.css"; c{d:url(data:image/png;base64,AA==)}`,
+    );
   });
 
   it('keeps content headers, rewrites Location and Link, and renames what would act on the replay origin', () => {
     const h = new HeaderList();
-    for (const [n, v] of [['Content-Type', 'text/html'], ['Location', '/moved'], ['Link', '</s.css>; rel=preload'], ['Set-Cookie', 'a=b'], ['Strict-Transport-Security', 'max-age=1'], ['Content-Length', '10'], ['Content-Encoding', 'gzip']]) h.add(n, v);
+    for (const [n, v] of [
+      ['Content-Type', 'text/html'],
+      ['Location', '/moved'],
+      ['Link', '</s.css>; rel=preload'],
+      ['Set-Cookie', 'a=b'],
+      ['Strict-Transport-Security', 'max-age=1'],
+      ['Content-Length', '10'],
+      ['Content-Encoding', 'gzip'],
+    ])
+      h.add(n, v);
     expect(rewriteHeaders(h, CTX, false)).toEqual([
-      ['Content-Type', 'text/html'], ['Location', `${P}mp_/http://a.example/moved`], ['Link', `<${P}oe_/http://a.example/s.css>; rel=preload`],
-      ['X-Archive-Orig-Set-Cookie', 'a=b'], ['X-Archive-Orig-Strict-Transport-Security', 'max-age=1'], ['X-Archive-Orig-Content-Length', '10'], ['X-Archive-Orig-Content-Encoding', 'gzip'],
+      ['Content-Type', 'text/html'],
+      ['Location', `${P}mp_/http://a.example/moved`],
+      ['Link', `<${P}oe_/http://a.example/s.css>; rel=preload`],
+      ['X-Archive-Orig-Set-Cookie', 'a=b'],
+      ['X-Archive-Orig-Strict-Transport-Security', 'max-age=1'],
+      ['X-Archive-Orig-Content-Length', '10'],
+      ['X-Archive-Orig-Content-Encoding', 'gzip'],
     ]);
     expect(rewriteHeaders(h, CTX, true)).toContainEqual(['Content-Encoding', 'gzip']);
   });
@@ -131,7 +159,9 @@ describe('CSS, headers and lookup rules', () => {
     expect(rewriteCss(unclosed, CTX)).toBe(unclosed);
     expect(rewriteCss(`a{b:${'url(&quot;a)'.repeat(1 << 16)}}`, CTX)).toContain(`url(${P}im_/http://a.example/dir/&quot;a)`);
     expect(rewriteCss(`a{b:url(a${spaces}b)}`, CTX)).toBe(`a{b:url(${P}im_/http://a.example/dir/a${'%20'.repeat(1 << 20)}b)}`);
-    const page = Buffer.from(`<a href="a${spaces}b">x</a><meta http-equiv="refresh" content="0; url=a${spaces}b"><div style="background:url(${'/'.repeat(1 << 20)}x">`);
+    const page = Buffer.from(
+      `<a href="a${spaces}b">x</a><meta http-equiv="refresh" content="0; url=a${spaces}b"><div style="background:url(${'/'.repeat(1 << 20)}x">`,
+    );
     expect((await rewrite(page)).length).toBeGreaterThan(3 << 20);
     // The coherence report's list of a page's resources, and the CDX robots flags of a page.
     expect(resourceUrls(`<style>${'url('.repeat(1 << 18)}</style><img src="i.png">`, CTX.base)).toEqual(['http://a.example/dir/i.png']);

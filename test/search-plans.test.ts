@@ -37,9 +37,48 @@ function reference(text: string, highlight: string[]): number | undefined {
 describe('snippets: the first match', () => {
   it('is where the analyzer over the whole text finds it, on mixed scripts, marks, case, surrogates and hostile strings', () => {
     const rand = seededRandom(17);
-    const pool = ['resume', 'résumé', 'RÉSUMÉ', 'Resume', 'straße', 'STRASSE', 'café', 'CAFE', '\u212Aelvin', 'kelvin', 'ſtar', 'star',
-      '東京都', '東京', 'キャプション', 'ｷｬﾌﾟｼｮﾝ', 'ภาษาไทย', 'Ελληνικά', 'ελληνικα', 'İstanbul', 'istanbul', 'x2', 'naïve', 'naive',
-      '—', '“', '”', '©', '😀', '\ud800', 'data_set', 'a-b', 'über', 'uber', '123', 'ⅻ', 'ﬁle', 'file', 'Ǆ', 'ǆ'];
+    const pool = [
+      'resume',
+      'résumé',
+      'RÉSUMÉ',
+      'Resume',
+      'straße',
+      'STRASSE',
+      'café',
+      'CAFE',
+      '\u212Aelvin',
+      'kelvin',
+      'ſtar',
+      'star',
+      '東京都',
+      '東京',
+      'キャプション',
+      'ｷｬﾌﾟｼｮﾝ',
+      'ภาษาไทย',
+      'Ελληνικά',
+      'ελληνικα',
+      'İstanbul',
+      'istanbul',
+      'x2',
+      'naïve',
+      'naive',
+      '—',
+      '“',
+      '”',
+      '©',
+      '😀',
+      '\ud800',
+      'data_set',
+      'a-b',
+      'über',
+      'uber',
+      '123',
+      'ⅻ',
+      'ﬁle',
+      'file',
+      'Ǆ',
+      'ǆ',
+    ];
     const seps = [' ', ' ', ', ', '. ', '\n', '', '—', '-', '/', '\u00a0'];
     const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)];
     let checked = 0;
@@ -74,11 +113,19 @@ describe('site: scores a page by its words, however the site was found', () => {
     let n = 0;
     const rec = (url: string, title: string, body: string) => {
       const html = `<html><head><title>${title}</title></head><body>${body}</body></html>`;
-      return { type: 'response', url, date: '20200101000000', body: html, id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`, headers: { 'Content-Type': 'text/html', 'Content-Length': String(Buffer.byteLength(html)) } };
+      return {
+        type: 'response',
+        url,
+        date: '20200101000000',
+        body: html,
+        id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
+        headers: { 'Content-Type': 'text/html', 'Content-Length': String(Buffer.byteLength(html)) },
+      };
     };
     const records = [];
     // big.example: most pages; rare.example: three.
-    for (let i = 0; i < 40; i++) records.push(rec(`http://big.example/p${i}.html`, `Page ${i}`, `<p>${'alligator '.repeat(1 + (i % 5))} swamp number ${i} ${'filler '.repeat(i)}</p>`));
+    for (let i = 0; i < 40; i++)
+      records.push(rec(`http://big.example/p${i}.html`, `Page ${i}`, `<p>${'alligator '.repeat(1 + (i % 5))} swamp number ${i} ${'filler '.repeat(i)}</p>`));
     for (let i = 0; i < 3; i++) records.push(rec(`http://rare.example/r${i}.html`, `Rare ${i}`, `<p>alligator ${'river '.repeat(i + 1)}</p>`));
     await writeWarc(join(dir, 'sites.warc.gz'), records);
     writeFileSync(join(dir, 'manifest'), `${join(dir, 'sites.warc.gz')}\n`);
@@ -87,14 +134,26 @@ describe('site: scores a page by its words, however the site was found', () => {
     const index = join(crawl, 'indexes', 'part-00000');
     // The words' BM25 of every page, as FTS5 gives it with no site in the match.
     const db = new Database(index, { readonly: true });
-    const weights = (db.prepare("SELECT value FROM info WHERE key = 'version'").pluck().get() as string) >= '3' ? '4.0, 1.0, 2.0, 1.0, 0.5, 0.0' : '4.0, 1.0, 2.0, 1.0, 0.5';
-    const bm25 = new Map((db.prepare(`SELECT docs.url AS url, bm25(fts, ${weights}) AS r FROM fts JOIN docs ON docs.id = fts.rowid WHERE fts MATCH '"alligator"'`).all() as { url: string; r: number }[]).map((x) => [x.url, x.r]));
+    const weights =
+      (db.prepare("SELECT value FROM info WHERE key = 'version'").pluck().get() as string) >= '3' ? '4.0, 1.0, 2.0, 1.0, 0.5, 0.0' : '4.0, 1.0, 2.0, 1.0, 0.5';
+    const bm25 = new Map(
+      (
+        db.prepare(`SELECT docs.url AS url, bm25(fts, ${weights}) AS r FROM fts JOIN docs ON docs.id = fts.rowid WHERE fts MATCH '"alligator"'`).all() as {
+          url: string;
+          r: number;
+        }[]
+      ).map((x) => [x.url, x.r]),
+    );
     db.close();
     expect(bm25.size).toBe(43);
     const searcher = new Searcher(crawl);
     try {
-      for (const [site, count] of [['big.example', 40], ['rare.example', 3]] as const) {
-        const set = (searcher as unknown as { sets: { search: (q: unknown, limit: number) => { rows: { url: string; rank: number }[]; total: number } }[] }).sets[0];
+      for (const [site, count] of [
+        ['big.example', 40],
+        ['rare.example', 3],
+      ] as const) {
+        const set = (searcher as unknown as { sets: { search: (q: unknown, limit: number) => { rows: { url: string; rank: number }[]; total: number } }[] })
+          .sets[0];
         const { parseQuery } = await import('../src/search/query.js');
         const r = set.search(parseQuery(`alligator site:${site}`), 100);
         expect(r.total, site).toBe(count);

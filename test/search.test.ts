@@ -10,8 +10,21 @@ import { parseQuery } from '../src/search/query.js';
 import { snippetOf, markSnippet } from '../src/search/snippet.js';
 import { surt } from '../src/cdx/surt.js';
 
-interface JsonHit { url: string; digest: string; title: string; dates: string[]; mime: string; host: string; collection: string; moreFromSite: number; snippet: { text: string; marks: [number, number][] } }
-interface JsonResult { total: number; hits: JsonHit[] }
+interface JsonHit {
+  url: string;
+  digest: string;
+  title: string;
+  dates: string[];
+  mime: string;
+  host: string;
+  collection: string;
+  moreFromSite: number;
+  snippet: { text: string; marks: [number, number][] };
+}
+interface JsonResult {
+  total: number;
+  hits: JsonHit[];
+}
 
 async function search(crawl: string, query: string, ...flags: string[]): Promise<JsonResult> {
   const r = await nwax(['search', '--json', '-dir', crawl, ...flags, query]);
@@ -28,7 +41,11 @@ describe('the worked dedup example, end to end', () => {
     const r = await search(crawl, 'url:http://example.org/index.html');
     expect(r.total).toBe(5);
     // The spec's expected dates, version by version (labels stand for digests there: compare the date sets).
-    const expected = readFileSync(join(SPEC, 'dedup-example', 'expected-dates.txt'), 'utf8').trim().split('\n').map((l) => l.split(' ').slice(2).join(' ')).sort();
+    const expected = readFileSync(join(SPEC, 'dedup-example', 'expected-dates.txt'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ').slice(2).join(' '))
+      .sort();
     expect(r.hits.map((h) => h.dates.join(' ')).sort()).toEqual(expected);
     const fifth = await search(crawl, 'date:20071005');
     expect(fifth.hits.map((h) => h.dates)).toEqual([['20071001120000', '20071002120000', '20071005120000', '20071006120000']]);
@@ -43,7 +60,13 @@ describe('the worked dedup example, end to end', () => {
     const main = join(crawl, 'indexes', 'part-00000');
     const dates = join(crawl, 'pindexes', 'part-00000', 'dates');
     expect((await nwax(['dumpindex', '-c', main, dates])).stdout).toBe('5\n');
-    expect((await nwax(['dumpindex', '-f', 'dates.1', main, dates])).stdout.trim().split('\n').map((l) => l.split('\t')[1]).sort()).toEqual(expected);
+    expect(
+      (await nwax(['dumpindex', '-f', 'dates.1', main, dates])).stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t')[1])
+        .sort(),
+    ).toEqual(expected);
     expect((await nwax(['dumpindex', '-l', dates])).stdout).toBe('dates\n');
   });
 });
@@ -81,7 +104,11 @@ describe('searching a collection of several sites, types and collections', () =>
   const page = (title: string, body: string, head = '') => `<html><head><title>${title}</title>${head}</head><body>${body}</body></html>`;
   let n = 0;
   const rec = (url: string, body: string, mime = 'text/html', date = '20070601000000') => ({
-    type: 'response', url, date, body, id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
+    type: 'response',
+    url,
+    date,
+    body,
+    id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
     headers: { 'Content-Type': mime, 'Content-Length': String(Buffer.byteLength(body)) },
   });
 
@@ -90,7 +117,13 @@ describe('searching a collection of several sites, types and collections', () =>
     const a = join(dir, 'a.warc.gz');
     const b = join(dir, 'b.warc.gz');
     await writeWarc(a, [
-      rec('http://www.example.org/gators.html', page('Alligators', '<p>The American alligator lives in freshwater environments such as swamps.</p><a href="http://zoo.example.net/">a zebra and an alligator</a>')),
+      rec(
+        'http://www.example.org/gators.html',
+        page(
+          'Alligators',
+          '<p>The American alligator lives in freshwater environments such as swamps.</p><a href="http://zoo.example.net/">a zebra and an alligator</a>',
+        ),
+      ),
       rec('http://example.org/crocs.html', page('Crocodiles', '<p>The crocodile and the alligator are related.</p>')),
       rec('http://sub.example.org/swamp.html', page('Swamp life', '<p>An alligator in the swamp, in freshwater.</p>')),
       rec('http://example.org/a2.html', page('More alligators', '<p>Another alligator page.</p>')),
@@ -105,7 +138,15 @@ describe('searching a collection of several sites, types and collections', () =>
     writeFileSync(join(dir, 'manifest'), `${a} reptiles\n${b} zoo\n`);
     const crawl = join(dir, 'crawl');
     await pipeline(crawl, join(dir, 'manifest'), { reduces: 2 });
-    const indexLog = await nwax(['index', '--reduces', '2', join(crawl, 'indexes2'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), join(crawl, 'segments', '20200101000000')]);
+    const indexLog = await nwax([
+      'index',
+      '--reduces',
+      '2',
+      join(crawl, 'indexes2'),
+      join(crawl, 'crawldb'),
+      join(crawl, 'linkdb'),
+      join(crawl, 'segments', '20200101000000'),
+    ]);
     expect(indexLog.stderr).toMatch(/noindex documents left out 1\b/);
     expect(indexLog.stderr).not.toMatch(/no such (CrawlDb|LinkDb)/);
     // A mistyped LinkDb is named; the index is made without anchors, as a crawl without links is.
@@ -117,13 +158,21 @@ describe('searching a collection of several sites, types and collections', () =>
 
     // (The zoo's home page too: the anchor text of the link to it says alligator.)
     expect(urls(await search(crawl, 'alligator'))).toEqual([
-      'http://example.org/a2.html', 'http://example.org/crocs.html', 'http://notexample.org/gator.html',
-      'http://sub.example.org/swamp.html', 'http://www.example.org/gators.html', 'http://zoo.example.net/', 'http://zoo.example.net/notes.txt',
+      'http://example.org/a2.html',
+      'http://example.org/crocs.html',
+      'http://notexample.org/gator.html',
+      'http://sub.example.org/swamp.html',
+      'http://www.example.org/gators.html',
+      'http://zoo.example.net/',
+      'http://zoo.example.net/notes.txt',
     ]);
     expect(urls(await search(crawl, 'alligator -crocodile'))).not.toContain('http://example.org/crocs.html');
     expect(urls(await search(crawl, '"freshwater environments"'))).toEqual(['http://www.example.org/gators.html']);
     expect(urls(await search(crawl, 'alligator site:example.org'))).toEqual([
-      'http://example.org/a2.html', 'http://example.org/crocs.html', 'http://sub.example.org/swamp.html', 'http://www.example.org/gators.html',
+      'http://example.org/a2.html',
+      'http://example.org/crocs.html',
+      'http://sub.example.org/swamp.html',
+      'http://www.example.org/gators.html',
     ]);
     expect(urls(await search(crawl, 'alligator site:www.example.org'))).toHaveLength(4);
     expect(urls(await search(crawl, 'type:text/plain'))).toEqual(['http://zoo.example.net/notes.txt']);
@@ -180,7 +229,9 @@ describe('add-dates and parallel index sets', () => {
     expect(bad.stderr).toMatch(/bad\.dup: line 2: not "URLKEY/);
     writeFileSync(join(dir, 'empty.dup'), '');
     expect((await nwax(['add-dates', main, main, join(dir, 'empty-dates'), join(dir, 'empty.dup')])).code).toBe(0);
-    expect((await nwax(['dumpindex', '-f', 'dates', join(dir, 'bad-dates')])).stdout).toBe((await nwax(['dumpindex', '-f', 'dates', join(dir, 'empty-dates')])).stdout);
+    expect((await nwax(['dumpindex', '-f', 'dates', join(dir, 'bad-dates')])).stdout).toBe(
+      (await nwax(['dumpindex', '-f', 'dates', join(dir, 'empty-dates')])).stdout,
+    );
     // The incremental path: the next dates index from the first plus a new file, swapped in.
     const second = await nwax(['add-dates', main, join(p, 'dates'), join(p, 'dates.new'), join(dir, 'rest.dup')]);
     expect(second.code, second.stderr).toBe(0);
@@ -249,8 +300,18 @@ describe('merge and dedup', () => {
     const m = await nwax(['merge', merged, i1, i2]);
     expect(m.code, m.stderr).toBe(0);
     expect(m.stderr).toMatch(/5 documents \(1 deleted by dedup left out\)/);
-    const lines = (await nwax(['dumpindex', '-f', 'dates', merged])).stdout.trim().split('\n').map((l) => l.split('\t')[1]).sort();
-    expect(lines).toEqual(readFileSync(join(SPEC, 'dedup-example', 'expected-dates.txt'), 'utf8').trim().split('\n').map((l) => l.split(' ').slice(2).join(' ')).sort());
+    const lines = (await nwax(['dumpindex', '-f', 'dates', merged])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t')[1])
+      .sort();
+    expect(lines).toEqual(
+      readFileSync(join(SPEC, 'dedup-example', 'expected-dates.txt'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' ').slice(2).join(' '))
+        .sort(),
+    );
     expect((await nwax(['dedup', i1, i2])).stderr).toMatch(/0 versions indexed more than once/);
     // A parallel set flattened: the dates index's dates are in the one index.
     const w = join(dir, 'x.warc.gz');
@@ -262,7 +323,13 @@ describe('merge and dedup', () => {
     const flat = join(dir, 'flat');
     const p = await nwax(['merge', '-p', flat, join(dir, 'c3', 'indexes', 'part-00000'), join(dir, 'c3', 'pindexes', 'part-00000', 'dates')]);
     expect(p.code, p.stderr).toBe(0);
-    expect((await nwax(['dumpindex', '-f', 'dates', flat])).stdout.trim().split('\n').map((l) => l.split('\t')[1]).sort()).toEqual(lines);
+    expect(
+      (await nwax(['dumpindex', '-f', 'dates', flat])).stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t')[1])
+        .sort(),
+    ).toEqual(lines);
   });
 });
 
@@ -301,8 +368,12 @@ describe.skipIf(!HAVE_FIXTURES)('indexing real archives', () => {
 describe.skipIf(!HAVE_FIXTURES)('importing and indexing every fixture', () => {
   it('finds pages by their words, with the dates of their revisit records', async () => {
     const dir = tempDir();
-    const archives = readFileSync(join(FIXTURES, 'manifest.tsv'), 'utf8').split('\n')
-      .map((l) => l.split('\t')[0]).filter((p) => /\.(w?arc)(\.gz)?$/.test(p ?? '')).map(fixture).filter((p) => existsSync(p));
+    const archives = readFileSync(join(FIXTURES, 'manifest.tsv'), 'utf8')
+      .split('\n')
+      .map((l) => l.split('\t')[0])
+      .filter((p) => /\.(w?arc)(\.gz)?$/.test(p ?? ''))
+      .map(fixture)
+      .filter((p) => existsSync(p));
     writeFileSync(join(dir, 'manifest'), `${archives.join('\n')}\n`);
     await nwaxAsync(['cdx', '-q', '-o', join(dir, 'all.cdx'), ...archives]);
     const dup = await nwaxAsync(['dedup-cdx', join(dir, 'all.cdx')]);
@@ -318,15 +389,25 @@ describe.skipIf(!HAVE_FIXTURES)('importing and indexing every fixture', () => {
     // Pages found by words of their titles (within their URL: the words alone may match many).
     const sample = docs.filter((_, i) => i % Math.floor(docs.length / 15) === 0);
     for (const d of sample) {
-      const word = d.title.toLowerCase().split(/[^\p{L}\p{N}]+/u).find((w) => w.length > 2);
+      const word = d.title
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}]+/u)
+        .find((w) => w.length > 2);
       if (!word) continue;
       const r = await nwaxAsync(['search', '--json', '-dir', crawl, `${word} url:${d.url}`]);
       expect(r.code, r.stderr).toBe(0);
-      expect((JSON.parse(r.stdout) as JsonResult).hits.map((h) => h.digest), `${word} url:${d.url}`).toContain(d.digest);
+      expect(
+        (JSON.parse(r.stdout) as JsonResult).hits.map((h) => h.digest),
+        `${word} url:${d.url}`,
+      ).toContain(d.digest);
     }
     // Every revisit of an indexed version shows up among that version's dates.
     const byKey = new Map(docs.map((d) => [`${surt(d.url)} ${d.digest}`, d]));
-    const revisits = rv.stdout.trim().split('\n').map((l) => l.split(' ')).filter(([k, dg]) => byKey.has(`${k} ${dg}`));
+    const revisits = rv.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' '))
+      .filter(([k, dg]) => byKey.has(`${k} ${dg}`));
     expect(revisits.length).toBeGreaterThan(20);
     for (const [k, dg, date] of revisits.filter((_, i) => i % 10 === 0)) {
       const d = byKey.get(`${k} ${dg}`)!;
@@ -335,4 +416,3 @@ describe.skipIf(!HAVE_FIXTURES)('importing and indexing every fixture', () => {
     }
   }, 180_000);
 });
-

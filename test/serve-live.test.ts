@@ -62,10 +62,15 @@ beforeAll(async () => {
   dups = ex.dups;
   await pipeline(crawl, ex.manifest, { exclusions: ex.dups });
   const warc = join(dir, 'other.warc.gz');
-  await writeWarc(warc, [0, 1, 2].map((i) => ({
-    url: `http://other.example/p${i}.html`, date: `2021010${i + 1}000000`, id: `00000000-0000-4000-8000-00000000010${i}`,
-    body: `<html><head><title>Other page ${i}</title></head><body><p>Another example page, number ${i}.</p></body></html>`,
-  })));
+  await writeWarc(
+    warc,
+    [0, 1, 2].map((i) => ({
+      url: `http://other.example/p${i}.html`,
+      date: `2021010${i + 1}000000`,
+      id: `00000000-0000-4000-8000-00000000010${i}`,
+      body: `<html><head><title>Other page ${i}</title></head><body><p>Another example page, number ${i}.</p></body></html>`,
+    })),
+  );
   writeFileSync(join(dir, 'other-manifest'), `${warc} other\n`);
   await pipeline(join(dir, 'other'), join(dir, 'other-manifest'));
 }, 60_000);
@@ -128,7 +133,9 @@ describe('live index updates', () => {
     const before = s.stderr().length;
     s.child.kill('SIGHUP');
     expect(await until(async () => /SIGHUP: index generation \d+/.test(s.stderr().slice(before)), 5000)).toBe(true);
-    const fresh = JSON.parse((await nwax(['search', '--json', '--dir', crawl, '--hits', '20', '--hits-per-site', '0', 'url:http://example.org/index.html'])).stdout) as { total: number };
+    const fresh = JSON.parse(
+      (await nwax(['search', '--json', '--dir', crawl, '--hits', '20', '--hits-per-site', '0', 'url:http://example.org/index.html'])).stdout,
+    ) as { total: number };
     expect((await versions(s.url)).total).toBe(fresh.total);
   });
 
@@ -220,9 +227,14 @@ describe('logs and metrics', () => {
     const res = await fetch(`${s.url}/metrics`);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = await res.text();
-    const families = parsePrometheusTextFormat(text) as { name: string; type: string; metrics: { value?: string; buckets?: Record<string, string>; labels?: Record<string, string> }[] }[];
+    const families = parsePrometheusTextFormat(text) as {
+      name: string;
+      type: string;
+      metrics: { value?: string; buckets?: Record<string, string>; labels?: Record<string, string> }[];
+    }[];
     const fam = (n: string) => families.find((f) => f.name === n)!;
-    const req = (route: string, status: string) => Number(fam('nwax_http_requests_total').metrics.find((m) => m.labels?.route === route && m.labels?.status === status)?.value);
+    const req = (route: string, status: string) =>
+      Number(fam('nwax_http_requests_total').metrics.find((m) => m.labels?.route === route && m.labels?.status === status)?.value);
     expect(req('/api/search', '200')).toBe(7);
     expect(req('/api/search', '400')).toBe(3);
     expect(req('/readyz', '200')).toBe(1);
@@ -237,10 +249,21 @@ describe('logs and metrics', () => {
     expect(fam('nwax_process_resident_memory_bytes')).toBeDefined();
     // The access log is written asynchronously: wait for its lines.
     const { readFileSync, existsSync } = await import('node:fs');
-    const lines = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : []);
+    const lines = () =>
+      existsSync(log)
+        ? readFileSync(log, 'utf8')
+            .trim()
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as Record<string, unknown>)
+        : [];
     expect(await until(async () => lines().filter((l) => l.path === '/api/search').length === 10, 5000)).toBe(true);
     const search = lines().filter((l) => l.path === '/api/search');
-    expect(search.filter((l) => l.status === 200).every((l) => l.generation === 1 && typeof l.ms === 'number' && (l.bytes as number) > 0 && l.method === 'GET' && typeof l.time === 'string')).toBe(true);
+    expect(
+      search
+        .filter((l) => l.status === 200)
+        .every((l) => l.generation === 1 && typeof l.ms === 'number' && (l.bytes as number) > 0 && l.method === 'GET' && typeof l.time === 'string'),
+    ).toBe(true);
     // The query string is left out unless nwax.serve.log.queries is set.
     expect(readFileSync(log, 'utf8')).not.toContain('query=');
   });
@@ -270,11 +293,16 @@ describe('shutdown on time', () => {
   beforeAll(() => {
     const a = 'a'.repeat(30);
     const lines: string[] = [];
-    for (let i = 0; i < 1_000_000; i++) lines.push(`com,example)/${String(i).padStart(7, '0')}${a} 20200101000000 http://example.com/${i}${a} text/html 200 A - - 1 ${i} x.warc.gz`);
+    for (let i = 0; i < 1_000_000; i++)
+      lines.push(`com,example)/${String(i).padStart(7, '0')}${a} 20200101000000 http://example.com/${i}${a} text/html 200 A - - 1 ${i} x.warc.gz`);
     writeFileSync(big, `${lines.join('\n')}\n`);
   }, 60_000);
 
-  const slowQuery = (url: string) => fetch(`${url}/cdx?url=example.com&matchType=domain&filter=${encodeURIComponent('original:(.*.*)*z')}`).then((r) => r.status, () => 'closed');
+  const slowQuery = (url: string) =>
+    fetch(`${url}/cdx?url=example.com&matchType=domain&filter=${encodeURIComponent('original:(.*.*)*z')}`).then(
+      (r) => r.status,
+      () => 'closed',
+    );
 
   it('SIGTERM without a request in flight exits at once, and the port is free for a new service', async () => {
     const s = await serve(['-dir', crawl2, '--port', '0']);
@@ -304,7 +332,9 @@ describe('shutdown on time', () => {
     // Nothing left listening on the port.
     const port = Number(new URL(s.url).port);
     await new Promise<void>((ok, fail) => {
-      const probe = createServer().once('error', fail).listen(port, '127.0.0.1', () => probe.close(() => ok()));
+      const probe = createServer()
+        .once('error', fail)
+        .listen(port, '127.0.0.1', () => probe.close(() => ok()));
     });
   }, 30_000);
 

@@ -6,7 +6,7 @@ import Parser from 'rss-parser';
 import { nwaxAsync, serveCli, tempDir } from './helpers.js';
 import { pipeline, workedExample } from './example-pipeline.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
-import { writeWarc, } from '../scripts/make-fixtures.mjs';
+import { writeWarc } from '../scripts/make-fixtures.mjs';
 import { startServer, type RunningServer } from '../src/search/server.js';
 
 /** The worked example imported and indexed, then served on 127.0.0.1 on a port the OS picks. */
@@ -20,7 +20,16 @@ describe('nwax serve', () => {
     const crawl = join(dir, 'crawl');
     await pipeline(crawl, manifest, { exclusions: dups, dates: dups });
     // The real command, with its search threads: on a port the OS picks, on loopback.
-    srv = await serveCli(['-dir', crawl, '--port', '0', '-D', 'nwax.wayback.prefix=https://wayback.example/{collection}/{date}/{url}', '-D', 'nwax.serve.threads=2']);
+    srv = await serveCli([
+      '-dir',
+      crawl,
+      '--port',
+      '0',
+      '-D',
+      'nwax.wayback.prefix=https://wayback.example/{collection}/{date}/{url}',
+      '-D',
+      'nwax.serve.threads=2',
+    ]);
     expect(srv.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   }, 60_000);
   afterAll(() => srv?.close());
@@ -29,7 +38,7 @@ describe('nwax serve', () => {
     const res = await get('/api/search?query=url:http://example.org/index.html&hitsPerSite=0');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    const body = await res.json() as { total: number; hits: { dates: string[]; replay: { url: string }[] }[] };
+    const body = (await res.json()) as { total: number; hits: { dates: string[]; replay: { url: string }[] }[] };
     expect(body.total).toBe(5);
     expect(body.hits.map((h) => h.dates.length).sort()).toEqual([1, 1, 2, 2, 4]);
     expect(body.hits[0].replay[0].url).toMatch(/^https:\/\/wayback\.example\/october\/2007\d{10}\/http:\/\/example\.org\/index\.html$/);
@@ -50,17 +59,22 @@ describe('nwax serve', () => {
     expect(ch['nutch:urlParams']).toContain('query=url%3Ahttp');
     expect(ch.item).toHaveLength(3);
     for (const item of ch.item) {
-      for (const f of ['title', 'link', 'description', 'nutch:site', 'nutch:score', 'nutch:url', 'nutch:digest', 'nutch:date', 'nutch:type']) expect(item[f], f).toBeDefined();
+      for (const f of ['title', 'link', 'description', 'nutch:site', 'nutch:score', 'nutch:url', 'nutch:digest', 'nutch:date', 'nutch:type'])
+        expect(item[f], f).toBeDefined();
     }
     expect(ch.item.some((i) => Array.isArray(i['nutch:capture']) && (i['nutch:capture'] as unknown[]).length === 4)).toBe(true);
-    const feed = await new Parser({ customFields: { feed: ['opensearch:totalResults', 'opensearch:itemsPerPage'] as never[], item: ['nutch:digest'] as never[] } }).parseString(xml);
+    const feed = await new Parser({
+      customFields: { feed: ['opensearch:totalResults', 'opensearch:itemsPerPage'] as never[], item: ['nutch:digest'] as never[] },
+    }).parseString(xml);
     expect(Number((feed as unknown as Record<string, string>)['opensearch:totalResults'])).toBe(5);
     expect(feed.items).toHaveLength(3);
     expect(feed.items[0].link).toMatch(/^https:\/\/wayback\.example\//);
     const desc = await (await get('/opensearch.xml')).text();
     const d = new XMLParser({ ignoreAttributes: false }).parse(desc) as { OpenSearchDescription: { ShortName: string; Url: { '@_template': string }[] } };
     expect(d.OpenSearchDescription.ShortName).toBe('nwax');
-    expect(d.OpenSearchDescription.Url.map((u) => u['@_template'])).toContain(`${srv.url}/opensearch?query={searchTerms}&start={startIndex?}&hitsPerPage={count?}`);
+    expect(d.OpenSearchDescription.Url.map((u) => u['@_template'])).toContain(
+      `${srv.url}/opensearch?query={searchTerms}&start={startIndex?}&hitsPerPage={count?}`,
+    );
   });
 
   it('renders the HTML page escaped, with replay, stored copy, all versions and paging links', async () => {
@@ -78,7 +92,7 @@ describe('nwax serve', () => {
   });
 
   it('serves the archived bytes of a capture, sandboxed, and nothing else', async () => {
-    const hit = (await (await get('/api/search?query=welcome')).json() as { hits: { set: string; doc: number }[] }).hits[0];
+    const hit = ((await (await get('/api/search?query=welcome')).json()) as { hits: { set: string; doc: number }[] }).hits[0];
     const res = await get(`/stored/${hit.set}/${hit.doc}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -102,7 +116,7 @@ describe('nwax serve', () => {
     for (const [path, message] of cases) {
       const res = await get(path);
       expect(res.status, path.slice(0, 60)).toBe(400);
-      expect((await res.json() as { error: string }).error).toMatch(message);
+      expect(((await res.json()) as { error: string }).error).toMatch(message);
     }
     const html = await get('/search?query=%22open');
     expect(html.status).toBe(400);
@@ -113,7 +127,10 @@ describe('nwax serve', () => {
     const crawl = join(dir, 'crawl');
     const main = join(crawl, 'indexes', 'part-00000');
     const dates = join(crawl, 'pindexes', 'part-00000', 'dates');
-    const datesOf = async () => ((await (await get('/api/search?query=url:http://example.org/index.html&hitsPerSite=0')).json()) as { hits: { dates: string[] }[] }).hits.flatMap((h) => h.dates).length;
+    const datesOf = async () =>
+      ((await (await get('/api/search?query=url:http://example.org/index.html&hitsPerSite=0')).json()) as { hits: { dates: string[] }[] }).hits.flatMap(
+        (h) => h.dates,
+      ).length;
     expect(await datesOf()).toBe(10);
     // A new dates index without the duplicates' dates (built from main alone), renamed into place.
     const swap = nwaxAsync(['add-dates', main, main, dates, '-']);
@@ -127,12 +144,14 @@ describe('nwax serve', () => {
 
   it('orders by date (reverse for newest first) and collapses by the dedup field', async () => {
     type R = { hits: { url: string; dates: string[] }[] };
-    const byDate = await (await get('/api/search?query=url:http://example.org/index.html&hitsPerSite=0&sort=date')).json() as R;
+    const byDate = (await (await get('/api/search?query=url:http://example.org/index.html&hitsPerSite=0&sort=date')).json()) as R;
     const firsts = byDate.hits.map((h) => h.dates[0]);
     expect(firsts).toEqual([...firsts].sort());
-    const newest = await (await get('/api/search?query=url:http://example.org/index.html&hitsPerSite=0&sort=date&reverse=true')).json() as R;
+    const newest = (await (await get('/api/search?query=url:http://example.org/index.html&hitsPerSite=0&sort=date&reverse=true')).json()) as R;
     expect(newest.hits.map((h) => h.dates[0])).toEqual([...firsts].reverse());
-    const onePerUrl = await (await get('/api/search?query=homepage&hitsPerSite=1&dedupField=url')).json() as { hits: { url: string; moreFromSite: number }[] };
+    const onePerUrl = (await (await get('/api/search?query=homepage&hitsPerSite=1&dedupField=url')).json()) as {
+      hits: { url: string; moreFromSite: number }[];
+    };
     expect(onePerUrl.hits).toHaveLength(1);
     expect(onePerUrl.hits[0].moreFromSite).toBe(4);
     expect((await get('/api/search?query=x&sort=size')).status).toBe(400);
@@ -152,14 +171,26 @@ describe('a shard front over three backends', () => {
   const page = (title: string, body: string) => `<html><head><title>${title}</title></head><body><p>${body}</p></body></html>`;
   let n = 0;
   const rec = (url: string, body: string) => ({
-    type: 'response', url, date: '20080101000000', body, id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
+    type: 'response',
+    url,
+    date: '20080101000000',
+    body,
+    id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
     headers: { 'Content-Type': 'text/html', 'Content-Length': String(Buffer.byteLength(body)) },
   });
 
   beforeAll(async () => {
     const shards = [
-      [rec('http://example.org/a1', page('A1', 'alligator one')), rec('http://example.org/a2', page('A2', 'alligator two')), rec('http://zoo.example.net/', page('Zoo', 'alligator zoo'))],
-      [rec('http://example.org/b1', page('B1', 'alligator three')), rec('http://www.example.org/b2', page('B2', 'alligator four')), rec('http://example.org/b3', page('B3', 'alligator five'))],
+      [
+        rec('http://example.org/a1', page('A1', 'alligator one')),
+        rec('http://example.org/a2', page('A2', 'alligator two')),
+        rec('http://zoo.example.net/', page('Zoo', 'alligator zoo')),
+      ],
+      [
+        rec('http://example.org/b1', page('B1', 'alligator three')),
+        rec('http://www.example.org/b2', page('B2', 'alligator four')),
+        rec('http://example.org/b3', page('B3', 'alligator five')),
+      ],
       [rec('http://other.net/c1', page('C1', 'alligator six')), rec('http://other.net/c2', page('C2', 'crocodile only'))],
     ];
     for (const [i, records] of shards.entries()) {
@@ -172,7 +203,16 @@ describe('a shard front over three backends', () => {
       expect((await nwaxAsync(['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg])).code).toBe(0);
       backends.push(await startServer({ dir: crawl, host: '127.0.0.1', port: 0, wayback: 'http://wb/{date}/{url}', hitsPerSite: 2, suggestTitles: 10 }));
     }
-    front = await startServer({ dir: '', shards: backends.map((b) => b.url), shardTimeout: 2000, host: '127.0.0.1', port: 0, wayback: 'http://wb/{date}/{url}', hitsPerSite: 2, suggestTitles: 10 });
+    front = await startServer({
+      dir: '',
+      shards: backends.map((b) => b.url),
+      shardTimeout: 2000,
+      host: '127.0.0.1',
+      port: 0,
+      wayback: 'http://wb/{date}/{url}',
+      hitsPerSite: 2,
+      suggestTitles: 10,
+    });
   }, 90_000);
   afterAll(async () => {
     await front?.close();
@@ -180,7 +220,11 @@ describe('a shard front over three backends', () => {
   });
 
   it('merges the shards, sums totals, and shows no site more than hitsPerSite times after the merge', async () => {
-    const r = await (await fetch(`${front.url}/api/search?query=alligator&hitsPerSite=2&hitsPerPage=20`)).json() as { total: number; partial: boolean; hits: { host: string; url: string; set: string; doc: number; moreFromSite: number }[] };
+    const r = (await (await fetch(`${front.url}/api/search?query=alligator&hitsPerSite=2&hitsPerPage=20`)).json()) as {
+      total: number;
+      partial: boolean;
+      hits: { host: string; url: string; set: string; doc: number; moreFromSite: number }[];
+    };
     expect(r.total).toBe(7);
     expect(r.partial).toBe(false);
     const hosts = r.hits.map((h) => h.host);
@@ -188,14 +232,23 @@ describe('a shard front over three backends', () => {
     expect(hosts.filter((h) => h === 'example.org')).toHaveLength(2);
     expect(r.hits.find((h) => h.host === 'example.org' && h.moreFromSite)?.moreFromSite).toBe(3);
     expect(new Set(hosts)).toEqual(new Set(['example.org', 'zoo.example.net', 'other.net']));
-    const all = await (await fetch(`${front.url}/api/search?query=alligator&hitsPerSite=0&hitsPerPage=20&facets=1`)).json() as { hits: { set: string; doc: number }[]; facets: Record<string, [string, number][]> };
+    const all = (await (await fetch(`${front.url}/api/search?query=alligator&hitsPerSite=0&hitsPerPage=20&facets=1`)).json()) as {
+      hits: { set: string; doc: number }[];
+      facets: Record<string, [string, number][]>;
+    };
     expect(all.hits).toHaveLength(7);
     // Facets counted on every shard and summed by the front.
-    expect(all.facets.site).toEqual([['example.org', 5], ['other.net', 1], ['zoo.example.net', 1]]);
+    expect(all.facets.site).toEqual([
+      ['example.org', 5],
+      ['other.net', 1],
+      ['zoo.example.net', 1],
+    ]);
     expect(all.facets.type).toEqual([['text/html', 7]]);
     expect(all.facets.year).toEqual([['2008', 7]]);
     const narrowed = await (await fetch(`${front.url}/search?query=alligator`)).text();
-    expect(narrowed).toMatch(/<nav aria-label="Narrow the results" class="facets"><section><h3>Site<\/h3><ul><li><a href="\/search\?query=alligator\+site%3Aexample\.org&amp;[^"]*">example\.org<\/a> \(5\)<\/li>/);
+    expect(narrowed).toMatch(
+      /<nav aria-label="Narrow the results" class="facets"><section><h3>Site<\/h3><ul><li><a href="\/search\?query=alligator\+site%3Aexample\.org&amp;[^"]*">example\.org<\/a> \(5\)<\/li>/,
+    );
     // The stored copy through the front reaches the backend that holds it.
     const stored = await fetch(`${front.url}/stored/${encodeURIComponent(all.hits[0].set)}/${all.hits[0].doc}`);
     expect(stored.status).toBe(200);
@@ -209,7 +262,7 @@ describe('a shard front over three backends', () => {
     await down.close();
     const res = await fetch(`${front.url}/api/search?query=alligator&hitsPerSite=0&hitsPerPage=20`);
     expect(res.status).toBe(200);
-    const r = await res.json() as { total: number; partial: boolean; failedShards: string[] };
+    const r = (await res.json()) as { total: number; partial: boolean; failedShards: string[] };
     expect(r.total).toBe(6);
     expect(r.partial).toBe(true);
     expect(r.failedShards).toHaveLength(1);

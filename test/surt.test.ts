@@ -75,9 +75,19 @@ describe('URL canonicalization pieces', () => {
 
   it('normalizes paths as the surt library does, and leaves normal ones as they are', () => {
     const cases: [string, string][] = [
-      ['/a/b.html', '/a/b.html'], ['/', '/'], ['/a/', '/a/'], ['/.well-known/x', '/.well-known/x'], ['/a/...', '/a/...'],
-      ['/a//b/', '/a/b/'], ['/a/./b', '/a/b'], ['/a/../b', '/b'], ['/a/b/..', '/a'], ['/a/b/.', '/a/b'], ['/..', '/..'],
-      ['a/b', '/b'], ['//a', '/a'],
+      ['/a/b.html', '/a/b.html'],
+      ['/', '/'],
+      ['/a/', '/a/'],
+      ['/.well-known/x', '/.well-known/x'],
+      ['/a/...', '/a/...'],
+      ['/a//b/', '/a/b/'],
+      ['/a/./b', '/a/b'],
+      ['/a/../b', '/b'],
+      ['/a/b/..', '/a'],
+      ['/a/b/.', '/a/b'],
+      ['/..', '/..'],
+      ['a/b', '/b'],
+      ['//a', '/a'],
     ];
     for (const [path, normal] of cases) expect(normalizePath(path), path).toBe(normal);
   });

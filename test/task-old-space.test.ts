@@ -54,7 +54,15 @@ describe("a job's taskOldSpaceMb", () => {
     const input = join(dir, 'lines');
     writeFileSync(input, 'a\nb\n');
     // The main thread's half of the job: what the runner reads (the threads run the worker's).
-    const probe = (taskOldSpaceMb?: number): Job => ({ name: 'gc-probe', description: '', input: 'lines', linesPerSplit: 1, taskOldSpaceMb, map() {}, reduce() {} });
+    const probe = (taskOldSpaceMb?: number): Job => ({
+      name: 'gc-probe',
+      description: '',
+      input: 'lines',
+      linesPerSplit: 1,
+      taskOldSpaceMb,
+      map() {},
+      reduce() {},
+    });
     const run = async (job: Job, out: string) =>
       (await runLocal(job, { inputs: [input], output: join(dir, out), numReduces: 1, threads: 2, taskWorker: pathToFileURL(worker) })).counters;
     const before = await run(probe(), 'before');

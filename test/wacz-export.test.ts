@@ -46,8 +46,8 @@ async function crawlOf(archive: string, crawl: string, collection: string) {
 }
 
 type Hit = { url: string; digest: string; title: string; dates: string[] };
-const hitsOf = async (dir: string, q: string) => (JSON.parse((await ok(['search', '--json', '--hits', '50', '--dir', dir, q])).stdout).hits as Hit[])
-  .map((h) => [h.url, h.digest, h.title]).sort();
+const hitsOf = async (dir: string, q: string) =>
+  (JSON.parse((await ok(['search', '--json', '--hits', '50', '--dir', dir, q])).stdout).hits as Hit[]).map((h) => [h.url, h.digest, h.title]).sort();
 
 describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
   const dir = tempDir();
@@ -67,7 +67,10 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
     const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
     expect(index).toEqual(lines.map((l) => l.replace('all.wacz#archive/data.warc.gz', 'data.warc.gz')).sort(byBytes));
     // Each record is the source's bytes: the same gzip member at another offset.
-    const src = (await ok(['cdx', '-f', 'cdxj', join(WACZ, 'example.wacz')])).stdout.trim().split('\n').map((l) => JSON.parse(l.slice(l.indexOf('{'))));
+    const src = (await ok(['cdx', '-f', 'cdxj', join(WACZ, 'example.wacz')])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l.slice(l.indexOf('{'))));
     const warc = join(dir, 'exported.warc.gz');
     writeFileSync(warc, await zipEntry(out, 'archive/data.warc.gz'));
     const original = join(dir, 'original.warc.gz');
@@ -78,7 +81,11 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
       expect(bytesAt(warc, Number(e.offset), Number(e.length)).equals(bytesAt(original, Number(s.offset), Number(s.length))), e.url).toBe(true);
     }
     // pages.jsonl: the list's header, then a page per version with its title and text.
-    const pages = (await zipEntry(out, 'pages/pages.jsonl')).toString().trim().split('\n').map((l) => JSON.parse(l));
+    const pages = (await zipEntry(out, 'pages/pages.jsonl'))
+      .toString()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(pages[0]).toMatchObject({ format: 'json-pages-1.0', id: 'pages' });
     const home = pages.find((p) => p.url === 'https://webrecorder.net/');
     expect(home).toMatchObject({ ts: '2022-09-16T19:15:07Z', title: 'Webrecorder' });
@@ -94,12 +101,15 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
     }
   });
 
-  it('writes the versions a query finds with what their pages embed, and a plain WARC\'s records as gzip members', async () => {
+  it("writes the versions a query finds with what their pages embed, and a plain WARC's records as gzip members", async () => {
     const crawl = join(dir, 'crawl');
     const out = join(dir, 'query.wacz');
     const r = await ok(['export-wacz', out, '-dir', crawl, 'web', 'archiving', 'for', 'all']);
     expect(r.stderr).toMatch(/query\.wacz: 1 pages, (\d+) embedded resources/);
-    const urls = (await ok(['cdx', '-f', 'cdxj', out])).stdout.trim().split('\n').map((l) => JSON.parse(l.slice(l.indexOf('{'))).url as string);
+    const urls = (await ok(['cdx', '-f', 'cdxj', out])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l.slice(l.indexOf('{'))).url as string);
     expect(urls).toContain('https://webrecorder.net/');
     // The page's stylesheet and images came with it.
     expect(urls).toContain('https://webrecorder.net/assets/main.css');
@@ -131,33 +141,66 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
     const pOut = join(dir, 'plain.wacz');
     await ok(['export-wacz', pOut, '-dir', plain]);
     const warc = await zipEntry(pOut, 'archive/data.warc.gz');
-    expect(gunzipSync(warc).toString('latin1').match(/^WARC\/1\.[01]\r$/gm)!.length).toBeGreaterThan(0);
-    const digests = (f: string) => nwax(['cdx', '-f', 'cdxj', f]).then((x) => x.stdout.trim().split('\n').map((l) => JSON.parse(l.slice(l.indexOf('{')))).map((e) => `${e.url} ${e.digest}`).sort());
-    const versions = JSON.parse((await ok(['search', '--json', '--hits', '50', '--dir', plain, 'url:http://example.org/index.html'])).stdout).hits.map((h: Hit) => `${h.url} ${h.digest}`).sort();
+    expect(
+      gunzipSync(warc)
+        .toString('latin1')
+        .match(/^WARC\/1\.[01]\r$/gm)!.length,
+    ).toBeGreaterThan(0);
+    const digests = (f: string) =>
+      nwax(['cdx', '-f', 'cdxj', f]).then((x) =>
+        x.stdout
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l.slice(l.indexOf('{'))))
+          .map((e) => `${e.url} ${e.digest}`)
+          .sort(),
+      );
+    const versions = JSON.parse((await ok(['search', '--json', '--hits', '50', '--dir', plain, 'url:http://example.org/index.html'])).stdout)
+      .hits.map((h: Hit) => `${h.url} ${h.digest}`)
+      .sort();
     expect((await digests(pOut)).filter((d) => d.startsWith('http://example.org/index.html '))).toEqual(versions);
     expect(readFileSync(pOut).length).toBeGreaterThan(0);
   });
 
-  it('streams a record too large to hold (a plain one gzipped on the way), and its page\'s records stay whole', async () => {
+  it("streams a record too large to hold (a plain one gzipped on the way), and its page's records stay whole", async () => {
     // A plain WARC with a 12 MB page: past what an export reads whole (8 MB), it is streamed.
-    const big = 'big words of a large page '.repeat(12 << 20 >> 5);
+    const big = 'big words of a large page '.repeat((12 << 20) >> 5);
     const warc = join(dir, 'big.warc');
-    await writeWarc(warc, [
-      { id: 'b1', url: 'http://big.example/', date: '20200102030405', body: `<html><head><title>Big page</title><link rel="stylesheet" href="/s.css"></head><body>${big}</body></html>` },
-      { id: 'b2', url: 'http://big.example/s.css', date: '20200102030406', body: 'body { color: red }', headers: { 'Content-Type': 'text/css' } },
-    ], { gzip: false });
+    await writeWarc(
+      warc,
+      [
+        {
+          id: 'b1',
+          url: 'http://big.example/',
+          date: '20200102030405',
+          body: `<html><head><title>Big page</title><link rel="stylesheet" href="/s.css"></head><body>${big}</body></html>`,
+        },
+        { id: 'b2', url: 'http://big.example/s.css', date: '20200102030406', body: 'body { color: red }', headers: { 'Content-Type': 'text/css' } },
+      ],
+      { gzip: false },
+    );
     const crawl = join(dir, 'big');
     await crawlOf(warc, crawl, 'big');
     const out = join(dir, 'big.wacz');
     const r = await ok(['export-wacz', out, '-dir', crawl, 'big', 'page']);
     expect(r.stderr).toMatch(/big\.wacz: 1 pages, 1 embedded resources \(0 not in the archive\), 2 records/);
-    const lines = (await ok(['cdx', '-f', 'cdxj', out])).stdout.trim().split('\n').map((l) => JSON.parse(l.slice(l.indexOf('{'))));
-    const source = (await ok(['cdx', '-f', 'cdxj', warc])).stdout.trim().split('\n').map((l) => JSON.parse(l.slice(l.indexOf('{'))));
+    const lines = (await ok(['cdx', '-f', 'cdxj', out])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l.slice(l.indexOf('{'))));
+    const source = (await ok(['cdx', '-f', 'cdxj', warc])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l.slice(l.indexOf('{'))));
     expect(lines.map((e) => `${e.url} ${e.digest}`).sort()).toEqual(source.map((e) => `${e.url} ${e.digest}`).sort());
     // Each record a gzip member of its own, inflating to the source's bytes.
     const exported = await zipEntry(out, 'archive/data.warc.gz');
     const page = lines.find((e) => e.url === 'http://big.example/');
     const original = source.find((e) => e.url === 'http://big.example/');
-    expect(gunzipSync(exported.subarray(Number(page.offset), Number(page.offset) + Number(page.length))).equals(bytesAt(warc, Number(original.offset), Number(original.length)))).toBe(true);
+    expect(
+      gunzipSync(exported.subarray(Number(page.offset), Number(page.offset) + Number(page.length))).equals(
+        bytesAt(warc, Number(original.offset), Number(original.length)),
+      ),
+    ).toBe(true);
   }, 120_000);
 });

@@ -23,22 +23,33 @@ if (!HAVE_FIXTURES) console.log('wacz.test: skipped: no ../shared/fixtures');
 describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
   const dir = tempDir();
 
-  it('gives the package\'s own index for every capture, and the CDX of its WARC unzipped', async () => {
+  it("gives the package's own index for every capture, and the CDX of its WARC unzipped", async () => {
     const pkg = join(WACZ, 'example.wacz');
     const r = await nwax(['cdx', '-f', 'cdxj', pkg]);
     expect(r.code, r.stderr).toBe(0);
-    const ours = r.stdout.trim().split('\n').map((l) => JSON.parse(l.slice(l.indexOf('{'))) as Record<string, string>);
+    const ours = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l.slice(l.indexOf('{'))) as Record<string, string>);
     // The package's CDXJ (wabac.js): 17-digit timestamps, numbers as numbers, "sha-256:" digests.
-    const theirs = (await zipEntry(pkg, 'indexes/index.cdx')).toString().trim().split('\n').map((l) => {
-      const [, ts] = l.split(' ', 2);
-      return { ts: ts.slice(0, 14), ...(JSON.parse(l.slice(l.indexOf('{'))) as Record<string, string | number>) };
-    });
+    const theirs = (await zipEntry(pkg, 'indexes/index.cdx'))
+      .toString()
+      .trim()
+      .split('\n')
+      .map((l) => {
+        const [, ts] = l.split(' ', 2);
+        return { ts: ts.slice(0, 14), ...(JSON.parse(l.slice(l.indexOf('{'))) as Record<string, string | number>) };
+      });
     expect(theirs.length).toBeGreaterThan(10);
     for (const t of theirs) {
       const o = ours.find((x) => x.url === t.url && Number(x.offset) === t.offset);
       expect(o, `${t.url} at ${t.offset}`).toBeDefined();
-      expect([Number(o!.length), o!.mime, Number(o!.status), o!.digest.replace(/^sha256:/, '')], t.url as string)
-        .toEqual([t.length, t.mime, t.status, String(t.digest).replace(/^sha-?256:/, '')]);
+      expect([Number(o!.length), o!.mime, Number(o!.status), o!.digest.replace(/^sha256:/, '')], t.url as string).toEqual([
+        t.length,
+        t.mime,
+        t.status,
+        String(t.digest).replace(/^sha-?256:/, ''),
+      ]);
       expect(o!.filename).toBe('example.wacz#archive/data.warc.gz');
     }
     expect(ours.length).toBe(theirs.length);
@@ -56,10 +67,16 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     const warc = await zipEntry(src, 'archive/data.warc.gz');
     const index = await zipEntry(src, 'indexes/index.cdx');
     const sha = (b: Buffer) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
-    const datapackage = Buffer.from(JSON.stringify({ profile: 'data-package', wacz_version: '1.1.1', resources: [
-      { name: 'data.warc.gz', path: 'archive/data.warc.gz', hash: sha(warc), bytes: warc.length },
-      { name: 'index.cdx', path: 'indexes/index.cdx', hash: sha(index), bytes: index.length },
-    ] }));
+    const datapackage = Buffer.from(
+      JSON.stringify({
+        profile: 'data-package',
+        wacz_version: '1.1.1',
+        resources: [
+          { name: 'data.warc.gz', path: 'archive/data.warc.gz', hash: sha(warc), bytes: warc.length },
+          { name: 'index.cdx', path: 'indexes/index.cdx', hash: sha(index), bytes: index.length },
+        ],
+      }),
+    );
     const pkg = join(dir, 'deflated.wacz');
     const zip = new yazl.ZipFile();
     zip.addBuffer(warc, 'archive/data.warc.gz', { compress: true });
@@ -115,16 +132,24 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     }
   });
 
-  it('uses the package\'s pages.jsonl beside its own parse: a title where the parse finds none, the rendered text\'s lines the HTML lacks', async () => {
+  it("uses the package's pages.jsonl beside its own parse: a title where the parse finds none, the rendered text's lines the HTML lacks", async () => {
     const src = join(WACZ, 'example.wacz');
     const warc = await zipEntry(src, 'archive/data.warc.gz');
     // The page as a browser rendered it, with a line a script built (not in the HTML), and a
     // title for the stylesheet, which has none of its own.
-    const pages = [
-      { format: 'json-pages-1.0', id: 'pages', title: 'All Pages', hasText: true },
-      { url: 'https://webrecorder.net/', ts: '2022-09-16T19:15:07.215Z', title: 'Webrecorder', text: 'Webrecorder\nWeb archiving for all!\nLatest from a script: quokka zyzzyva' },
-      { url: 'https://webrecorder.net/assets/main.css', ts: '2022-09-16T19:15:07Z', title: 'The site stylesheet' },
-    ].map((p) => JSON.stringify(p)).join('\n') + '\n';
+    const pages =
+      [
+        { format: 'json-pages-1.0', id: 'pages', title: 'All Pages', hasText: true },
+        {
+          url: 'https://webrecorder.net/',
+          ts: '2022-09-16T19:15:07.215Z',
+          title: 'Webrecorder',
+          text: 'Webrecorder\nWeb archiving for all!\nLatest from a script: quokka zyzzyva',
+        },
+        { url: 'https://webrecorder.net/assets/main.css', ts: '2022-09-16T19:15:07Z', title: 'The site stylesheet' },
+      ]
+        .map((p) => JSON.stringify(p))
+        .join('\n') + '\n';
     const pkg = join(dir, 'with-pages.wacz');
     const zip = new yazl.ZipFile();
     zip.addBuffer(warc, 'archive/data.warc.gz', { compress: false });
@@ -148,14 +173,17 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
   it('imports a package from a manifest line in a streaming map task, as Hadoop runs one (nothing expands the manifest there)', async () => {
     const map = await nwax(['job', 'import', 'map'], { input: `${join(WACZ, 'example.wacz')} web\n${join(WACZ, 'invalid_example_1.wacz')} web\n` });
     expect(map.code, map.stderr).toBe(0);
-    const keys = map.stdout.trim().split('\n').map((l) => l.slice(0, l.indexOf('\t')));
+    const keys = map.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.slice(0, l.indexOf('\t')));
     expect(keys).toHaveLength(14);
     expect(keys).toContain(`https://webrecorder.net/ sha256:3158427b8d258c2d1dc08ffc3138cff100f3fe510d1b12b21a36e6373626e16f`);
     expect(map.stderr).toContain('invalid_example_1.wacz: not a WACZ package: no archive/*.warc or *.warc.gz entry');
     expect(map.stderr).toMatch(/reporter:counter:nwax,archives failed,1/);
   });
 
-  it('reads py-wacz\'s packages, plain and signed, and refuses by name one that is no WACZ and one signed with an untrusted certificate', async () => {
+  it("reads py-wacz's packages, plain and signed, and refuses by name one that is no WACZ and one signed with an untrusted certificate", async () => {
     for (const f of ['valid_example_1.wacz', 'valid_signed_example_1.wacz']) {
       const r = await nwax(['cdx', join(WACZ, f)]);
       expect(r.code, `${f}: ${r.stderr}`).toBe(0);
@@ -164,10 +192,14 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     // Signed with a Let's Encrypt staging certificate: py-wacz refuses it, and so does nwax.
     const staging = await nwax(['cdx', join(WACZ, 'invalid_signed_example_1.wacz')]);
     expect(staging.code).toBe(1);
-    expect(staging.stderr).toContain("invalid_signed_example_1.wacz: datapackage-digest.json: the domain certificate's chain leads to no trusted root (it ends at C=US, O=(STAGING) Internet Security Research Group, CN=(STAGING) Pretend Pear X1); package left out");
+    expect(staging.stderr).toContain(
+      "invalid_signed_example_1.wacz: datapackage-digest.json: the domain certificate's chain leads to no trusted root (it ends at C=US, O=(STAGING) Internet Security Research Group, CN=(STAGING) Pretend Pear X1); package left out",
+    );
     const bad = await nwax(['cdx', join(WACZ, 'invalid_example_1.wacz')]);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain('invalid_example_1.wacz: not a WACZ package: no archive/*.warc or *.warc.gz entry (entries: datapackage.json, data/archive/test.txt)');
+    expect(bad.stderr).toContain(
+      'invalid_example_1.wacz: not a WACZ package: no archive/*.warc or *.warc.gz entry (entries: datapackage.json, data/archive/test.txt)',
+    );
     expect(bad.stderr).toMatch(/unreadable files: 1/);
     // A package under another name is a ZIP, and said so.
     const renamed = join(dir, 'example.zip');
@@ -184,7 +216,7 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     expect(nz.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('checks a signed package\'s signature: one re-hashed or re-signed after signing is refused by name', async () => {
+  it("checks a signed package's signature: one re-hashed or re-signed after signing is refused by name", async () => {
     const src = join(WACZ, 'valid_signed_example_1.wacz');
     const names = ['indexes/index.cdx.gz', 'indexes/index.idx', 'pages/pages.jsonl', 'datapackage.json'];
     const entries = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await zipEntry(src, n)] as const)));
@@ -210,13 +242,17 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     const forged = { ...digest, signedData: { ...digest.signedData, signature: `${sig.slice(0, 20)}${sig[20] === 'A' ? 'B' : 'A'}${sig.slice(21)}` } };
     const f = await nwax(['cdx', await repack('forged.wacz', entries['datapackage.json'], forged)]);
     expect(f.code).toBe(1);
-    expect(f.stderr).toContain("forged.wacz: datapackage-digest.json: the signature does not verify with btrix-sign-test.webrecorder.net's key; package left out");
+    expect(f.stderr).toContain(
+      "forged.wacz: datapackage-digest.json: the signature does not verify with btrix-sign-test.webrecorder.net's key; package left out",
+    );
     // datapackage.json changed and hashed again: the signature is of the old hash.
     const changed = Buffer.from(entries['datapackage.json'].toString().replace('py-wacz', 'py-wacZ'));
     const rehashed = { ...digest, hash: `sha256:${createHash('sha256').update(changed).digest('hex')}` };
     const h = await nwax(['cdx', await repack('rehashed.wacz', changed, rehashed)]);
     expect(h.code).toBe(1);
-    expect(h.stderr).toMatch(/rehashed\.wacz: datapackage-digest\.json: the signed hash sha256:[0-9a-f]{64} is not datapackage-digest\.json's sha256:[0-9a-f]{64}; package left out/);
+    expect(h.stderr).toMatch(
+      /rehashed\.wacz: datapackage-digest\.json: the signed hash sha256:[0-9a-f]{64} is not datapackage-digest\.json's sha256:[0-9a-f]{64}; package left out/,
+    );
     // The RFC 3161 timestamp, as authsign checks it: each way of breaking it named.
     const refused = async (name: string, signedData: Record<string, unknown>) => {
       const r = await nwax(['cdx', await repack(name, entries['datapackage.json'], { ...digest, signedData: { ...digest.signedData, ...signedData } })]);
@@ -224,15 +260,25 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
       return r.stderr;
     };
     const other = JSON.parse((await zipEntry(join(WACZ, 'invalid_signed_example_1.wacz'), 'datapackage-digest.json')).toString()).signedData;
-    expect(await refused('other-stamp.wacz', { timeSignature: other.timeSignature })).toContain('other-stamp.wacz: datapackage-digest.json: the RFC 3161 timestamp does not hold: it stamps another signature');
+    expect(await refused('other-stamp.wacz', { timeSignature: other.timeSignature })).toContain(
+      'other-stamp.wacz: datapackage-digest.json: the RFC 3161 timestamp does not hold: it stamps another signature',
+    );
     const token = Buffer.from(digest.signedData.timeSignature, 'base64');
     // A byte of the authority's RSA signature, at the token's end.
     token[token.length - 300] ^= 0x01;
-    expect(await refused('bad-stamp.wacz', { timeSignature: token.toString('base64') })).toContain("bad-stamp.wacz: datapackage-digest.json: the RFC 3161 timestamp does not hold: the authority's signature over it does not verify; package left out");
-    expect(await refused('no-stamp.wacz', { timeSignature: undefined })).toContain('no-stamp.wacz: datapackage-digest.json: the signature has no RFC 3161 timestamp');
-    expect(await refused('own-stamp-cert.wacz', { timestampCert: digest.signedData.domainCert })).toContain("own-stamp-cert.wacz: datapackage-digest.json: the timestamp certificate's chain leads to no trusted timestamp root");
+    expect(await refused('bad-stamp.wacz', { timeSignature: token.toString('base64') })).toContain(
+      "bad-stamp.wacz: datapackage-digest.json: the RFC 3161 timestamp does not hold: the authority's signature over it does not verify; package left out",
+    );
+    expect(await refused('no-stamp.wacz', { timeSignature: undefined })).toContain(
+      'no-stamp.wacz: datapackage-digest.json: the signature has no RFC 3161 timestamp',
+    );
+    expect(await refused('own-stamp-cert.wacz', { timestampCert: digest.signedData.domainCert })).toContain(
+      "own-stamp-cert.wacz: datapackage-digest.json: the timestamp certificate's chain leads to no trusted timestamp root",
+    );
     const hourBefore = new Date(Date.parse(digest.signedData.created) - 3600_000).toISOString().replace(/\.\d+Z$/, 'Z');
-    expect(await refused('late-stamp.wacz', { created: hourBefore })).toMatch(/late-stamp\.wacz: datapackage-digest\.json: the RFC 3161 timestamp \(2022-01-18T19:00:12\.000Z\) is not within ten minutes after the signature's date/);
+    expect(await refused('late-stamp.wacz', { created: hourBefore })).toMatch(
+      /late-stamp\.wacz: datapackage-digest\.json: the RFC 3161 timestamp \(2022-01-18T19:00:12\.000Z\) is not within ten minutes after the signature's date/,
+    );
   });
 
   it('leaves out, by name, a WARC whose bytes are not those datapackage.json hashed', async () => {
@@ -249,7 +295,13 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
       expect(j.code, `--jobs ${jobs}`).toBe(3);
       expect(j.stderr, `--jobs ${jobs}`).toMatch(/tampered\.wacz: entry archive\/data\.warc\.gz: its SHA-256 is sha256:[0-9a-f]{64}, datapackage\.json says/);
       expect(j.stdout, `--jobs ${jobs}`).not.toContain('tampered.wacz');
-      expect(j.stdout.trim().split('\n').filter((l) => !/^\s*CDX /.test(l)), `--jobs ${jobs}`).toHaveLength(1);
+      expect(
+        j.stdout
+          .trim()
+          .split('\n')
+          .filter((l) => !/^\s*CDX /.test(l)),
+        `--jobs ${jobs}`,
+      ).toHaveLength(1);
     }
     // Imported, the entry is named and counted in the job's summary (exit 3), as a damaged archive is.
     const manifest = join(dir, 'tampered-manifest');
@@ -261,7 +313,9 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     expect(imp.stderr).toMatch(/archives failed 1\b.*read-error 1\b/);
     const r = await nwax(['cdx', pkg, join(WACZ, 'valid_example_1.wacz')]);
     expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/tampered\.wacz: entry archive\/data\.warc\.gz: its SHA-256 is sha256:[0-9a-f]{64}, datapackage\.json says sha256:[0-9a-f]{64}; entry skipped/);
+    expect(r.stderr).toMatch(
+      /tampered\.wacz: entry archive\/data\.warc\.gz: its SHA-256 is sha256:[0-9a-f]{64}, datapackage\.json says sha256:[0-9a-f]{64}; entry skipped/,
+    );
     expect(r.stderr).toMatch(/skipped 1: wacz-digest 1/);
     expect(r.stdout).not.toContain('tampered.wacz');
     expect(r.stdout).toContain('valid_example_1.wacz#archive/example-collection.warc');
@@ -274,7 +328,9 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     writeFileSync(listed, again);
     const d = await nwax(['cdx', listed]);
     expect(d.code).toBe(1);
-    expect(d.stderr).toMatch(/relisted\.wacz: datapackage\.json's SHA-256 is sha256:[0-9a-f]{64}, datapackage-digest\.json says sha256:[0-9a-f]{64}; package left out/);
+    expect(d.stderr).toMatch(
+      /relisted\.wacz: datapackage\.json's SHA-256 is sha256:[0-9a-f]{64}, datapackage-digest\.json says sha256:[0-9a-f]{64}; package left out/,
+    );
   });
 
   it('imports a package named in a manifest: searched, its stored copy read and its page replayed from the package', async () => {
@@ -292,7 +348,9 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     await ok(['updatedb', join(crawl, 'crawldb'), seg]);
     await ok(['invertlinks', join(crawl, 'linkdb'), seg]);
     await ok(['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg]);
-    expect(readFileSync(join(seg, 'captures.archives'), 'utf8')).toBe(`example.wacz#archive/data.warc.gz\t${join(WACZ, 'example.wacz')}#archive/data.warc.gz\twebrecorder\n`);
+    expect(readFileSync(join(seg, 'captures.archives'), 'utf8')).toBe(
+      `example.wacz#archive/data.warc.gz\t${join(WACZ, 'example.wacz')}#archive/data.warc.gz\twebrecorder\n`,
+    );
     // The capture index written again (import --captures-only) from the package: the same.
     const written = readFileSync(join(seg, 'captures.cdx'));
     rmSync(join(seg, 'captures.cdx'));
@@ -316,7 +374,9 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     expect([...segmentRecords(join(dir, 'by-zipnum'), 'parse_data').values()].map((v) => (v as { title: string }).title)).toEqual(['Example Domain']);
     const srv = await serveCli(['-dir', crawl, '--port', '0', '--replay-port', '-1', '-D', 'nwax.serve.threads=1']);
     try {
-      const found = await (await fetch(`${srv.url}/api/search?query=webrecorder`)).json() as { hits: { url: string; title: string; set: string; doc: number; collection: string }[] };
+      const found = (await (await fetch(`${srv.url}/api/search?query=webrecorder`)).json()) as {
+        hits: { url: string; title: string; set: string; doc: number; collection: string }[];
+      };
       const home = found.hits.find((h) => h.url === 'https://webrecorder.net/')!;
       expect(home.title).toBe('Webrecorder');
       expect(home.collection).toBe('webrecorder');

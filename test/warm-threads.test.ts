@@ -22,7 +22,9 @@ function writeCdx(path: string): void {
   const lines: string[] = [];
   for (let i = 0; i < 6000; i++) {
     const n = Math.floor(random() ** 2 * 300);
-    lines.push(`org,example)/page/${n} 2020${String(1 + (i % 12)).padStart(2, '0')}01000000 http://example.org/page/${n} text/html 200 SHA${n} - - 1000 ${i * 1000} a.warc.gz`);
+    lines.push(
+      `org,example)/page/${n} 2020${String(1 + (i % 12)).padStart(2, '0')}01000000 http://example.org/page/${n} text/html 200 SHA${n} - - 1000 ${i * 1000} a.warc.gz`,
+    );
   }
   writeFileSync(path, `${lines.join('\n')}\n`);
 }
@@ -33,7 +35,10 @@ async function runCount(input: string, output: string, sortMemory: number) {
 }
 
 function parts(dir: string): [string, unknown][][] {
-  return readdirSync(dir).filter((f) => /^part-\d{5}/.test(f)).sort().map((f) => partRecords(join(dir, f)));
+  return readdirSync(dir)
+    .filter((f) => /^part-\d{5}/.test(f))
+    .sort()
+    .map((f) => partRecords(join(dir, f)));
 }
 
 describe('task threads started ahead of their job', () => {

@@ -11,7 +11,8 @@ const fields = (l: string) => Object.fromEntries(l.split(' ').map((v, i) => [N_F
 
 /** pywb's own CDX of the archives its sample cluster indexes, merged in byte order. */
 function pywbFlatLines(): string[] {
-  const all = ['iana', 'dupes', 'example'].flatMap((n) => readFileSync(fixture(`pywb/cdx/${n}.cdx`), 'utf8').split('\n'))
+  const all = ['iana', 'dupes', 'example']
+    .flatMap((n) => readFileSync(fixture(`pywb/cdx/${n}.cdx`), 'utf8').split('\n'))
     .filter((l) => l !== '' && !l.startsWith(' CDX'));
   return all.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
 }
@@ -33,8 +34,10 @@ describe.skipIf(!HAVE_FIXTURES)('ZipNum clusters and cdx-query', () => {
   const flat = pywbFlatLines();
   const flatFile = join(dir, 'flat.cdx');
   const tz = flat.find((l) => l.startsWith('org,iana)/time-zones '))!;
-  const sampleLines = [...flat, ...['x', 'y'].map((c) => tz.replace('time-zones ', `time-zones/${c} `).replace('/time-zones ', `/time-zones/${c.toUpperCase()} `))]
-    .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  const sampleLines = [
+    ...flat,
+    ...['x', 'y'].map((c) => tz.replace('time-zones ', `time-zones/${c} `).replace('/time-zones ', `/time-zones/${c.toUpperCase()} `)),
+  ].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   writeFileSync(flatFile, ` CDX N b a m s k r M S V g\n${flat.join('\n')}\n`);
 
   it("reads pywb's sample cluster: exact, prefix, host and domain lookups find what a scan of the same CDX finds", async () => {
@@ -59,11 +62,22 @@ describe.skipIf(!HAVE_FIXTURES)('ZipNum clusters and cdx-query', () => {
   it('applies dates, filters, collapse, sort, limit and the output forms as pywb does', async () => {
     const css = (k: string) => k.startsWith('org,iana)/_css/2013.1/screen.css');
     expect(await query(sample, 'iana.org/_css/2013.1/screen.css', '--from', '201401262008', '--to', '2014012620')).toEqual(
-      expected(flat, css, (f) => f.timestamp >= '20140126200800' && f.timestamp <= '20140126205959'));
+      expected(flat, css, (f) => f.timestamp >= '20140126200800' && f.timestamp <= '20140126205959'),
+    );
     expect(await query(sample, 'iana.org/_css/*', '--filter', 'status:200', '--filter', '!mime:text/css')).toEqual(
-      expected(flat, (k) => k.startsWith('org,iana)/_css'), (f) => f.status.startsWith('200') && !f.mime.startsWith('text/css')));
+      expected(
+        flat,
+        (k) => k.startsWith('org,iana)/_css'),
+        (f) => f.status.startsWith('200') && !f.mime.startsWith('text/css'),
+      ),
+    );
     expect(await query(sample, 'iana.org/*', '--filter', '~url:fonts/OpenSans-B', '--filter', '=mime:warc/revisit')).toEqual(
-      expected(flat, (k) => k.startsWith('org,iana)/'), (f) => f.url.includes('fonts/OpenSans-B') && f.mime === 'warc/revisit'));
+      expected(
+        flat,
+        (k) => k.startsWith('org,iana)/'),
+        (f) => f.url.includes('fonts/OpenSans-B') && f.mime === 'warc/revisit',
+      ),
+    );
     // collapse=urlkey: the first line of each URL.
     const firsts = expected(flat, (k) => k.startsWith('org,iana)/_img')).filter((l, i, a) => i === 0 || a[i - 1].split(' ')[0] !== l.split(' ')[0]);
     expect(await query(sample, 'iana.org/_img/*', '--collapse', 'urlkey')).toEqual(firsts);
@@ -78,7 +92,9 @@ describe.skipIf(!HAVE_FIXTURES)('ZipNum clusters and cdx-query', () => {
     expect(json[0]).toMatchObject({ urlkey: 'org,iana)/_css/2013.1/screen.css', filename: fields(all[0]).filename, offset: fields(all[0]).offset });
     const cdxj = await query(sample, 'iana.org/_css/2013.1/screen.css', '--output', 'cdxj');
     expect(JSON.parse(cdxj[0].split(' ').slice(2).join(' '))).toMatchObject({ url: fields(all[0]).url, length: fields(all[0]).length });
-    expect(await query(sample, 'iana.org/_css/2013.1/screen.css', '--fl', 'timestamp,statuscode')).toEqual(all.map((l) => `${fields(l).timestamp} ${fields(l).status}`));
+    expect(await query(sample, 'iana.org/_css/2013.1/screen.css', '--fl', 'timestamp,statuscode')).toEqual(
+      all.map((l) => `${fields(l).timestamp} ${fields(l).status}`),
+    );
   });
 
   it('builds a cluster in parallel shards that pywb layout readers and nwax read back line for line', async () => {
@@ -86,15 +102,24 @@ describe.skipIf(!HAVE_FIXTURES)('ZipNum clusters and cdx-query', () => {
     const r = await nwax(['zipnum', 'build', '-D', 'nwax.zipnum.lines=7', '--shards', '3', flatFile, out]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(new RegExp(`: ${flat.length} lines in \\d+ blocks, 3 part files`));
-    const idx = readFileSync(join(out, 'cluster.idx'), 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t'));
-    const loc = readFileSync(join(out, 'cluster.loc'), 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t'));
+    const idx = readFileSync(join(out, 'cluster.idx'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\t'));
+    const loc = readFileSync(join(out, 'cluster.loc'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => l.split('\t'));
     expect(loc.map((l) => l[0])).toEqual(['part-00000', 'part-00001', 'part-00002']);
     expect(idx.map((f) => Number(f[4]))).toEqual(idx.map((_, i) => i + 1));
     // Every block is a gzip member of its own, at its offset, and starts with its summary key.
     const lines: string[] = [];
     for (const f of idx) {
       const part = readFileSync(join(out, loc.find((l) => l[0] === f[1])![1]));
-      const block = gunzipSync(part.subarray(Number(f[2]), Number(f[2]) + Number(f[3]))).toString('utf8').split('\n').filter(Boolean);
+      const block = gunzipSync(part.subarray(Number(f[2]), Number(f[2]) + Number(f[3])))
+        .toString('utf8')
+        .split('\n')
+        .filter(Boolean);
       expect(block.length).toBeLessThanOrEqual(7);
       expect(block[0].startsWith(f[0])).toBe(true);
       lines.push(...block);
@@ -118,8 +143,15 @@ describe.skipIf(!HAVE_FIXTURES)('ZipNum clusters and cdx-query', () => {
     writeFileSync(join(dir, 'garbage.cdx'), Buffer.from([0x00, 0xff, 0x13, 0x37, 0x0a, 0x80, 0x81]));
     writeFileSync(join(dir, 'empty.cdx'), '');
     writeFileSync(join(dir, 'cut.cdx'), `${flat.slice(0, 3).join('\n')}\n${flat[3].slice(0, 40)}`);
-    for (const [file, message] of [['garbage.cdx', /garbage\.cdx: .*line 1: not a CDX line/], ['empty.cdx', /empty\.cdx: (empty file|no CDX lines)/], ['cut.cdx', /cut\.cdx: .*the last line is cut short/]] as const) {
-      for (const args of [['zipnum', 'build', join(dir, file), join(dir, `z-${file}`)], ['cdx-query', join(dir, file), flat[3].split(' ')[2], '--match-type', 'host']]) {
+    for (const [file, message] of [
+      ['garbage.cdx', /garbage\.cdx: .*line 1: not a CDX line/],
+      ['empty.cdx', /empty\.cdx: (empty file|no CDX lines)/],
+      ['cut.cdx', /cut\.cdx: .*the last line is cut short/],
+    ] as const) {
+      for (const args of [
+        ['zipnum', 'build', join(dir, file), join(dir, `z-${file}`)],
+        ['cdx-query', join(dir, file), flat[3].split(' ')[2], '--match-type', 'host'],
+      ]) {
         const r = await nwax(args);
         expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(1);
         expect(r.stderr).toMatch(message);
@@ -139,7 +171,12 @@ describe.skipIf(!HAVE_FIXTURES)('ZipNum clusters and cdx-query', () => {
 
   it('answers /cdx on nwax serve with the same lines, 400 for bad parameters, and caps the result size', async () => {
     const srv = await startServer({
-      dir: join(dir, 'no-indexes'), host: '127.0.0.1', port: 0, wayback: '', hitsPerSite: 2, suggestTitles: 10,
+      dir: join(dir, 'no-indexes'),
+      host: '127.0.0.1',
+      port: 0,
+      wayback: '',
+      hitsPerSite: 2,
+      suggestTitles: 10,
       cdx: { sources: [sample], maxResults: 5, timeoutMs: 5000 },
     });
     try {
@@ -149,12 +186,30 @@ describe.skipIf(!HAVE_FIXTURES)('ZipNum clusters and cdx-query', () => {
       };
       const exact = await get('url=http://www.iana.org/_css/2013.1/screen.css&output=json');
       expect(exact.status).toBe(200);
-      expect(exact.body.split('\n').filter(Boolean).map((l) => JSON.parse(l).timestamp)).toEqual(
-        expected(flat, (k) => k === 'org,iana)/_css/2013.1/screen.css').slice(0, 5).map((l) => fields(l).timestamp));
+      expect(
+        exact.body
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l).timestamp),
+      ).toEqual(
+        expected(flat, (k) => k === 'org,iana)/_css/2013.1/screen.css')
+          .slice(0, 5)
+          .map((l) => fields(l).timestamp),
+      );
       const dom = await get('url=example.com&matchType=domain&filter=status:200');
-      expect(dom.body.split('\n').filter(Boolean)).toEqual(await query(sample, 'example.com', '--match-type', 'domain', '--filter', 'status:200', '--limit', '5'));
+      expect(dom.body.split('\n').filter(Boolean)).toEqual(
+        await query(sample, 'example.com', '--match-type', 'domain', '--filter', 'status:200', '--limit', '5'),
+      );
       expect((await get('url=iana.org/*&limit=1000')).body.split('\n').filter(Boolean)).toHaveLength(5);
-      for (const bad of ['', 'url=x&matchType=nearby', 'url=x&from=yesterday', 'url=x&filter=status:(', 'url=x&sort=closest', 'url=x&output=xml', 'url=x&limit=0']) {
+      for (const bad of [
+        '',
+        'url=x&matchType=nearby',
+        'url=x&from=yesterday',
+        'url=x&filter=status:(',
+        'url=x&sort=closest',
+        'url=x&output=xml',
+        'url=x&limit=0',
+      ]) {
         const r = await get(bad);
         expect(r.status, bad).toBe(400);
         expect(r.body.length).toBeGreaterThan(10);
@@ -178,8 +233,15 @@ describe.skipIf(!HAVE_FIXTURES)('ZipNum clusters and cdx-query', () => {
       });
       const res = await fetch(`${url}/cdx?url=iana.org/_js/*&output=json&limit=3`);
       expect(res.status).toBe(200);
-      const got = (await res.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l).urlkey);
-      expect(got).toEqual(expected(flat, (k) => k.startsWith('org,iana)/_js')).slice(0, 3).map((l) => fields(l).urlkey));
+      const got = (await res.text())
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l).urlkey);
+      expect(got).toEqual(
+        expected(flat, (k) => k.startsWith('org,iana)/_js'))
+          .slice(0, 3)
+          .map((l) => fields(l).urlkey),
+      );
       const search = await fetch(`${url}/api/search?query=iana`);
       expect(search.status).toBe(400);
       expect((await search.json()).error).toMatch(/no indexes/);

@@ -80,7 +80,9 @@ function word(text: string, at: number, out: Token[]): void {
 function plainUnit(u: string): boolean {
   if (u.length !== 1) return false;
   const c = u.charCodeAt(0);
-  return (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3041 && c <= 0x3096) || (c >= 0x30a1 && c <= 0x30fa) || (c >= 0xac00 && c <= 0xd7a3) || (c >= 0x3400 && c <= 0x4dbf);
+  return (
+    (c >= 0x4e00 && c <= 0x9fff) || (c >= 0x3041 && c <= 0x3096) || (c >= 0x30a1 && c <= 0x30fa) || (c >= 0xac00 && c <= 0xd7a3) || (c >= 0x3400 && c <= 0x4dbf)
+  );
 }
 
 /** Units of a CJK piece: a character with the marks after it (ｶﾞ is one unit, folded to ガ). */

@@ -115,7 +115,8 @@ export function loadEldScorer(dir: string, opts: EldScorerOptions = {}): EldScor
   if (opts.native !== false) {
     const file = readEldTable(opts.table ?? ELD_TABLE_FILE, eldIdentity(dir));
     const count = file && nativeCounter(file.table, dictionary, file.names.length);
-    if (count) return Object.assign(detectWith(count, file.names, new Float64Array(file.names.length), separators, avgScore), { source: 'table file' as const });
+    if (count)
+      return Object.assign(detectWith(count, file.names, new Float64Array(file.names.length), separators, avgScore), { source: 'table file' as const });
   }
   const db = eldDatabase(dir);
   if (!db) return undefined;
@@ -137,7 +138,9 @@ export function writeEldTable(dir: string, out: string): boolean {
   const db = eldDatabase(dir);
   const flat = db && flatTable(db.table);
   if (!db || !flat) return false;
-  const header = Buffer.from(JSON.stringify({ identity: eldIdentity(dir), names: db.names, count: flat.keyAt.length - 1, keyBytes: flat.keys.length, pairs: flat.weights.length }));
+  const header = Buffer.from(
+    JSON.stringify({ identity: eldIdentity(dir), names: db.names, count: flat.keyAt.length - 1, keyBytes: flat.keys.length, pairs: flat.weights.length }),
+  );
   const pad = (n: number) => Buffer.alloc((4 - (n % 4)) % 4);
   const head = Buffer.concat([Buffer.from(TABLE_MAGIC), Buffer.alloc(4), header]);
   head.writeUInt32LE(header.length, TABLE_MAGIC.length);

@@ -8,7 +8,22 @@
 
 /** Letters that fold to other letters rather than losing a mark (ICU folding's choices). */
 const LETTERS: Record<string, string> = {
-  ß: 'ss', ẞ: 'ss', ı: 'i', ς: 'σ', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ð: 'd', ł: 'l', þ: 'th', ħ: 'h', ŧ: 't', ŀ: 'l', ĸ: 'q', ŋ: 'n',
+  ß: 'ss',
+  ẞ: 'ss',
+  ı: 'i',
+  ς: 'σ',
+  æ: 'ae',
+  œ: 'oe',
+  ø: 'o',
+  đ: 'd',
+  ð: 'd',
+  ł: 'l',
+  þ: 'th',
+  ħ: 'h',
+  ŧ: 't',
+  ŀ: 'l',
+  ĸ: 'q',
+  ŋ: 'n',
 };
 const SPECIAL = new RegExp(`[${Object.keys(LETTERS).join('')}]`, 'gu');
 
@@ -31,7 +46,11 @@ export function surface(word: string): string {
 export function fold(word: string): string {
   let f = cache.get(word);
   if (f !== undefined) return f;
-  f = surface(word).replace(SPECIAL, (c) => LETTERS[c]).normalize('NFD').replace(DECORATION, '').normalize('NFC');
+  f = surface(word)
+    .replace(SPECIAL, (c) => LETTERS[c])
+    .normalize('NFD')
+    .replace(DECORATION, '')
+    .normalize('NFC');
   if (cache.size >= CACHE_SIZE) cache.clear();
   cache.set(word, f);
   return f;

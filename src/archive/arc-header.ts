@@ -35,8 +35,15 @@ export function parseArcHeader(line: string): ArcHeader {
   // v2: URL IP date mime result-code checksum location offset filename length
   if (f.length === 10 && IP_LIKE.test(f[1]) && /^(\d{3}|-)$/.test(f[4])) {
     return {
-      url: f[0], ip: f[1], rawDate: f[2], date: arcDateTo14(f[2]), mime: f[3], length,
-      resultCode: f[4], checksum: f[5], location: f[6],
+      url: f[0],
+      ip: f[1],
+      rawDate: f[2],
+      date: arcDateTo14(f[2]),
+      mime: f[3],
+      length,
+      resultCode: f[4],
+      checksum: f[5],
+      location: f[6],
     };
   }
   // Transposed: URL date IP mime length.

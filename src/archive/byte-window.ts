@@ -10,7 +10,10 @@ export class ByteWindow {
   private done = false;
 
   /** `base`: the file offset of the source's first byte (a window reopened further on). */
-  constructor(private readonly source: AsyncIterator<Buffer>, base = 0) {
+  constructor(
+    private readonly source: AsyncIterator<Buffer>,
+    base = 0,
+  ) {
     this.base = base;
   }
 
@@ -88,7 +91,7 @@ export class ByteWindow {
       const i = v.indexOf(needle, from);
       if (i >= 0) return pos + i;
       searched = pos + have;
-      if (have >= limit || this.done && this.end <= searched) return -1;
+      if (have >= limit || (this.done && this.end <= searched)) return -1;
     }
   }
 }

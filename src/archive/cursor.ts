@@ -22,7 +22,10 @@ export class SliceCursor {
   /** gzip: the last slice consumed was not its member's last. */
   private midMember = false;
 
-  constructor(private events: AsyncIterator<SliceEvent>, readonly gzip: boolean) {}
+  constructor(
+    private events: AsyncIterator<SliceEvent>,
+    readonly gzip: boolean,
+  ) {}
 
   /** Reads on from other events (the archive reopened further on); what was buffered is dropped. */
   reset(events: AsyncIterator<SliceEvent>, offset: number): void {

@@ -25,7 +25,13 @@ export function openClusterSource(url: string, hadoop = 'hadoop', range?: ByteRa
     proc.stderr.setEncoding('utf8');
     proc.stderr.on('data', (d: string) => (stderr = (stderr + d).slice(-4096)));
     const exited = new Promise<number | null>((resolve, reject) => {
-      proc.once('error', (err) => reject(new InputError(`${url}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? `${cmd} is not on the PATH (it reads archives on the cluster's file system)` : err.message}`)));
+      proc.once('error', (err) =>
+        reject(
+          new InputError(
+            `${url}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? `${cmd} is not on the PATH (it reads archives on the cluster's file system)` : err.message}`,
+          ),
+        ),
+      );
       proc.once('close', (code) => resolve(code));
     });
     exited.catch(() => {});
@@ -35,7 +41,12 @@ export function openClusterSource(url: string, hadoop = 'hadoop', range?: ByteRa
       if (slice.full()) return;
       const code = await exited;
       if (code !== 0) {
-        const why = stderr.split('\n').map((l) => l.trim()).filter(Boolean).pop() ?? `exit status ${code}`;
+        const why =
+          stderr
+            .split('\n')
+            .map((l) => l.trim())
+            .filter(Boolean)
+            .pop() ?? `exit status ${code}`;
         throw new InputError(`${url}: ${cmd} fs -cat failed: ${why.replace(/^cat: /, '')}`);
       }
       if (slice.short()) throw new InputError(`${url}: offset ${range!.offset} is past the end of the file`);

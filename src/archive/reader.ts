@@ -95,11 +95,15 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
       const source = this.source;
       const reopen = source.reopen ? (pos: number) => new ByteWindow(source.reopen!(pos), pos) : undefined;
       const events = gzip
-        ? gzipSlices(win, {
-            window: this.opts.inflateWindow ?? 4 << 20,
-            maxBuffer: this.opts.inflateMaxBuffer ?? 32 << 20,
-            verifyCrc: this.opts.verifyCrc ?? true,
-          }, reopen)
+        ? gzipSlices(
+            win,
+            {
+              window: this.opts.inflateWindow ?? 4 << 20,
+              maxBuffer: this.opts.inflateMaxBuffer ?? 32 << 20,
+              verifyCrc: this.opts.verifyCrc ?? true,
+            },
+            reopen,
+          )
         : plainSlices(win);
       this.rewind = reopen && !gzip ? (pos) => this.cursor.reset(plainSlices(reopen(pos), pos), pos) : undefined;
       this.cursor = new SliceCursor(events, gzip);
@@ -132,9 +136,12 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
           await this.garbageBeforeArcLine();
           record = await this.readArcHead(offset);
         } else {
-          throw new RecordProblem('not-a-record', this.format
-            ? `no ${this.format.toUpperCase()} record starts here (${describeBytes(probe)})`
-            : `not an ARC or WARC file (starts with ${describeBytes(probe)})${offset === 0 && probe[0] === 0x50 && probe[1] === 0x4b && probe[2] === 0x03 && probe[3] === 0x04 ? '; a ZIP file: a WACZ package is read by its path ending .wacz' : ''}`);
+          throw new RecordProblem(
+            'not-a-record',
+            this.format
+              ? `no ${this.format.toUpperCase()} record starts here (${describeBytes(probe)})`
+              : `not an ARC or WARC file (starts with ${describeBytes(probe)})${offset === 0 && probe[0] === 0x50 && probe[1] === 0x4b && probe[2] === 0x03 && probe[3] === 0x04 ? '; a ZIP file: a WACZ package is read by its path ending .wacz' : ''}`,
+          );
         }
       } catch (err) {
         if (!(err instanceof RecordProblem)) {
@@ -284,11 +291,18 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
     const httpKind = type === 'response' || type === 'revisit' ? 'response' : type === 'request' ? 'request' : undefined;
     const http = httpKind ? await this.readHttpHead(httpKind, contentLength) : undefined;
     return new LiveRecord(this, {
-      format: 'warc', version, type, url, date, headers,
+      format: 'warc',
+      version,
+      type,
+      url,
+      date,
+      headers,
       contentType: headers.get('Content-Type'),
-      contentLength, http,
+      contentLength,
+      http,
       payloadDigest: normalizeDigest(headers.get('WARC-Payload-Digest')),
-      offset, startedAtMember,
+      offset,
+      startedAtMember,
     });
   }
 
@@ -339,8 +353,19 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
     }
     const http = !filedesc && /^https?:/i.test(h.url) ? await this.readHttpHead('response', h.length) : undefined;
     return new LiveRecord(this, {
-      format: 'arc', version, type: filedesc ? 'filedesc' : 'response', url: h.url, date: h.date, headers,
-      contentType: h.mime, contentLength: h.length, http, payloadDigest: undefined, offset, lastLineOpen, startedAtMember,
+      format: 'arc',
+      version,
+      type: filedesc ? 'filedesc' : 'response',
+      url: h.url,
+      date: h.date,
+      headers,
+      contentType: h.mime,
+      contentLength: h.length,
+      http,
+      payloadDigest: undefined,
+      offset,
+      lastLineOpen,
+      startedAtMember,
     });
   }
 
@@ -386,7 +411,10 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
 }
 
 class RecordProblem extends Error {
-  constructor(readonly reason: string, message: string) {
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -440,7 +468,10 @@ class LiveRecord implements ArchiveRecord {
   /** Plain files: the file offset of the next payload byte. */
   private at = -1;
 
-  constructor(private readonly reader: ArchiveReader, f: RecordFields) {
+  constructor(
+    private readonly reader: ArchiveReader,
+    f: RecordFields,
+  ) {
     Object.assign(this, f);
     this.left = f.contentLength - (f.http?.length ?? 0);
   }
@@ -449,8 +480,7 @@ class LiveRecord implements ArchiveRecord {
     const te = this.http?.headers.get('Transfer-Encoding');
     const raw = onRaw ? tap(this.rawPayload(), onRaw) : this.rawPayload();
     if (!te || !/chunked/i.test(te)) return raw;
-    return dechunk(raw, () =>
-      this.reader._report(this.offset, 'bad-chunking', 'Transfer-Encoding chunked, but the payload is not; read as stored', false));
+    return dechunk(raw, () => this.reader._report(this.offset, 'bad-chunking', 'Transfer-Encoding chunked, but the payload is not; read as stored', false));
   }
 
   async *rawPayload(): AsyncGenerator<Buffer> {
@@ -507,8 +537,12 @@ class LiveRecord implements ArchiveRecord {
     while (i < view.length && (view[i] === 10 || view[i] === 13)) i++;
     if (i === rest || recordAt(view, i, this.format)) return;
     const count = rest > END_LOOKAHEAD ? `more than ${END_LOOKAHEAD}` : String(rest - i);
-    this.reader._report(this.offset, 'trailing-garbage',
-      `${count} bytes after the record's declared ${lengthName(this.format)} ${this.contentLength}, inside its gzip member, start no record (${describeBytes(view.subarray(i, i + 16))}); dropped, the record read as declared`, true);
+    this.reader._report(
+      this.offset,
+      'trailing-garbage',
+      `${count} bytes after the record's declared ${lengthName(this.format)} ${this.contentLength}, inside its gzip member, start no record (${describeBytes(view.subarray(i, i + 16))}); dropped, the record read as declared`,
+      true,
+    );
     await c.skipToNextMember();
   }
 
@@ -528,8 +562,12 @@ class LiveRecord implements ArchiveRecord {
     if (!endsFile && !recordAt(view, left, this.format)) return;
     const body = left - trailingNewlines(view, left, separatorOf(this.format).length);
     this.endChecked = true;
-    this.reader._report(this.offset, 'content-length-mismatch',
-      `${lengthName(this.format)} ${this.contentLength}, but the record's gzip member ends after ${this.contentLength - this.left + left} bytes of it and ${endsFile ? 'the file ends' : 'the next member starts a record'}; read to the end of its member`, false);
+    this.reader._report(
+      this.offset,
+      'content-length-mismatch',
+      `${lengthName(this.format)} ${this.contentLength}, but the record's gzip member ends after ${this.contentLength - this.left + left} bytes of it and ${endsFile ? 'the file ends' : 'the next member starts a record'}; read to the end of its member`,
+      false,
+    );
     this.left = body;
   }
 
@@ -573,8 +611,12 @@ class LiveRecord implements ArchiveRecord {
     // garbage after a record would change its digest.
     for (let d = 1; d <= END_SLACK; d++) {
       if (strict(declared - d)) {
-        this.reader._report(this.offset, 'content-length-mismatch',
-          `${lengthName(this.format)} ${this.contentLength} is ${d} byte${d > 1 ? 's' : ''} too long: the next record starts at offset ${this.at + declared - d + sep.length}; read to there`, false);
+        this.reader._report(
+          this.offset,
+          'content-length-mismatch',
+          `${lengthName(this.format)} ${this.contentLength} is ${d} byte${d > 1 ? 's' : ''} too long: the next record starts at offset ${this.at + declared - d + sep.length}; read to there`,
+          false,
+        );
         this.left = declared - d;
         return;
       }
@@ -588,8 +630,12 @@ class LiveRecord implements ArchiveRecord {
     if (inner >= 0 && inner < this.left) {
       // The separator before the next record is not the payload's.
       const end = inner - trailingNewlines(view, inner, sep.length);
-      this.reader._report(this.offset, 'content-length-mismatch',
-        `${lengthName(this.format)} ${this.contentLength} runs over the record at offset ${this.at + inner}; read to there`, false);
+      this.reader._report(
+        this.offset,
+        'content-length-mismatch',
+        `${lengthName(this.format)} ${this.contentLength} runs over the record at offset ${this.at + inner}; read to there`,
+        false,
+      );
       this.left = end;
     }
   }
@@ -604,7 +650,8 @@ class LiveRecord implements ArchiveRecord {
     const again = this.reader._rewindTo(at);
     this.damaged = {
       reason: 'content-length-mismatch',
-      detail: `${lengthName(this.format)} ${this.contentLength} runs over the record at offset ${at}` +
+      detail:
+        `${lengthName(this.format)} ${this.contentLength} runs over the record at offset ${at}` +
         (again ? '; reading resumes there' : '; this input cannot be read again, so the records up to the declared end are lost'),
     };
     if (again) this.left = 0;
@@ -631,8 +678,10 @@ class LiveRecord implements ArchiveRecord {
     if (this.damaged) return broken(this.damaged.reason, this.damaged.detail);
     if (this.left > 0) {
       const damage = c.atDamage ? c.clearDamage() : undefined;
-      return broken(damage?.reason ?? 'truncated', damage?.detail ??
-        `record cut short: ${lengthName(this.format)} ${this.contentLength}, ${this.contentLength - this.left} bytes present`);
+      return broken(
+        damage?.reason ?? 'truncated',
+        damage?.detail ?? `record cut short: ${lengthName(this.format)} ${this.contentLength}, ${this.contentLength - this.left} bytes present`,
+      );
     }
     let length: number;
     if (c.gzip) {

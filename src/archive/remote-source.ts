@@ -26,8 +26,18 @@ function fileNameOf(url: string): string {
   }
 }
 
-const RETRY_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'UND_ERR_SOCKET', 'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED', 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH']);
+const RETRY_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'UND_ERR_SOCKET',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_CLOSED',
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+]);
 
 function describe(err: unknown): string {
   const e = err as { code?: string; message?: string; cause?: { code?: string; message?: string } };
@@ -58,7 +68,9 @@ export async function openRemoteSource(url: string, opts: RemoteOptions, range?:
     if (range && res.statusCode !== 206) {
       res.body.on('error', () => {});
       res.body.destroy();
-      throw new InputError(`${url}: HTTP ${res.statusCode} to a request for bytes ${base + from}-${last}: the server does not serve byte ranges (nwax reads only the records the CDX lists, never the whole file)`);
+      throw new InputError(
+        `${url}: HTTP ${res.statusCode} to a request for bytes ${base + from}-${last}: the server does not serve byte ranges (nwax reads only the records the CDX lists, never the whole file)`,
+      );
     }
     return res;
   };
@@ -91,7 +103,8 @@ export async function openRemoteSource(url: string, opts: RemoteOptions, range?:
             try {
               const r = await body!.next();
               if (r.done) {
-                if (length && delivered < length && !closed) throw Object.assign(new Error(`body ended at byte ${delivered} of ${length}`), { code: 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' });
+                if (length && delivered < length && !closed)
+                  throw Object.assign(new Error(`body ended at byte ${delivered} of ${length}`), { code: 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' });
                 return r;
               }
               let chunk = r.value;

@@ -215,7 +215,12 @@ async function scanToMagic(win: ByteWindow, from: number): Promise<{ next: numbe
     const v = win.view(at, have);
     const i = v.indexOf(MAGIC);
     const stop = i < 0 ? Math.max(0, have - (MAGIC.length - 1)) : i;
-    if (zeros) for (let k = 0; k < stop; k++) if (v[k] !== 0) { zeros = false; break; }
+    if (zeros)
+      for (let k = 0; k < stop; k++)
+        if (v[k] !== 0) {
+          zeros = false;
+          break;
+        }
     if (i >= 0) return { next: at + i, end: at + i, zeros };
     if (have < MAGIC.length) {
       if (zeros) for (let k = 0; k < have; k++) if (v[k] !== 0) zeros = false;

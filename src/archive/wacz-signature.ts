@@ -19,7 +19,8 @@ let roots: X509Certificate[] | undefined;
 /** undefined when the chain (leaf first, each signed by the next) reaches a trusted root, else why not. */
 function trustedChain(chain: X509Certificate[]): string | undefined {
   for (let i = 0; i + 1 < chain.length; i++) {
-    if (!chain[i].checkIssued(chain[i + 1]) || !chain[i].verify(chain[i + 1].publicKey)) return `the certificate chain is broken after ${chain[i].subject.replace(/\n/g, ', ')}`;
+    if (!chain[i].checkIssued(chain[i + 1]) || !chain[i].verify(chain[i + 1].publicKey))
+      return `the certificate chain is broken after ${chain[i].subject.replace(/\n/g, ', ')}`;
   }
   roots ??= rootCertificates.map((pem) => new X509Certificate(pem));
   for (const c of chain) {
@@ -49,9 +50,11 @@ export async function signatureProblem(digestHash: string | undefined, s: Signed
     const chain = certificateChain(s.domainCert, 'domainCert');
     if (typeof chain === 'string') return chain;
     const cert = chain[0];
-    if (!s.domain || !cert.checkHost(s.domain)) return `the certificate is not ${s.domain ?? 'any domain the signature names'}'s (${cert.subject.replace(/\n/g, ', ')})`;
+    if (!s.domain || !cert.checkHost(s.domain))
+      return `the certificate is not ${s.domain ?? 'any domain the signature names'}'s (${cert.subject.replace(/\n/g, ', ')})`;
     const created = Date.parse(s.created ?? '');
-    if (!(created >= Date.parse(cert.validFrom) && created <= Date.parse(cert.validTo))) return `signed ${s.created ?? 'at no stated time'}, outside the certificate's validity (${cert.validFrom} to ${cert.validTo})`;
+    if (!(created >= Date.parse(cert.validFrom) && created <= Date.parse(cert.validTo)))
+      return `signed ${s.created ?? 'at no stated time'}, outside the certificate's validity (${cert.validFrom} to ${cert.validTo})`;
     const untrusted = trustedChain(chain);
     if (untrusted) return untrusted;
     key = cert.publicKey;

@@ -46,9 +46,13 @@ export async function timestampProblem(s: Timestamped): Promise<string | undefin
   const chain = certificateChain(s.timestampCert, 'timestampCert');
   if (typeof chain === 'string') return chain;
   const root = chain[chain.length - 1];
-  if (!TIMESTAMP_ROOTS.has(fingerprint(root))) return `the timestamp certificate's chain leads to no trusted timestamp root (it ends at ${root.subject.replace(/\n/g, ', ')})`;
+  if (!TIMESTAMP_ROOTS.has(fingerprint(root)))
+    return `the timestamp certificate's chain leads to no trusted timestamp root (it ends at ${root.subject.replace(/\n/g, ', ')})`;
   const pkijs = await import('pkijs');
-  pkijs.setEngine('node', new pkijs.CryptoEngine({ name: 'node', crypto: webcrypto as unknown as ConstructorParameters<typeof pkijs.CryptoEngine>[0]['crypto'] }));
+  pkijs.setEngine(
+    'node',
+    new pkijs.CryptoEngine({ name: 'node', crypto: webcrypto as unknown as ConstructorParameters<typeof pkijs.CryptoEngine>[0]['crypto'] }),
+  );
   let signed: InstanceType<typeof pkijs.SignedData>;
   let genTime: Date;
   try {
@@ -63,21 +67,26 @@ export async function timestampProblem(s: Timestamped): Promise<string | undefin
   // The token carries no certificate (authsign asks for none): the chain given beside it.
   const certs = chain.map((c) => pkijs.Certificate.fromBER(c.raw));
   signed.certificates = certs.slice(0, -1);
-  const result = await signed.verify({
-    signer: 0,
-    data: new TextEncoder().encode(s.signature ?? '').buffer,
-    trustedCerts: certs.slice(-1),
-    checkChain: true,
-    extendedMode: true,
-  }).catch((err: { message?: string; signatureVerified?: boolean | null; signerCertificateVerified?: boolean | null }) => err);
+  const result = await signed
+    .verify({
+      signer: 0,
+      data: new TextEncoder().encode(s.signature ?? '').buffer,
+      trustedCerts: certs.slice(-1),
+      checkChain: true,
+      extendedMode: true,
+    })
+    .catch((err: { message?: string; signatureVerified?: boolean | null; signerCertificateVerified?: boolean | null }) => err);
   if (!result.signatureVerified) {
-    const why = /TSTInfo verification/i.test(result.message ?? '') ? 'it stamps another signature (its message imprint is not this signature\'s SHA-256)'
-      : 'the authority\'s signature over it does not verify';
+    const why = /TSTInfo verification/i.test(result.message ?? '')
+      ? "it stamps another signature (its message imprint is not this signature's SHA-256)"
+      : "the authority's signature over it does not verify";
     return `the RFC 3161 timestamp does not hold: ${why}`;
   }
-  if (!result.signerCertificateVerified) return `the RFC 3161 timestamp does not hold: its certificate does not chain to ${root.subject.replace(/\n/g, ', ')} (${result.message ?? 'chain not verified'})`;
+  if (!result.signerCertificateVerified)
+    return `the RFC 3161 timestamp does not hold: its certificate does not chain to ${root.subject.replace(/\n/g, ', ')} (${result.message ?? 'chain not verified'})`;
   const created = Date.parse(s.created ?? '');
   const stamped = Math.floor(genTime.getTime() / 1000) * 1000;
-  if (!(stamped >= created && stamped <= created + STAMP_WITHIN_MS)) return `the RFC 3161 timestamp (${genTime.toISOString()}) is not within ten minutes after the signature's date (${s.created ?? 'none'})`;
+  if (!(stamped >= created && stamped <= created + STAMP_WITHIN_MS))
+    return `the RFC 3161 timestamp (${genTime.toISOString()}) is not within ten minutes after the signature's date (${s.created ?? 'none'})`;
   return undefined;
 }

@@ -111,18 +111,23 @@ const DEFAULT_REMOTE: RemoteOptions = { timeout: 10_000, retries: 3 };
 
 /** A package on a web server, as yauzl reads a ZIP: by byte ranges (its directory first, from its end). */
 class RangeReader extends yauzl.RandomAccessReader {
-  constructor(private readonly url: string, private readonly remote: RemoteOptions) {
+  constructor(
+    private readonly url: string,
+    private readonly remote: RemoteOptions,
+  ) {
     super();
   }
 
   override _readStreamForRange(start: number, end: number): Readable {
     const { url, remote } = this;
-    return Readable.from((async function* () {
-      const { openRemoteSource } = await import('./remote-source.js');
-      const source = await openRemoteSource(url, remote, { offset: start, length: end - start });
-      const it = source.chunks();
-      for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
-    })());
+    return Readable.from(
+      (async function* () {
+        const { openRemoteSource } = await import('./remote-source.js');
+        const source = await openRemoteSource(url, remote, { offset: start, length: end - start });
+        const it = source.chunks();
+        for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+      })(),
+    );
   }
 }
 
@@ -161,7 +166,14 @@ async function readEntries(path: string, readPath: string, zip: yauzl.ZipFile): 
         if (/\/$/.test(e.fileName)) return zip.readEntry();
         zip.readLocalFileHeader(e, { minimal: true }, (err, header) => {
           if (err) return reject(err);
-          entries.set(e.fileName, { name: e.fileName, stored: e.compressionMethod === 0, dataStart: header.fileDataStart, size: e.uncompressedSize, compressedSize: e.compressedSize, entry: e });
+          entries.set(e.fileName, {
+            name: e.fileName,
+            stored: e.compressionMethod === 0,
+            dataStart: header.fileDataStart,
+            size: e.uncompressedSize,
+            compressedSize: e.compressedSize,
+            entry: e,
+          });
           zip.readEntry();
         });
       });
@@ -212,7 +224,9 @@ async function readEntries(path: string, readPath: string, zip: yauzl.ZipFile): 
   }
   if (pkg.warcs.length === 0) {
     zip.close();
-    throw new InputError(`${path}: not a WACZ package: no archive/*.warc or *.warc.gz entry (entries: ${[...entries.keys()].slice(0, 8).join(', ') || 'none'})`);
+    throw new InputError(
+      `${path}: not a WACZ package: no archive/*.warc or *.warc.gz entry (entries: ${[...entries.keys()].slice(0, 8).join(', ') || 'none'})`,
+    );
   }
   return pkg;
 }
@@ -267,7 +281,10 @@ export type EntryCheck = () => Promise<string | undefined>;
  * are returned, for the caller to run while it reads the entry and to drop what it read when
  * one fails (the hash then costs a core, not time).
  */
-export async function expandPackages(files: string[], opts: { verify?: 'first' | 'later'; remote?: RemoteOptions } = {}): Promise<{ files: string[]; problems: PackageProblem[]; checks: Map<string, EntryCheck> }> {
+export async function expandPackages(
+  files: string[],
+  opts: { verify?: 'first' | 'later'; remote?: RemoteOptions } = {},
+): Promise<{ files: string[]; problems: PackageProblem[]; checks: Map<string, EntryCheck> }> {
   const out: string[] = [];
   const problems: PackageProblem[] = [];
   const checks = new Map<string, EntryCheck>();
@@ -320,7 +337,15 @@ export async function openEntrySource(location: string, range?: ByteRange, remot
     const from = range?.offset ?? 0;
     const length = Math.max(0, Math.min(range?.length ?? Infinity, e.size - from));
     const inner = await openByteRange(pkg.readPath, { offset: e.dataStart + from, length }, remote);
-    return { ...inner, name: range ? `${location} at ${from}` : location, fileName, size: length, chunks: inner.chunks, reopen: inner.reopen, close: inner.close };
+    return {
+      ...inner,
+      name: range ? `${location} at ${from}` : location,
+      fileName,
+      size: length,
+      chunks: inner.chunks,
+      reopen: inner.reopen,
+      close: inner.close,
+    };
   }
   // A compressed entry is inflated from its start; a range skips the bytes before it.
   let stream: Readable | undefined;

@@ -107,12 +107,28 @@ export class WarcWriter {
     respHeaders['Content-Type'] = 'application/http; msgtype=response';
     respHeaders['WARC-Block-Digest'] = sha1(respHead, respBody);
     if (!x.revisitOf) respHeaders['WARC-Payload-Digest'] = sha1(respBody);
-    const response = w.WARCRecord.create({ url: x.url, date, type, warcVersion: 'WARC/1.1', keepHeadersCase: true, warcHeaders: respHeaders }, [respHead, respBody]);
+    const response = w.WARCRecord.create({ url: x.url, date, type, warcVersion: 'WARC/1.1', keepHeadersCase: true, warcHeaders: respHeaders }, [
+      respHead,
+      respBody,
+    ]);
     const reqHead = httpHead(x.requestLine, x.requestHeaders);
-    const request = w.WARCRecord.create({
-      url: x.url, date, type: 'request', warcVersion: 'WARC/1.1', keepHeadersCase: true,
-      warcHeaders: { 'WARC-Record-ID': reqId, 'WARC-Concurrent-To': respId, ...common, 'Content-Type': 'application/http; msgtype=request', 'WARC-Block-Digest': sha1(reqHead) } as Record<string, string>,
-    }, [reqHead]);
+    const request = w.WARCRecord.create(
+      {
+        url: x.url,
+        date,
+        type: 'request',
+        warcVersion: 'WARC/1.1',
+        keepHeadersCase: true,
+        warcHeaders: {
+          'WARC-Record-ID': reqId,
+          'WARC-Concurrent-To': respId,
+          ...common,
+          'Content-Type': 'application/http; msgtype=request',
+          'WARC-Block-Digest': sha1(reqHead),
+        } as Record<string, string>,
+      },
+      [reqHead],
+    );
     // The HTTP heads are in the blocks already: warcio must not add its own.
     response.httpHeaders = null;
     request.httpHeaders = null;
@@ -127,7 +143,10 @@ export class WarcWriter {
       this.append(reqBytes);
       return { file: this.path, offset, length: respBytes.length };
     });
-    this.queue = turn.then(() => undefined, () => undefined);
+    this.queue = turn.then(
+      () => undefined,
+      () => undefined,
+    );
     return turn;
   }
 

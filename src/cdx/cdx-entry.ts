@@ -46,7 +46,7 @@ function cutMime(value: string | undefined): string | undefined {
 
 function mimeOf(r: ArchiveRecord): string {
   if (r.type === 'revisit') return 'warc/revisit';
-  if (r.format === 'arc') return r.type === 'filedesc' ? 'warc/filedesc' : cutMime(r.contentType) ?? '-';
+  if (r.format === 'arc') return r.type === 'filedesc' ? 'warc/filedesc' : (cutMime(r.contentType) ?? '-');
   if (r.type === 'response' || r.type === 'request') return cutMime(r.http?.headers.get('Content-Type')) ?? '-';
   return cutMime(r.contentType) ?? '-';
 }
@@ -81,11 +81,17 @@ export class EntryBuilder {
   private readonly mime: string;
   private readonly status: string;
 
-  constructor(private readonly r: ArchiveRecord, private readonly opts: EntryOptions) {
+  constructor(
+    private readonly r: ArchiveRecord,
+    private readonly opts: EntryOptions,
+  ) {
     this.mime = mimeOf(r);
     this.status = r.http?.status && (r.type === 'response' || r.type === 'revisit') ? r.http.status : '-';
     this.hash = r.payloadDigest ? undefined : sha1Hasher();
-    this.scanRobots = this.mime === 'text/html' && opts.robotsScanBytes > 0 && r.type === 'response' &&
+    this.scanRobots =
+      this.mime === 'text/html' &&
+      opts.robotsScanBytes > 0 &&
+      r.type === 'response' &&
       !/\S/.test((r.http?.headers.get('Content-Encoding') ?? '').replace(/identity/i, ''));
   }
 

@@ -18,9 +18,21 @@ export const MAX_FILTER_LENGTH = 1024;
 
 const FIELDS = ['urlkey', 'timestamp', 'url', 'mime', 'status', 'digest', 'length', 'offset', 'filename'] as const;
 const ALIASES: Record<string, string> = {
-  statuscode: 'status', mimetype: 'mime', original: 'url', urlkey: 'urlkey', key: 'urlkey', ts: 'timestamp',
-  file: 'filename', mime: 'mime', status: 'status', url: 'url', digest: 'digest', length: 'length', offset: 'offset',
-  filename: 'filename', timestamp: 'timestamp',
+  statuscode: 'status',
+  mimetype: 'mime',
+  original: 'url',
+  urlkey: 'urlkey',
+  key: 'urlkey',
+  ts: 'timestamp',
+  file: 'filename',
+  mime: 'mime',
+  status: 'status',
+  url: 'url',
+  digest: 'digest',
+  length: 'length',
+  offset: 'offset',
+  filename: 'filename',
+  timestamp: 'timestamp',
 };
 
 export class CdxFilter {
@@ -67,7 +79,11 @@ export class CdxFilter {
         re = RE2JS.compile(s);
       } catch (err) {
         const why = (err as Error).message.replace(/^error parsing regexp: /, '');
-        throw new NwaxError('NWAX_QUERY', `filter ${spec}: not a pattern the linear-time matcher takes (${why}; backreferences and lookaround are not supported)`, 2);
+        throw new NwaxError(
+          'NWAX_QUERY',
+          `filter ${spec}: not a pattern the linear-time matcher takes (${why}; backreferences and lookaround are not supported)`,
+          2,
+        );
       }
       // Anchored at the start only, as re.match: `mime:text/` matches text/html.
       this.test = (v) => re.matcher(v).lookingAt();

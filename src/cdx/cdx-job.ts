@@ -48,7 +48,11 @@ function emptyResult(): FileResult {
 
 /** The formatted lines of one file in batches; `result` is complete when the generator ends. */
 export async function* fileBatches(
-  path: string, opts: CdxOptions & { format: CdxFormat }, onIssue: (i: ReadIssue) => void, result: FileResult, progress?: Progress,
+  path: string,
+  opts: CdxOptions & { format: CdxFormat },
+  onIssue: (i: ReadIssue) => void,
+  result: FileResult,
+  progress?: Progress,
 ): AsyncGenerator<string[]> {
   try {
     const run = await cdxEntries(path, { ...opts, onIssue });
@@ -81,7 +85,10 @@ export async function* fileBatches(
 
 /** Worker side: index one file into its part file. */
 export async function indexFileToPart(
-  path: string, part: string, opts: CdxOptions & { format: CdxFormat }, onIssue: (i: ReadIssue) => void,
+  path: string,
+  part: string,
+  opts: CdxOptions & { format: CdxFormat },
+  onIssue: (i: ReadIssue) => void,
 ): Promise<FileResult> {
   const out = createWriteStream(part);
   const result = emptyResult();
@@ -125,12 +132,11 @@ export async function runCdx(given: string[], opts: CdxJobOptions): Promise<numb
     await writeOutput(opts.output, async (out) => {
       const header = opts.header ? headerLine(opts.format) : undefined;
       if (header) await out.write(header);
-      const input = jobs > 1 && files.length > 1 && !files.includes('-')
-        ? viaWorkers(files, opts, jobs, onIssue, results, dir, progress)
-        : inProcess(files, opts, onIssue, results, progress, checks, dir);
-      const batches = opts.sort
-        ? externalSort(input, { memory: parseByteSize(opts.memory, 'nwax.sort.memory'), tmpDir })
-        : input;
+      const input =
+        jobs > 1 && files.length > 1 && !files.includes('-')
+          ? viaWorkers(files, opts, jobs, onIssue, results, dir, progress)
+          : inProcess(files, opts, onIssue, results, progress, checks, dir);
+      const batches = opts.sort ? externalSort(input, { memory: parseByteSize(opts.memory, 'nwax.sort.memory'), tmpDir }) : input;
       for await (const b of batches) await out.writeAll(b);
     });
   } finally {
@@ -141,8 +147,13 @@ export async function runCdx(given: string[], opts: CdxJobOptions): Promise<numb
 }
 
 async function* inProcess(
-  files: string[], opts: CdxJobOptions, onIssue: (i: ReadIssue) => void, results: FileResult[], progress: Progress,
-  checks: Map<string, EntryCheck>, dir: string,
+  files: string[],
+  opts: CdxJobOptions,
+  onIssue: (i: ReadIssue) => void,
+  results: FileResult[],
+  progress: Progress,
+  checks: Map<string, EntryCheck>,
+  dir: string,
 ): AsyncGenerator<string[]> {
   for (const [i, f] of files.entries()) {
     const r = emptyResult();
@@ -180,7 +191,12 @@ interface WorkerMessage {
 
 /** Indexes the files on `jobs` worker threads, each into its own part; yields the parts in input order. */
 async function* viaWorkers(
-  files: string[], opts: CdxJobOptions, jobs: number, onIssue: (i: ReadIssue) => void, results: FileResult[], dir: string,
+  files: string[],
+  opts: CdxJobOptions,
+  jobs: number,
+  onIssue: (i: ReadIssue) => void,
+  results: FileResult[],
+  dir: string,
   progress: Progress,
 ): AsyncGenerator<string[]> {
   const parts = files.map((_, i) => join(dir, `part-${String(i).padStart(5, '0')}`));
@@ -205,7 +221,9 @@ async function* viaWorkers(
         worker.on('error', reject);
         // A thread that ends without its result (a crash, a promise that never settled) is
         // an error naming the file, never a file that silently yields nothing.
-        worker.on('exit', (code) => (results[i] ? resolve() : reject(new NwaxError('NWAX_INTERNAL', `${files[i]}: indexing ended without a result (thread exit code ${code})`))));
+        worker.on('exit', (code) =>
+          results[i] ? resolve() : reject(new NwaxError('NWAX_INTERNAL', `${files[i]}: indexing ended without a result (thread exit code ${code})`)),
+        );
       });
     }
   };

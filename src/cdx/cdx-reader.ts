@@ -39,8 +39,15 @@ export class CdxLineReader {
       return i === undefined ? '-' : (f[i] ?? '-');
     };
     return {
-      urlkey: at('N'), timestamp: at('b'), url: at('a'), mime: at('m'), status: at('s'), digest: at('k'),
-      length: at('S'), offset: at('V'), filename: at('g'),
+      urlkey: at('N'),
+      timestamp: at('b'),
+      url: at('a'),
+      mime: at('m'),
+      status: at('s'),
+      digest: at('k'),
+      length: at('S'),
+      offset: at('V'),
+      filename: at('g'),
     };
   }
 }
@@ -54,8 +61,15 @@ function parseCdxj(line: string, sp1: number, sp2: number): CdxFields | undefine
   }
   const s = (k: string) => (j[k] === undefined || j[k] === null || j[k] === '' ? '-' : String(j[k]));
   return {
-    urlkey: line.slice(0, sp1), timestamp: line.slice(sp1 + 1, sp2), url: s('url'), mime: s('mime'),
-    status: s('status'), digest: s('digest'), length: s('length'), offset: s('offset'), filename: s('filename'),
+    urlkey: line.slice(0, sp1),
+    timestamp: line.slice(sp1 + 1, sp2),
+    url: s('url'),
+    mime: s('mime'),
+    status: s('status'),
+    digest: s('digest'),
+    length: s('length'),
+    offset: s('offset'),
+    filename: s('filename'),
   };
 }
 

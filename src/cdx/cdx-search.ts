@@ -83,7 +83,8 @@ export async function* searchCdx(sources: CdxSource[], q: CdxQuery, limits: Sear
       if (++n >= q.limit) return;
       continue;
     }
-    if (held.length >= limits.maxCollect) throw new CdxQueryError(`sort=${q.sort} would hold more than ${limits.maxCollect} lines; narrow the query (from/to, filter)`);
+    if (held.length >= limits.maxCollect)
+      throw new CdxQueryError(`sort=${q.sort} would hold more than ${limits.maxCollect} lines; narrow the query (from/to, filter)`);
     held.push([q.sort === 'closest' ? Math.abs(Number(t) - Number(q.closest)) : held.length, out]);
   }
   if (q.sort === 'reverse') held.reverse();

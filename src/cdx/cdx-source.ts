@@ -41,7 +41,9 @@ export function openCdxSources(path: string): CdxSource[] {
     throw new InputError(describeFsError(path, err as NodeJS.ErrnoException));
   }
   if (isDir) {
-    const files = readdirSync(path).filter((f) => CDX_FILE.test(f)).sort();
+    const files = readdirSync(path)
+      .filter((f) => CDX_FILE.test(f))
+      .sort();
     const subClusters = readdirSync(path).filter((f) => ZipnumCluster.isCluster(join(path, f)) && statSync(join(path, f)).isDirectory());
     const out = [...files.flatMap((f) => openCdxSources(join(path, f))), ...subClusters.flatMap((d) => openCdxSources(join(path, d)))];
     if (out.length === 0) throw new InputError(`${path}: no CDX files (.cdx, .cdxj, .cdx.gz) or ZipNum clusters in this directory`);

@@ -103,7 +103,9 @@ export async function runDedupJob(job: 'dedup-cdx' | 'revisits' | 'sort-cdx', fi
   if (stats.noDigest) extra['no digest'] = stats.noDigest;
   if (stats.malformed) extra['not CDX'] = stats.malformed;
   const read = job === 'sort-cdx' ? '' : `${stats.lines} CDX lines read, `;
-  opts.say(`${files.length} file${files.length === 1 ? '' : 's'}, ${read}${lines} lines written in ${progress.seconds.toFixed(1)} s${Object.keys(extra).length ? `; passed over: ${formatCounts(extra)}` : ''}`);
+  opts.say(
+    `${files.length} file${files.length === 1 ? '' : 's'}, ${read}${lines} lines written in ${progress.seconds.toFixed(1)} s${Object.keys(extra).length ? `; passed over: ${formatCounts(extra)}` : ''}`,
+  );
   // As for damaged records in `cdx`: 3 when input was passed over.
   return stats.malformed > 0 ? 3 : 0;
 }

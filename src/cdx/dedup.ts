@@ -11,7 +11,17 @@ import { CdxLineReader, bareDigest } from './cdx-reader.js';
 import { ExternalSorter, type SortOptions } from '../mapreduce/external-sort.js';
 import { lineChunks } from '../mapreduce/line-reader.js';
 import { copyBytes } from '../mapreduce/line-arena.js';
-import { CDX_DUPS_FIELDS, CDX_DUPS_GROUP_LEN, CDX_DUPS_LINES, CDX_DUPS_USED, CDX_KEYS_CAPTURES, CDX_KEYS_FIELDS, CDX_KEYS_LINES, CDX_KEYS_NO_DIGEST, nativeSort } from '../mapreduce/native.js';
+import {
+  CDX_DUPS_FIELDS,
+  CDX_DUPS_GROUP_LEN,
+  CDX_DUPS_LINES,
+  CDX_DUPS_USED,
+  CDX_KEYS_CAPTURES,
+  CDX_KEYS_FIELDS,
+  CDX_KEYS_LINES,
+  CDX_KEYS_NO_DIGEST,
+  nativeSort,
+} from '../mapreduce/native.js';
 
 export interface DedupStats {
   /** Told about lines that are not CDX: the file, the line number and what is wrong. */
@@ -40,7 +50,13 @@ const STANDARD = ' CDX N b a m s k r M S V g';
 
 type Kind = 'dedup' | 'revisits';
 
-interface Capture { urlkey: string; timestamp: string; digest: string; mime: string; filename: string }
+interface Capture {
+  urlkey: string;
+  timestamp: string;
+  digest: string;
+  mime: string;
+  filename: string;
+}
 
 /** The sort key of a capture, as text: `URLKEY sha1:DIGEST DATE[ FILE]`; undefined to leave it out. */
 function pickKey(kind: Kind, f: Capture, stats: DedupStats): string | undefined {
@@ -148,7 +164,7 @@ async function addCaptures(path: string, kind: Kind, stats: DedupStats, sorter: 
     if (s6 < 0 || s6 >= e || last <= s6) return addSlow(buf, s, e);
     // Anything to report goes the general way, which names it.
     const dateLen = s2 - s1 - 1;
-    if (dateLen < 4 || dateLen > 14 || (s1 - s === 1 && buf[s] === 0x2d /* - */)) return addSlow(buf, s, e);
+    if (dateLen < 4 || dateLen > 14 || (s1 - s === 1 && buf[s] === 0x2d) /* - */) return addSlow(buf, s, e);
     for (let i = s1 + 1; i < s2; i++) if (buf[i] < 0x30 || buf[i] > 0x39) return addSlow(buf, s, e);
     stats.lines++;
     if (kind === 'revisits' && !bytesAre(buf, m1 + 1, m2, REVISIT) && !(e - last === 2 && buf[last + 1] === 0x2d)) return undefined;
@@ -159,7 +175,7 @@ async function addCaptures(path: string, kind: Kind, stats: DedupStats, sorter: 
       return undefined;
     }
     // URLKEY sha1:DIGEST DATE[ FILE], assembled where the sort holds it (not copied twice).
-    const need = (s1 - s) + SHA1.length + (s6 - d) + 1 + dateLen + 1 + (e - last);
+    const need = s1 - s + SHA1.length + (s6 - d) + 1 + dateLen + 1 + (e - last);
     const at = sorter.reserve(need);
     const key = sorter.room;
     // (copyBytes: Buffer#copy costs more than the copy itself on fields this short.)

@@ -34,8 +34,12 @@ export interface CdxRun {
 export async function cdxEntries(path: string, opts: CdxOptions = {}): Promise<CdxRun> {
   const source = await openByteSource(path);
   const reader = new ArchiveReader(source, {
-    onIssue: opts.onIssue, strict: opts.strict, inflateWindow: opts.inflateWindow,
-    inflateMaxBuffer: opts.inflateMaxBuffer, httpHeaderMax: opts.httpHeaderMax, verifyCrc: opts.verifyCrc,
+    onIssue: opts.onIssue,
+    strict: opts.strict,
+    inflateWindow: opts.inflateWindow,
+    inflateMaxBuffer: opts.inflateMaxBuffer,
+    httpHeaderMax: opts.httpHeaderMax,
+    verifyCrc: opts.verifyCrc,
   });
   const types = opts.recordTypes ? new Set(opts.recordTypes) : undefined;
   const entryOpts = { canonicalizer: opts.canonicalizer ?? 'surt', robotsScanBytes: opts.robotsScanBytes ?? 65536 } as const;

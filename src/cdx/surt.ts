@@ -4,9 +4,7 @@
  * classic Wayback key of old CDX files: the same canonical URL, host not reversed and no
  * scheme: `example.org/a?a=1&b=2`.
  */
-import {
-  UrlParseError, fromByteString, googleCanonicalize, iaCanonicalize, parseUrl, toByteString, type UrlParts,
-} from './url-parts.js';
+import { UrlParseError, fromByteString, googleCanonicalize, iaCanonicalize, parseUrl, toByteString, type UrlParts } from './url-parts.js';
 
 export type Canonicalizer = 'surt' | 'massaged';
 

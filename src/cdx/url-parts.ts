@@ -118,7 +118,13 @@ export function parseUrl(input: string): UrlParts {
     p = `/${slash >= 0 ? rest.slice(slash + 1) : ''}`;
   }
   const parts: UrlParts = {
-    scheme, host, port, path: p, query: query || null, hash: fragment || null, lastDelimiter: null,
+    scheme,
+    host,
+    port,
+    path: p,
+    query: query || null,
+    hash: fragment || null,
+    lastDelimiter: null,
   };
   if (url.endsWith('?') || (input.endsWith('?') && parts.query === null)) {
     if (parts.query === null && input.trimEnd().endsWith('?')) parts.lastDelimiter = '?';
@@ -232,10 +238,7 @@ export function googleCanonicalize(u: UrlParts): void {
   u.path = path === null ? null : escapeOnce(path);
 }
 
-const PATH_SESSION_IDS = [
-  /^(.*\/)(\((?:[a-z]\([0-9a-z]{24}\))+\)\/)([^?]+\.aspx.*)$/i,
-  /^(.*\/)(\([0-9a-z]{24}\)\/)([^?]+\.aspx.*)$/i,
-];
+const PATH_SESSION_IDS = [/^(.*\/)(\((?:[a-z]\([0-9a-z]{24}\))+\)\/)([^?]+\.aspx.*)$/i, /^(.*\/)(\([0-9a-z]{24}\)\/)([^?]+\.aspx.*)$/i];
 const QUERY_SESSION_IDS = [
   /^(.*)(?:jsessionid=[0-9a-zA-Z]{32})(?:&(.*))?$/i,
   /^(.*)(?:phpsessid=[0-9a-zA-Z]{32})(?:&(.*))?$/i,

@@ -38,7 +38,9 @@ export class ZipnumCluster {
     let summary = path;
     try {
       if (statSync(path).isDirectory()) {
-        const found = readdirSync(path).filter((f) => /\.(idx|summary)$/.test(f)).sort();
+        const found = readdirSync(path)
+          .filter((f) => /\.(idx|summary)$/.test(f))
+          .sort();
         if (found.length === 0) throw new InputError(`${path}: no ZipNum summary (.idx or .summary file) in this directory`);
         if (found.length > 1) throw new InputError(`${path}: more than one ZipNum summary (${found.join(', ')}); name the .idx file`);
         summary = join(path, found[0]);
@@ -80,7 +82,13 @@ export class ZipnumCluster {
       for (const l of readFileSync(locFile, 'utf8').split('\n')) {
         const f = l.trimEnd().split('\t');
         if (f[0] === '') continue;
-        this.loc.set(f[0], f.slice(1).filter(Boolean).map((p) => (isRemote(p) || p.startsWith('/') ? p : join(dirname(locFile), p))));
+        this.loc.set(
+          f[0],
+          f
+            .slice(1)
+            .filter(Boolean)
+            .map((p) => (isRemote(p) || p.startsWith('/') ? p : join(dirname(locFile), p))),
+        );
       }
     }
   }
@@ -146,13 +154,17 @@ export class ZipnumCluster {
         try {
           text = gunzipSync(buf.subarray(at, at + this.lengths[b])).toString('utf8');
         } catch (err) {
-          throw new NwaxError('NWAX_FORMAT', `${location}: offset ${this.offsets[b]}: block ${b + 1} of ${this.summary} is not a gzip block (${(err as Error).message})`);
+          throw new NwaxError(
+            'NWAX_FORMAT',
+            `${location}: offset ${this.offsets[b]}: block ${b + 1} of ${this.summary} is not a gzip block (${(err as Error).message})`,
+          );
         }
         yield text;
       }
       return;
     }
-    const why = last && (last as NodeJS.ErrnoException).code ? describeFsError(this.locations(part).join(' or '), last as NodeJS.ErrnoException) : last?.message;
+    const why =
+      last && (last as NodeJS.ErrnoException).code ? describeFsError(this.locations(part).join(' or '), last as NodeJS.ErrnoException) : last?.message;
     throw new NwaxError('NWAX_INPUT', `${this.summary}: part "${part}" could not be read (${why})`);
   }
 
@@ -170,14 +182,20 @@ export class ZipnumCluster {
 
   /** Lines with startKey <= line < endKey, in order. */
   async *lines(startKey: string, endKey: string): AsyncGenerator<string> {
-    for (let b = this.firstBlock(startKey); b < this.keys.length && (b === 0 || this.keys[b] < endKey);) {
+    for (let b = this.firstBlock(startKey); b < this.keys.length && (b === 0 || this.keys[b] < endKey); ) {
       let e = b + 1;
-      while (e < this.keys.length && e - b < this.maxBlocks && this.keys[e] < endKey && this.parts[e] === this.parts[b] &&
-        this.offsets[e] === this.offsets[e - 1] + this.lengths[e - 1]) e++;
+      while (
+        e < this.keys.length &&
+        e - b < this.maxBlocks &&
+        this.keys[e] < endKey &&
+        this.parts[e] === this.parts[b] &&
+        this.offsets[e] === this.offsets[e - 1] + this.lengths[e - 1]
+      )
+        e++;
       for await (const text of this.readBlocks(b, e)) {
         // Lines are cut from the block's text only from where the range starts (a binary
         // search over the line starts), not split all: a lookup wants a few of 3000.
-        for (let at = startOf(text, startKey); at < text.length;) {
+        for (let at = startOf(text, startKey); at < text.length; ) {
           let nl = text.indexOf('\n', at);
           if (nl < 0) nl = text.length;
           const l = text.slice(at, nl);

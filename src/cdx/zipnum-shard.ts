@@ -40,7 +40,7 @@ const NL_BUF = Buffer.from('\n');
 async function* rangeChunks(path: string, start: number, end: number): AsyncGenerator<Buffer> {
   const fh = await open(path, 'r');
   try {
-    for (let at = start; at < end;) {
+    for (let at = start; at < end; ) {
       const buf = Buffer.allocUnsafe(Math.min(4 << 20, end - at));
       const { bytesRead } = await fh.read(buf, 0, buf.length, at);
       if (bytesRead === 0) break;
@@ -87,7 +87,10 @@ export async function writeShard(t: ShardTask): Promise<ShardResult> {
     if (l.length === 0 || l[0] === 0x21 /* ! */) return;
     if (l[0] === 0x20) {
       const legend = l.toString('utf8').trim().replace(/\s+/g, ' ');
-      if (` ${legend}` !== CDX11_LEGEND) throw new InputError(`${where()}: legend "${legend}": a ZipNum cluster holds CDX11 or CDXJ lines (as pywb and OpenWayback read them); write CDX11 with nwax cdx --format cdx11`);
+      if (` ${legend}` !== CDX11_LEGEND)
+        throw new InputError(
+          `${where()}: legend "${legend}": a ZipNum cluster holds CDX11 or CDXJ lines (as pywb and OpenWayback read them); write CDX11 with nwax cdx --format cdx11`,
+        );
       return;
     }
     // The first line tells a CDX from something else; the last, without its newline, may be cut.

@@ -41,7 +41,7 @@ export interface ZipnumBuildResult {
 /** The byte after the first newline at or after `at` (a line start), or `size`. */
 function nextLineStart(fd: number, at: number, size: number): number {
   const buf = Buffer.allocUnsafe(64 * 1024);
-  for (let pos = at; pos < size;) {
+  for (let pos = at; pos < size; ) {
     const n = readSync(fd, buf, 0, buf.length, pos);
     if (n === 0) break;
     const nl = buf.subarray(0, n).indexOf(0x0a);
@@ -99,24 +99,36 @@ export async function buildZipnum(input: string, outDir: string, o: ZipnumBuildO
   try {
     const parts = ranges.map((_, i) => `part-${String(i).padStart(5, '0')}`);
     const tasks: ShardTask[] = ranges.map(([start, end], i) => ({
-      input, start, end, gzip, firstLine: 0, out: join(tmp, `${parts[i]}.cdx.gz`), linesPerBlock: o.linesPerBlock, level: o.level ?? 6,
+      input,
+      start,
+      end,
+      gzip,
+      firstLine: 0,
+      out: join(tmp, `${parts[i]}.cdx.gz`),
+      linesPerBlock: o.linesPerBlock,
+      level: o.level ?? 6,
     }));
     // Shards on the cores, a few at a time.
     const results: ShardResult[] = new Array(tasks.length);
     const threads = Math.min(tasks.length, availableParallelism());
     let next = 0;
-    await Promise.all(Array.from({ length: threads }, async () => {
-      while (next < tasks.length) {
-        const i = next++;
-        results[i] = await runShard(tasks[i], tasks.length > 1);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: threads }, async () => {
+        while (next < tasks.length) {
+          const i = next++;
+          results[i] = await runShard(tasks[i], tasks.length > 1);
+        }
+      }),
+    );
     // Each shard checked its own order; the seams between them are checked here.
     for (let i = 1; i < results.length; i++) {
       const a = results[i - 1].last;
       const b = results[i].first;
       if (a !== undefined && b !== undefined && Buffer.compare(Buffer.from(a), Buffer.from(b)) > 0) {
-        throw new NwaxError('NWAX_FORMAT', `${input}: not sorted near byte ${ranges[i][0]} ("${b.slice(0, 80)}" after "${a.slice(0, 80)}"); sort with LC_ALL=C sort or nwax sort-cdx first`);
+        throw new NwaxError(
+          'NWAX_FORMAT',
+          `${input}: not sorted near byte ${ranges[i][0]} ("${b.slice(0, 80)}" after "${a.slice(0, 80)}"); sort with LC_ALL=C sort or nwax sort-cdx first`,
+        );
       }
     }
     const idx: string[] = [];

@@ -2,7 +2,8 @@ import { Args, Flags } from '@oclif/core';
 import { NwaxCommand } from './base.js';
 
 export default class AddDates extends NwaxCommand {
-  static override summary = 'Build a parallel dates index (of one index part, or of every part of an index): every capture date of every document, without rewriting the main index.';
+  static override summary =
+    'Build a parallel dates index (of one index part, or of every part of an index): every capture date of every document, without rewriting the main index.';
   static override description = `For every document number of KEY-INDEX (a row for each, so the numbers stay aligned), writes \
 the union of its dates in the SOURCE indexes (a main index, or an earlier dates index) and every date that DATES-FILE \
 (dedup-cdx or revisits lines: URLKEY sha1:DIGEST DATE [FILE]; - for stdin; or the dataset \`nwax job dates\` made of \
@@ -25,7 +26,11 @@ once, and a line that names no document of any part is counted once.`;
     rest: Args.string({ description: 'SOURCE... DEST DATES-FILE', required: true }),
   };
   static override flags = {
-    canonicalizer: Flags.string({ description: 'Canonicalizer of the dates file keys (default: detected).', options: ['auto', 'surt', 'massaged'], default: 'auto' }),
+    canonicalizer: Flags.string({
+      description: 'Canonicalizer of the dates file keys (default: detected).',
+      options: ['auto', 'surt', 'massaged'],
+      default: 'auto',
+    }),
   };
 
   async run(): Promise<void> {
@@ -47,9 +52,13 @@ once, and a line that names no document of any part is counted once.`;
     } catch {
       // Named below, by the index opened.
     }
-    const r = whole ? await addDatesToParts(args.key, sources, dest, datesFile, opts) : { ...(await addDates(args.key, sources, dest, datesFile, opts)), written: [dest] };
+    const r = whole
+      ? await addDatesToParts(args.key, sources, dest, datesFile, opts)
+      : { ...(await addDates(args.key, sources, dest, datesFile, opts)), written: [dest] };
     const where = whole ? `${dest} (${r.written.length} part${r.written.length === 1 ? '' : 's'})` : dest;
-    this.sayLine(`${where}: ${r.documents} documents, ${r.datesAdded} dates added from ${r.linesRead} lines (${r.unmatched} for no document ${whole ? 'in any part' : 'here'}, ${r.badLines} bad) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    this.sayLine(
+      `${where}: ${r.documents} documents, ${r.datesAdded} dates added from ${r.linesRead} lines (${r.unmatched} for no document ${whole ? 'in any part' : 'here'}, ${r.badLines} bad) in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
     if (r.badLines > 0) process.exitCode = 3;
   }
 }

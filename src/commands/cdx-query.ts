@@ -19,7 +19,10 @@ partial: --from 2007 is 20070101000000, --to 2008 is 20081231235959. Filters: fi
     url: Args.string({ description: 'URL, url* (prefix) or *.domain', required: true }),
   };
   static override flags = {
-    'match-type': Flags.string({ description: 'exact, prefix, host or domain (default: exact, or what url* / *.domain say).', options: ['exact', 'prefix', 'host', 'domain'] }),
+    'match-type': Flags.string({
+      description: 'exact, prefix, host or domain (default: exact, or what url* / *.domain say).',
+      options: ['exact', 'prefix', 'host', 'domain'],
+    }),
     from: Flags.string({ description: 'Earliest capture date, yyyy[MM[dd[HH[mm[ss]]]]].' }),
     to: Flags.string({ description: 'Latest capture date, padded up to the end of its period.' }),
     filter: Flags.string({ description: 'field:regex, !field:regex, =field:value or ~field:substring; repeatable, all must pass.', multiple: true }),
@@ -27,7 +30,11 @@ partial: --from 2007 is 20070101000000, --to 2008 is 20081231235959. Filters: fi
     limit: Flags.integer({ description: 'At most this many lines (capped by nwax.cdx.max.results).', min: 1 }),
     sort: Flags.string({ description: 'default (key order), reverse, or closest (to --closest).', options: ['default', 'reverse', 'closest'] }),
     closest: Flags.string({ description: 'The date sort=closest orders by.' }),
-    output: Flags.string({ description: 'cdx (lines as stored; CDXJ written as CDX11), cdxj, or json (one object per line).', options: ['cdx', 'text', 'cdxj', 'json'], default: 'cdx' }),
+    output: Flags.string({
+      description: 'cdx (lines as stored; CDXJ written as CDX11), cdxj, or json (one object per line).',
+      options: ['cdx', 'text', 'cdxj', 'json'],
+      default: 'cdx',
+    }),
     fl: Flags.string({ description: 'Only these fields, comma-separated (urlkey,timestamp,url,mime,status,digest,length,offset,filename).' }),
   };
 
@@ -39,11 +46,26 @@ partial: --from 2007 is 20070101000000, --to 2008 is 20081231235959. Filters: fi
     const { searchCdx } = await import('../cdx/cdx-search.js');
     const { writeOutput } = await import('../util/output.js');
     const max = conf.getNumber('nwax.cdx.max.results');
-    const q = parseCdxQuery({
-      url: args.url, matchType: flags['match-type'], from: flags.from, to: flags.to, filter: flags.filter, collapse: flags.collapse,
-      limit: flags.limit, sort: flags.sort, closest: flags.closest, output: flags.output, fl: flags.fl,
-    }, max);
-    const sources = args.source.split(',').filter(Boolean).flatMap((s) => openCdxSources(s));
+    const q = parseCdxQuery(
+      {
+        url: args.url,
+        matchType: flags['match-type'],
+        from: flags.from,
+        to: flags.to,
+        filter: flags.filter,
+        collapse: flags.collapse,
+        limit: flags.limit,
+        sort: flags.sort,
+        closest: flags.closest,
+        output: flags.output,
+        fl: flags.fl,
+      },
+      max,
+    );
+    const sources = args.source
+      .split(',')
+      .filter(Boolean)
+      .flatMap((s) => openCdxSources(s));
     await writeOutput(undefined, async (out) => {
       for await (const line of searchCdx(sources, q, { maxCollect: max, timeoutMs: 0 })) await out.write(line);
     });

@@ -47,7 +47,11 @@ were skipped, 1 on an unreadable input (or the first damage with --strict).`;
     const code = await runCdx(argv as string[], {
       format: (flags.format ?? conf.getString('nwax.cdx.format')) as 'cdx11' | 'cdx9' | 'cdxj',
       allRecords: flags['all-records'],
-      recordTypes: conf.getString('nwax.cdx.records').split(',').map((s) => s.trim()).filter(Boolean),
+      recordTypes: conf
+        .getString('nwax.cdx.records')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
       canonicalizer: (flags.canonicalizer ?? conf.getString('nwax.cdx.canonicalizer')) as 'surt' | 'massaged',
       sort: flags.sort,
       memory: flags.memory ?? conf.getString('nwax.sort.memory'),

@@ -3,7 +3,8 @@ import { NwaxCommand } from './base.js';
 
 export default class Conf extends NwaxCommand {
   static override summary = 'List the configuration properties: value in force, default and description.';
-  static override description = 'Defaults come from conf/nwax-default.json, overridden by conf/nwax-site.json ($NWAX_CONF_DIR) and -D name=value. Then, on stderr, which native kernels run (NWAX_NATIVE: 0 for none, or a list such as html,sort).';
+  static override description =
+    'Defaults come from conf/nwax-default.json, overridden by conf/nwax-site.json ($NWAX_CONF_DIR) and -D name=value. Then, on stderr, which native kernels run (NWAX_NATIVE: 0 for none, or a list such as html,sort).';
   static override examples = ['<%= config.bin %> conf', '<%= config.bin %> conf nwax.sort.memory -D nwax.sort.memory=1G'];
   static override strict = false;
   static override args = { names: Args.string({ description: 'Properties to show (default all)' }) };
@@ -22,6 +23,8 @@ export default class Conf extends NwaxCommand {
     const { KERNELS, nativeKernels } = await import('../util/native-addon.js');
     const native = nativeKernels();
     const js = KERNELS.filter((k) => !native.includes(k));
-    this.sayLine(`native kernels: ${native.join(', ') || 'none'}${js.length ? `; in JavaScript: ${js.join(', ')}` : ''}${process.env.NWAX_NATIVE ? ` (NWAX_NATIVE=${process.env.NWAX_NATIVE})` : ''}`);
+    this.sayLine(
+      `native kernels: ${native.join(', ') || 'none'}${js.length ? `; in JavaScript: ${js.join(', ')}` : ''}${process.env.NWAX_NATIVE ? ` (NWAX_NATIVE=${process.env.NWAX_NATIVE})` : ''}`,
+    );
   }
 }

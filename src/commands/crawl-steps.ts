@@ -39,7 +39,12 @@ export async function inject(crawldb: string, seeds: string, s: StepContext): Pr
   const { prepareSeeds } = await import('../crawl/inject-job.js');
   let files: string[];
   try {
-    files = statSync(seeds).isDirectory() ? readdirSync(seeds).filter((f) => !f.startsWith('.')).sort().map((f) => join(seeds, f)) : [seeds];
+    files = statSync(seeds).isDirectory()
+      ? readdirSync(seeds)
+          .filter((f) => !f.startsWith('.'))
+          .sort()
+          .map((f) => join(seeds, f))
+      : [seeds];
   } catch {
     throw new InputError(`${seeds}: no such seed file or directory`);
   }
@@ -60,7 +65,12 @@ export async function inject(crawldb: string, seeds: string, s: StepContext): Pr
 }
 
 /** A fetch list: the due URLs into a new segment's crawl_generate. Returns the segment, or undefined when nothing is due. */
-export async function generate(crawldb: string, segmentsDir: string, s: StepContext, o: { topN?: number; numFetchers?: number; segment?: string } = {}): Promise<string | undefined> {
+export async function generate(
+  crawldb: string,
+  segmentsDir: string,
+  s: StepContext,
+  o: { topN?: number; numFetchers?: number; segment?: string } = {},
+): Promise<string | undefined> {
   if (!existsSync(crawldb)) throw new InputError(`${crawldb}: no CrawlDb (run nwax inject first)`);
   const tmp = tmpNear(segmentsDir, 'generate');
   try {
@@ -108,7 +118,9 @@ export async function fetch(segment: string, s: StepContext): Promise<number> {
   const { fetchSegment } = await import('../fetcher/fetcher.js');
   const { formatCounts } = await import('../util/progress.js');
   const r = await fetchSegment(segment, s.conf, urlFilters(s.conf), s.say);
-  s.say(`${segment}: fetched ${r.urls} URLs in ${r.seconds.toFixed(1)} s (${(r.urls / Math.max(r.seconds, 0.001)).toFixed(1)} pages/s), ${(r.bytes / 1e6).toFixed(1)} MB into ${r.warcs.length} WARC file${r.warcs.length === 1 ? '' : 's'}; ${formatCounts(r.counts)}`);
+  s.say(
+    `${segment}: fetched ${r.urls} URLs in ${r.seconds.toFixed(1)} s (${(r.urls / Math.max(r.seconds, 0.001)).toFixed(1)} pages/s), ${(r.bytes / 1e6).toFixed(1)} MB into ${r.warcs.length} WARC file${r.warcs.length === 1 ? '' : 's'}; ${formatCounts(r.counts)}`,
+  );
   if (s.conf.getBoolean('fetcher.parse')) return parse(segment, s);
   return 0;
 }
@@ -126,7 +138,11 @@ export function parsed(segment: string): boolean {
 export async function parse(segment: string, s: StepContext): Promise<number> {
   if (!fetched(segment)) throw new NwaxError('NWAX_INPUT', `${segment}: not fetched (no crawl_fetch); run nwax fetch first`);
   const warcDir = join(segment, 'warc');
-  const warcs = existsSync(warcDir) ? readdirSync(warcDir).filter((f) => f.endsWith('.warc.gz')).sort() : [];
+  const warcs = existsSync(warcDir)
+    ? readdirSync(warcDir)
+        .filter((f) => f.endsWith('.warc.gz'))
+        .sort()
+    : [];
   const tmp = tmpNear(join(segment, 'x'), 'parse');
   try {
     const manifest = join(tmp, 'manifest');

@@ -51,7 +51,13 @@ was stopped runs only the rounds left to reach -depth (the crawl in progress is 
     };
     step(await steps.inject(crawldb, args.seeds, s));
     // A crawl that died: its unfinished segments first.
-    const segments = () => (existsSync(segmentsDir) ? readdirSync(segmentsDir).filter((n) => /^\d{14}$/.test(n)).sort().map((n) => join(segmentsDir, n)) : []);
+    const segments = () =>
+      existsSync(segmentsDir)
+        ? readdirSync(segmentsDir)
+            .filter((n) => /^\d{14}$/.test(n))
+            .sort()
+            .map((n) => join(segmentsDir, n))
+        : [];
     for (const seg of segments().filter((g) => !updated(g))) {
       // Stopped while generate wrote its list: the segment holds nothing fetched, and its round
       // runs again.
@@ -69,7 +75,8 @@ was stopped runs only the rounds left to reach -depth (the crawl in progress is 
     const { beginCrawl, endCrawl } = await import('../crawl/crawl-state.js');
     const started = beginCrawl(dir);
     const done = started.resumed ? segments().filter((g) => basename(g) >= started.since).length : 0;
-    if (started.resumed) say(`resuming the crawl begun ${started.since}: ${done} of its rounds done, ${Math.max(0, flags.depth - done)} left to reach -depth ${flags.depth}`);
+    if (started.resumed)
+      say(`resuming the crawl begun ${started.since}: ${done} of its rounds done, ${Math.max(0, flags.depth - done)} left to reach -depth ${flags.depth}`);
     for (let round = done + 1; round <= flags.depth; round++) {
       const seg = await steps.generate(crawldb, segmentsDir, s, { topN: flags.topN });
       if (!seg) {
@@ -89,7 +96,11 @@ was stopped runs only the rounds left to reach -depth (the crawl in progress is 
     }
     await this.config.runCommand('invertlinks', [join(dir, 'linkdb'), ...all, ...D]);
     await this.config.runCommand('index', [join(dir, 'indexes'), crawldb, join(dir, 'linkdb'), ...all, ...D]);
-    const indexes = existsSync(join(dir, 'indexes')) ? readdirSync(join(dir, 'indexes')).filter((n) => /^part-\d{5}$/.test(n)).map((n) => join(dir, 'indexes', n)) : [];
+    const indexes = existsSync(join(dir, 'indexes'))
+      ? readdirSync(join(dir, 'indexes'))
+          .filter((n) => /^part-\d{5}$/.test(n))
+          .map((n) => join(dir, 'indexes', n))
+      : [];
     if (indexes.length) await this.config.runCommand('dedup', ['--by', 'digest', ...indexes]);
     endCrawl(dir);
     say(`${dir}: crawled; search it with nwax search -dir ${dir} QUERY, or nwax serve -dir ${dir}`);

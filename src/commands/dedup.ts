@@ -11,7 +11,11 @@ the highest boost, then the shortest URL (Nutch's dedup).`;
   static override strict = false;
   static override args = { index: Args.string({ description: 'Main indexes', required: true }) };
   static override flags = {
-    by: Flags.string({ description: 'What makes two documents duplicates: the same URL and digest (versions indexed twice), or the same digest under any URL.', options: ['url-digest', 'digest'], default: 'url-digest' }),
+    by: Flags.string({
+      description: 'What makes two documents duplicates: the same URL and digest (versions indexed twice), or the same digest under any URL.',
+      options: ['url-digest', 'digest'],
+      default: 'url-digest',
+    }),
   };
 
   async run(): Promise<void> {

@@ -19,7 +19,7 @@ into place when whole. Without a query, every document of the indexes under -dir
   };
   static override flags = {
     dir: Flags.string({ description: 'The crawl directory with indexes/, pindexes/ and segments/ (default: property searcher.dir).' }),
-    'no-resources': Flags.boolean({ description: 'The pages\' own records only, not what they embed.', default: false }),
+    'no-resources': Flags.boolean({ description: "The pages' own records only, not what they embed.", default: false }),
   };
 
   async run(): Promise<void> {
@@ -30,9 +30,15 @@ into place when whole. Without a query, every document of the indexes under -dir
     const t0 = Date.now();
     const dir = flags.dir ?? conf.getString('searcher.dir');
     const r = await exportWacz({
-      dir, out: args.out, query: words.length ? words.join(' ') : undefined, resources: !flags['no-resources'],
-      software: `nwax ${this.config.version}`, say: (m) => this.sayLine(m),
+      dir,
+      out: args.out,
+      query: words.length ? words.join(' ') : undefined,
+      resources: !flags['no-resources'],
+      software: `nwax ${this.config.version}`,
+      say: (m) => this.sayLine(m),
     });
-    this.sayLine(`${args.out}: ${r.pages} pages, ${r.resources} embedded resources (${r.missing} not in the archive), ${r.records} records, ${(r.bytes / 1e6).toFixed(1)} MB of WARC in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    this.sayLine(
+      `${args.out}: ${r.pages} pages, ${r.resources} embedded resources (${r.missing} not in the archive), ${r.records} records, ${(r.bytes / 1e6).toFixed(1)} MB of WARC in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
   }
 }

@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { NwaxCommand } from './base.js';
 
 export default class Fetch extends NwaxCommand {
-  static override summary = 'Fetch a segment\'s fetch list into WARC files (Nutch\'s fetch, writing an archive).';
+  static override summary = "Fetch a segment's fetch list into WARC files (Nutch's fetch, writing an archive).";
   static override description = `Fetches politely: a queue per host (fetcher.queue.mode), fetcher.threads.per.queue fetches \
 at once per queue, fetcher.server.delay seconds between them (a longer robots.txt Crawl-delay wins, up to \
 fetcher.max.crawl.delay), fetcher.threads.fetch in all; robots.txt obeyed for http.agent.name. Every response is written to \
@@ -10,7 +10,10 @@ SEGMENT/warc/*.warc.gz with its request (warcinfo first; revisit records when th
 WARC-Truncated past http.content.limit), files rolled at warc.file.max.size. Each URL's outcome goes to SEGMENT/crawl_fetch \
 with Nutch's statuses. Redirects are recorded and followed up to http.redirect.max. A fetch that died half way is fetched \
 again from the start.`;
-  static override examples = ['<%= config.bin %> fetch crawl/segments/20261122083000', '<%= config.bin %> fetch -threads 50 -D fetcher.server.delay=1 crawl/segments/20261122083000'];
+  static override examples = [
+    '<%= config.bin %> fetch crawl/segments/20261122083000',
+    '<%= config.bin %> fetch -threads 50 -D fetcher.server.delay=1 crawl/segments/20261122083000',
+  ];
   static override args = { segment: Args.string({ description: 'The segment (made by nwax generate)', required: true }) };
   static override flags = {
     threads: Flags.integer({ description: 'Fetches in flight in all (property fetcher.threads.fetch).', min: 1 }),

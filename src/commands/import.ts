@@ -38,14 +38,33 @@ line whose offset does not start a record of its URL is reported with its CDX fi
   };
 
   static override flags = {
-    exclude: Flags.string({ char: 'e', description: 'Exclusion list: captures to skip (dedup-cdx / revisits output). Property nwax.import.exclusions.', helpValue: 'FILE' }),
+    exclude: Flags.string({
+      char: 'e',
+      description: 'Exclusion list: captures to skip (dedup-cdx / revisits output). Property nwax.import.exclusions.',
+      helpValue: 'FILE',
+    }),
     dir: Flags.string({ description: 'The crawl directory the default segment goes in.', default: 'crawl' }),
-    cdx: Flags.string({ description: 'Import the records these CDX files or ZipNum clusters list instead of a manifest; repeatable or comma-separated.', multiple: true, multipleNonGreedy: true, helpValue: 'FILE' }),
-    filter: Flags.string({ description: 'With --cdx: only lines passing field:regex, !field:regex, =field:value or ~field:substring (pywb\'s filters); repeatable.', multiple: true, multipleNonGreedy: true }),
-    archives: Flags.string({ description: 'With --cdx: where archives are, comma-separated directories, http(s) URL prefixes and path index files, tried in order (property nwax.archive.locations; default: the CDX file\'s directory).' }),
+    cdx: Flags.string({
+      description: 'Import the records these CDX files or ZipNum clusters list instead of a manifest; repeatable or comma-separated.',
+      multiple: true,
+      multipleNonGreedy: true,
+      helpValue: 'FILE',
+    }),
+    filter: Flags.string({
+      description: "With --cdx: only lines passing field:regex, !field:regex, =field:value or ~field:substring (pywb's filters); repeatable.",
+      multiple: true,
+      multipleNonGreedy: true,
+    }),
+    archives: Flags.string({
+      description:
+        "With --cdx: where archives are, comma-separated directories, http(s) URL prefixes and path index files, tried in order (property nwax.archive.locations; default: the CDX file's directory).",
+    }),
     collection: Flags.string({ description: 'With --cdx: the collection name of the imported captures.', default: '' }),
     strict: Flags.boolean({ description: 'Stop at the first unreadable archive or damaged record.', default: false }),
-    'captures-only': Flags.boolean({ description: 'Write only the capture index (replay\'s captures.cdx) of SEGMENT, an imported segment, from the archives MANIFEST lists.', default: false }),
+    'captures-only': Flags.boolean({
+      description: "Write only the capture index (replay's captures.cdx) of SEGMENT, an imported segment, from the archives MANIFEST lists.",
+      default: false,
+    }),
     ...jobFlags,
   };
 
@@ -92,7 +111,10 @@ line whose offset does not start a record of its URL is reported with its CDX fi
     const scope = conf.getString('nwax.import.captures');
     if (!['local', 'all', 'none'].includes(scope)) throw new UsageError(`nwax.import.captures must be local, all or none, got ${JSON.stringify(scope)}`);
     if (flags['captures-only']) {
-      if (cdx.length || !args.segment || flags.engine !== 'local') throw new UsageError('--captures-only takes a manifest and the segment imported from it (nwax import --captures-only MANIFEST SEGMENT), on this machine');
+      if (cdx.length || !args.segment || flags.engine !== 'local')
+        throw new UsageError(
+          '--captures-only takes a manifest and the segment imported from it (nwax import --captures-only MANIFEST SEGMENT), on this machine',
+        );
       const { rebuildCaptureIndex } = await import('../segment/capture-rebuild.js');
       const started = Date.now();
       let entries = manifestLines.flatMap((l) => (l.entry ? [l.entry] : []));
@@ -106,11 +128,15 @@ line whose offset does not start a record of its URL is reported with its CDX fi
         packageProblems = expanded.problems;
       }
       const { lines, skipped: damaged } = await rebuildCaptureIndex(args.segment, entries, {
-        scope: scope === 'none' ? 'local' : (scope as 'local' | 'all'), memory: conf.getString('nwax.sort.memory'), tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
+        scope: scope === 'none' ? 'local' : (scope as 'local' | 'all'),
+        memory: conf.getString('nwax.sort.memory'),
+        tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
         say: (m) => this.sayLine(m),
       });
       const skipped = damaged + packageProblems;
-      this.sayLine(`capture index for replay: ${lines} lines sorted into ${join(args.segment, 'captures.cdx')} in ${((Date.now() - started) / 1000).toFixed(1)} s${skipped ? `; ${skipped} skipped (damaged records, missing archives or package entries)` : ''}`);
+      this.sayLine(
+        `capture index for replay: ${lines} lines sorted into ${join(args.segment, 'captures.cdx')} in ${((Date.now() - started) / 1000).toFixed(1)} s${skipped ? `; ${skipped} skipped (damaged records, missing archives or package entries)` : ''}`,
+      );
       if (skipped) process.exitCode = 3;
       return;
     }
@@ -175,19 +201,31 @@ line whose offset does not start a record of its URL is reported with its CDX fi
         files: this.shipped,
         output: segment,
         // Exit 3 when something was skipped: damaged records, unreadable archives, bad list or CDX lines.
-        exitCode: (c) => ((c['read-error'] ?? 0) + (c['archives failed'] ?? 0) + (c['bad manifest lines'] ?? 0) + (c['cdx-offset-mismatch'] ?? 0) + skipped > 0 ? 3 : 0),
+        exitCode: (c) =>
+          (c['read-error'] ?? 0) + (c['archives failed'] ?? 0) + (c['bad manifest lines'] ?? 0) + (c['cdx-offset-mismatch'] ?? 0) + skipped > 0 ? 3 : 0,
         // What replay looks URLs up in (every record of these archives, redirects and revisits
         // too), written into the segment before it is renamed into place: a kill leaves the old
         // segment or the new one with its capture index, never one that replays nothing.
-        commitJob: linesDir ? async (dir) => {
-          const { writeCaptureIndex } = await import('../segment/capture-index.js');
-          const started = Date.now();
-          const lines = await writeCaptureIndex(dir, manifestLines.flatMap((l) => (l.entry ? [l.entry] : [])), {
-            scope: scope as 'local' | 'all', linesDir, memory: conf.getString('nwax.sort.memory'), tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
-            say: (m) => this.sayLine(m),
-          });
-          this.sayLine(`capture index for replay: ${lines} lines sorted into ${join(segment, 'captures.cdx')} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-        } : undefined,
+        commitJob: linesDir
+          ? async (dir) => {
+              const { writeCaptureIndex } = await import('../segment/capture-index.js');
+              const started = Date.now();
+              const lines = await writeCaptureIndex(
+                dir,
+                manifestLines.flatMap((l) => (l.entry ? [l.entry] : [])),
+                {
+                  scope: scope as 'local' | 'all',
+                  linesDir,
+                  memory: conf.getString('nwax.sort.memory'),
+                  tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
+                  say: (m) => this.sayLine(m),
+                },
+              );
+              this.sayLine(
+                `capture index for replay: ${lines} lines sorted into ${join(segment, 'captures.cdx')} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+              );
+            }
+          : undefined,
       });
     } finally {
       for (const f of temps) rmSync(f, { force: true, recursive: true });
@@ -198,7 +236,12 @@ line whose offset does not start a record of its URL is reported with its CDX fi
    * The manifest's archives larger than the split size as task lines of byte ranges
    * (archive-splits.ts), the other lines as they are; undefined when nothing is cut.
    */
-  private async planSplits(manifest: { line: string; entry: ManifestEntry | undefined }[], segment: string, splitSize: number, threads: number): Promise<string | undefined> {
+  private async planSplits(
+    manifest: { line: string; entry: ManifestEntry | undefined }[],
+    segment: string,
+    splitSize: number,
+    threads: number,
+  ): Promise<string | undefined> {
     if (splitSize <= 0) return undefined;
     const { writeFileSync } = await import('node:fs');
     const { planSplits, splittableBytes } = await import('../segment/archive-splits.js');
@@ -251,30 +294,52 @@ line whose offset does not start a record of its URL is reported with its CDX fi
       tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
       warn: (m) => this.sayLine(m),
     });
-    this.sayLine(`${list}: ${prep.lines} captures to exclude (${prep.canonicalizer} keys${prep.path === sorted ? ', sorted into a record file' : ''})${prep.bad ? `; ${prep.bad} bad lines skipped` : ''}`);
+    this.sayLine(
+      `${list}: ${prep.lines} captures to exclude (${prep.canonicalizer} keys${prep.path === sorted ? ', sorted into a record file' : ''})${prep.bad ? `; ${prep.bad} bad lines skipped` : ''}`,
+    );
     defines.push(`nwax.import.exclusions=${prep.path}`, `nwax.import.canonicalizer=${prep.canonicalizer}`);
     return prep.bad;
   }
 
   /** import --cdx: the records the CDX lists, planned into `out` (cdx-plan.ts); returns the lines skipped. */
-  private async planCdx(cdx: string[], out: string, flags: { archives?: string; filter?: string[]; collection: string }, conf: Configuration, threads: number): Promise<number> {
+  private async planCdx(
+    cdx: string[],
+    out: string,
+    flags: { archives?: string; filter?: string[]; collection: string },
+    conf: Configuration,
+    threads: number,
+  ): Promise<number> {
     const { mkdirSync } = await import('node:fs');
     const { dirname } = await import('node:path');
     const { ArchiveLocator } = await import('../segment/archive-locator.js');
     const { planCdxImport } = await import('../segment/cdx-plan.js');
     const { InputError } = await import('../util/errors.js');
-    const places = (flags.archives ?? conf.getString('nwax.archive.locations')).split(',').map((p) => p.trim()).filter(Boolean);
+    const places = (flags.archives ?? conf.getString('nwax.archive.locations'))
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean);
     const locator = new ArchiveLocator(places.length ? places : [...new Set(cdx.map((c) => dirname(c)))]);
     mkdirSync(dirname(out), { recursive: true });
     const plan = await planCdxImport({
-      cdx, filters: flags.filter ?? [], locator, collection: flags.collection, out,
-      perTask: conf.getNumber('nwax.import.cdx.records.per.task'), threads,
-      sortMemory: conf.getBytes('nwax.sort.memory'), tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
+      cdx,
+      filters: flags.filter ?? [],
+      locator,
+      collection: flags.collection,
+      out,
+      perTask: conf.getNumber('nwax.import.cdx.records.per.task'),
+      threads,
+      sortMemory: conf.getBytes('nwax.sort.memory'),
+      tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
       warn: (m) => this.sayLine(m),
     });
-    this.sayLine(`${cdx.join(', ')}: ${plan.lines} lines, ${plan.selected} records to read from ${plan.archives} archives` +
-      `${plan.filteredOut ? `, ${plan.filteredOut} filtered out` : ''}${plan.badLines ? `, ${plan.badLines} bad lines` : ''}${plan.unresolved ? `, ${plan.unresolved} in archives not found` : ''}`);
-    if (plan.selected === 0) throw new InputError(`${cdx.join(', ')}: no record to import${plan.lines ? ' (every line was filtered out or could not be resolved)' : ' (no CDX lines)'}`);
+    this.sayLine(
+      `${cdx.join(', ')}: ${plan.lines} lines, ${plan.selected} records to read from ${plan.archives} archives` +
+        `${plan.filteredOut ? `, ${plan.filteredOut} filtered out` : ''}${plan.badLines ? `, ${plan.badLines} bad lines` : ''}${plan.unresolved ? `, ${plan.unresolved} in archives not found` : ''}`,
+    );
+    if (plan.selected === 0)
+      throw new InputError(
+        `${cdx.join(', ')}: no record to import${plan.lines ? ' (every line was filtered out or could not be resolved)' : ' (no CDX lines)'}`,
+      );
     return plan.badLines + plan.unresolved;
   }
 }

@@ -29,6 +29,16 @@ and counted. CRAWLDB and LINKDB may be missing (no scores, no anchors): each tha
       if (!existsSync(args.crawldb)) this.sayLine(`${args.crawldb}: no such CrawlDb; indexing without its scores`);
       if (!existsSync(args.linkdb)) this.sayLine(`${args.linkdb}: no such LinkDb; indexing without anchors or inlinks`);
     }
-    process.exitCode = await runDatasetJob('index', undefined, segments, ['parse_data', 'parse_text', 'content', 'crawl_fetch'], args.indexes, conf, flags, (m) => this.sayLine(m), { dbs: [args.crawldb, args.linkdb] });
+    process.exitCode = await runDatasetJob(
+      'index',
+      undefined,
+      segments,
+      ['parse_data', 'parse_text', 'content', 'crawl_fetch'],
+      args.indexes,
+      conf,
+      flags,
+      (m) => this.sayLine(m),
+      { dbs: [args.crawldb, args.linkdb] },
+    );
   }
 }

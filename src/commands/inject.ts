@@ -3,7 +3,7 @@ import { NwaxCommand } from './base.js';
 import { jobFlags } from './job-options.js';
 
 export default class Inject extends NwaxCommand {
-  static override summary = 'Inject seed URLs into a CrawlDb (Nutch\'s inject).';
+  static override summary = "Inject seed URLs into a CrawlDb (Nutch's inject).";
   static override description = `SEEDS is a file, or a directory of files, of one URL per line, optionally followed by \
 tab-separated metadata: nutch.score=N, nutch.fetchInterval=SECONDS, or any key=value kept with the entry. URLs are normalized \
 (conf/regex-normalize.json) and filtered (conf/regex-urlfilter.txt); rejected lines are named. New URLs enter as db_unfetched \

@@ -5,7 +5,7 @@ import type { JobActionOptions } from '../mapreduce/job-cli.js';
 import { NwaxError } from '../util/errors.js';
 
 export const jobFlags = {
-  reduces: Flags.integer({ description: 'Number of reduce partitions (default: the job\'s, or property mapreduce.job.reduces).', min: 1 }),
+  reduces: Flags.integer({ description: "Number of reduce partitions (default: the job's, or property mapreduce.job.reduces).", min: 1 }),
   memory: Flags.string({ description: 'Map output buffered before a spill (default: property mapreduce.task.io.sort.mb).' }),
   engine: Flags.string({ description: 'Where to run: this machine, or print the Hadoop Streaming command.', options: ['local', 'hadoop'], default: 'local' }),
   run: Flags.boolean({ description: 'With --engine hadoop: run the command (hadoop must be on the PATH), not just print it.', default: false }),
@@ -47,7 +47,12 @@ export async function warmJob(name: string, conf: Configuration, flags: JobFlagV
   warmTaskThreads(TASK_WORKER, name, await localThreads(conf, flags), parseByteSize(memory, 'mapreduce.task.io.sort.mb'), reduces, job?.taskOldSpaceMb);
 }
 
-export async function jobActionOptions(conf: Configuration, flags: JobFlagValues, jobReduces: number | undefined, say: (m: string) => void): Promise<JobActionOptions> {
+export async function jobActionOptions(
+  conf: Configuration,
+  flags: JobFlagValues,
+  jobReduces: number | undefined,
+  say: (m: string) => void,
+): Promise<JobActionOptions> {
   return {
     reduces: flags.reduces ?? jobReduces ?? conf.getNumber('mapreduce.job.reduces'),
     memory: flags.memory ?? conf.getString('mapreduce.task.io.sort.mb'),
@@ -67,7 +72,15 @@ export async function jobActionOptions(conf: Configuration, flags: JobFlagValues
 }
 
 /** Runs registered job `name` over `inputs` into `output` (the pipeline commands: updatedb, invertlinks, index). */
-export async function runRegisteredJob(name: string, inputs: string[], output: string, conf: Configuration, flags: JobFlagValues, say: (m: string) => void, extra: Partial<JobActionOptions> = {}): Promise<number> {
+export async function runRegisteredJob(
+  name: string,
+  inputs: string[],
+  output: string,
+  conf: Configuration,
+  flags: JobFlagValues,
+  say: (m: string) => void,
+  extra: Partial<JobActionOptions> = {},
+): Promise<number> {
   const { findJob } = await import('../jobs/registry.js');
   const { runJobAction } = await import('../mapreduce/job-cli.js');
   const job = (await findJob(name))!;
@@ -78,7 +91,17 @@ export async function runRegisteredJob(name: string, inputs: string[], output: s
  * Runs a job over a database and segments (updatedb, invertlinks, index): their parts on this
  * machine, or on the cluster the directories by name, never looked at from here.
  */
-export async function runDatasetJob(name: string, db: string | undefined, segments: string[], segmentParts: string[], output: string, conf: Configuration, flags: JobFlagValues, say: (m: string) => void, more: { dbs?: string[] } = {}): Promise<number> {
+export async function runDatasetJob(
+  name: string,
+  db: string | undefined,
+  segments: string[],
+  segmentParts: string[],
+  output: string,
+  conf: Configuration,
+  flags: JobFlagValues,
+  say: (m: string) => void,
+  more: { dbs?: string[] } = {},
+): Promise<number> {
   // A bad setting is named before any input is looked at.
   const reduces = await pipelineReduces(conf, flags, say);
   await warmJob(name, conf, flags, reduces);
@@ -100,6 +123,7 @@ export async function runDatasetJob(name: string, db: string | undefined, segmen
  */
 export async function pipelineReduces(conf: Configuration, flags: JobFlagValues, say: (m: string) => void): Promise<number> {
   const perThread = conf.getNumber('nwax.local.pipeline.reduces');
-  if (!Number.isInteger(perThread) || perThread < 0) throw new NwaxError('NWAX_CONF', `nwax.local.pipeline.reduces must be 0 (one per thread) or a positive whole number, got ${perThread}`);
+  if (!Number.isInteger(perThread) || perThread < 0)
+    throw new NwaxError('NWAX_CONF', `nwax.local.pipeline.reduces must be 0 (one per thread) or a positive whole number, got ${perThread}`);
   return flags.reduces ?? (perThread || (await jobActionOptions(conf, flags, undefined, say)).threads);
 }

@@ -21,7 +21,10 @@ local runner writes: a segment's datasets for import, SQLite indexes for index.`
   static override strict = false;
   static override args = {
     name: Args.string({ description: 'The job (see --list)' }),
-    action: Args.string({ description: 'map, combine, reduce (streaming tasks), run, or write (a streaming job\'s output parts into the job\'s own layout)', options: ['map', 'combine', 'reduce', 'run', 'write'] }),
+    action: Args.string({
+      description: "map, combine, reduce (streaming tasks), run, or write (a streaming job's output parts into the job's own layout)",
+      options: ['map', 'combine', 'reduce', 'run', 'write'],
+    }),
   };
 
   static override flags = {

@@ -24,6 +24,8 @@ deleted are left out. OUT is written aside and renamed into place.`;
     const conf = await this.configurationFor(flags.define);
     const t0 = Date.now();
     const r = mergeIndexes(args.out, (argv as string[]).slice(1), flags.parallel, { ftsHashSize: conf.getBytes('nwax.index.fts.hashsize') });
-    this.sayLine(`${args.out}: ${r.documents} documents${r.leftOut ? ` (${r.leftOut} deleted by dedup left out)` : ''} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    this.sayLine(
+      `${args.out}: ${r.documents} documents${r.leftOut ? ` (${r.leftOut} deleted by dedup left out)` : ''} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    );
   }
 }

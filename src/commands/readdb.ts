@@ -2,11 +2,15 @@ import { Args, Flags } from '@oclif/core';
 import { NwaxCommand } from './base.js';
 
 export default class Readdb extends NwaxCommand {
-  static override summary = 'Read a CrawlDb: statistics, every entry, or one URL (Nutch\'s readdb).';
+  static override summary = "Read a CrawlDb: statistics, every entry, or one URL (Nutch's readdb).";
   static override description = `-stats prints the number of URLs by status (db_unfetched, db_fetched, db_gone, db_redir_temp, \
 db_redir_perm, db_notmodified), by retries, and the scores; -dump prints every entry as "URL TAB JSON" (to -o FILE, written \
 aside and renamed); -url URL prints one entry, or exits 1 when the CrawlDb does not hold it.`;
-  static override examples = ['<%= config.bin %> readdb crawl/crawldb -stats', '<%= config.bin %> readdb crawl/crawldb -dump -o crawldb.txt', '<%= config.bin %> readdb crawl/crawldb -url http://127.0.0.1:8000/A.html'];
+  static override examples = [
+    '<%= config.bin %> readdb crawl/crawldb -stats',
+    '<%= config.bin %> readdb crawl/crawldb -dump -o crawldb.txt',
+    '<%= config.bin %> readdb crawl/crawldb -url http://127.0.0.1:8000/A.html',
+  ];
   static override args = { crawldb: Args.string({ description: 'The CrawlDb directory', required: true }) };
   static override flags = {
     stats: Flags.boolean({ description: 'Counts by status and retries, and scores.', exclusive: ['dump', 'url'] }),

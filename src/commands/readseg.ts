@@ -2,7 +2,7 @@ import { Args, Flags } from '@oclif/core';
 import { NwaxCommand } from './base.js';
 
 export default class Readseg extends NwaxCommand {
-  static override summary = 'What is in segments (as Nutch\'s readseg): a list with counts, or the records of one document or all.';
+  static override summary = "What is in segments (as Nutch's readseg): a list with counts, or the records of one document or all.";
   static override description = `-list prints, per segment, NAME GENERATED FETCHER START FETCHER END FETCHED PARSED as Nutch \
 does (an import has no generate step: GENERATED is ?). -dump prints every part's record of each document key ("URL \
 sha1:DIGEST"), or of the one KEY given, read by key from the sorted record files.`;

@@ -20,8 +20,14 @@ The indexes are those under -dir (default property searcher.dir): every pindexes
     json: Flags.boolean({ description: 'Print the results as JSON.', default: false }),
     hits: Flags.integer({ description: 'Hits per page.', default: 10, min: 1 }),
     start: Flags.integer({ description: 'Index of the first hit shown (paging).', default: 0, min: 0 }),
-    exact: Flags.boolean({ description: 'Rank every match exactly (default: past nwax.search.max.scored matches in an index set, the likeliest are ranked).', default: false }),
-    'hits-per-site': Flags.integer({ description: 'At most N hits per host, after merging all partitions; 0 = no limit (default: property searcher.hits.per.site).', min: 0 }),
+    exact: Flags.boolean({
+      description: 'Rank every match exactly (default: past nwax.search.max.scored matches in an index set, the likeliest are ranked).',
+      default: false,
+    }),
+    'hits-per-site': Flags.integer({
+      description: 'At most N hits per host, after merging all partitions; 0 = no limit (default: property searcher.hits.per.site).',
+      min: 0,
+    }),
   };
 
   async run(): Promise<void> {
@@ -32,11 +38,18 @@ The indexes are those under -dir (default property searcher.dir): every pindexes
     const searcher = new Searcher(flags.dir ?? conf.getString('searcher.dir'));
     try {
       const r = searcher.search((argv as string[]).join(' '), {
-        start: flags.start, hits: flags.hits, hitsPerSite: flags['hits-per-site'] ?? conf.getNumber('searcher.hits.per.site'), hitsPerSiteDefault: flags['hits-per-site'] === undefined,
-        exact: flags.exact, maxScored: conf.getNumber('nwax.search.max.scored'), budgetMs: conf.getNumber('nwax.search.time.budget'),
+        start: flags.start,
+        hits: flags.hits,
+        hitsPerSite: flags['hits-per-site'] ?? conf.getNumber('searcher.hits.per.site'),
+        hitsPerSiteDefault: flags['hits-per-site'] === undefined,
+        exact: flags.exact,
+        maxScored: conf.getNumber('nwax.search.max.scored'),
+        budgetMs: conf.getNumber('nwax.search.time.budget'),
       });
       // An external Wayback when one is configured, else the replay of `nwax serve`.
-      const template = conf.getString('nwax.wayback.prefix') || `${(conf.getString('nwax.replay.base.url') || `http://127.0.0.1:${conf.getNumber('nwax.replay.port')}`).replace(/\/+$/, '')}/replay/{collection}/{date}/{url}`;
+      const template =
+        conf.getString('nwax.wayback.prefix') ||
+        `${(conf.getString('nwax.replay.base.url') || `http://127.0.0.1:${conf.getNumber('nwax.replay.port')}`).replace(/\/+$/, '')}/replay/{collection}/{date}/{url}`;
       process.stdout.write(flags.json ? renderJson(r, template) : renderText(r, template, process.stdout.isTTY === true));
     } finally {
       searcher.close();

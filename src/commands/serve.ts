@@ -14,13 +14,25 @@ fl), /healthz (alive), /readyz (indexes open), /metrics (Prometheus), POST /admi
 query, start, hitsPerPage (at most 100), hitsPerSite (or hitsPerDup), dtstart, dtend, exact=true (rank every match). New, replaced and removed index sets are \
 served without a restart (looked for every nwax.serve.reload.interval ms, and on SIGHUP). SIGTERM lets requests in flight \
 finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per request (nwax.serve.access.log).`;
-  static override examples = ['<%= config.bin %> serve --port 8081', '<%= config.bin %> serve -dir /data/crawl --port 8080', '<%= config.bin %> serve --port 8080 --shards http://a:8081,http://b:8081', '<%= config.bin %> serve --cdx /data/cluster'];
+  static override examples = [
+    '<%= config.bin %> serve --port 8081',
+    '<%= config.bin %> serve -dir /data/crawl --port 8080',
+    '<%= config.bin %> serve --port 8080 --shards http://a:8081,http://b:8081',
+    '<%= config.bin %> serve --cdx /data/cluster',
+  ];
   static override flags = {
     dir: Flags.string({ description: 'The crawl directory with indexes/ and pindexes/ (default: property searcher.dir).' }),
     port: Flags.integer({ description: 'Port (0: any free port, printed).', default: 8081, min: 0, max: 65535 }),
     host: Flags.string({ description: 'Address to listen on.', default: '127.0.0.1' }),
-    cdx: Flags.string({ description: 'Answer /cdx (pywb\'s CDX server API) from these ZipNum clusters, sorted CDX files or directories, comma-separated (property nwax.serve.cdx).' }),
-    'replay-port': Flags.integer({ description: 'Port of the replay origin (property nwax.replay.port; 0: any free port, -1: under /replay on --port).', min: -1, max: 65535 }),
+    cdx: Flags.string({
+      description:
+        "Answer /cdx (pywb's CDX server API) from these ZipNum clusters, sorted CDX files or directories, comma-separated (property nwax.serve.cdx).",
+    }),
+    'replay-port': Flags.integer({
+      description: 'Port of the replay origin (property nwax.replay.port; 0: any free port, -1: under /replay on --port).',
+      min: -1,
+      max: 65535,
+    }),
     shards: Flags.string({ description: 'Be a front over these nwax serve backends (comma-separated URLs): results merged, hits per site after the merge.' }),
   };
 
@@ -37,7 +49,10 @@ finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per
     const { startServer } = await import('../search/server.js');
     const s = await startServer({
       dir: flags.dir ?? conf.getString('searcher.dir'),
-      shards: flags.shards?.split(',').map((u) => u.trim().replace(/\/+$/, '')).filter(Boolean),
+      shards: flags.shards
+        ?.split(',')
+        .map((u) => u.trim().replace(/\/+$/, ''))
+        .filter(Boolean),
       shardTimeout: conf.getNumber('nwax.serve.shard.timeout'),
       host: flags.host,
       port: flags.port,
@@ -45,7 +60,11 @@ finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per
       // A search on any free port (--port 0, as tests ask) has its replay on any free port too.
       replayPort: flags['replay-port'] ?? (flags.port === 0 ? 0 : conf.getNumber('nwax.replay.port')),
       replayBaseUrl: conf.getString('nwax.replay.base.url'),
-      archiveLocations: conf.getString('nwax.archive.locations').split(',').map((l) => l.trim()).filter(Boolean),
+      archiveLocations: conf
+        .getString('nwax.archive.locations')
+        .split(',')
+        .map((l) => l.trim())
+        .filter(Boolean),
       hitsPerSite: conf.getNumber('nwax.serve.hits.per.site'),
       threads: conf.getNumber('nwax.serve.threads') || (await import('node:os')).availableParallelism(),
       suggestTitles: conf.getNumber('nwax.serve.suggest.titles'),
@@ -57,7 +76,10 @@ finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per
       reloadInterval: conf.getNumber('nwax.serve.reload.interval'),
       accessLog: { destination: conf.getString('nwax.serve.access.log'), queries: conf.getBoolean('nwax.serve.log.queries') },
       cdx: {
-        sources: (flags.cdx ?? conf.getString('nwax.serve.cdx')).split(',').map((s) => s.trim()).filter(Boolean),
+        sources: (flags.cdx ?? conf.getString('nwax.serve.cdx'))
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
         maxResults: conf.getNumber('nwax.cdx.max.results'),
         timeoutMs: conf.getNumber('nwax.cdx.timeout'),
         pageSize: conf.getNumber('nwax.cdx.page.size'),
@@ -80,11 +102,17 @@ finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per
     };
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));
-    process.on('SIGHUP', () => void s.reload().then(
-      (r) => this.sayLine(`SIGHUP: index generation ${r.generation}${r.errors.length ? `; ${r.errors.join('; ')}` : ''}`),
-      (err: Error) => this.sayLine(`SIGHUP: reload failed: ${err.message}`),
-    ));
+    process.on(
+      'SIGHUP',
+      () =>
+        void s.reload().then(
+          (r) => this.sayLine(`SIGHUP: index generation ${r.generation}${r.errors.length ? `; ${r.errors.join('; ')}` : ''}`),
+          (err: Error) => this.sayLine(`SIGHUP: reload failed: ${err.message}`),
+        ),
+    );
     // Said once the signals are handled: whoever waits for this line may send them.
-    this.sayLine(`serving ${flags.shards ? `a front over ${flags.shards}` : flags.dir ?? conf.getString('searcher.dir')} at ${s.url}/${s.replayUrl ? `, replay at ${s.replayUrl}/replay/` : ''}`);
+    this.sayLine(
+      `serving ${flags.shards ? `a front over ${flags.shards}` : (flags.dir ?? conf.getString('searcher.dir'))} at ${s.url}/${s.replayUrl ? `, replay at ${s.replayUrl}/replay/` : ''}`,
+    );
   }
 }

@@ -36,6 +36,8 @@ is built beside DIR and swapped in whole.`;
       name: flags.name,
     });
     const secs = (Date.now() - t0) / 1000;
-    this.sayLine(`${args.dir}: ${r.lines} lines in ${r.blocks} blocks, ${r.shards} part file${r.shards > 1 ? 's' : ''}, ${formatBytes(r.clusterBytes)} from ${formatBytes(r.inputBytes)} (${(r.clusterBytes / Math.max(1, r.inputBytes) * 100).toFixed(1)}%) in ${secs.toFixed(1)} s`);
+    this.sayLine(
+      `${args.dir}: ${r.lines} lines in ${r.blocks} blocks, ${r.shards} part file${r.shards > 1 ? 's' : ''}, ${formatBytes(r.clusterBytes)} from ${formatBytes(r.inputBytes)} (${((r.clusterBytes / Math.max(1, r.inputBytes)) * 100).toFixed(1)}%) in ${secs.toFixed(1)} s`,
+    );
   }
 }

@@ -123,7 +123,7 @@ function host(url: string): string | undefined {
 
 export const invertlinksJob: Job = {
   name: 'invertlinks',
-  description: 'Segments\' outlinks (crawl_parse) + LinkDb -> the LinkDb: URL -> inlinks (from URL, anchor).',
+  description: "Segments' outlinks (crawl_parse) + LinkDb -> the LinkDb: URL -> inlinks (from URL, anchor).",
   input: 'records',
   map(key, value, emit, ctx) {
     if (datasetOf(ctx.inputFile) !== 'crawl_parse') {

@@ -11,7 +11,7 @@ import { crawlParseOf, splitDocumentKey, type Capture } from '../segment/segment
 
 export const parseJob: Job = {
   name: 'parse',
-  description: 'A fetched segment\'s WARC files (a manifest of them) -> content, parse_data, parse_text by version and crawl_parse by URL.',
+  description: "A fetched segment's WARC files (a manifest of them) -> content, parse_data, parse_text by version and crawl_parse by URL.",
   input: 'lines',
   linesPerSplit: 1,
   outputs: ['content', 'parse_data', 'parse_text', 'crawl_parse'],

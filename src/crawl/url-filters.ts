@@ -23,16 +23,18 @@ export class UrlFilters {
 
   static fromFiles(filterFile: string, normalizeFile: string): UrlFilters {
     const rules: Rule[] = [];
-    readFileSync(filterFile, 'utf8').split('\n').forEach((line, i) => {
-      const l = line.trim();
-      if (l === '' || l.startsWith('#')) return;
-      if (l[0] !== '+' && l[0] !== '-') throw new NwaxError('NWAX_CONF', `${filterFile}: line ${i + 1}: a rule starts with + or -`);
-      try {
-        rules.push({ accept: l[0] === '+', re: new RegExp(l.slice(1)) });
-      } catch (err) {
-        throw new NwaxError('NWAX_CONF', `${filterFile}: line ${i + 1}: ${(err as Error).message}`);
-      }
-    });
+    readFileSync(filterFile, 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        const l = line.trim();
+        if (l === '' || l.startsWith('#')) return;
+        if (l[0] !== '+' && l[0] !== '-') throw new NwaxError('NWAX_CONF', `${filterFile}: line ${i + 1}: a rule starts with + or -`);
+        try {
+          rules.push({ accept: l[0] === '+', re: new RegExp(l.slice(1)) });
+        } catch (err) {
+          throw new NwaxError('NWAX_CONF', `${filterFile}: line ${i + 1}: ${(err as Error).message}`);
+        }
+      });
     let spec: { rules?: { pattern: string; flags?: string; substitution: string }[] };
     try {
       spec = JSON.parse(readFileSync(normalizeFile, 'utf8')) as typeof spec;

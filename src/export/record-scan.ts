@@ -40,7 +40,11 @@ export async function scanRecord(open: () => Promise<ByteSource> | ByteSource, o
   let again = false;
   const first = await firstRecord(open, async (r, entry) => {
     if (!opts.html) return;
-    const page = await pageHtml(r.payload((raw) => entry?.update(raw)), r.http?.headers.get('Content-Encoding') ?? '', opts.htmlLimit);
+    const page = await pageHtml(
+      r.payload((raw) => entry?.update(raw)),
+      r.http?.headers.get('Content-Encoding') ?? '',
+      opts.htmlLimit,
+    );
     urls = resourceUrls(page.html, r.url);
     again = !page.whole && entry?.wants === true;
   });
@@ -49,7 +53,10 @@ export async function scanRecord(open: () => Promise<ByteSource> | ByteSource, o
 }
 
 /** The entry of the first record, after `read` has read what it wants of it. */
-async function firstRecord(open: () => Promise<ByteSource> | ByteSource, read: (r: ArchiveRecord, entry?: EntryBuilder) => Promise<void>): Promise<CdxEntry | undefined> {
+async function firstRecord(
+  open: () => Promise<ByteSource> | ByteSource,
+  read: (r: ArchiveRecord, entry?: EntryBuilder) => Promise<void>,
+): Promise<CdxEntry | undefined> {
   const source = await open();
   try {
     for await (const r of new ArchiveReader(source, { strict: false })) {
@@ -75,7 +82,11 @@ async function firstRecord(open: () => Promise<ByteSource> | ByteSource, read: (
  */
 async function pageHtml(payload: AsyncIterable<Buffer>, encoding: string, limit: number): Promise<{ html: string; whole: boolean }> {
   const enc = encoding.toLowerCase();
-  const decoded = /gzip/.test(enc) ? Readable.from(payload).pipe(createGunzip()) : enc === 'br' ? Readable.from(payload).pipe(createBrotliDecompress()) : payload;
+  const decoded = /gzip/.test(enc)
+    ? Readable.from(payload).pipe(createGunzip())
+    : enc === 'br'
+      ? Readable.from(payload).pipe(createBrotliDecompress())
+      : payload;
   const parts: Buffer[] = [];
   let n = 0;
   let whole = false;

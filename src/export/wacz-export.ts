@@ -83,7 +83,17 @@ function* selectPages(searcher: Searcher, query: string | undefined): Generator<
     const ref = searcher.stored(d.setName, d.id);
     if (!ref) continue;
     const ts = d.dates.split(' ').filter(Boolean).sort()[0] ?? '';
-    yield { url: d.url, ts, title: d.title, text: searcher.text(d.setName, d.id), mime: d.mime, collection: d.collection, location: ref.location, offset: ref.offset, clen: ref.clen };
+    yield {
+      url: d.url,
+      ts,
+      title: d.title,
+      text: searcher.text(d.setName, d.id),
+      mime: d.mime,
+      collection: d.collection,
+      location: ref.location,
+      offset: ref.offset,
+      clen: ref.clen,
+    };
   }
 }
 
@@ -250,7 +260,9 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
     let aheadBytes = 0;
     for (const p of selectPages(searcher, o.query)) {
       summary.pages++;
-      await writePage(`${JSON.stringify({ id: createHash('sha1').update(`${p.url} ${p.ts}`).digest('hex').slice(0, 20), url: p.url, ts: iso(p.ts), ...(p.title ? { title: p.title } : {}), ...(p.text ? { text: p.text } : {}) })}\n`);
+      await writePage(
+        `${JSON.stringify({ id: createHash('sha1').update(`${p.url} ${p.ts}`).digest('hex').slice(0, 20), url: p.url, ts: iso(p.ts), ...(p.title ? { title: p.title } : {}), ...(p.text ? { text: p.text } : {}) })}\n`,
+      );
       const prepared = prepare(p.location, p.offset, p.clen, o.resources !== false && /html/i.test(p.mime));
       prepared.catch(() => {});
       ahead.push({ page: p, prepared });
@@ -267,7 +279,8 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
     closeSync(warc);
     flushText(unsorted, indexText);
     closeSync(unsorted);
-    if (summary.pages === 0) throw new NwaxError('NWAX_INPUT', o.query === undefined ? `${o.dir}: no document to export` : `${o.query}: no version found to export`);
+    if (summary.pages === 0)
+      throw new NwaxError('NWAX_INPUT', o.query === undefined ? `${o.dir}: no document to export` : `${o.query}: no version found to export`);
 
     // The index: the records' CDXJ lines, sorted (as nwax cdx of the WARC would give them).
     const indexPath = join(work, 'index.cdx');
@@ -281,20 +294,33 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
     index.end();
     await once(index, 'close');
 
-    const resource = (name: string, path: string, file: string, hash: ReturnType<typeof createHash>) => ({ name, path, hash: `sha256:${hash.digest('hex')}`, bytes: statSync(file).size });
-    const datapackage = Buffer.from(`${JSON.stringify({
-      profile: 'data-package',
-      resources: [
-        resource('data.warc.gz', 'archive/data.warc.gz', warcPath, warcHash),
-        resource('index.cdx', 'indexes/index.cdx', indexPath, indexHash),
-        { name: 'pages.jsonl', path: 'pages/pages.jsonl', hash: `sha256:${pagesHash.digest('hex')}`, bytes: pagesBytes },
-      ],
-      wacz_version: '1.1.1',
-      title: o.query === undefined ? `nwax export of ${o.dir}` : `nwax export of "${o.query}" in ${o.dir}`,
-      created: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-      software: o.software,
-    }, null, 2)}\n`);
-    const digest = Buffer.from(`${JSON.stringify({ path: 'datapackage.json', hash: `sha256:${createHash('sha256').update(datapackage).digest('hex')}` }, null, 2)}\n`);
+    const resource = (name: string, path: string, file: string, hash: ReturnType<typeof createHash>) => ({
+      name,
+      path,
+      hash: `sha256:${hash.digest('hex')}`,
+      bytes: statSync(file).size,
+    });
+    const datapackage = Buffer.from(
+      `${JSON.stringify(
+        {
+          profile: 'data-package',
+          resources: [
+            resource('data.warc.gz', 'archive/data.warc.gz', warcPath, warcHash),
+            resource('index.cdx', 'indexes/index.cdx', indexPath, indexHash),
+            { name: 'pages.jsonl', path: 'pages/pages.jsonl', hash: `sha256:${pagesHash.digest('hex')}`, bytes: pagesBytes },
+          ],
+          wacz_version: '1.1.1',
+          title: o.query === undefined ? `nwax export of ${o.dir}` : `nwax export of "${o.query}" in ${o.dir}`,
+          created: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+          software: o.software,
+        },
+        null,
+        2,
+      )}\n`,
+    );
+    const digest = Buffer.from(
+      `${JSON.stringify({ path: 'datapackage.json', hash: `sha256:${createHash('sha256').update(datapackage).digest('hex')}` }, null, 2)}\n`,
+    );
 
     // The WARC stored (WACZ readers read its records by offset), the rest deflated.
     zip.addFile(warcPath, 'archive/data.warc.gz', { compress: false });

@@ -56,10 +56,12 @@ export interface FetchSummary {
   seconds: number;
 }
 
-
 /** The User-Agent Nutch builds: name/version (description; url; email). */
 export function userAgent(conf: Configuration): string {
-  const comment = ['http.agent.description', 'http.agent.url', 'http.agent.email'].map((p) => conf.getString(p)).filter(Boolean).join('; ');
+  const comment = ['http.agent.description', 'http.agent.url', 'http.agent.email']
+    .map((p) => conf.getString(p))
+    .filter(Boolean)
+    .join('; ');
   const v = conf.getString('http.agent.version');
   return `${conf.getString('http.agent.name')}${v ? `/${v}` : ''}${comment ? ` (${comment})` : ''}`;
 }
@@ -98,12 +100,25 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
   const agent = userAgent(conf);
   const timeout = conf.getNumber('http.timeout');
   const contentLimit = conf.getNumber('http.content.limit');
-  if (!(contentLimit > 0)) throw new NwaxError('NWAX_CONF', `http.content.limit must be a positive number of bytes (the fetcher holds a record up to it in memory), got ${contentLimit}`);
+  if (!(contentLimit > 0))
+    throw new NwaxError(
+      'NWAX_CONF',
+      `http.content.limit must be a positive number of bytes (the fetcher holds a record up to it in memory), got ${contentLimit}`,
+    );
   const threadsPerQueue = Math.max(1, conf.getNumber('fetcher.threads.per.queue'));
   const dispatcher = new Agent({ connections: threadsPerQueue, keepAliveTimeout: 10_000, connect: { timeout } });
   const robots = new RobotsCache({
-    agents: [conf.getString('http.agent.name'), ...conf.getString('http.robots.agents').split(',').map((a) => a.trim()).filter(Boolean)],
-    userAgent: agent, timeout, dispatcher,
+    agents: [
+      conf.getString('http.agent.name'),
+      ...conf
+        .getString('http.robots.agents')
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean),
+    ],
+    userAgent: agent,
+    timeout,
+    dispatcher,
   });
   const maxCrawlDelay = conf.getNumber('fetcher.max.crawl.delay');
   const redirectMax = conf.getNumber('http.redirect.max');
@@ -145,7 +160,8 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
       const now = dateTo14(new Date());
       if (verdict.reason === 'robots_deferred') {
         // The host is not fetched this round at all.
-        for (const it of [item, ...queues.drain(item.queueId)]) record(it.url, { status: 'fetch_retry', date: now, protocolStatus: 'robots_deferred', detail: verdict.detail });
+        for (const it of [item, ...queues.drain(item.queueId)])
+          record(it.url, { status: 'fetch_retry', date: now, protocolStatus: 'robots_deferred', detail: verdict.detail });
         log(`${new URL(item.url).host}: ${verdict.detail}; its URLs are retried in a later round`);
         return;
       }
@@ -155,7 +171,13 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
     if (verdict.crawlDelay !== undefined) {
       if (verdict.crawlDelay > maxCrawlDelay) {
         const now = dateTo14(new Date());
-        for (const it of [item, ...queues.drain(item.queueId)]) record(it.url, { status: 'fetch_retry', date: now, protocolStatus: 'would_block', detail: `Crawl-delay ${verdict.crawlDelay} s is over fetcher.max.crawl.delay` });
+        for (const it of [item, ...queues.drain(item.queueId)])
+          record(it.url, {
+            status: 'fetch_retry',
+            date: now,
+            protocolStatus: 'would_block',
+            detail: `Crawl-delay ${verdict.crawlDelay} s is over fetcher.max.crawl.delay`,
+          });
         return;
       }
       queues.setCrawlDelay(item.queueId, verdict.crawlDelay);
@@ -178,14 +200,28 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
     const firstSeen = item.datum.digestDate ?? item.datum.fetched;
     const unchanged = status === 'fetch_success' && !res.truncated && item.datum.digest === digest && firstSeen;
     await writer.write({
-      url: item.url, date: res.date, ip: res.ip, requestLine: res.requestLine, requestHeaders: res.requestHeaders,
-      statusLine: res.statusLine, responseHeaders: res.headers, payload: res.payload, truncated: res.truncated,
+      url: item.url,
+      date: res.date,
+      ip: res.ip,
+      requestLine: res.requestLine,
+      requestHeaders: res.requestHeaders,
+      statusLine: res.statusLine,
+      responseHeaders: res.headers,
+      payload: res.payload,
+      truncated: res.truncated,
       ...(unchanged ? { revisitOf: { url: item.url, date: date14ToIso(firstSeen), digest } } : {}),
     });
     bytes += res.payload.length;
     const out: FetchRecord = unchanged
       ? { status: 'fetch_notmodified', date, digest, httpStatus: res.status, protocolStatus: 'not_modified', detail: 'payload unchanged (revisit record)' }
-      : { status, date, httpStatus: res.status, protocolStatus, ...(status === 'fetch_success' ? { digest } : {}), ...(res.truncated ? { detail: 'truncated at http.content.limit' } : {}) };
+      : {
+          status,
+          date,
+          httpStatus: res.status,
+          protocolStatus,
+          ...(status === 'fetch_success' ? { digest } : {}),
+          ...(res.truncated ? { detail: 'truncated at http.content.limit' } : {}),
+        };
     if (status === 'fetch_redir_perm' || status === 'fetch_redir_temp') {
       const location = res.headers.find(([n]) => n === 'location')?.[1];
       const target = location ? filters.apply(location, item.url) : undefined;
@@ -193,7 +229,12 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
         out.redirect = target;
         if (item.redirects < redirectMax && !seen.has(target)) {
           seen.add(target);
-          queues.add({ url: target, datum: { ...item.datum, digest: undefined, fetched: undefined, digestDate: undefined }, redirects: item.redirects + 1, queueId: await queueIdOf(target, mode) });
+          queues.add({
+            url: target,
+            datum: { ...item.datum, digest: undefined, fetched: undefined, digestDate: undefined },
+            redirects: item.redirects + 1,
+            queueId: await queueIdOf(target, mode),
+          });
         }
       }
     }
@@ -203,22 +244,32 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
 
   const threads = Math.max(1, conf.getNumber('fetcher.threads.fetch'));
   const tty = process.stderr.isTTY === true;
-  const timer = tty ? setInterval(() => process.stderr.write(`\rfetch: ${results.size} URLs, ${(bytes / 1e6).toFixed(1)} MB, ${(results.size / ((Date.now() - started) / 1000)).toFixed(1)} pages/s, ${queues.pending} queued   `), 500) : undefined;
+  const timer = tty
+    ? setInterval(
+        () =>
+          process.stderr.write(
+            `\rfetch: ${results.size} URLs, ${(bytes / 1e6).toFixed(1)} MB, ${(results.size / ((Date.now() - started) / 1000)).toFixed(1)} pages/s, ${queues.pending} queued   `,
+          ),
+        500,
+      )
+    : undefined;
   try {
-    await Promise.all(Array.from({ length: threads }, async () => {
-      for (let item = await queues.take(); item; item = await queues.take()) {
-        let released = false;
-        const release = () => {
-          if (!released) queues.finish(item!);
-          released = true;
-        };
-        try {
-          await fetchOne(item, release);
-        } finally {
-          release();
+    await Promise.all(
+      Array.from({ length: threads }, async () => {
+        for (let item = await queues.take(); item; item = await queues.take()) {
+          let released = false;
+          const release = () => {
+            if (!released) queues.finish(item!);
+            released = true;
+          };
+          try {
+            await fetchOne(item, release);
+          } finally {
+            release();
+          }
         }
-      }
-    }));
+      }),
+    );
   } finally {
     if (timer) {
       clearInterval(timer);
@@ -228,10 +279,22 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
     await dispatcher.close();
   }
   // crawl_fetch, keyed by URL in byte order, written aside and put in place.
-  await writeDataset(join(segment, 'crawl_fetch'), async (tmp) => {
-    const w = new RecordFileWriter(join(tmp, recordPartName(0)));
-    for (const url of [...results.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))) w.append(url, results.get(url));
-    w.close();
-  }, { force: true });
-  return { urls: results.size, counts, warcs: readdirSync(warcDir).filter((f) => f.endsWith('.warc.gz')).map((f) => join(warcDir, f)), bytes, seconds: (Date.now() - started) / 1000 };
+  await writeDataset(
+    join(segment, 'crawl_fetch'),
+    async (tmp) => {
+      const w = new RecordFileWriter(join(tmp, recordPartName(0)));
+      for (const url of [...results.keys()].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)))) w.append(url, results.get(url));
+      w.close();
+    },
+    { force: true },
+  );
+  return {
+    urls: results.size,
+    counts,
+    warcs: readdirSync(warcDir)
+      .filter((f) => f.endsWith('.warc.gz'))
+      .map((f) => join(warcDir, f)),
+    bytes,
+    seconds: (Date.now() - started) / 1000,
+  };
 }

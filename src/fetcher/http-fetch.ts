@@ -38,7 +38,14 @@ export function addressOf(host: string): Promise<string | undefined> {
   const h = host.replace(/^\[|\]$/g, '');
   if (isIP(h)) return Promise.resolve(h);
   let p = ipCache.get(h);
-  if (!p) ipCache.set(h, (p = lookup(h).then((a) => a.address, () => undefined)));
+  if (!p)
+    ipCache.set(
+      h,
+      (p = lookup(h).then(
+        (a) => a.address,
+        () => undefined,
+      )),
+    );
   return p;
 }
 

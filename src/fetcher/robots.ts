@@ -7,14 +7,19 @@
 import { createRequire } from 'node:module';
 
 // robots-parser is CommonJS whose typings declare no callable default.
-const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: string, text: string) => {
+const robotsParser = createRequire(import.meta.url)('robots-parser') as (
+  url: string,
+  text: string,
+) => {
   isAllowed(url: string, ua?: string): boolean | undefined;
   getCrawlDelay(ua?: string): number | undefined;
 };
 import { interceptors, request, type Dispatcher } from 'undici';
 
 /** `fetchedNow`: robots.txt was requested for this check (a request to the host like any other). */
-export type RobotsVerdict = ({ allowed: true; crawlDelay?: number } | { allowed: false; reason: 'robots_denied' | 'robots_deferred'; detail: string }) & { fetchedNow?: boolean };
+export type RobotsVerdict = ({ allowed: true; crawlDelay?: number } | { allowed: false; reason: 'robots_denied' | 'robots_deferred'; detail: string }) & {
+  fetchedNow?: boolean;
+};
 
 interface HostRules {
   isAllowed(url: string): boolean;
@@ -47,7 +52,9 @@ export class RobotsCache {
     try {
       const res = await request(url, {
         headers: { 'user-agent': this.o.userAgent, accept: 'text/plain,*/*;q=0.5' },
-        headersTimeout: this.o.timeout, bodyTimeout: this.o.timeout, dispatcher: this.redirecting,
+        headersTimeout: this.o.timeout,
+        bodyTimeout: this.o.timeout,
+        dispatcher: this.redirecting,
       });
       status = res.statusCode;
       if (status >= 200 && status < 300) {

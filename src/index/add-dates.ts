@@ -95,7 +95,10 @@ function loadPart(keyIndex: string, sources: string[]): PartDates {
       throw new NwaxError('NWAX_FORMAT', `${src} holds ${s.info.docCount} documents, ${keyIndex} ${n}: not parallel indexes of one another`);
     }
     const table = s.info.kind === 'main' ? 'docs' : 'dates';
-    const rows = s === key ? own.map((dates, id) => ({ id, dates })) : (s.db.prepare(`SELECT id, dates FROM ${table}`).iterate() as Iterable<{ id: number; dates: string }>);
+    const rows =
+      s === key
+        ? own.map((dates, id) => ({ id, dates }))
+        : (s.db.prepare(`SELECT id, dates FROM ${table}`).iterate() as Iterable<{ id: number; dates: string }>);
     for (const r of rows) for (const d of r.dates.split(' ')) if (d) dates[r.id].add(d);
     if (s !== key) s.db.close();
   }
@@ -165,7 +168,13 @@ function writePart(part: PartDates, dest: string): void {
   }
 }
 
-export async function addDates(keyIndex: string, sources: string[], dest: string, datesFile: string | undefined, opts: AddDatesOptions): Promise<AddDatesResult> {
+export async function addDates(
+  keyIndex: string,
+  sources: string[],
+  dest: string,
+  datesFile: string | undefined,
+  opts: AddDatesOptions,
+): Promise<AddDatesResult> {
   const part = loadPart(keyIndex, sources);
   try {
     const result: AddDatesResult = { documents: part.n, datesAdded: 0, linesRead: 0, badLines: 0, unmatched: 0 };
@@ -179,7 +188,9 @@ export async function addDates(keyIndex: string, sources: string[], dest: string
 
 /** The part-NNNNN index files of an index job's output directory. */
 export function indexParts(dir: string): string[] {
-  return readdirSync(dir).filter((n) => /^part-\d{5}$/.test(n) && statSync(join(dir, n)).isFile()).sort();
+  return readdirSync(dir)
+    .filter((n) => /^part-\d{5}$/.test(n) && statSync(join(dir, n)).isFile())
+    .sort();
 }
 
 /**
@@ -189,7 +200,13 @@ export function indexParts(dir: string): string[] {
  * `DIR/part-NNNNN/dates`) and the dates file, read once for all parts. Returns the totals and
  * the dates indexes written.
  */
-export async function addDatesToParts(keyDir: string, sourceDirs: string[], destDir: string, datesFile: string | undefined, opts: AddDatesOptions): Promise<AddDatesResult & { written: string[] }> {
+export async function addDatesToParts(
+  keyDir: string,
+  sourceDirs: string[],
+  destDir: string,
+  datesFile: string | undefined,
+  opts: AddDatesOptions,
+): Promise<AddDatesResult & { written: string[] }> {
   const names = indexParts(keyDir);
   if (names.length === 0) throw new NwaxError('NWAX_INPUT', `${keyDir}: no index parts (part-NNNNN) in this directory`);
   const sourceOf = (dir: string, name: string): string => {
@@ -199,7 +216,13 @@ export async function addDatesToParts(keyDir: string, sourceDirs: string[], dest
   };
   const parts: PartDates[] = [];
   try {
-    for (const name of names) parts.push(loadPart(join(keyDir, name), sourceDirs.map((d) => sourceOf(d, name))));
+    for (const name of names)
+      parts.push(
+        loadPart(
+          join(keyDir, name),
+          sourceDirs.map((d) => sourceOf(d, name)),
+        ),
+      );
     const result: AddDatesResult = { documents: parts.reduce((n, p) => n + p.n, 0), datesAdded: 0, linesRead: 0, badLines: 0, unmatched: 0 };
     if (datesFile) await applyDatesFile(datesFile, parts, opts, result);
     const written = names.map((name) => join(destDir, name, 'dates'));

@@ -21,7 +21,8 @@ let warned = 0;
 
 export const datesJob: Job = {
   name: 'dates',
-  description: 'Capture dates per version from dedup-cdx / revisits lines (input: URLKEY sha1:DIGEST DATE [FILE]; output: "URLKEY DIGEST" -> dates), for add-dates.',
+  description:
+    'Capture dates per version from dedup-cdx / revisits lines (input: URLKEY sha1:DIGEST DATE [FILE]; output: "URLKEY DIGEST" -> dates), for add-dates.',
   input: 'lines',
   map(_key, value, emit, ctx) {
     const line = value as string;
@@ -29,7 +30,8 @@ export const datesJob: Job = {
     const f = line.split(' ');
     if (f.length < 3 || f.length > 4 || !/^[a-z0-9]+:\S+$/i.test(f[1]) || !/^\d{14}$/.test(f[2]) || /[\x00-\x1f]/.test(f[0])) {
       ctx.count('bad lines');
-      if (++warned <= WARNINGS) ctx.warn(`job dates: ${ctx.inputFile || 'stdin'}: not "URLKEY sha1:DIGEST DATE [FILE]": ${visible(JSON.stringify(line.slice(0, 80)))}; line skipped`);
+      if (++warned <= WARNINGS)
+        ctx.warn(`job dates: ${ctx.inputFile || 'stdin'}: not "URLKEY sha1:DIGEST DATE [FILE]": ${visible(JSON.stringify(line.slice(0, 80)))}; line skipped`);
       return;
     }
     ctx.count('dates read');

@@ -40,7 +40,9 @@ export function dedupIndexes(paths: string[]): DedupResult {
   const result: DedupResult = { groups: 0, deleted: 0 };
   try {
     const cursors = dbs.map((db, index) => {
-      const it = db.prepare('SELECT id, url, digest, date, dates FROM docs WHERE deleted = 0 ORDER BY url, digest, id').iterate() as Iterator<Omit<Entry, 'index'>>;
+      const it = db.prepare('SELECT id, url, digest, date, dates FROM docs WHERE deleted = 0 ORDER BY url, digest, id').iterate() as Iterator<
+        Omit<Entry, 'index'>
+      >;
       return { index, it, head: undefined as Entry | undefined };
     });
     const advance = (c: (typeof cursors)[number]) => {
@@ -111,10 +113,11 @@ export function dedupByDigest(paths: string[]): DedupResult {
       if (live.length === 0) break;
       const digest = live.map((c) => c.head!.digest).reduce((a, b) => (b < a ? b : a));
       const group: Row[] = [];
-      for (const c of live) while (c.head && c.head.digest === digest) {
-        group.push(c.head);
-        advance(c);
-      }
+      for (const c of live)
+        while (c.head && c.head.digest === digest) {
+          group.push(c.head);
+          advance(c);
+        }
       if (group.length < 2) continue;
       result.groups++;
       group.sort((a, b) => b.boost - a.boost || a.url.length - b.url.length || (a.url < b.url ? -1 : a.url > b.url ? 1 : 0));

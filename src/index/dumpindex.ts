@@ -8,7 +8,28 @@ export interface DumpOptions {
   field?: string;
 }
 
-const MAIN_FIELDS = ['url', 'digest', 'date', 'dates', 'mime', 'status', 'length', 'collection', 'segment', 'file', 'location', 'offset', 'clen', 'title', 'host', 'inlinks', 'boost', 'anchors', 'lang', 'deleted'];
+const MAIN_FIELDS = [
+  'url',
+  'digest',
+  'date',
+  'dates',
+  'mime',
+  'status',
+  'length',
+  'collection',
+  'segment',
+  'file',
+  'location',
+  'offset',
+  'clen',
+  'title',
+  'host',
+  'inlinks',
+  'boost',
+  'anchors',
+  'lang',
+  'deleted',
+];
 
 export function* dumpIndexes(paths: string[], opts: DumpOptions): Generator<string> {
   const open = paths.map((p) => ({ path: p, ...openIndex(p) }));
@@ -41,7 +62,10 @@ export function* dumpIndexes(paths: string[], opts: DumpOptions): Generator<stri
     const dbs = [...new Set(chosen.map((f) => f.db))];
     const cursors = dbs.map((db) => {
       const mine = chosen.filter((f) => f.db === db);
-      return db.prepare(`SELECT ${mine.map((f, i) => `${f.column} AS c${i}`).join(', ')} FROM ${mine[0].table} ORDER BY id`).raw().iterate() as Iterator<unknown[]>;
+      return db
+        .prepare(`SELECT ${mine.map((f, i) => `${f.column} AS c${i}`).join(', ')} FROM ${mine[0].table} ORDER BY id`)
+        .raw()
+        .iterate() as Iterator<unknown[]>;
     });
     for (let id = 1; id <= n; id++) {
       const rows = cursors.map((c) => (c.next().value as unknown[] | undefined) ?? []);

@@ -178,9 +178,16 @@ export const indexJob: Job = {
   // (jsonStringFromBytes); every other piece is parsed.
   reduceValueFromBytes(bytes, start, end) {
     const d = start + D_OPEN.length;
-    if (end - start < D_OPEN.length + TEXT_FIELD.length + 3 || bytes.compare(D_OPEN, 0, D_OPEN.length, start, d) !== 0 || bytes[end - 1] !== 0x7d) return undefined;
+    if (end - start < D_OPEN.length + TEXT_FIELD.length + 3 || bytes.compare(D_OPEN, 0, D_OPEN.length, start, d) !== 0 || bytes[end - 1] !== 0x7d)
+      return undefined;
     const q = bytes.indexOf(0x22, d);
-    if (q < 0 || q + TEXT_FIELD.length >= end - 1 || !plainAscii(bytes, d, q) || bytes.compare(TEXT_FIELD, 0, TEXT_FIELD.length, q, q + TEXT_FIELD.length) !== 0) return undefined;
+    if (
+      q < 0 ||
+      q + TEXT_FIELD.length >= end - 1 ||
+      !plainAscii(bytes, d, q) ||
+      bytes.compare(TEXT_FIELD, 0, TEXT_FIELD.length, q, q + TEXT_FIELD.length) !== 0
+    )
+      return undefined;
     const text = jsonStringFromBytes(bytes, q + TEXT_FIELD.length, end - 1);
     return text === undefined ? undefined : { d: bytes.toString('latin1', d, q), text };
   },
@@ -216,9 +223,23 @@ export const indexJob: Job = {
       const c = ver.content;
       const dates = [...new Set([...ver.dates, c.date])].sort();
       const doc: IndexDocument = {
-        url, digest, date: dates[0], dates, mime: c.mime, status: c.status, length: ver.pd.meta.length,
-        collection: c.collection, segment: ver.seg ?? '', file: c.file, location: c.location, offset: c.offset, clen: c.length,
-        title: ver.pd.title, text: ver.text ?? '', anchors, inlinks: inlinks.length,
+        url,
+        digest,
+        date: dates[0],
+        dates,
+        mime: c.mime,
+        status: c.status,
+        length: ver.pd.meta.length,
+        collection: c.collection,
+        segment: ver.seg ?? '',
+        file: c.file,
+        location: c.location,
+        offset: c.offset,
+        clen: c.length,
+        title: ver.pd.title,
+        text: ver.text ?? '',
+        anchors,
+        inlinks: inlinks.length,
         boost: Math.log(Math.E + inlinks.length) * (ver.db?.score ?? 1),
         lang: ver.pd.meta.lang ?? languageOf(undefined, ver.pd.title, ver.text ?? ''),
       };

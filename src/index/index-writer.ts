@@ -76,9 +76,13 @@ export class IndexWriter {
   private readonly insertFts: Database.Statement;
   private count = 0;
 
-  constructor(readonly path: string, opts: IndexWriterOptions = {}) {
+  constructor(
+    readonly path: string,
+    opts: IndexWriterOptions = {},
+  ) {
     this.db = createIndex(path, 'main');
-    this.insertDoc = this.db.prepare(`INSERT INTO docs(id, url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, host, inlinks, boost, text, anchors, lang)
+    this.insertDoc =
+      this.db.prepare(`INSERT INTO docs(id, url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, host, inlinks, boost, text, anchors, lang)
       VALUES (@id, @url, @digest, @date, @dates, @mime, @status, @length, @collection, @segment, @file, @location, @offset, @clen, @title, @host, @inlinks, @boost, @text, @anchors, @lang)`);
     this.insertFts = this.db.prepare('INSERT INTO fts(rowid, title, content, anchors, urlwords, host, years) VALUES (?, ?, ?, ?, ?, ?, ?)');
     // An integer in the SQL text: FTS5 takes only an INTEGER value, and a bound JS number is a REAL.
@@ -96,11 +100,37 @@ export class IndexWriter {
     const id = ++this.count;
     const host = siteHost(d.url);
     this.insertDoc.run({
-      id, url: d.url, digest: d.digest, date: d.date, dates: d.dates.join(' '), mime: d.mime, status: d.status, length: d.length,
-      collection: d.collection, segment: d.segment, file: d.file, location: d.location, offset: d.offset, clen: d.clen,
-      title: d.title, host, inlinks: d.inlinks, boost: d.boost, text: d.text, anchors: d.anchors.join('\n'), lang: d.lang,
+      id,
+      url: d.url,
+      digest: d.digest,
+      date: d.date,
+      dates: d.dates.join(' '),
+      mime: d.mime,
+      status: d.status,
+      length: d.length,
+      collection: d.collection,
+      segment: d.segment,
+      file: d.file,
+      location: d.location,
+      offset: d.offset,
+      clen: d.clen,
+      title: d.title,
+      host,
+      inlinks: d.inlinks,
+      boost: d.boost,
+      text: d.text,
+      anchors: d.anchors.join('\n'),
+      lang: d.lang,
     });
-    this.insertFts.run(id, indexText(d.title), indexText(d.text), indexText(d.anchors.join('\n')), indexText(urlWords(d.url)), indexText(host), captureYears(d.dates));
+    this.insertFts.run(
+      id,
+      indexText(d.title),
+      indexText(d.text),
+      indexText(d.anchors.join('\n')),
+      indexText(urlWords(d.url)),
+      indexText(host),
+      captureYears(d.dates),
+    );
   }
 
   close(): number {

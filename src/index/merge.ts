@@ -12,9 +12,27 @@ import { NwaxError } from '../util/errors.js';
 import { sweepDead } from '../util/litter.js';
 
 interface DocRow {
-  id: number; url: string; digest: string; date: string; dates: string; mime: string; status: number | null; length: number;
-  collection: string; segment: string; file: string; location: string; offset: number; clen: number; title: string;
-  inlinks: number; boost: number; text: string; anchors: string | null; lang: string | null; deleted: number;
+  id: number;
+  url: string;
+  digest: string;
+  date: string;
+  dates: string;
+  mime: string;
+  status: number | null;
+  length: number;
+  collection: string;
+  segment: string;
+  file: string;
+  location: string;
+  offset: number;
+  clen: number;
+  title: string;
+  inlinks: number;
+  boost: number;
+  text: string;
+  anchors: string | null;
+  lang: string | null;
+  deleted: number;
 }
 
 export interface MergeResult {
@@ -40,7 +58,9 @@ export function mergeIndexes(out: string, inputs: string[], parallel: boolean, w
         }
       }
     } else {
-      for (const o of opened) if (o.info.kind !== 'main') throw new NwaxError('NWAX_USAGE', `merge: ${o.path} is a ${o.info.kind} index; give main indexes (or -p for a parallel set)`, 2);
+      for (const o of opened)
+        if (o.info.kind !== 'main')
+          throw new NwaxError('NWAX_USAGE', `merge: ${o.path} is a ${o.info.kind} index; give main indexes (or -p for a parallel set)`, 2);
     }
     // The dates of the parallel parts, by document number.
     const extra = new Map<number, string[]>();
@@ -58,9 +78,25 @@ export function mergeIndexes(out: string, inputs: string[], parallel: boolean, w
         }
         const dates = [...new Set([...r.dates.split(' '), ...(extra.get(r.id) ?? [])].filter(Boolean))].sort();
         const doc: IndexDocument = {
-          url: r.url, digest: r.digest, date: r.date, dates, mime: r.mime, status: r.status, length: r.length, collection: r.collection,
-          segment: r.segment, file: r.file, location: r.location, offset: r.offset, clen: r.clen, title: r.title, text: r.text ?? '',
-          anchors: r.anchors ? r.anchors.split('\n') : [], inlinks: r.inlinks, boost: r.boost, lang: r.lang ?? '',
+          url: r.url,
+          digest: r.digest,
+          date: r.date,
+          dates,
+          mime: r.mime,
+          status: r.status,
+          length: r.length,
+          collection: r.collection,
+          segment: r.segment,
+          file: r.file,
+          location: r.location,
+          offset: r.offset,
+          clen: r.clen,
+          title: r.title,
+          text: r.text ?? '',
+          anchors: r.anchors ? r.anchors.split('\n') : [],
+          inlinks: r.inlinks,
+          boost: r.boost,
+          lang: r.lang ?? '',
         };
         w.add(doc);
         result.documents++;

@@ -73,16 +73,29 @@ export function readInfo(db: Db, path: string): IndexInfo {
   const version = Number(m.get('schema_version'));
   if (!READABLE.has(version)) {
     const older = version === 1 ? ' (its words were cut by an older text analysis, which lost Greek, Hindi, Korean, Thai and Khmer words)' : '';
-    throw new NwaxError('NWAX_FORMAT', `${path}: index schema version ${m.get('schema_version') ?? '?'}${older}, this nwax reads versions ${[...READABLE].join(' and ')}; rebuild it with this version: nwax index OUTDIR CRAWLDB LINKDB SEGMENT... (the segments stay as they are)`);
+    throw new NwaxError(
+      'NWAX_FORMAT',
+      `${path}: index schema version ${m.get('schema_version') ?? '?'}${older}, this nwax reads versions ${[...READABLE].join(' and ')}; rebuild it with this version: nwax index OUTDIR CRAWLDB LINKDB SEGMENT... (the segments stay as they are)`,
+    );
   }
   const kind = m.get('kind') as IndexKind;
   const analyzer = m.get('analyzer');
   if (kind === 'main' && analyzer !== ANALYZER) {
-    throw new NwaxError('NWAX_FORMAT', `${path}: terms made by text analysis ${analyzer ?? '?'}, this nwax searches with ${ANALYZER}: queries would not find what the index holds; rebuild it: nwax index OUTDIR CRAWLDB LINKDB SEGMENT...`);
+    throw new NwaxError(
+      'NWAX_FORMAT',
+      `${path}: terms made by text analysis ${analyzer ?? '?'}, this nwax searches with ${ANALYZER}: queries would not find what the index holds; rebuild it: nwax index OUTDIR CRAWLDB LINKDB SEGMENT...`,
+    );
   }
   const extra = m.get('extra_years');
   const deleted = m.get('deleted');
-  return { kind, analyzer, docCount: Number(m.get('doc_count')), version, ...(extra !== undefined ? { extraYears: extra.split(' ').filter(Boolean) } : {}), ...(deleted !== undefined ? { deleted: Number(deleted) } : {}) };
+  return {
+    kind,
+    analyzer,
+    docCount: Number(m.get('doc_count')),
+    version,
+    ...(extra !== undefined ? { extraYears: extra.split(' ').filter(Boolean) } : {}),
+    ...(deleted !== undefined ? { deleted: Number(deleted) } : {}),
+  };
 }
 
 /** Opens an index read-only and checks its version (and kind, when given). */

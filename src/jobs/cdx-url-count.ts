@@ -32,7 +32,11 @@ export const cdxUrlCount: Job = {
   // The same, over the line's bytes.
   mapBytes(line, start, end, emit, ctx) {
     // The legend test byte by byte: Buffer#compare's call was a thirteenth of the map's time.
-    if (start === end || line[start] === 0x21 /* ! */ || (line[start] === SPACE && end - start >= 4 && line[start + 1] === LEGEND[1] && line[start + 2] === LEGEND[2] && line[start + 3] === LEGEND[3])) {
+    if (
+      start === end ||
+      line[start] === 0x21 /* ! */ ||
+      (line[start] === SPACE && end - start >= 4 && line[start + 1] === LEGEND[1] && line[start + 2] === LEGEND[2] && line[start + 3] === LEGEND[3])
+    ) {
       ctx.count('legend lines');
       return;
     }

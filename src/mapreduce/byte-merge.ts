@@ -46,7 +46,12 @@ export class FileLines implements LineCursor {
   private at: number;
   private readonly end: number;
 
-  constructor(readonly path: string, from = 0, to = Infinity, read = RUN_READ) {
+  constructor(
+    readonly path: string,
+    from = 0,
+    to = Infinity,
+    read = RUN_READ,
+  ) {
     this.buf = Buffer.allocUnsafeSlow(read);
     this.fd = openSync(path, 'r');
     this.at = from;
@@ -107,7 +112,12 @@ export class ArenaLines implements LineCursor {
   /** Position in `order` of the next line. */
   k: number;
 
-  constructor(readonly arena: LineArena, readonly order: Int32Array, from: number, readonly to: number) {
+  constructor(
+    readonly arena: LineArena,
+    readonly order: Int32Array,
+    from: number,
+    readonly to: number,
+  ) {
     this.buf = arena.buf;
     this.k = from;
   }
@@ -133,7 +143,8 @@ export class ArenaLines implements LineCursor {
  * binary heap takes (two per level), and comparisons are the merge's cost.
  */
 export function mergeLines(cursors: LineCursor[], unique = false, chunkBytes = READ): Generator<Buffer> {
-  if (nativeSort && cursors.every((c) => c instanceof FileLines || c instanceof ArenaLines)) return nativeMerge(nativeSort, cursors as (FileLines | ArenaLines)[], unique, chunkBytes);
+  if (nativeSort && cursors.every((c) => c instanceof FileLines || c instanceof ArenaLines))
+    return nativeMerge(nativeSort, cursors as (FileLines | ArenaLines)[], unique, chunkBytes);
   return mergeLinesJs(cursors, unique, chunkBytes);
 }
 
@@ -286,7 +297,11 @@ export function mergeToFile(sources: RunRange[], out: string, unique: boolean, a
   const fd = openSync(out, at === undefined ? 'w' : 'r+');
   try {
     const o = new OutBuffer(fd, at);
-    for (const chunk of mergeLines(sources.map((r) => new FileLines(r.path, r.from, r.to, r.read)), unique)) o.put(chunk, 0, chunk.length);
+    for (const chunk of mergeLines(
+      sources.map((r) => new FileLines(r.path, r.from, r.to, r.read)),
+      unique,
+    ))
+      o.put(chunk, 0, chunk.length);
     o.flush();
   } finally {
     closeSync(fd);

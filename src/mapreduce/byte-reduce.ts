@@ -16,14 +16,26 @@ import type { RecordFileOptions } from './record-file.js';
 const CHUNK = 1 << 20;
 const NULL = Buffer.from('null');
 
-export function reduceRunsBytes(job: Job, runs: string[], dir: string, partition: number, properties: string[], counters: Counters, recordFile?: RecordFileOptions): void {
+export function reduceRunsBytes(
+  job: Job,
+  runs: string[],
+  dir: string,
+  partition: number,
+  properties: string[],
+  counters: Counters,
+  recordFile?: RecordFileOptions,
+): void {
   const reduceBytes = job.reduceBytes!;
   const ctx = newContext(counters, properties);
   const sink = job.outputs ? namedSink(job.outputs, dir, recordPartName(partition), recordFile) : recordSink(dir, partition, recordFile);
-  const decoded = new Grouper(job, (key, value) => {
-    ctx.count('reduce output records');
-    sink.write(key, value);
-  }, ctx);
+  const decoded = new Grouper(
+    job,
+    (key, value) => {
+      ctx.count('reduce output records');
+      sink.write(key, value);
+    },
+    ctx,
+  );
   let key: Uint8Array | undefined;
   let values: Uint8Array[] = [];
   /** The open group's values (and key, when any) already copied out of an earlier chunk. */
@@ -44,7 +56,11 @@ export function reduceRunsBytes(job: Job, runs: string[], dir: string, partition
     values = [];
     copied = 0;
   };
-  for (const chunk of mergeLines(runs.map((r) => new FileLines(r)), false, CHUNK)) {
+  for (const chunk of mergeLines(
+    runs.map((r) => new FileLines(r)),
+    false,
+    CHUNK,
+  )) {
     for (let s = 0; s < chunk.length; ) {
       let nl = chunk.indexOf(0x0a, s);
       if (nl < 0) nl = chunk.length;
@@ -74,4 +90,3 @@ export function reduceRunsBytes(job: Job, runs: string[], dir: string, partition
 export function reducesBytes(job: Job): boolean {
   return job.reduceBytes !== undefined && job.outputFormat === undefined;
 }
-

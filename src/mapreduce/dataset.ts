@@ -30,7 +30,6 @@ export function recordPartName(n: number): string {
  */
 export const PART = /^part-(?:[mr]-)?\d{5}(?:\.gz)?$/;
 
-
 function lockPath(dir: string): string {
   return `${resolve(dir)}.locked`;
 }
@@ -104,7 +103,10 @@ export function parts(dir: string): string[] {
   if (!existsSync(join(dir, SUCCESS)) && !existsSync(join(dir, '..', SUCCESS))) {
     throw new NwaxError('NWAX_INPUT', `${dir}: no ${SUCCESS}: the job that wrote it did not finish`);
   }
-  return readdirSync(dir).filter((f) => PART.test(f)).sort().map((f) => join(dir, f));
+  return readdirSync(dir)
+    .filter((f) => PART.test(f))
+    .sort()
+    .map((f) => join(dir, f));
 }
 
 export interface WriteOptions {

@@ -66,7 +66,16 @@ class SpillWorker {
    */
   async spill(arena: LineArena, path: string, unique: boolean, free: (arena: LineArena) => void): Promise<void> {
     await this.pending;
-    const message: SpillMessage = { kind: 'spill', buf: arena.buf.buffer as ArrayBuffer, used: arena.used, start: arena.start, len: arena.len, count: arena.count, path, unique };
+    const message: SpillMessage = {
+      kind: 'spill',
+      buf: arena.buf.buffer as ArrayBuffer,
+      used: arena.used,
+      start: arena.start,
+      len: arena.len,
+      count: arena.count,
+      path,
+      unique,
+    };
     this.send(message, [message.buf, message.start.buffer as ArrayBuffer, message.len.buffer as ArrayBuffer], `sort run ${path}`, (m) => {
       arena.adopt(Buffer.from(m.buf!), m.start!, m.len!);
       free(arena);
@@ -326,7 +335,13 @@ export class ExternalSorter {
    * merges the rest into a file, which follows. Lines equal to the splitter all fall above it,
    * so `unique` holds across the cut.
    */
-  private async *mergeInTwo(runs: string[], arena: LineArena, order: Int32Array, read: number, output?: () => SortedOutput | undefined): AsyncGenerator<Buffer> {
+  private async *mergeInTwo(
+    runs: string[],
+    arena: LineArena,
+    order: Int32Array,
+    read: number,
+    output?: () => SortedOutput | undefined,
+  ): AsyncGenerator<Buffer> {
     const mid = arena.count >> 1;
     const samples = runs.map(middleLine).filter((l): l is Buffer => l !== undefined);
     if (arena.count > 0) samples.push(arena.buf.subarray(arena.start[order[mid]], arena.start[order[mid]] + arena.len[order[mid]]));
@@ -408,9 +423,19 @@ export async function mergeDown(runs: string[], factor: number, prefix: string, 
     const a = take(left.length);
     // A second pass at once, when one more is needed beside this one (its output counts as a run).
     const b = helper && left.length + 1 > factor ? take(left.length + 1) : undefined;
-    const beside = b ? helper!.merge(b.group.map((g) => ({ path: g.path, read })), b.path, false) : undefined;
+    const beside = b
+      ? helper!.merge(
+          b.group.map((g) => ({ path: g.path, read })),
+          b.path,
+          false,
+        )
+      : undefined;
     beside?.catch(() => {});
-    mergeToFile(a.group.map((g) => ({ path: g.path, read })), a.path, false);
+    mergeToFile(
+      a.group.map((g) => ({ path: g.path, read })),
+      a.path,
+      false,
+    );
     await beside;
     for (const pass of b ? [a, b] : [a]) {
       for (const g of pass.group) rmSync(g.path);
@@ -425,7 +450,12 @@ export async function mergeDown(runs: string[], factor: number, prefix: string, 
  * enough that a batch's strings die young (in V8's scavenges) instead of filling the old heap.
  */
 export function* mergeRunFiles(paths: string[]): Generator<string[]> {
-  for (const chunk of mergeLines(paths.map((p) => new FileLines(p)), false, 64 << 10)) yield decodeLines(chunk, chunk.length);
+  for (const chunk of mergeLines(
+    paths.map((p) => new FileLines(p)),
+    false,
+    64 << 10,
+  ))
+    yield decodeLines(chunk, chunk.length);
 }
 
 /** A cursor over one sorted source of line batches. */
@@ -470,8 +500,7 @@ export async function* mergeBatches(sources: AsyncIterable<string[]>[], unique: 
     const c = new RunCursor(s[Symbol.asyncIterator]());
     if (await c.advance()) heap.push(c);
   }
-  const less = (a: RunCursor, b: RunCursor) =>
-    a.exact || b.exact ? compareBytes(a.head!, b.head!) < 0 : a.head! < b.head!;
+  const less = (a: RunCursor, b: RunCursor) => (a.exact || b.exact ? compareBytes(a.head!, b.head!) < 0 : a.head! < b.head!);
   const down = (i: number) => {
     for (;;) {
       const l = 2 * i + 1;
@@ -511,5 +540,8 @@ export async function* mergeBatches(sources: AsyncIterable<string[]>[], unique: 
 
 /** Merges files that are each sorted already (sort -m). */
 export function mergeSortedFiles(paths: string[], unique = false): AsyncGenerator<string[]> {
-  return mergeBatches(paths.map((p) => lineBatches(p)), unique);
+  return mergeBatches(
+    paths.map((p) => lineBatches(p)),
+    unique,
+  );
 }

@@ -89,7 +89,14 @@ function streamingJob(cmd: string[]): Promise<{ status: number; report: string }
 export async function runOnHadoop(job: Job, opts: HadoopRunOptions): Promise<number> {
   const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
   const tmp = `${opts.output}.tmp-${stamp}`;
-  const cmd = hadoopCommand(job, { inputs: opts.inputs, output: tmp, numReduces: opts.numReduces, files: opts.files, properties: opts.properties, hadoop: opts.hadoop });
+  const cmd = hadoopCommand(job, {
+    inputs: opts.inputs,
+    output: tmp,
+    numReduces: opts.numReduces,
+    files: opts.files,
+    properties: opts.properties,
+    hadoop: opts.hadoop,
+  });
   const install = installCommands(opts.hadoop, tmp, opts.output);
   const [rmOld, test, moveOld, moveNew, rmAgain] = install.map(shellLine);
   process.stdout.write(`${shellLine(cmd)} \\\n  && ${rmOld} && { ! ${test} || ${moveOld}; } && ${moveNew} && ${rmAgain}\n`);
@@ -114,6 +121,8 @@ export async function runOnHadoop(job: Job, opts: HadoopRunOptions): Promise<num
   }
   run(install[4]);
   const counters = parseCounters(report);
-  opts.say(`${job.name}: on Hadoop, ${opts.numReduces} reduce${opts.numReduces === 1 ? '' : 's'}, output in ${opts.output} in ${((Date.now() - started) / 1000).toFixed(1)} s; ${formatCounts(counters)}`);
+  opts.say(
+    `${job.name}: on Hadoop, ${opts.numReduces} reduce${opts.numReduces === 1 ? '' : 's'}, output in ${opts.output} in ${((Date.now() - started) / 1000).toFixed(1)} s; ${formatCounts(counters)}`,
+  );
   return opts.exitCode?.(counters) ?? 0;
 }

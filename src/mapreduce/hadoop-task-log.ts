@@ -28,10 +28,16 @@ export function failedAttempts(report: string): { job?: string; attempts: string
 }
 
 /** Lines a JVM or Hadoop writes into every container's stderr, which say nothing of the task. */
-const NOISE = /^(OpenJDK .*warning:|Java HotSpot.*warning:|It's highly recommended that you fix the library|log4j:WARN|SLF4J:|\d\d\/\d\d\/\d\d \d\d:\d\d:\d\d (INFO|WARN) )/;
+const NOISE =
+  /^(OpenJDK .*warning:|Java HotSpot.*warning:|It's highly recommended that you fix the library|log4j:WARN|SLF4J:|\d\d\/\d\d\/\d\d \d\d:\d\d:\d\d (INFO|WARN) )/;
 
 function unescapeHtml(s: string): string {
-  return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+  return s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 }
 
 async function getText(url: string, accept: string): Promise<string> {
@@ -82,8 +88,18 @@ export async function readTaskLog(job: string, attempt: string, opts: { env?: No
   try {
     const page = await getText(logUrl, 'text/html');
     const pre = /<pre>([\s\S]*?)<\/pre>/.exec(page);
-    if (!pre) return { attempt, node: found.nodeHttpAddress, unavailable: `${logUrl} shows no log (${page.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ').slice(0, 200)})` };
-    const lines = unescapeHtml(pre[1]).split('\n').filter((l) => l.trim() && !NOISE.test(l));
+    if (!pre)
+      return {
+        attempt,
+        node: found.nodeHttpAddress,
+        unavailable: `${logUrl} shows no log (${page
+          .replace(/<[^>]+>/g, ' ')
+          .replace(/\s+/g, ' ')
+          .slice(0, 200)})`,
+      };
+    const lines = unescapeHtml(pre[1])
+      .split('\n')
+      .filter((l) => l.trim() && !NOISE.test(l));
     return { attempt, node: found.nodeHttpAddress, lines: lines.slice(0, opts.max ?? 20) };
   } catch (err) {
     return { attempt, node: found.nodeHttpAddress, unavailable: `${logUrl}: ${(err as Error).message}` };
@@ -96,7 +112,8 @@ export async function failedTaskReport(report: string, opts: { env?: NodeJS.Proc
   if (!job || job.startsWith('job_local') || attempts.length === 0) return '';
   const attempt = attempts[attempts.length - 1];
   const log = await readTaskLog(job, attempt, opts);
-  if (log.lines?.length) return `\n${attempts.length} task attempt${attempts.length === 1 ? '' : 's'} failed; ${attempt}${log.node ? ` on ${log.node}` : ''} wrote:\n${log.lines.map((l) => `  ${l}`).join('\n')}`;
+  if (log.lines?.length)
+    return `\n${attempts.length} task attempt${attempts.length === 1 ? '' : 's'} failed; ${attempt}${log.node ? ` on ${log.node}` : ''} wrote:\n${log.lines.map((l) => `  ${l}`).join('\n')}`;
   if (log.lines) return `\n${attempt}${log.node ? ` on ${log.node}` : ''} failed and wrote nothing on stderr`;
   return `\n${attempt} failed; its log could not be read: ${log.unavailable}${tracking ? ` (the job: ${tracking})` : ''}`;
 }

@@ -28,10 +28,15 @@ export function hadoopCommand(job: Job, opts: HadoopOptions): string[] {
   // Where no installation says, the printed command names the jar as distributions do.
   const jar = opts.jar ?? streamingJar() ?? '$HADOOP_HOME/share/hadoop/tools/lib/hadoop-streaming-*.jar';
   const nwax = opts.nwax ?? 'nwax';
-  const args = [opts.hadoop ?? 'hadoop', 'jar', jar,
-    '-D', `mapreduce.job.name=nwax-${job.name}`,
+  const args = [
+    opts.hadoop ?? 'hadoop',
+    'jar',
+    jar,
+    '-D',
+    `mapreduce.job.name=nwax-${job.name}`,
     // Streaming's defaults (key = the text before the first tab) are what the local runner uses.
-    '-D', `mapreduce.job.reduces=${opts.numReduces}`,
+    '-D',
+    `mapreduce.job.reduces=${opts.numReduces}`,
   ];
   // Shipped files land in each task's working directory, where nwax then looks for its conf.
   if (opts.files?.length) args.push('-files', opts.files.map((f) => shippedPath(f)).join(','), '-cmdenv', 'NWAX_CONF_DIR=.');
@@ -52,5 +57,7 @@ export function hadoopCommand(job: Job, opts: HadoopOptions): string[] {
 
 /** The command as a shell line (the jar's placeholder left for the shell to expand, glob and all). */
 export function shellLine(args: string[]): string {
-  return args.map((a) => (/^[\w@%+=:,./$-]+$/.test(a) || /^\$HADOOP_HOME\/[\w./-]*\*[\w.-]*$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`).replace(/\t/g, '\\t')}'`)).join(' ');
+  return args
+    .map((a) => (/^[\w@%+=:,./$-]+$/.test(a) || /^\$HADOOP_HOME\/[\w./-]*\*[\w.-]*$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`).replace(/\t/g, '\\t')}'`))
+    .join(' ');
 }

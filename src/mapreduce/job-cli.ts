@@ -58,7 +58,8 @@ export function localInputFiles(input: string): string[] {
   for (const name of readdirSync(input).sort()) {
     if (name.startsWith('.') || name.startsWith('_')) continue;
     const path = join(input, name);
-    if (!statSync(path).isFile()) throw new InputError(`${path}: a directory inside the input directory ${input}; give the datasets themselves (a job reads one level, as Hadoop does)`);
+    if (!statSync(path).isFile())
+      throw new InputError(`${path}: a directory inside the input directory ${input}; give the datasets themselves (a job reads one level, as Hadoop does)`);
     files.push(path);
   }
   if (files.length === 0) throw new InputError(`${input}: a directory with no input files in it`);
@@ -85,8 +86,12 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
     const out = new LineOutput(undefined);
     const write = (l: string) => out.write(l);
     const props = opts.properties ?? [];
-    const task = action === 'map' ? { push: mapper(job, write, counters, props), flush: () => {} }
-      : action === 'reduce' ? reducer(job, write, counters, props) : combiner(job, write, counters, props).grouper;
+    const task =
+      action === 'map'
+        ? { push: mapper(job, write, counters, props), flush: () => {} }
+        : action === 'reduce'
+          ? reducer(job, write, counters, props)
+          : combiner(job, write, counters, props).grouper;
     for await (const batch of lineBatches(inputs[0] ?? '-')) {
       for (const line of batch) {
         const pending = task.push(line);
@@ -104,7 +109,11 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
     if (inputs.length === 0) throw new UsageError(`nwax job ${job.name} write: give the part files the streaming job wrote`);
     if (!opts.output) throw new UsageError(`nwax job ${job.name} write: -o OUTPUT is needed`);
     const { writeStreamedOutput } = await import('./job-output.js');
-    const c = await writeStreamedOutput(job, inputs, opts.output, { force: opts.force, recordFile: { blockSize: opts.blockSize, level: opts.gzipLevel }, properties: opts.properties });
+    const c = await writeStreamedOutput(job, inputs, opts.output, {
+      force: opts.force,
+      recordFile: { blockSize: opts.blockSize, level: opts.gzipLevel },
+      properties: opts.properties,
+    });
     opts.say(`${job.name}: ${inputs.length} part${inputs.length === 1 ? '' : 's'} written to ${opts.output}; ${formatCounts(c)}`);
     return 0;
   }
@@ -115,10 +124,16 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
     const { Configuration } = await import('../conf/config.js');
     const site = join(defaultConfDir(), 'nwax-site.json');
     return runOnHadoop(job, {
-      inputs, output: opts.output, numReduces: opts.reduces, properties: opts.properties ?? [],
+      inputs,
+      output: opts.output,
+      numReduces: opts.reduces,
+      properties: opts.properties ?? [],
       files: [...(existsSync(site) ? [site] : []), ...(opts.files ?? [])],
-      run: opts.runHadoop, hadoop: Configuration.load(opts.properties ?? []).getString('nwax.hadoop.command'),
-      required: opts.required, exitCode: opts.exitCode, say: opts.say,
+      run: opts.runHadoop,
+      hadoop: Configuration.load(opts.properties ?? []).getString('nwax.hadoop.command'),
+      required: opts.required,
+      exitCode: opts.exitCode,
+      say: opts.say,
     });
   }
   // Local inputs must be readable files, or directories of them read as Hadoop's FileInputFormat
@@ -131,11 +146,23 @@ export async function runJobAction(job: Job, action: string, inputs: string[], o
       progress.records = c['map input records'] ?? 0;
       progress.lines = c['map output records'] ?? 0;
     },
-    inputs, output: opts.output, numReduces: opts.reduces, sortMemory: parseByteSize(opts.memory, 'mapreduce.task.io.sort.mb'),
-    force: opts.force, threads: opts.threads, taskWorker: opts.taskWorker, splitMin: opts.splitMin, splitMax: opts.splitMax, mergeFactor: opts.mergeFactor,
-    recordFile: { blockSize: opts.blockSize, level: opts.gzipLevel }, properties: opts.properties, commitJob: opts.commitJob,
+    inputs,
+    output: opts.output,
+    numReduces: opts.reduces,
+    sortMemory: parseByteSize(opts.memory, 'mapreduce.task.io.sort.mb'),
+    force: opts.force,
+    threads: opts.threads,
+    taskWorker: opts.taskWorker,
+    splitMin: opts.splitMin,
+    splitMax: opts.splitMax,
+    mergeFactor: opts.mergeFactor,
+    recordFile: { blockSize: opts.blockSize, level: opts.gzipLevel },
+    properties: opts.properties,
+    commitJob: opts.commitJob,
   });
   progress.stop();
-  opts.say(`${job.name}: ${r.mapTasks} map task${r.mapTasks === 1 ? '' : 's'}, ${r.parts} part${r.parts === 1 ? '' : 's'} in ${opts.output} in ${((Date.now() - started) / 1000).toFixed(1)} s (map ${r.mapSeconds.toFixed(1)} s, shuffle and reduce ${r.reduceSeconds.toFixed(1)} s); ${formatCounts(r.counters)}`);
+  opts.say(
+    `${job.name}: ${r.mapTasks} map task${r.mapTasks === 1 ? '' : 's'}, ${r.parts} part${r.parts === 1 ? '' : 's'} in ${opts.output} in ${((Date.now() - started) / 1000).toFixed(1)} s (map ${r.mapSeconds.toFixed(1)} s, shuffle and reduce ${r.reduceSeconds.toFixed(1)} s); ${formatCounts(r.counters)}`,
+  );
   return opts.exitCode?.(r.counters) ?? 0;
 }

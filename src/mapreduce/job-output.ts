@@ -74,34 +74,43 @@ export function markOutputs(job: Job, dir: string): void {
  * per partition) in the job's own layout on this machine: named outputs split into their
  * datasets, the index job's parts as indexes. The same writers as the local runner's reduce.
  */
-export async function writeStreamedOutput(job: Job, parts: string[], output: string, opts: { force?: boolean; recordFile?: RecordFileOptions; properties?: string[] } = {}): Promise<Counters> {
+export async function writeStreamedOutput(
+  job: Job,
+  parts: string[],
+  output: string,
+  opts: { force?: boolean; recordFile?: RecordFileOptions; properties?: string[] } = {},
+): Promise<Counters> {
   const counters: Counters = {};
-  await writeDataset(output, async (tmp) => {
-    for (const [i, path] of parts.entries()) {
-      const n = /part-(?:r-)?(\d+)/.exec(path)?.[1];
-      const partition = n === undefined ? i : Number(n);
-      const ctx = newContext(counters, opts.properties ?? []);
-      const sink = partSink(job, tmp, partition, ctx, opts.recordFile);
-      let lineNo = 0;
-      for await (const batch of lineBatches(path)) {
-        for (const line of batch) {
-          lineNo++;
-          if (line === '') continue;
-          const tab = line.indexOf('\t');
-          let value: unknown;
-          try {
-            value = JSON.parse(line.slice(tab + 1));
-          } catch {
-            throw new NwaxError('NWAX_FORMAT', `${path}: line ${lineNo}: not "key TAB value-json" (a reduce output of job ${job.name})`);
+  await writeDataset(
+    output,
+    async (tmp) => {
+      for (const [i, path] of parts.entries()) {
+        const n = /part-(?:r-)?(\d+)/.exec(path)?.[1];
+        const partition = n === undefined ? i : Number(n);
+        const ctx = newContext(counters, opts.properties ?? []);
+        const sink = partSink(job, tmp, partition, ctx, opts.recordFile);
+        let lineNo = 0;
+        for await (const batch of lineBatches(path)) {
+          for (const line of batch) {
+            lineNo++;
+            if (line === '') continue;
+            const tab = line.indexOf('\t');
+            let value: unknown;
+            try {
+              value = JSON.parse(line.slice(tab + 1));
+            } catch {
+              throw new NwaxError('NWAX_FORMAT', `${path}: line ${lineNo}: not "key TAB value-json" (a reduce output of job ${job.name})`);
+            }
+            if (tab < 0) throw new NwaxError('NWAX_FORMAT', `${path}: line ${lineNo}: no tab after the key`);
+            sink.write(line.slice(0, tab), value);
+            ctx.count('records written');
           }
-          if (tab < 0) throw new NwaxError('NWAX_FORMAT', `${path}: line ${lineNo}: no tab after the key`);
-          sink.write(line.slice(0, tab), value);
-          ctx.count('records written');
         }
+        sink.close();
       }
-      sink.close();
-    }
-    markOutputs(job, tmp);
-  }, { force: opts.force });
+      markOutputs(job, tmp);
+    },
+    { force: opts.force },
+  );
   return counters;
 }

@@ -19,8 +19,7 @@ const KEY_BYTES_PER_LINE = 4;
  * Buffer's own UTF-8 encoder without `write()`'s argument handling (a third of the cost of
  * writing a short key): the caller has made sure of the room.
  */
-const utf8Write = (buf: Buffer, s: string, at: number): number =>
-  (buf as unknown as { utf8Write(s: string, at: number): number }).utf8Write(s, at);
+const utf8Write = (buf: Buffer, s: string, at: number): number => (buf as unknown as { utf8Write(s: string, at: number): number }).utf8Write(s, at);
 
 /** Copies a short range byte by byte (Buffer#copy's call costs more below this length). */
 const SHORT_COPY = 32;
@@ -32,7 +31,13 @@ export function copyBytes(src: Uint8Array, from: number, to: number, dst: Uint8A
 }
 
 /** Buffer#copy on any Uint8Array: no subarray made per copy (set(subarray()) allocated one each time). */
-const bufferCopy = Buffer.prototype.copy as unknown as (this: Uint8Array, target: Uint8Array, targetStart: number, sourceStart: number, sourceEnd: number) => number;
+const bufferCopy = Buffer.prototype.copy as unknown as (
+  this: Uint8Array,
+  target: Uint8Array,
+  targetStart: number,
+  sourceStart: number,
+  sourceEnd: number,
+) => number;
 
 const FIRST_BYTES = 1 << 20;
 const MAX_FIRST = 1 << 30;
@@ -164,7 +169,22 @@ export class LineArena {
     const st = batchState;
     st[0] = this.used;
     st[1] = this.count;
-    const j = addon.addRecords(this.buf, this.start, this.len, this.part, this.klen, st, this.limit, INDEX_BYTES_PER_LINE + KEY_BYTES_PER_LINE, keys, pairs, from, n, value, partitions);
+    const j = addon.addRecords(
+      this.buf,
+      this.start,
+      this.len,
+      this.part,
+      this.klen,
+      st,
+      this.limit,
+      INDEX_BYTES_PER_LINE + KEY_BYTES_PER_LINE,
+      keys,
+      pairs,
+      from,
+      n,
+      value,
+      partitions,
+    );
     this.used = st[0];
     this.count = st[1];
     return j;
@@ -440,7 +460,10 @@ export class OutBuffer {
   private readonly buf = Buffer.allocUnsafeSlow(1 << 20);
   private used = 0;
 
-  constructor(private readonly fd: number, private position?: number) {}
+  constructor(
+    private readonly fd: number,
+    private position?: number,
+  ) {}
 
   put(src: Uint8Array, from: number, to: number): void {
     const n = to - from;

@@ -35,7 +35,6 @@ async function openStream(path: string): Promise<NodeJS.ReadableStream> {
   }
 }
 
-
 /** Batches of lines (without their newline); a final line without newline is included. */
 export async function* lineBatches(path: string): AsyncGenerator<string[]> {
   const stream = await openStream(path);
@@ -62,7 +61,8 @@ export async function* lineBatches(path: string): AsyncGenerator<string[]> {
     }
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'Z_DATA_ERROR' || e.code === 'Z_BUF_ERROR') throw new InputError(`${path}: after line ${lineNo}: corrupt or cut-short gzip data (${e.message})`);
+    if (e.code === 'Z_DATA_ERROR' || e.code === 'Z_BUF_ERROR')
+      throw new InputError(`${path}: after line ${lineNo}: corrupt or cut-short gzip data (${e.message})`);
     throw new InputError(describeFsError(path, e));
   }
   const last = carry + (tail ? tail.toString('utf8') : '');

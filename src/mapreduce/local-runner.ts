@@ -83,35 +83,56 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
     const splitSize = Math.min(opts.splitMax ?? 256 << 20, Math.max(opts.splitMin ?? 1 << 20, Math.ceil(total / Math.max(threads, perRound))));
     const splits = job.linesPerSplit ? lineSplits(opts.inputs, job.linesPerSplit) : makeSplits(opts.inputs, splitSize);
     const properties = opts.properties ?? [];
-    const tasks: MapTask[] = splits.map((split, t) => ({ split, spillPrefix: join(work, `map-${t}`), reduces, budget: Math.floor(budget / threads), properties }));
+    const tasks: MapTask[] = splits.map((split, t) => ({
+      split,
+      spillPrefix: join(work, `map-${t}`),
+      reduces,
+      budget: Math.floor(budget / threads),
+      properties,
+    }));
     const useWorkers = threads > 1 && tasks.length > 1 && opts.taskWorker !== undefined;
     // The task threads of both phases: a reduce runs on a thread the map phase started.
     pool = opts.taskWorker && threads > 1 ? new TaskThreads(opts.taskWorker, job.name, poolHeapMb(budget, threads), job.taskOldSpaceMb) : undefined;
     const mapStart = performance.now();
-    await runTasks(tasks, threads, (task, c) => runMapTask(job, task, c), (c) => {
-      addCounters(counters, c);
-      opts.onProgress?.(counters);
-    }, useWorkers ? pool : undefined);
+    await runTasks(
+      tasks,
+      threads,
+      (task, c) => runMapTask(job, task, c),
+      (c) => {
+        addCounters(counters, c);
+        opts.onProgress?.(counters);
+      },
+      useWorkers ? pool : undefined,
+    );
 
     const reduceStart = performance.now();
     // Shuffle and reduce: one sorted pass over each partition (all map tasks' spills) into its
     // part; partitions are independent, so several run at once on worker threads.
-    await writeDataset(opts.output, async (tmp) => {
-      const parallel = threads > 1 && reduces > 1 && opts.taskWorker !== undefined;
-      const reduceTasks: ReduceTask[] = Array.from({ length: reduces }, (_, p) => ({
-        partition: p,
-        spills: runsOf(work, p),
-        dir: tmp,
-        properties,
-        tmpDir: work,
-        mergeFactor: Math.max(2, opts.mergeFactor ?? 32),
-        recordFile: opts.recordFile,
-      }));
-      await runTasks(reduceTasks, threads, (task, c) => runReduceTask(job, task, c), (c) => addCounters(counters, c),
-        parallel ? pool : undefined);
-      markOutputs(job, tmp);
-      await opts.commitJob?.(tmp, counters);
-    }, { force: opts.force });
+    await writeDataset(
+      opts.output,
+      async (tmp) => {
+        const parallel = threads > 1 && reduces > 1 && opts.taskWorker !== undefined;
+        const reduceTasks: ReduceTask[] = Array.from({ length: reduces }, (_, p) => ({
+          partition: p,
+          spills: runsOf(work, p),
+          dir: tmp,
+          properties,
+          tmpDir: work,
+          mergeFactor: Math.max(2, opts.mergeFactor ?? 32),
+          recordFile: opts.recordFile,
+        }));
+        await runTasks(
+          reduceTasks,
+          threads,
+          (task, c) => runReduceTask(job, task, c),
+          (c) => addCounters(counters, c),
+          parallel ? pool : undefined,
+        );
+        markOutputs(job, tmp);
+        await opts.commitJob?.(tmp, counters);
+      },
+      { force: opts.force },
+    );
     const end = performance.now();
     return { counters, parts: reduces, mapTasks: tasks.length, mapSeconds: (reduceStart - mapStart) / 1000, reduceSeconds: (end - reduceStart) / 1000 };
   } finally {
@@ -123,5 +144,7 @@ export async function runLocal(job: Job, opts: LocalRunOptions): Promise<LocalRu
 /** The sorted runs that the map tasks spilled for partition `p`. */
 function runsOf(work: string, p: number): string[] {
   const name = new RegExp(`^map-\\d+-${p}-\\d+$`);
-  return readdirSync(work).filter((f) => name.test(f)).map((f) => join(work, f));
+  return readdirSync(work)
+    .filter((f) => name.test(f))
+    .map((f) => join(work, f));
 }

@@ -55,24 +55,39 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
     spills++;
     arena.reset();
   };
-  const map = mapper(job, {
-    record(key, value) {
-      arena.addRecord(key, value, task.reduces === 1 ? 0 : partition(key, task.reduces));
-      if (arena.full()) spill();
+  const map = mapper(
+    job,
+    {
+      record(key, value) {
+        arena.addRecord(key, value, task.reduces === 1 ? 0 : partition(key, task.reduces));
+        if (arena.full()) spill();
+      },
+      recordPieces(key, pieces) {
+        const k = Buffer.from(key);
+        arena.addRecordPieces(k, 0, k.length, pieces, task.reduces === 1 ? 0 : partition(key, task.reduces));
+        if (arena.full()) spill();
+      },
     },
-    recordPieces(key, pieces) {
-      const k = Buffer.from(key);
-      arena.addRecordPieces(k, 0, k.length, pieces, task.reduces === 1 ? 0 : partition(key, task.reduces));
-      if (arena.full()) spill();
-    },
-  }, counters, task.properties, task.split.path, task.split.start);
+    counters,
+    task.properties,
+    task.split.path,
+    task.split.start,
+  );
   const { split } = task;
   if (job.mapBytes && job.input === 'lines') await mapLinesAsBytes(job, task, counters, arena, map, spill);
   else if (job.mapRecordBytes && job.input === 'records') {
-    await mapRecordsAsBytes(job, split, task.reduces, counters, task.properties, (key, s, e, pieces, p) => {
-      arena.addRecordPieces(key, s, e, pieces, p);
-      if (arena.full()) spill();
-    }, map);
+    await mapRecordsAsBytes(
+      job,
+      split,
+      task.reduces,
+      counters,
+      task.properties,
+      (key, s, e, pieces, p) => {
+        arena.addRecordPieces(key, s, e, pieces, p);
+        if (arena.full()) spill();
+      },
+      map,
+    );
   } else {
     const batches = split.start === 0 && split.end < 0 ? lineBatches(split.path) : splitLines(split);
     for await (const batch of batches) {
@@ -99,7 +114,14 @@ const EMPTY = Buffer.alloc(0);
  * a line with other bytes is decoded and goes through `map`, which reads it as the streaming
  * task does (invalid UTF-8 becomes U+FFFD there, so it must be decoded here too).
  */
-async function mapLinesAsBytes(job: Job, task: MapTask, counters: Counters, arena: LineArena, map: (line: string) => void | Promise<void>, spill: () => void): Promise<void> {
+async function mapLinesAsBytes(
+  job: Job,
+  task: MapTask,
+  counters: Counters,
+  arena: LineArena,
+  map: (line: string) => void | Promise<void>,
+  spill: () => void,
+): Promise<void> {
   const { split, reduces } = task;
   const ctx = newContext(counters, task.properties, split.path);
   const custom = job.partition;
@@ -139,16 +161,18 @@ async function mapLinesAsBytes(job: Job, task: MapTask, counters: Counters, aren
     }
     pending = 0;
   };
-  const emit: BytesEmit = !addon ? emitOne : (key, s, e, value) => {
-    if (key !== batchKeys || value !== batchValue || pending === EMIT_BATCH) {
-      flush();
-      batchKeys = key;
-      batchValue = value;
-    }
-    pairs[2 * pending] = s;
-    pairs[2 * pending + 1] = e;
-    pending++;
-  };
+  const emit: BytesEmit = !addon
+    ? emitOne
+    : (key, s, e, value) => {
+        if (key !== batchKeys || value !== batchValue || pending === EMIT_BATCH) {
+          flush();
+          batchKeys = key;
+          batchValue = value;
+        }
+        pairs[2 * pending] = s;
+        pairs[2 * pending + 1] = e;
+        pending++;
+      };
   const chunks = split.path === '-' || isGzip(split.path) ? lineChunks(split.path) : splitChunks(split);
   let records = 0;
   for await (const chunk of chunks) {
@@ -183,10 +207,18 @@ function combineRun(job: Job, arena: LineArena, order: Int32Array, from: number,
   const out = new OutBuffer(fd);
   const c = combiner(job, (l) => out.putLine(l), counters, properties);
   // A built-in sum adds the group's values from their bytes.
-  const sums = job.combine === longSum ? new LongSumGroups((key, n, sum) => {
-    out.put(key, 0, n);
-    out.putLine(`\t${sum}`);
-  }, counters, 'combine input groups', `job ${job.name} combine input`) : undefined;
+  const sums =
+    job.combine === longSum
+      ? new LongSumGroups(
+          (key, n, sum) => {
+            out.put(key, 0, n);
+            out.putLine(`\t${sum}`);
+          },
+          counters,
+          'combine input groups',
+          `job ${job.name} combine input`,
+        )
+      : undefined;
   let singles = 0;
   let k = from;
   while (k < to) {
@@ -247,7 +279,6 @@ function resortRun(path: string): void {
   while (lines.next()) arena.addBytes(lines.buf, lines.s, lines.e);
   writeRun(arena, path, false);
 }
-
 
 /** Lets go of this thread's map arena (a reduce has no use for it: a thread serves both phases of a job). */
 export function releaseMapArena(): void {

@@ -18,13 +18,33 @@ export interface NativeSort {
    * on, until one does not fit; with `unique`, a line equal to the last one put out (line
    * number `st[1]`, -1 for none) is left out. Returns where it stopped; `st` is moved on.
    */
-  gatherLines(buf: Uint8Array, start: Int32Array, len: Int32Array, order: Int32Array, from: number, to: number, out: Uint8Array, st: Int32Array, unique: boolean): number;
+  gatherLines(
+    buf: Uint8Array,
+    start: Int32Array,
+    len: Int32Array,
+    order: Int32Array,
+    from: number,
+    to: number,
+    out: Uint8Array,
+    st: Int32Array,
+    unique: boolean,
+  ): number;
   /**
    * Copies records `order[from, ...)` of a record arena (`klen`: their keys' lengths) into
    * `out` from `st[0]` on while each one's key differs from the next one's; stops at the first
    * record whose key the next shares, or that does not fit. Returns where it stopped.
    */
-  gatherSingles(buf: Uint8Array, start: Int32Array, len: Int32Array, klen: Int32Array, order: Int32Array, from: number, to: number, out: Uint8Array, st: Int32Array): number;
+  gatherSingles(
+    buf: Uint8Array,
+    start: Int32Array,
+    len: Int32Array,
+    klen: Int32Array,
+    order: Int32Array,
+    from: number,
+    to: number,
+    out: Uint8Array,
+    st: Int32Array,
+  ): number;
   /**
    * Adds `key TAB value` records to a record arena, keys `keys[pairs[2j], pairs[2j + 1])` for j
    * in [from, n), each partitioned by Hadoop's hash of its bytes; `st` = [bytes used, lines],
@@ -32,7 +52,22 @@ export interface NativeSort {
    * `perLine` index bytes each), and before one that does not fit its buffer or index arrays or
    * whose key holds a tab or newline. Returns the first j not added.
    */
-  addRecords(buf: Uint8Array, start: Int32Array, len: Int32Array, part: Int32Array, klen: Int32Array, st: Int32Array, limit: number, perLine: number, keys: Uint8Array, pairs: Int32Array, from: number, n: number, value: Uint8Array, reduces: number): number;
+  addRecords(
+    buf: Uint8Array,
+    start: Int32Array,
+    len: Int32Array,
+    part: Int32Array,
+    klen: Int32Array,
+    st: Int32Array,
+    limit: number,
+    perLine: number,
+    keys: Uint8Array,
+    pairs: Int32Array,
+    from: number,
+    n: number,
+    value: Uint8Array,
+    reduces: number,
+  ): number;
   /**
    * The built-in sum's reduce over merged lines `chunk[from, to)`: groups by key (the group's
    * key in `key`), sums canonical integers, appends `key TAB sum` lines to a record file's
@@ -55,7 +90,19 @@ export interface NativeSort {
    * to)` added to an arena of lines; `st` as native/cdx-keys.h's fields (CDX_KEYS_* below).
    * Returns the position of the first line not taken; `st[CDX_KEYS_STATUS]` says why.
    */
-  cdxKeys(buf: Uint8Array, start: Int32Array, len: Int32Array, part: Int32Array, st: Int32Array, limit: number, perLine: number, chunk: Uint8Array, from: number, to: number, revisits: boolean): number;
+  cdxKeys(
+    buf: Uint8Array,
+    start: Int32Array,
+    len: Int32Array,
+    part: Int32Array,
+    st: Int32Array,
+    limit: number,
+    perLine: number,
+    chunk: Uint8Array,
+    from: number,
+    to: number,
+    revisits: boolean,
+  ): number;
   /**
    * dedup-cdx's lines from its sorted keys `chunk[from, to)`: every line of a URLKEY + digest
    * group but the first, into `out` from `st[CDX_DUPS_USED]` on; `group` (as long as the range

@@ -16,7 +16,15 @@ const SMALL = 12;
  * `buf[start[i], start[i] + len[i])`. Byte order of UTF-8 is code point order, so lines held as
  * UTF-8 (the external sort's arenas) need no fallback. `cache` is scratch space as long as `idx`.
  */
-export function sortLineIndex(idx: Int32Array, buf: Buffer, start: Int32Array, len: Int32Array, lo: number, hi: number, cache = new Float64Array(idx.length)): void {
+export function sortLineIndex(
+  idx: Int32Array,
+  buf: Buffer,
+  start: Int32Array,
+  len: Int32Array,
+  lo: number,
+  hi: number,
+  cache = new Float64Array(idx.length),
+): void {
   sortRange(idx, cache, start, len, buf, lo, hi, 0, false);
 }
 
@@ -67,7 +75,17 @@ function compareFrom(buf: Buffer, start: Int32Array, len: Int32Array, a: number,
  * once into `cache` (parallel to `idx`), so partitions compare numbers in a sequential array
  * instead of reaching into the lines' bytes at random for every element and byte.
  */
-function sortRange(idx: Int32Array, cache: Float64Array, start: Int32Array, len: Int32Array, buf: Buffer, lo: number, hi: number, d: number, loaded: boolean): void {
+function sortRange(
+  idx: Int32Array,
+  cache: Float64Array,
+  start: Int32Array,
+  len: Int32Array,
+  buf: Buffer,
+  lo: number,
+  hi: number,
+  d: number,
+  loaded: boolean,
+): void {
   // Iterate on the middle ("equal") part, recurse on the outer ones: the stack stays shallow.
   for (;;) {
     const size = hi - lo;
@@ -89,7 +107,7 @@ function sortRange(idx: Int32Array, cache: Float64Array, start: Int32Array, len:
     const a = cache[lo];
     const b = cache[lo + (size >> 1)];
     const c = cache[hi - 1];
-    const pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+    const pivot = a < b ? (b < c ? b : a < c ? c : a) : a < c ? a : b < c ? c : b;
     // Three-way partition: [lo, lt) < pivot, [lt, gt) == pivot, [gt, hi) > pivot.
     let lt = lo;
     let gt = hi;

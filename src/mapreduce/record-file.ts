@@ -57,8 +57,7 @@ function checkKey(key: string, where: string): void {
 }
 
 /** Buffer's UTF-8 encoder without `write()`'s argument handling; the caller has made room. */
-const utf8Write = (buf: Buffer, text: string, at: number): number =>
-  (buf as unknown as { utf8Write(s: string, at: number): number }).utf8Write(text, at);
+const utf8Write = (buf: Buffer, text: string, at: number): number => (buf as unknown as { utf8Write(s: string, at: number): number }).utf8Write(text, at);
 
 /**
  * UTF-16 code units of the UTF-8 bytes `buf[s, e)`: one per byte that starts a character, and
@@ -75,7 +74,8 @@ function utf16LengthJs(buf: Uint8Array, s: number, e: number): number {
 }
 
 /** utf16LengthJs, in the addon where it is built (a call costs more than a short key's loop). */
-const utf16Length = (buf: Uint8Array, s: number, e: number): number => (nativeSort && e - s > 256 ? nativeSort.utf16Length(buf, s, e) : utf16LengthJs(buf, s, e));
+const utf16Length = (buf: Uint8Array, s: number, e: number): number =>
+  nativeSort && e - s > 256 ? nativeSort.utf16Length(buf, s, e) : utf16LengthJs(buf, s, e);
 
 /**
  * Writes one part: append records in key order, then close. A block is cut when its lines'
@@ -103,7 +103,10 @@ export class RecordFileWriter {
   private closed = false;
   count = 0;
 
-  constructor(readonly path: string, opts: RecordFileOptions = {}) {
+  constructor(
+    readonly path: string,
+    opts: RecordFileOptions = {},
+  ) {
     this.fd = openSync(path, 'w');
     this.blockSize = opts.blockSize ?? 64 * 1024;
     this.level = opts.level ?? 3;
@@ -114,7 +117,10 @@ export class RecordFileWriter {
   append(key: string, value: unknown): void {
     checkKey(key, this.path);
     if (this.lastKey !== undefined && compareBytes(key, this.lastKey) < 0) {
-      throw new NwaxError('NWAX_ORDER', `${this.path}: key ${JSON.stringify(key.slice(0, 80))} after ${JSON.stringify(this.lastKey.slice(0, 80))}: records must be appended in key order`);
+      throw new NwaxError(
+        'NWAX_ORDER',
+        `${this.path}: key ${JSON.stringify(key.slice(0, 80))} after ${JSON.stringify(this.lastKey.slice(0, 80))}: records must be appended in key order`,
+      );
     }
     this.appendLine(key, JSON.stringify(value) ?? 'null');
   }
@@ -267,13 +273,16 @@ export class RecordFileReader {
     }
     this.kind = 'members';
     const text = readFileSync(idx, 'utf8');
-    this.blocks = text.split('\n').filter(Boolean).map((l, i) => {
-      const [firstKey, offset, length] = l.split('\t');
-      if (length === undefined || !/^\d+$/.test(offset) || !/^\d+$/.test(length)) {
-        throw new NwaxError('NWAX_FORMAT', `${idx}: line ${i + 1}: not "key TAB offset TAB length"`);
-      }
-      return { firstKey, offset: Number(offset), length: Number(length) };
-    });
+    this.blocks = text
+      .split('\n')
+      .filter(Boolean)
+      .map((l, i) => {
+        const [firstKey, offset, length] = l.split('\t');
+        if (length === undefined || !/^\d+$/.test(offset) || !/^\d+$/.test(length)) {
+          throw new NwaxError('NWAX_FORMAT', `${idx}: line ${i + 1}: not "key TAB offset TAB length"`);
+        }
+        return { firstKey, offset: Number(offset), length: Number(length) };
+      });
   }
 
   /**

@@ -10,7 +10,21 @@ import { checkedKey, newContext, type Counters, type Job } from './job.js';
 import { Grouper } from './grouper.js';
 import { mergeDown, mergeRunFiles } from './external-sort.js';
 import { FileLines, mergeLines } from './byte-merge.js';
-import { SUM_ARG, SUM_ARG2, SUM_EMIT, SUM_FIELDS, SUM_GROUPS, SUM_KEY_LEN, SUM_KEY_ROOM, SUM_LINE_NO, SUM_STATUS, SUM_USED, SUM_VALUE, nativeSort, type NativeSort } from './native.js';
+import {
+  SUM_ARG,
+  SUM_ARG2,
+  SUM_EMIT,
+  SUM_FIELDS,
+  SUM_GROUPS,
+  SUM_KEY_LEN,
+  SUM_KEY_ROOM,
+  SUM_LINE_NO,
+  SUM_STATUS,
+  SUM_USED,
+  SUM_VALUE,
+  nativeSort,
+  type NativeSort,
+} from './native.js';
 import { RecordFileWriter, type RecordFileOptions } from './record-file.js';
 import { LongSumGroups, longSum, numberAt } from './long-sum.js';
 import { recordPartName } from './dataset.js';
@@ -47,12 +61,20 @@ export async function runReduceTask(job: Job, task: ReduceTask, counters: Counte
   }
   const ctx = newContext(counters, task.properties);
   const sink = partSink(job, task.dir, task.partition, ctx, task.recordFile);
-  const reduce = new Grouper(job, (key, value) => {
-    ctx.count('reduce output records');
-    sink.write(checkedKey(job, key), value);
-  }, ctx);
+  const reduce = new Grouper(
+    job,
+    (key, value) => {
+      ctx.count('reduce output records');
+      sink.write(checkedKey(job, key), value);
+    },
+    ctx,
+  );
   if (job.reduceValueFromBytes && !job.rawValues) {
-    for (const chunk of mergeLines(runs.map((r) => new FileLines(r)), false, 64 << 10)) {
+    for (const chunk of mergeLines(
+      runs.map((r) => new FileLines(r)),
+      false,
+      64 << 10,
+    )) {
       for (let s = 0; s < chunk.length; ) {
         const nl = chunk.indexOf(0x0a, s);
         reduce.pushBytes(chunk, s, nl);
@@ -65,7 +87,6 @@ export async function runReduceTask(job: Job, task: ReduceTask, counters: Counte
   reduce.flush();
   sink.close();
 }
-
 
 /**
  * The reduce of a job whose reduce is the built-in sum: the merged runs grouped and summed as
@@ -81,10 +102,15 @@ function sumRuns(job: Job, runs: string[], part: string, counters: Counters, rec
   // Whether the key being written is known to be ASCII (as long in bytes as in characters).
   let ascii = false;
   let before = false;
-  const groups = new LongSumGroups((key, n, sum) => {
-    counters['reduce output records'] = (counters['reduce output records'] ?? 0) + 1;
-    writer.appendBytes(key, 0, n, sum, ascii);
-  }, counters, 'reduce input groups', `job ${job.name} reduce input`);
+  const groups = new LongSumGroups(
+    (key, n, sum) => {
+      counters['reduce output records'] = (counters['reduce output records'] ?? 0) + 1;
+      writer.appendBytes(key, 0, n, sum, ascii);
+    },
+    counters,
+    'reduce input groups',
+    `job ${job.name} reduce input`,
+  );
   for (const chunk of mergeLines(runs.map((r) => new FileLines(r)))) {
     // A key written while this chunk is read comes from it or from the chunk before (a group
     // that runs over several chunks holds its key in each): ASCII when both are.
@@ -140,4 +166,3 @@ function sumRunsNative(addon: NativeSort, job: Job, runs: string[], part: string
   counters['reduce input groups'] = (counters['reduce input groups'] ?? 0) + groups;
   counters['reduce output records'] = (counters['reduce output records'] ?? 0) + groups;
 }
-

@@ -22,19 +22,27 @@ export interface RecordSink {
  * `lineNo`, where given, is the line's number in the task's input (a caller that maps the
  * other lines itself), for the errors that name it.
  */
-export function mapper(job: Job, out: LineSink | RecordSink, counters: Counters, properties: readonly string[] = [], inputFile?: string, splitStart = 0): (line: string, lineNo?: number) => void | Promise<void> {
+export function mapper(
+  job: Job,
+  out: LineSink | RecordSink,
+  counters: Counters,
+  properties: readonly string[] = [],
+  inputFile?: string,
+  splitStart = 0,
+): (line: string, lineNo?: number) => void | Promise<void> {
   // Hadoop Streaming names the task's input file in the environment.
   const ctx = newContext(counters, properties, inputFile ?? process.env.mapreduce_map_input_file ?? process.env.map_input_file ?? '');
-  const emit = typeof out === 'function'
-    ? (k: string, v: unknown) => {
-      ctx.count('map output records');
-      return out(`${checkedKey(job, k)}\t${emittedJson(v)}`);
-    }
-    : (k: string, v: unknown) => {
-      ctx.count('map output records');
-      if (v instanceof JsonPieces && out.recordPieces) out.recordPieces(checkedKey(job, k), v.pieces);
-      else out.record(checkedKey(job, k), emittedJson(v));
-    };
+  const emit =
+    typeof out === 'function'
+      ? (k: string, v: unknown) => {
+          ctx.count('map output records');
+          return out(`${checkedKey(job, k)}\t${emittedJson(v)}`);
+        }
+      : (k: string, v: unknown) => {
+          ctx.count('map output records');
+          if (v instanceof JsonPieces && out.recordPieces) out.recordPieces(checkedKey(job, k), v.pieces);
+          else out.record(checkedKey(job, k), emittedJson(v));
+        };
   // Where a bad line is: the input file (stdin under streaming without a name) and the line
   // number in this task's input (a split that starts inside a file counts from its start).
   const file = ctx.inputFile || 'stdin';
@@ -75,10 +83,15 @@ export function combiner(job: Job, out: LineSink, counters: Counters, properties
   const combine = job.combine!;
   const reduce: Job['reduce'] = (key, values, _emit, c) => {
     let n = 0;
-    combine(key, values, (k, v) => {
-      if (k !== key || ++n > 1) inOrder = false;
-      emit(k, v);
-    }, c);
+    combine(
+      key,
+      values,
+      (k, v) => {
+        if (k !== key || ++n > 1) inOrder = false;
+        emit(k, v);
+      },
+      c,
+    );
   };
   return { grouper: new Grouper({ ...job, reduce }, emit, ctx, 'combine input groups'), inOrder: () => inOrder };
 }

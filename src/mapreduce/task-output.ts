@@ -55,10 +55,14 @@ export function sideEffectReducer(job: Job, counters: Counters, properties: read
     blockSize: ctx.conf.getBytes('nwax.recordfile.block.size'),
     level: ctx.conf.getNumber('nwax.recordfile.gzip.level'),
   });
-  const grouper = new Grouper(job, (key, value) => {
-    ctx.count('reduce output records');
-    sink.write(checkedKey(job, key), value);
-  }, ctx);
+  const grouper = new Grouper(
+    job,
+    (key, value) => {
+      ctx.count('reduce output records');
+      sink.write(checkedKey(job, key), value);
+    },
+    ctx,
+  );
   return {
     push: (line) => grouper.push(line),
     close() {
@@ -78,7 +82,10 @@ export function sideEffectReducer(job: Job, counters: Counters, properties: read
 function copyIn(local: string, remote: string, hadoop: string): void {
   const entries = readdirSync(local).map((n) => join(local, n));
   if (entries.length === 0) return;
-  for (const args of [['fs', '-mkdir', '-p', remote], ['fs', '-put', '-f', ...entries, remote]]) {
+  for (const args of [
+    ['fs', '-mkdir', '-p', remote],
+    ['fs', '-put', '-f', ...entries, remote],
+  ]) {
     const r = spawnSync(hadoop, args, { stdio: ['ignore', 'ignore', 'inherit'] });
     if (r.error || r.status !== 0) {
       throw new NwaxError('NWAX_HADOOP', `${hadoop} ${args.slice(0, 2).join(' ')} ... ${remote}: ${r.error ? r.error.message : `exit status ${r.status}`}`);

@@ -30,7 +30,11 @@ export function serveTasks(findJob: (name: string) => Promise<Job | undefined>):
       } catch (err) {
         // The error's code and exit status cross the thread too: a bad input stays a bad input.
         const e = err as { message: string; code?: unknown; exitCode?: unknown };
-        parentPort!.postMessage({ error: e.message, code: typeof e.code === 'string' ? e.code : undefined, exitCode: typeof e.exitCode === 'number' ? e.exitCode : undefined });
+        parentPort!.postMessage({
+          error: e.message,
+          code: typeof e.code === 'string' ? e.code : undefined,
+          exitCode: typeof e.exitCode === 'number' ? e.exitCode : undefined,
+        });
       }
     })();
   });

@@ -75,9 +75,13 @@ class TaskThread {
       this.pending = undefined;
       p?.reject(err);
     };
-    this.worker.on('error', (err: Error & { code?: string }) => fail(err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-      ? new NwaxError('NWAX_MEMORY', `a task ran out of its ${heapMb} MB heap (${err.message}); give the job more memory (--memory) or fewer threads`)
-      : err));
+    this.worker.on('error', (err: Error & { code?: string }) =>
+      fail(
+        err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? new NwaxError('NWAX_MEMORY', `a task ran out of its ${heapMb} MB heap (${err.message}); give the job more memory (--memory) or fewer threads`)
+          : err,
+      ),
+    );
     this.worker.on('exit', (code) => {
       this.exited = true;
       fail(new Error(`task worker exited (${code})`));
@@ -138,8 +142,13 @@ class TaskThread {
  * starts, the ones under way finish, and the error of the first failed task in input order is
  * thrown: which error a run reports does not depend on which thread was quicker.
  */
-export async function runTasks<T extends MapTask | ReduceTask>(tasks: T[], threads: number, here: (t: T, c: Counters) => Promise<void>,
-  done: (c: Counters) => void, pool?: TaskThreads): Promise<void> {
+export async function runTasks<T extends MapTask | ReduceTask>(
+  tasks: T[],
+  threads: number,
+  here: (t: T, c: Counters) => Promise<void>,
+  done: (c: Counters) => void,
+  pool?: TaskThreads,
+): Promise<void> {
   let next = 0;
   const failed: { index: number; error: unknown }[] = [];
   const runner = async (r: number) => {
@@ -170,7 +179,12 @@ export async function runTasks<T extends MapTask | ReduceTask>(tasks: T[], threa
 export class TaskThreads {
   private readonly threads: TaskThread[] = [];
 
-  constructor(private readonly script: URL, readonly jobName: string, private readonly heapMb: number, private readonly oldSpaceMb = 0) {
+  constructor(
+    private readonly script: URL,
+    readonly jobName: string,
+    private readonly heapMb: number,
+    private readonly oldSpaceMb = 0,
+  ) {
     const started = warm;
     warm = undefined;
     if (!started) return;
@@ -238,4 +252,3 @@ export function warmTaskThreads(script: URL, jobName: string, threads: number, s
   warm = { key, threads: started };
   return n;
 }
-

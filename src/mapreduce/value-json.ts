@@ -33,7 +33,8 @@ export class JsonPieces {
  */
 export function valueJson(value: unknown): string {
   if (value instanceof RawJson) return value.text;
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.values(value).some((v) => v instanceof RawJson)) return JSON.stringify(value) ?? 'null';
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.values(value).some((v) => v instanceof RawJson))
+    return JSON.stringify(value) ?? 'null';
   const parts: string[] = [];
   for (const [k, v] of Object.entries(value)) {
     if (v === undefined || typeof v === 'function') continue;
@@ -47,5 +48,5 @@ export function valueJson(value: unknown): string {
  * stringified. (Only the reduce's output looks inside objects for RawJson fields: valueJson.)
  */
 export function emittedJson(value: unknown): string {
-  return value instanceof RawJson || value instanceof JsonPieces ? value.text : JSON.stringify(value) ?? 'null';
+  return value instanceof RawJson || value instanceof JsonPieces ? value.text : (JSON.stringify(value) ?? 'null');
 }

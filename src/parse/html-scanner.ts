@@ -46,31 +46,140 @@ const TABLE_SECTION_TAGS = new Set(['thead', 'tbody']);
 const DDT_TAGS = new Set(['dd', 'dt']);
 const RTP_TAGS = new Set(['rt', 'rp']);
 const OPEN_IMPLIES_CLOSE = new Map<string, Set<string>>([
-  ['tr', new Set(['tr', 'th', 'td'])], ['th', new Set(['th'])], ['td', new Set(['thead', 'th', 'td'])],
-  ['body', new Set(['head', 'link', 'script'])], ['a', new Set(['a'])], ['li', new Set(['li'])], ['p', P_TAG],
-  ['h1', HEADING_TAGS], ['h2', HEADING_TAGS], ['h3', HEADING_TAGS], ['h4', HEADING_TAGS], ['h5', HEADING_TAGS], ['h6', HEADING_TAGS],
-  ['select', FORM_TAGS], ['input', FORM_TAGS], ['output', FORM_TAGS], ['button', FORM_TAGS], ['datalist', FORM_TAGS], ['textarea', FORM_TAGS],
-  ['option', new Set(['option'])], ['optgroup', new Set(['optgroup', 'option'])], ['dd', DDT_TAGS], ['dt', DDT_TAGS],
-  ...['address', 'article', 'aside', 'blockquote', 'details', 'div', 'dl', 'fieldset', 'figcaption', 'figure', 'footer', 'form',
-    'header', 'hr', 'main', 'nav', 'ol', 'pre', 'section', 'table', 'ul'].map((t) => [t, P_TAG] as [string, Set<string>]),
-  ['rt', RTP_TAGS], ['rp', RTP_TAGS], ['tbody', TABLE_SECTION_TAGS], ['tfoot', TABLE_SECTION_TAGS],
+  ['tr', new Set(['tr', 'th', 'td'])],
+  ['th', new Set(['th'])],
+  ['td', new Set(['thead', 'th', 'td'])],
+  ['body', new Set(['head', 'link', 'script'])],
+  ['a', new Set(['a'])],
+  ['li', new Set(['li'])],
+  ['p', P_TAG],
+  ['h1', HEADING_TAGS],
+  ['h2', HEADING_TAGS],
+  ['h3', HEADING_TAGS],
+  ['h4', HEADING_TAGS],
+  ['h5', HEADING_TAGS],
+  ['h6', HEADING_TAGS],
+  ['select', FORM_TAGS],
+  ['input', FORM_TAGS],
+  ['output', FORM_TAGS],
+  ['button', FORM_TAGS],
+  ['datalist', FORM_TAGS],
+  ['textarea', FORM_TAGS],
+  ['option', new Set(['option'])],
+  ['optgroup', new Set(['optgroup', 'option'])],
+  ['dd', DDT_TAGS],
+  ['dt', DDT_TAGS],
+  ...[
+    'address',
+    'article',
+    'aside',
+    'blockquote',
+    'details',
+    'div',
+    'dl',
+    'fieldset',
+    'figcaption',
+    'figure',
+    'footer',
+    'form',
+    'header',
+    'hr',
+    'main',
+    'nav',
+    'ol',
+    'pre',
+    'section',
+    'table',
+    'ul',
+  ].map((t) => [t, P_TAG] as [string, Set<string>]),
+  ['rt', RTP_TAGS],
+  ['rp', RTP_TAGS],
+  ['tbody', TABLE_SECTION_TAGS],
+  ['tfoot', TABLE_SECTION_TAGS],
 ]);
-const VOID = new Set(['area', 'base', 'basefont', 'br', 'col', 'command', 'embed', 'frame', 'hr', 'img', 'input', 'isindex',
-  'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr']);
+const VOID = new Set([
+  'area',
+  'base',
+  'basefont',
+  'br',
+  'col',
+  'command',
+  'embed',
+  'frame',
+  'hr',
+  'img',
+  'input',
+  'isindex',
+  'keygen',
+  'link',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr',
+]);
 const INTEGRATION = new Set(['mi', 'mo', 'mn', 'ms', 'mtext', 'annotation-xml', 'foreignObject', 'desc', 'title']);
-const SVG_NAMES = new Map(['altGlyph', 'altGlyphDef', 'altGlyphItem', 'animateColor', 'animateMotion', 'animateTransform', 'clipPath',
-  'feBlend', 'feColorMatrix', 'feComponentTransfer', 'feComposite', 'feConvolveMatrix', 'feDiffuseLighting', 'feDisplacementMap',
-  'feDistantLight', 'feDropShadow', 'feFlood', 'feFuncA', 'feFuncB', 'feFuncG', 'feFuncR', 'feGaussianBlur', 'feImage', 'feMerge',
-  'feMergeNode', 'feMorphology', 'feOffset', 'fePointLight', 'feSpecularLighting', 'feSpotLight', 'feTile', 'feTurbulence',
-  'foreignObject', 'glyphRef', 'linearGradient', 'radialGradient', 'textPath'].map((n) => [n.toLowerCase(), n]));
+const SVG_NAMES = new Map(
+  [
+    'altGlyph',
+    'altGlyphDef',
+    'altGlyphItem',
+    'animateColor',
+    'animateMotion',
+    'animateTransform',
+    'clipPath',
+    'feBlend',
+    'feColorMatrix',
+    'feComponentTransfer',
+    'feComposite',
+    'feConvolveMatrix',
+    'feDiffuseLighting',
+    'feDisplacementMap',
+    'feDistantLight',
+    'feDropShadow',
+    'feFlood',
+    'feFuncA',
+    'feFuncB',
+    'feFuncG',
+    'feFuncR',
+    'feGaussianBlur',
+    'feImage',
+    'feMerge',
+    'feMergeNode',
+    'feMorphology',
+    'feOffset',
+    'fePointLight',
+    'feSpecularLighting',
+    'feSpotLight',
+    'feTile',
+    'feTurbulence',
+    'foreignObject',
+    'glyphRef',
+    'linearGradient',
+    'radialGradient',
+    'textPath',
+  ].map((n) => [n.toLowerCase(), n]),
+);
 
 /** Elements whose content is text up to their end tag: raw, or with entities decoded (RCDATA). */
 const RAW_TEXT = new Set(['script', 'style', 'iframe', 'noembed', 'noframes', 'xmp']);
 const RCDATA = new Set(['title', 'textarea']);
 
-const enum Context { Html, Svg, MathML }
+const enum Context {
+  Html,
+  Svg,
+  MathML,
+}
 
-const GT = 0x3e, SLASH = 0x2f, BANG = 0x21, QUESTION = 0x3f, DASH = 0x2d, EQ = 0x3d, DQ = 0x22, SQ = 0x27, LBRACKET = 0x5b;
+const GT = 0x3e,
+  SLASH = 0x2f,
+  BANG = 0x21,
+  QUESTION = 0x3f,
+  DASH = 0x2d,
+  EQ = 0x3d,
+  DQ = 0x22,
+  SQ = 0x27,
+  LBRACKET = 0x5b;
 
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d;
@@ -349,7 +458,7 @@ export class HtmlScanner {
     const special = !inForeign && (RAW_TEXT.has(lower) || RCDATA.has(lower) || lower === 'plaintext') ? lower : '';
     const ignored = name === 'form' && this.isOpen('form');
     const wanted = ignored ? false : this.handler.wantsAttributes(name);
-    const attrs = wanted !== false ? {} as Record<string, string> : undefined;
+    const attrs = wanted !== false ? ({} as Record<string, string>) : undefined;
     const end = this.attributes(s, e, attrs, wanted === true ? undefined : wanted || undefined);
     if (end < 0) {
       if (!final) return NEED_MORE;
@@ -408,7 +517,7 @@ export class HtmlScanner {
       if (i >= len) return -1;
       const nameEnd = i;
       // The name as attrs keys it ('' for an attribute not asked for).
-      const key = !attrs ? '' : wanted ? matchName(s, nameStart, nameEnd, wanted) ?? '' : s.slice(nameStart, nameEnd).toLowerCase();
+      const key = !attrs ? '' : wanted ? (matchName(s, nameStart, nameEnd, wanted) ?? '') : s.slice(nameStart, nameEnd).toLowerCase();
       while (i < len && isSpace(s.charCodeAt(i))) i++;
       if (i >= len) return -1;
       if (s.charCodeAt(i) !== EQ) {

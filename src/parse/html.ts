@@ -5,7 +5,19 @@
  * Text past the limit is dropped, but links and meta are still read to the end of the input.
  */
 import { HtmlScanner, type HtmlHandler } from './html-scanner.js';
-import { EV_A, EV_BASE, EV_CLOSE_A, EV_FIELDS, EV_LINK, EV_META, decodeUtf8Page, eventString, nativeHtml, nativeHtmlUtf8, type NativeHtml } from './native-html.js';
+import {
+  EV_A,
+  EV_BASE,
+  EV_CLOSE_A,
+  EV_FIELDS,
+  EV_LINK,
+  EV_META,
+  decodeUtf8Page,
+  eventString,
+  nativeHtml,
+  nativeHtmlUtf8,
+  type NativeHtml,
+} from './native-html.js';
 import { squash, squashText } from './squash.js';
 import { UrlResolver } from './url-resolver.js';
 
@@ -38,20 +50,64 @@ export interface HtmlOptions {
 
 const HIDDEN = new Set(['script', 'style', 'template', 'noscript', 'svg', 'math']);
 /** Elements that end a run of words: text on either side must not run together. */
-const BLOCK = new Set(['p', 'div', 'br', 'li', 'ul', 'ol', 'tr', 'td', 'th', 'table', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
-  'section', 'article', 'header', 'footer', 'nav', 'aside', 'blockquote', 'pre', 'hr', 'dd', 'dt', 'dl', 'form', 'option', 'title', 'body', 'main', 'figure', 'figcaption', 'address', 'center']);
+const BLOCK = new Set([
+  'p',
+  'div',
+  'br',
+  'li',
+  'ul',
+  'ol',
+  'tr',
+  'td',
+  'th',
+  'table',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'nav',
+  'aside',
+  'blockquote',
+  'pre',
+  'hr',
+  'dd',
+  'dt',
+  'dl',
+  'form',
+  'option',
+  'title',
+  'body',
+  'main',
+  'figure',
+  'figcaption',
+  'address',
+  'center',
+]);
 /** Link-bearing elements and attributes (as Nutch's DOMContentUtils, without images and scripts). */
 const LINKS: Record<string, string> = { a: 'href', area: 'href', frame: 'src', iframe: 'src' };
 /** The attributes read, by tag: the links' (with their text for an area or frame), and html's, base's and meta's. */
 const ATTRIBUTES = new Map<string, readonly string[]>([
-  ['html', ['lang']], ['base', ['href']], ['meta', ['name', 'content', 'http-equiv']],
+  ['html', ['lang']],
+  ['base', ['href']],
+  ['meta', ['name', 'content', 'http-equiv']],
   ...Object.entries(LINKS).map(([tag, attr]) => [tag, [attr, 'alt', 'title']] as [string, string[]]),
 ]);
 /**
  * What a tag is to the extractor, as bits, looked up once per event: most tags (span, b, img...)
  * are none of these, and an event then costs one Map lookup, not six Set lookups.
  */
-const enum Role { Hidden = 1, Block = 2, Link = 4, Other = 8 }
+const enum Role {
+  Hidden = 1,
+  Block = 2,
+  Link = 4,
+  Other = 8,
+}
 const ROLES = new Map<string, number>();
 for (const t of HIDDEN) ROLES.set(t, Role.Hidden);
 for (const t of BLOCK) ROLES.set(t, (ROLES.get(t) ?? 0) | Role.Block);
@@ -112,7 +168,10 @@ export class HtmlExtractor implements HtmlHandler {
   /** The open `<a>` (or area/frame) whose anchor text is being collected. */
   private anchor: { url: string; text: string } | undefined;
 
-  constructor(private readonly opts: HtmlOptions, source?: (handler: HtmlHandler) => EventSource) {
+  constructor(
+    private readonly opts: HtmlOptions,
+    source?: (handler: HtmlHandler) => EventSource,
+  ) {
     this.urls = new UrlResolver(opts.url);
     this.makeSource = source ?? ((h) => new HtmlScanner(h));
     if (!source && nativeHtml) this.held = [];
@@ -284,7 +343,8 @@ export class HtmlExtractor implements HtmlHandler {
       return;
     }
     if (this.hidden > 0) return;
-    if (this.anchor && this.anchor.text.length < ANCHOR_CHARS) this.anchor.text += s.slice(start, Math.min(end, start + ANCHOR_CHARS - this.anchor.text.length));
+    if (this.anchor && this.anchor.text.length < ANCHOR_CHARS)
+      this.anchor.text += s.slice(start, Math.min(end, start + ANCHOR_CHARS - this.anchor.text.length));
     this.addText(s, start, end);
   }
 

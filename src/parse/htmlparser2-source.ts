@@ -8,9 +8,12 @@ import type { HtmlHandler } from './html-scanner.js';
 import type { EventSource } from './html.js';
 
 export function htmlparser2Source(h: HtmlHandler): EventSource {
-  return new Parser({
-    onopentag: (name, attrs) => h.onOpen(name, attrs),
-    onclosetag: (name) => h.onClose(name),
-    ontext: (t) => h.onText(t, 0, t.length),
-  }, { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true });
+  return new Parser(
+    {
+      onopentag: (name, attrs) => h.onOpen(name, attrs),
+      onclosetag: (name) => h.onClose(name),
+      ontext: (t) => h.onText(t, 0, t.length),
+    },
+    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+  );
 }

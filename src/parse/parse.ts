@@ -280,7 +280,8 @@ export class ContentParser {
       }
     } catch (err) {
       const e = err as NodeJS.ErrnoException;
-      if (e.code === 'ERR_BUFFER_TOO_LARGE') throw new Error(`Content-Encoding ${this.encoded}: decodes to more than ${this.opts.byteLimit} bytes (nwax.import.parse.bytes)`);
+      if (e.code === 'ERR_BUFFER_TOO_LARGE')
+        throw new Error(`Content-Encoding ${this.encoded}: decodes to more than ${this.opts.byteLimit} bytes (nwax.import.parse.bytes)`);
       throw new Error(`Content-Encoding ${this.encoded}: ${e.message}`);
     }
   }

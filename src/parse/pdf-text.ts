@@ -40,7 +40,8 @@ function loadPdfjs() {
 
 export async function extractPdfText(data: Uint8Array, textLimit: number): Promise<PdfText> {
   const { getDocument } = await loadPdfjs();
-  const doc = await getDocument({ data, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0, cMapUrl: CMAPS, cMapPacked: true }).promise;
+  const doc = await getDocument({ data, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0, cMapUrl: CMAPS, cMapPacked: true })
+    .promise;
   try {
     const meta = await doc.getMetadata().catch(() => undefined);
     const info = meta?.info as { Title?: unknown } | undefined;

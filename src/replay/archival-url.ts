@@ -91,7 +91,8 @@ export function parseReplayTarget(target: string): ReplayRoute {
     if (mod && !MODIFIERS.has(mod)) throw new ArchivalUrlError(`${mod}: not a replay modifier (mp_, id_, js_, cs_, im_, oe_, if_, fr_)`);
     return { kind: 'memento', coll, ts: padTs(t[1]), mod, url: archivedUrl(tail) };
   }
-  if (/^\d*[a-z]{2}_$/.test(head) || /^\d{15,}/.test(head)) throw new ArchivalUrlError(`${JSON.stringify(head)}: not a timestamp (1-14 digits) with an optional modifier`);
+  if (/^\d*[a-z]{2}_$/.test(head) || /^\d{15,}/.test(head))
+    throw new ArchivalUrlError(`${JSON.stringify(head)}: not a timestamp (1-14 digits) with an optional modifier`);
   // No timestamp: the TimeGate of the URL.
   return { kind: 'timegate', coll, url: archivedUrl(after) };
 }

@@ -58,8 +58,12 @@ export class CaptureIndex {
   /** Segments already named for having no capture index (each said once). */
   private readonly named = new Set<string>();
 
-  constructor(private readonly dir: string, private readonly cdxPaths: string[], private readonly archiveLocations: string[],
-    private readonly log?: (line: string) => void) {
+  constructor(
+    private readonly dir: string,
+    private readonly cdxPaths: string[],
+    private readonly archiveLocations: string[],
+    private readonly log?: (line: string) => void,
+  ) {
     this.reload();
   }
 
@@ -76,14 +80,16 @@ export class CaptureIndex {
   /** Opens what is there now (new segments, rebuilt clusters); false when nothing changed. */
   reload(): boolean {
     const segments = this.segmentIndexes();
-    const stamp = [...segments, ...this.cdxPaths].map((p) => {
-      try {
-        const st = statSync(p);
-        return `${p}:${st.ino}:${st.mtimeMs}:${st.size}`;
-      } catch {
-        return `${p}:gone`;
-      }
-    }).join('\n');
+    const stamp = [...segments, ...this.cdxPaths]
+      .map((p) => {
+        try {
+          const st = statSync(p);
+          return `${p}:${st.ino}:${st.mtimeMs}:${st.size}`;
+        } catch {
+          return `${p}:gone`;
+        }
+      })
+      .join('\n');
     if (stamp === this.stamp) return false;
     const origins: Origin[] = [];
     const names = new Set<string>();
@@ -144,7 +150,11 @@ export class CaptureIndex {
     }
     const out: Capture[] = [];
     const byOrigin = new Map(this.origins.map((o) => [o.source, o]));
-    for await (const { line, source } of mergedLines(this.origins.map((o) => o.source), range.startKey, range.endKey)) {
+    for await (const { line, source } of mergedLines(
+      this.origins.map((o) => o.source),
+      range.startKey,
+      range.endKey,
+    )) {
       const f = source.reader.parse(line);
       if (!f || f.timestamp === '-' || f.url === '-') continue;
       const origin = byOrigin.get(source)!;
@@ -154,8 +164,17 @@ export class CaptureIndex {
       const offset = Number(f.offset);
       if (!Number.isFinite(length) || !Number.isFinite(offset)) continue;
       out.push({
-        urlkey: f.urlkey, ts: ts14(f.timestamp), url: f.url, mime: f.mime, status: f.status, digest: f.digest.replace(/^sha1:/i, ''),
-        length, offset, filename: f.filename, collection, locate: () => origin.locator.locate(f.filename),
+        urlkey: f.urlkey,
+        ts: ts14(f.timestamp),
+        url: f.url,
+        mime: f.mime,
+        status: f.status,
+        digest: f.digest.replace(/^sha1:/i, ''),
+        length,
+        offset,
+        filename: f.filename,
+        collection,
+        locate: () => origin.locator.locate(f.filename),
       });
       if (out.length >= limit) break;
     }
@@ -172,8 +191,11 @@ export class CaptureIndex {
    * when it has none: the URL without noise parameters, then other query strings of its path.
    */
   async closest(url: string, ts: string, coll: string): Promise<{ captures: Capture[]; fuzzy: boolean }> {
-    const near = (list: Capture[]) => list.map((c) => [Math.abs(tsToMs(c.ts) - tsToMs(ts)), c] as const)
-      .sort((a, b) => a[0] - b[0] || (a[1].ts < b[1].ts ? -1 : 1)).map(([, c]) => c);
+    const near = (list: Capture[]) =>
+      list
+        .map((c) => [Math.abs(tsToMs(c.ts) - tsToMs(ts)), c] as const)
+        .sort((a, b) => a[0] - b[0] || (a[1].ts < b[1].ts ? -1 : 1))
+        .map(([, c]) => c);
     const exact = await this.captures(url, coll);
     if (exact.length) return { captures: near(exact), fuzzy: false };
     const quiet = withoutNoiseParams(url);
@@ -185,7 +207,9 @@ export class CaptureIndex {
     if (q > 0) {
       // The same path with another query (pywb's fuzzy match up to the '?'), at most 100 lines.
       const wanted = withoutNoiseParams(url);
-      const others = (await this.range(url.slice(0, q + 1), 'prefix', coll, 100)).filter((c) => c.url.split('?')[0].replace(/^https?:\/\/(www\.)?/, '') === url.slice(0, q).replace(/^https?:\/\/(www\.)?/, ''));
+      const others = (await this.range(url.slice(0, q + 1), 'prefix', coll, 100)).filter(
+        (c) => c.url.split('?')[0].replace(/^https?:\/\/(www\.)?/, '') === url.slice(0, q).replace(/^https?:\/\/(www\.)?/, ''),
+      );
       if (others.length) {
         // Captures whose remaining parameters agree come first.
         const same = others.filter((c) => withoutNoiseParams(c.url) === wanted);

@@ -12,7 +12,7 @@ function allowed(c: number): boolean {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || URI_PUNCTUATION.has(c);
 }
 
-const URI_PUNCTUATION = new Set([...'-._~:/?#[]@!$&\'()*+,;=%'].map((ch) => ch.charCodeAt(0)));
+const URI_PUNCTUATION = new Set([..."-._~:/?#[]@!$&'()*+,;=%"].map((ch) => ch.charCodeAt(0)));
 
 export function uriForHeader(url: string): string {
   let i = 0;

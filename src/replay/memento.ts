@@ -14,7 +14,11 @@ export function httpDate(ts: string): string {
 
 /** An HTTP date (RFC 7231: IMF-fixdate, or the obsolete forms Date.parse reads) as 14 digits; undefined when it is not one. */
 export function parseHttpDate(value: string): string | undefined {
-  if (!/^[A-Za-z]{3},? +\d{1,2}[ -][A-Za-z]{3}[ -]\d{2,4} +\d{2}:\d{2}:\d{2} +GMT$/.test(value.trim()) && !/^[A-Za-z]{3} [A-Za-z]{3} +\d{1,2} \d{2}:\d{2}:\d{2} \d{4}$/.test(value.trim())) return undefined;
+  if (
+    !/^[A-Za-z]{3},? +\d{1,2}[ -][A-Za-z]{3}[ -]\d{2,4} +\d{2}:\d{2}:\d{2} +GMT$/.test(value.trim()) &&
+    !/^[A-Za-z]{3} [A-Za-z]{3} +\d{1,2} \d{2}:\d{2}:\d{2} \d{4}$/.test(value.trim())
+  )
+    return undefined;
   const ms = Date.parse(value.trim().endsWith('GMT') ? value : `${value} GMT`);
   if (!Number.isFinite(ms)) return undefined;
   const d = new Date(ms);
@@ -63,11 +67,18 @@ export function linkTimemap(l: MementoLinks, stamps: string[]): string {
 }
 
 export function jsonTimemap(l: MementoLinks, stamps: string[]): string {
-  const list = stamps.map((ts) => ({ datetime: new Date(tsToMs(ts)).toISOString().replace('.000Z', 'Z'), uri: `${l.base}${archivalPath(l.coll, ts, 'mp_', l.url)}` }));
-  return `${JSON.stringify({
-    original_uri: l.url,
-    timegate_uri: timegateUri(l),
-    timemap_uri: { link_format: timemapUri(l, 'link'), json_format: timemapUri(l, 'json') },
-    mementos: { ...(list.length ? { first: list[0], last: list[list.length - 1] } : {}), list },
-  }, null, 2)}\n`;
+  const list = stamps.map((ts) => ({
+    datetime: new Date(tsToMs(ts)).toISOString().replace('.000Z', 'Z'),
+    uri: `${l.base}${archivalPath(l.coll, ts, 'mp_', l.url)}`,
+  }));
+  return `${JSON.stringify(
+    {
+      original_uri: l.url,
+      timegate_uri: timegateUri(l),
+      timemap_uri: { link_format: timemapUri(l, 'link'), json_format: timemapUri(l, 'json') },
+      mementos: { ...(list.length ? { first: list[0], last: list[list.length - 1] } : {}), list },
+    },
+    null,
+    2,
+  )}\n`;
 }

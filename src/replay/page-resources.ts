@@ -7,8 +7,20 @@ import { HtmlScanner } from '../parse/html-scanner.js';
 import { replaceCssUrls } from './css-urls.js';
 
 const SRC: Record<string, string[]> = {
-  img: ['src'], script: ['src'], iframe: ['src'], frame: ['src'], embed: ['src'], source: ['src'], video: ['src', 'poster'],
-  audio: ['src'], track: ['src'], input: ['src'], object: ['data'], body: ['background'], table: ['background'], td: ['background'],
+  img: ['src'],
+  script: ['src'],
+  iframe: ['src'],
+  frame: ['src'],
+  embed: ['src'],
+  source: ['src'],
+  video: ['src', 'poster'],
+  audio: ['src'],
+  track: ['src'],
+  input: ['src'],
+  object: ['data'],
+  body: ['background'],
+  table: ['background'],
+  td: ['background'],
 };
 
 /** The attributes read of a tag, made once per tag name (a page asks for every tag it opens). */

@@ -49,7 +49,12 @@ const MAX_CSS = 8 << 20;
 const MAX_COHERENCE_HTML = 4 << 20;
 
 function send(res: ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}): void {
-  res.writeHead(status, { 'Content-Type': `${type}; charset=utf-8`, 'Content-Length': Buffer.byteLength(body), 'Content-Security-Policy': REPLAY_CSP, ...extra });
+  res.writeHead(status, {
+    'Content-Type': `${type}; charset=utf-8`,
+    'Content-Length': Buffer.byteLength(body),
+    'Content-Security-Policy': REPLAY_CSP,
+    ...extra,
+  });
   res.end(body);
 }
 
@@ -133,7 +138,10 @@ export class ReplayService {
   private async notCaptured(res: ServerResponse, name: string, coll: string, url: string, ts: string, reasons: string[]): Promise<void> {
     const host = await this.index.range(url, 'host', coll, 2000);
     const seen = new Set<string>();
-    const nearby = host.sort((a, b) => secondsBetween(a.ts, ts) - secondsBetween(b.ts, ts)).filter((c) => !seen.has(c.url) && seen.add(c.url)).slice(0, 20);
+    const nearby = host
+      .sort((a, b) => secondsBetween(a.ts, ts) - secondsBetween(b.ts, ts))
+      .filter((c) => !seen.has(c.url) && seen.add(c.url))
+      .slice(0, 20);
     send(res, 404, 'text/html', notCapturedPage(name, url, ts, nearby, reasons));
   }
 
@@ -142,7 +150,14 @@ export class ReplayService {
     let ts = '99991231235959';
     if (typeof asked === 'string') {
       const parsed = parseHttpDate(asked);
-      if (!parsed) return send(res, 400, 'text/plain', `Accept-Datetime: ${JSON.stringify(asked.slice(0, 80))} is not an HTTP date (e.g. Thu, 01 Apr 2010 00:00:00 GMT)\n`, { Vary: 'accept-datetime' });
+      if (!parsed)
+        return send(
+          res,
+          400,
+          'text/plain',
+          `Accept-Datetime: ${JSON.stringify(asked.slice(0, 80))} is not an HTTP date (e.g. Thu, 01 Apr 2010 00:00:00 GMT)\n`,
+          { Vary: 'accept-datetime' },
+        );
       ts = parsed;
     }
     const found = await resolveMemento(this.index, links.url, ts, coll);
@@ -160,7 +175,16 @@ export class ReplayService {
     res.end();
   }
 
-  private async memento(req: IncomingMessage, res: ServerResponse, name: string, coll: string, url: string, ts: string, mod: Modifier, links: MementoLinks): Promise<void> {
+  private async memento(
+    req: IncomingMessage,
+    res: ServerResponse,
+    name: string,
+    coll: string,
+    url: string,
+    ts: string,
+    mod: Modifier,
+    links: MementoLinks,
+  ): Promise<void> {
     let found;
     try {
       found = await resolveMemento(this.index, url, ts, coll);
@@ -181,10 +205,21 @@ export class ReplayService {
         const all = await this.index.captures(url, coll);
         const at = all.findIndex((c) => c.ts === found.capture.ts && c.offset === found.capture.offset);
         const pos = at < 0 ? all.findIndex((c) => c.ts >= found.capture.ts) : at;
-        send(res, 200, 'text/html', framePage({
-          coll: name, url, capture: found.capture, count: all.length, searchBase: this.opts.searchBase(),
-          prev: pos > 0 ? all[pos - 1] : undefined, next: pos >= 0 && pos + 1 < all.length ? all[pos + 1] : undefined,
-        }), { 'Memento-Datetime': httpDate(found.capture.ts), Link: mementoLinkHeader(links, { ts: found.capture.ts }) });
+        send(
+          res,
+          200,
+          'text/html',
+          framePage({
+            coll: name,
+            url,
+            capture: found.capture,
+            count: all.length,
+            searchBase: this.opts.searchBase(),
+            prev: pos > 0 ? all[pos - 1] : undefined,
+            next: pos >= 0 && pos + 1 < all.length ? all[pos + 1] : undefined,
+          }),
+          { 'Memento-Datetime': httpDate(found.capture.ts), Link: mementoLinkHeader(links, { ts: found.capture.ts }) },
+        );
         return;
       }
       await this.sendCapture(req, res, found, name, ts, mod, links);
@@ -195,15 +230,39 @@ export class ReplayService {
 
   /** The capture itself: status, rewritten headers, the payload rewritten by its type. */
   /** `ts`: the time asked for, which the page's resources are looked up nearest (as pywb keeps it). */
-  private async sendCapture(req: IncomingMessage, res: ServerResponse, found: Resolved, name: string, ts: string, mod: Modifier, links: MementoLinks): Promise<void> {
+  private async sendCapture(
+    req: IncomingMessage,
+    res: ServerResponse,
+    found: Resolved,
+    name: string,
+    ts: string,
+    mod: Modifier,
+    links: MementoLinks,
+  ): Promise<void> {
     const { capture, head, body } = found;
     const http = head.http;
     const status = http?.status ? Number(http.status) : 200;
     const contentType = (http ? http.headers.get('Content-Type') : head.contentType) ?? (capture.mime !== '-' ? capture.mime : undefined);
     const mime = (contentType ?? '').split(';')[0].trim().toLowerCase();
     const encoding = (body?.http?.headers.get('Content-Encoding') ?? '').trim().toLowerCase();
-    const decoder = encoding === '' || encoding === 'identity' ? null : /^(x-)?gzip$/.test(encoding) ? createGunzip : encoding === 'deflate' ? createInflate : encoding === 'br' ? createBrotliDecompress : undefined;
-    let kind: 'html' | 'css' | 'raw' = mod === 'id_' ? 'raw' : mod === 'cs_' || mime === 'text/css' ? 'css' : mod !== 'js_' && mod !== 'im_' && /^(text\/html|application\/xhtml\+xml)$/.test(mime) ? 'html' : 'raw';
+    const decoder =
+      encoding === '' || encoding === 'identity'
+        ? null
+        : /^(x-)?gzip$/.test(encoding)
+          ? createGunzip
+          : encoding === 'deflate'
+            ? createInflate
+            : encoding === 'br'
+              ? createBrotliDecompress
+              : undefined;
+    let kind: 'html' | 'css' | 'raw' =
+      mod === 'id_'
+        ? 'raw'
+        : mod === 'cs_' || mime === 'text/css'
+          ? 'css'
+          : mod !== 'js_' && mod !== 'im_' && /^(text\/html|application\/xhtml\+xml)$/.test(mime)
+            ? 'html'
+            : 'raw';
     // An encoding this cannot undo goes out as stored.
     if (decoder === undefined) kind = 'raw';
     const ctx = { coll: name, ts, base: capture.url };
@@ -256,7 +315,8 @@ export class ReplayService {
   /** Which capture each resource the page names comes from, and their spread in time. */
   private async coherence(res: ServerResponse, name: string, coll: string, url: string, ts: string): Promise<void> {
     const found = await resolveMemento(this.index, url, ts, coll);
-    if ('missing' in found) return send(res, 404, 'application/json', `${JSON.stringify({ error: `${url}: no capture that can be replayed`, reasons: found.reasons })}\n`);
+    if ('missing' in found)
+      return send(res, 404, 'application/json', `${JSON.stringify({ error: `${url}: no capture that can be replayed`, reasons: found.reasons })}\n`);
     let html = '';
     try {
       const enc = (found.body?.http?.headers.get('Content-Encoding') ?? '').toLowerCase();
@@ -270,16 +330,35 @@ export class ReplayService {
     }
     const { resourceUrls } = await import('./page-resources.js');
     const urls = resourceUrls(html, found.capture.url).slice(0, 200);
-    const resources = await Promise.all(urls.map(async (u) => {
-      const near = (await this.index.closest(u, found.capture.ts, coll)).captures[0];
-      return { url: u, memento: near?.ts ?? null, offsetSeconds: near ? Math.round((Date.parse(date14ToIso(near.ts)) - Date.parse(date14ToIso(found.capture.ts))) / 1000) : null };
-    }));
+    const resources = await Promise.all(
+      urls.map(async (u) => {
+        const near = (await this.index.closest(u, found.capture.ts, coll)).captures[0];
+        return {
+          url: u,
+          memento: near?.ts ?? null,
+          offsetSeconds: near ? Math.round((Date.parse(date14ToIso(near.ts)) - Date.parse(date14ToIso(found.capture.ts))) / 1000) : null,
+        };
+      }),
+    );
     const dated = [found.capture.ts, ...resources.flatMap((r) => (r.memento ? [r.memento] : []))].sort();
-    send(res, 200, 'application/json', `${JSON.stringify({
-      url, requested: ts, memento: found.capture.ts, collection: name,
-      resources, missing: resources.filter((r) => !r.memento).length,
-      spread: { oldest: dated[0], newest: dated[dated.length - 1], seconds: secondsBetween(dated[0], dated[dated.length - 1]) },
-    }, null, 2)}\n`);
+    send(
+      res,
+      200,
+      'application/json',
+      `${JSON.stringify(
+        {
+          url,
+          requested: ts,
+          memento: found.capture.ts,
+          collection: name,
+          resources,
+          missing: resources.filter((r) => !r.memento).length,
+          spread: { oldest: dated[0], newest: dated[dated.length - 1], seconds: secondsBetween(dated[0], dated[dated.length - 1]) },
+        },
+        null,
+        2,
+      )}\n`,
+    );
   }
 }
 
@@ -309,4 +388,3 @@ async function* prepend(head: Buffer, rest: Readable): AsyncGenerator<Buffer> {
   yield head;
   for await (const chunk of rest) yield chunk as Buffer;
 }
-

@@ -122,10 +122,16 @@ export async function resolveMemento(index: CaptureIndex, url: string, ts: strin
         l.source.close();
         continue;
       }
-      return { capture: c, head: o.record, body: o.record, fuzzy, close: () => {
-        l.source.close();
-        o.source.close();
-      } };
+      return {
+        capture: c,
+        head: o.record,
+        body: o.record,
+        fuzzy,
+        close: () => {
+          l.source.close();
+          o.source.close();
+        },
+      };
     }
     return { capture: c, head: r, body: is3xx(r) ? undefined : r, fuzzy, close: () => l.source.close() };
   }

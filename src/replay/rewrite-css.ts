@@ -14,10 +14,9 @@ export function rewriteCss(css: string, ctx: RewriteContext): string {
   return replaceCssUrls(css, (whole, q, value) => {
     const out = rewriteUrl(value, 'im_', ctx);
     return out === undefined ? whole : `url(${q ?? ''}${out}${q ?? ''})`;
-  })
-    .replace(IMPORT, (whole, q: string, value: string) => {
-      if (value.startsWith('/replay/')) return whole;
-      const out = rewriteUrl(value, 'cs_', ctx);
-      return out === undefined ? whole : `@import ${q}${out}${q}`;
-    });
+  }).replace(IMPORT, (whole, q: string, value: string) => {
+    if (value.startsWith('/replay/')) return whole;
+    const out = rewriteUrl(value, 'cs_', ctx);
+    return out === undefined ? whole : `@import ${q}${out}${q}`;
+  });
 }

@@ -30,10 +30,14 @@ export function rewriteHeaders(headers: HeaderList | undefined, ctx: RewriteCont
     if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/i.test(name)) continue;
     if (KEEP.has(lower) || (keepEncoding && lower === 'content-encoding')) out.push([name, value]);
     else if (URL_HEADERS.has(lower)) out.push([name, uriForHeader(rewriteUrl(value, 'mp_', ctx) ?? value)]);
-    else if (lower === 'link') out.push([name, value.replace(/<([^>]*)>/g, (whole, u: string) => {
-      const r = rewriteUrl(u, 'oe_', ctx);
-      return r === undefined ? whole : `<${uriForHeader(r)}>`;
-    })]);
+    else if (lower === 'link')
+      out.push([
+        name,
+        value.replace(/<([^>]*)>/g, (whole, u: string) => {
+          const r = rewriteUrl(u, 'oe_', ctx);
+          return r === undefined ? whole : `<${uriForHeader(r)}>`;
+        }),
+      ]);
     else out.push([`X-Archive-Orig-${name}`, value]);
   }
   return out;

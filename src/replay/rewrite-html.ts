@@ -23,15 +23,35 @@ import { absoluteUrl, rewriteUrl, type RewriteContext } from './url-rewriter.js'
 
 /** Attributes that hold URLs, by tag, and the modifier their archival URL gets. */
 const URL_ATTRS: Record<string, Record<string, Modifier>> = {
-  a: { href: 'mp_' }, area: { href: 'mp_' }, base: { href: 'mp_' },
-  form: { action: 'mp_' }, button: { formaction: 'mp_' }, input: { src: 'im_', formaction: 'mp_' },
-  img: { src: 'im_', srcset: 'im_', longdesc: 'mp_' }, picture: {}, source: { src: 'oe_', srcset: 'im_' },
-  video: { src: 'oe_', poster: 'im_' }, audio: { src: 'oe_' }, track: { src: 'oe_' }, embed: { src: 'oe_' },
-  object: { data: 'oe_', codebase: 'oe_' }, applet: { code: 'oe_', codebase: 'oe_', archive: 'oe_' },
-  script: { src: 'js_' }, iframe: { src: 'if_' }, frame: { src: 'fr_' }, link: { href: 'oe_' },
-  body: { background: 'im_' }, table: { background: 'im_' }, td: { background: 'im_' }, th: { background: 'im_' },
-  blockquote: { cite: 'mp_' }, q: { cite: 'mp_' }, ins: { cite: 'mp_' }, del: { cite: 'mp_' },
-  image: { href: 'im_', 'xlink:href': 'im_' }, use: { href: 'im_', 'xlink:href': 'im_' },
+  a: { href: 'mp_' },
+  area: { href: 'mp_' },
+  base: { href: 'mp_' },
+  form: { action: 'mp_' },
+  button: { formaction: 'mp_' },
+  input: { src: 'im_', formaction: 'mp_' },
+  img: { src: 'im_', srcset: 'im_', longdesc: 'mp_' },
+  picture: {},
+  source: { src: 'oe_', srcset: 'im_' },
+  video: { src: 'oe_', poster: 'im_' },
+  audio: { src: 'oe_' },
+  track: { src: 'oe_' },
+  embed: { src: 'oe_' },
+  object: { data: 'oe_', codebase: 'oe_' },
+  applet: { code: 'oe_', codebase: 'oe_', archive: 'oe_' },
+  script: { src: 'js_' },
+  iframe: { src: 'if_' },
+  frame: { src: 'fr_' },
+  link: { href: 'oe_' },
+  body: { background: 'im_' },
+  table: { background: 'im_' },
+  td: { background: 'im_' },
+  th: { background: 'im_' },
+  blockquote: { cite: 'mp_' },
+  q: { cite: 'mp_' },
+  ins: { cite: 'mp_' },
+  del: { cite: 'mp_' },
+  image: { href: 'im_', 'xlink:href': 'im_' },
+  use: { href: 'im_', 'xlink:href': 'im_' },
 };
 
 /** A start tag as this rewriter sees it: name and attributes (raw values, first of each name). */
@@ -115,32 +135,38 @@ export class HtmlRewriter extends Transform {
   private styleAt = -1;
 
   /** `headInsert`: the markup put at the start of the head (the shim's script tag). */
-  constructor(ctx: RewriteContext, private readonly headInsert: string) {
+  constructor(
+    ctx: RewriteContext,
+    private readonly headInsert: string,
+  ) {
     super();
     this.ctx = { ...ctx, html: true };
-    const p: Parser = (this.parser = new Parser({
-      onopentag: (name, attribs, implied) => {
-        if (!implied) this.startTag(name, attribs, p.startIndex, p.endIndex + 1);
+    const p: Parser = (this.parser = new Parser(
+      {
+        onopentag: (name, attribs, implied) => {
+          if (!implied) this.startTag(name, attribs, p.startIndex, p.endIndex + 1);
+        },
+        onclosetag: (name, implied) => {
+          if (implied) return;
+          if (name === 'style' && this.styleAt >= 0) this.endStyle(p.startIndex);
+          this.consumed = p.endIndex + 1;
+        },
+        ontext: (text) => {
+          if (!this.inserted && this.styleAt < 0 && /\S/.test(text)) {
+            this.copyTo(p.startIndex);
+            this.insert();
+          }
+          this.consumed = p.endIndex + 1;
+        },
+        oncomment: () => {
+          this.consumed = p.endIndex + 1;
+        },
+        onprocessinginstruction: () => {
+          this.consumed = p.endIndex + 1;
+        },
       },
-      onclosetag: (name, implied) => {
-        if (implied) return;
-        if (name === 'style' && this.styleAt >= 0) this.endStyle(p.startIndex);
-        this.consumed = p.endIndex + 1;
-      },
-      ontext: (text) => {
-        if (!this.inserted && this.styleAt < 0 && /\S/.test(text)) {
-          this.copyTo(p.startIndex);
-          this.insert();
-        }
-        this.consumed = p.endIndex + 1;
-      },
-      oncomment: () => {
-        this.consumed = p.endIndex + 1;
-      },
-      onprocessinginstruction: () => {
-        this.consumed = p.endIndex + 1;
-      },
-    }, { decodeEntities: false, recognizeSelfClosing: false }));
+      { decodeEntities: false, recognizeSelfClosing: false },
+    ));
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
@@ -253,11 +279,15 @@ export class HtmlRewriter extends Transform {
     if (name === 'style') return rewriteCss(raw, this.ctx);
     if (name === 'integrity' || name === 'nonce') return null;
     if (tag.tagName === 'meta') return this.metaAttr(tag, name, raw);
-    if (name === 'srcset') return raw.split(/,(?=\s)|,(?=[^\s,]+(?:\s|$))/).map((c) => {
-      const m = /^(\s*)(\S+)(.*)$/s.exec(c);
-      const out = m ? rewriteUrl(m[2], 'im_', this.ctx) : undefined;
-      return m && out !== undefined ? m[1] + out + m[3] : c;
-    }).join(',');
+    if (name === 'srcset')
+      return raw
+        .split(/,(?=\s)|,(?=[^\s,]+(?:\s|$))/)
+        .map((c) => {
+          const m = /^(\s*)(\S+)(.*)$/s.exec(c);
+          const out = m ? rewriteUrl(m[2], 'im_', this.ctx) : undefined;
+          return m && out !== undefined ? m[1] + out + m[3] : c;
+        })
+        .join(',');
     const mod = tag.tagName === 'link' && name === 'href' ? linkModifier(tag) : table?.[name];
     if (!mod) return undefined;
     const out = rewriteUrl(raw, mod, this.ctx);

@@ -77,7 +77,11 @@ function stampOf(paths: string[]): string {
       return;
     }
     parts.push(`${p}:${st.ino}:${st.mtimeMs}:${st.size}`);
-    if (st.isDirectory() && depth < 2) for (const n of readdirSync(p).filter((x) => !x.startsWith('.')).sort()) visit(join(p, n), depth + 1);
+    if (st.isDirectory() && depth < 2)
+      for (const n of readdirSync(p)
+        .filter((x) => !x.startsWith('.'))
+        .sort())
+        visit(join(p, n), depth + 1);
   };
   for (const p of paths) visit(p, 0);
   return parts.join('\n');
@@ -110,11 +114,24 @@ export async function cdxServer(o: CdxServerOptions): Promise<{ answer(p: URLSea
         pages = paging(p, o);
         // Paged, the pages cover the whole answer (no cap on it); a page holds pageSize lines at most.
         const paged = pages.page !== undefined || pages.count;
-        q = parseCdxQuery({
-          url: one('url'), matchType: one('matchType'), from: one('from') ?? one('from_ts'), to: one('to'), filter: p.getAll('filter'),
-          collapse: one('collapse'), collapseTime: one('collapseTime'), limit: one('limit'), sort: one('sort'), closest: one('closest'),
-          reverse: one('reverse'), output: one('output'), fl: one('fl') ?? one('fields'),
-        }, paged ? Number.MAX_SAFE_INTEGER : o.maxResults);
+        q = parseCdxQuery(
+          {
+            url: one('url'),
+            matchType: one('matchType'),
+            from: one('from') ?? one('from_ts'),
+            to: one('to'),
+            filter: p.getAll('filter'),
+            collapse: one('collapse'),
+            collapseTime: one('collapseTime'),
+            limit: one('limit'),
+            sort: one('sort'),
+            closest: one('closest'),
+            reverse: one('reverse'),
+            output: one('output'),
+            fl: one('fl') ?? one('fields'),
+          },
+          paged ? Number.MAX_SAFE_INTEGER : o.maxResults,
+        );
       } catch (err) {
         return { status: 400, type: 'text/plain', body: `${(err as Error).message}\n` };
       }

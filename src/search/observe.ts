@@ -38,7 +38,14 @@ export function accessLog(o: AccessLogOptions): { write(e: AccessEntry): void; f
       fd = openSync(o.destination, 'a');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      const why = code === 'ENOENT' ? `no such directory ${dirname(o.destination)}` : code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : code;
+      const why =
+        code === 'ENOENT'
+          ? `no such directory ${dirname(o.destination)}`
+          : code === 'EACCES'
+            ? 'permission denied'
+            : code === 'EISDIR'
+              ? 'is a directory'
+              : code;
       throw new InputError(`nwax.serve.access.log: cannot write ${o.destination} (${why})`);
     }
   }
@@ -62,7 +69,11 @@ export function accessLog(o: AccessLogOptions): { write(e: AccessEntry): void; f
 /** The route a path is counted under (bounded label values: never the raw path). */
 export function routeOf(path: string): string {
   if (path.startsWith('/stored/')) return '/stored';
-  return ['/', '/search', '/api/search', '/opensearch', '/opensearch.xml', '/suggest', '/cdx', '/healthz', '/readyz', '/metrics', '/admin/reload'].includes(path) ? path : 'other';
+  return ['/', '/search', '/api/search', '/opensearch', '/opensearch.xml', '/suggest', '/cdx', '/healthz', '/readyz', '/metrics', '/admin/reload'].includes(
+    path,
+  )
+    ? path
+    : 'other';
 }
 
 export interface ServiceState {
@@ -82,23 +93,43 @@ export class Metrics {
   constructor(state: ServiceState) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'nwax_' });
-    this.requests = new Counter({ name: 'nwax_http_requests_total', help: 'HTTP requests answered, by route and status.', labelNames: ['route', 'status'], registers });
+    this.requests = new Counter({
+      name: 'nwax_http_requests_total',
+      help: 'HTTP requests answered, by route and status.',
+      labelNames: ['route', 'status'],
+      registers,
+    });
     this.latency = new Histogram({
-      name: 'nwax_http_request_duration_seconds', help: 'Time to answer a request, by route.', labelNames: ['route'], registers,
+      name: 'nwax_http_request_duration_seconds',
+      help: 'Time to answer a request, by route.',
+      labelNames: ['route'],
+      registers,
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     });
     // Gauges read from the service's state when Prometheus scrapes.
     const read = (name: string, help: string, value: () => number) =>
-      new Gauge({ name, help, registers, collect() {
-        this.set(value());
-      } });
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(value());
+        },
+      });
     read('nwax_search_queries_stopped_total', 'Queries stopped by the time budget (nwax.serve.query.timeout) since the start.', state.timeouts);
-    read('nwax_search_queries_abandoned_total', 'Queries whose client went away before the answer (stopped if they ran on past a second), since the start.', state.aborted);
+    read(
+      'nwax_search_queries_abandoned_total',
+      'Queries whose client went away before the answer (stopped if they ran on past a second), since the start.',
+      state.aborted,
+    );
     read('nwax_search_queue_length', 'Queries waiting or running on the search workers.', state.queued);
     read('nwax_index_generation', 'Rises by one each time the index sets served change.', state.generation);
     read('nwax_index_last_reload_timestamp_seconds', 'When the index sets served last changed.', () => state.lastReload() / 1000);
     new Gauge({
-      name: 'nwax_index_documents', help: 'Documents (versions: URL + digest) in each index set served.', labelNames: ['set'], registers,
+      name: 'nwax_index_documents',
+      help: 'Documents (versions: URL + digest) in each index set served.',
+      labelNames: ['set'],
+      registers,
       collect() {
         this.reset();
         for (const s of state.sets()) this.set({ set: s.name }, s.documents);

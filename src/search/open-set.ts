@@ -26,8 +26,22 @@ export interface FieldOrder {
 }
 
 export interface Row {
-  id: number; url: string; digest: string; title: string; dates: string; mime: string; status: number | null; length: number;
-  collection: string; segment: string; file: string; location: string; offset: number; clen: number; host: string; rank: number;
+  id: number;
+  url: string;
+  digest: string;
+  title: string;
+  dates: string;
+  mime: string;
+  status: number | null;
+  length: number;
+  collection: string;
+  segment: string;
+  file: string;
+  location: string;
+  offset: number;
+  clen: number;
+  host: string;
+  rank: number;
   inlinks: number;
   /** Undefined where the row was read without it (OpenSet.textAndLang gives it). */
   lang?: string;
@@ -75,7 +89,6 @@ export interface SetResult {
   partial?: boolean;
 }
 
-
 export class OpenSet {
   readonly db: Db;
   /** Whether dedup marked documents deleted (queries then go through the documents table). */
@@ -102,7 +115,10 @@ export class OpenSet {
       dates.db.close();
       if (dates.info.docCount !== main.info.docCount) {
         this.db.close();
-        throw new NwaxError('NWAX_FORMAT', `index set ${set.name}: ${set.main} holds ${main.info.docCount} documents but ${set.dates} ${dates.info.docCount}; parallel indexes must agree (rebuild the dates with add-dates)`);
+        throw new NwaxError(
+          'NWAX_FORMAT',
+          `index set ${set.name}: ${set.main} holds ${main.info.docCount} documents but ${set.dates} ${dates.info.docCount}; parallel indexes must agree (rebuild the dates with add-dates)`,
+        );
       }
       this.db.prepare('ATTACH DATABASE ? AS d').run(set.dates);
       this.extraYears = dates.info.extraYears ? new Set(dates.info.extraYears) : undefined;
@@ -189,7 +205,11 @@ export class OpenSet {
       where.push(`(${items.map(one).join(' OR ')})`);
       for (const v of items) params.push(...values(v));
     };
-    anyOf(q.site, () => '(docs.host = ? OR docs.host LIKE ?)', (s) => [s, `%.${s}`]);
+    anyOf(
+      q.site,
+      () => '(docs.host = ? OR docs.host LIKE ?)',
+      (s) => [s, `%.${s}`],
+    );
     if (this.mimeIndexed && q.type.length) {
       // The types named, as the index's own MIME types: an IN list the docs_mime index answers
       // (LIKE '%/pdf' cannot use an index: a query of type: alone read every document).
@@ -199,20 +219,41 @@ export class OpenSet {
       });
       where.push(mimes.length ? `docs.mime IN (${mimes.map(() => '?').join(', ')})` : '0');
       params.push(...mimes);
-    } else anyOf(q.type, (t) => (t.includes('/') ? 'docs.mime = ?' : '(docs.mime LIKE ? OR docs.mime LIKE ?)'), (t) => (t.includes('/') ? [t] : [`${t}/%`, `%/${t}`]));
-    anyOf(q.collection, () => 'docs.collection = ?', (c) => [c]);
-    anyOf(q.lang, () => 'docs.lang = ?', (l) => [l]);
-    anyOf(q.url, () => 'docs.url = ?', (u) => {
-      try {
-        return [new URL(u).href];
-      } catch {
-        return [u];
-      }
-    });
+    } else
+      anyOf(
+        q.type,
+        (t) => (t.includes('/') ? 'docs.mime = ?' : '(docs.mime LIKE ? OR docs.mime LIKE ?)'),
+        (t) => (t.includes('/') ? [t] : [`${t}/%`, `%/${t}`]),
+      );
+    anyOf(
+      q.collection,
+      () => 'docs.collection = ?',
+      (c) => [c],
+    );
+    anyOf(
+      q.lang,
+      () => 'docs.lang = ?',
+      (l) => [l],
+    );
+    anyOf(
+      q.url,
+      () => 'docs.url = ?',
+      (u) => {
+        try {
+          return [new URL(u).href];
+        } catch {
+          return [u];
+        }
+      },
+    );
     // A whole period (date:2016, date:200710) is a prefix of its dates: a native string test;
     // any other range goes through the JavaScript function.
-    if (!datesAnswered) anyOf(q.date.map((r) => `${r.from}-${r.to}`), (r) => (periodPrefix(r) ? `instr(' ' || ${this.datesExpr()}, ?) > 0` : `nwax_dates_in(${this.datesExpr()}, ?, ?)`),
-      (r) => (periodPrefix(r) ? [` ${periodPrefix(r)}`] : r.split('-')));
+    if (!datesAnswered)
+      anyOf(
+        q.date.map((r) => `${r.from}-${r.to}`),
+        (r) => (periodPrefix(r) ? `instr(' ' || ${this.datesExpr()}, ?) > 0` : `nwax_dates_in(${this.datesExpr()}, ?, ?)`),
+        (r) => (periodPrefix(r) ? [` ${periodPrefix(r)}`] : r.split('-')),
+      );
     return { where, params };
   }
 
@@ -253,8 +294,12 @@ export class OpenSet {
     all.push(...params);
     // Counted among the first `maxScored` matches, as the total is (every match with `exact`).
     const cap = limits.exact ? '' : `LIMIT ${Math.max(1, limits.maxScored ?? MAX_SCORED)}`;
-    const count = (expr: string, also = '') => (this.stmt(`SELECT v, count(*) AS n FROM (SELECT ${expr} AS v FROM ${from} WHERE ${where.join(' AND ')}${also} ${cap}) GROUP BY v ORDER BY n DESC, v LIMIT 10`).all(...all) as { v: string; n: number }[])
-      .map((r): [string, number] => [String(r.v), r.n]);
+    const count = (expr: string, also = '') =>
+      (
+        this.stmt(
+          `SELECT v, count(*) AS n FROM (SELECT ${expr} AS v FROM ${from} WHERE ${where.join(' AND ')}${also} ${cap}) GROUP BY v ORDER BY n DESC, v LIMIT 10`,
+        ).all(...all) as { v: string; n: number }[]
+      ).map((r): [string, number] => [String(r.v), r.n]);
     // Documents of no known language take no place among the ten languages shown.
     return { site: count('docs.host'), type: count('docs.mime'), year: count('substr(docs.date, 1, 4)'), lang: count('docs.lang', " AND docs.lang != ''") };
   }
@@ -278,12 +323,20 @@ export class OpenSet {
   /** The document numbers of every match of a query, in document order (an export: no ranking, no cap). */
   matchIds(q: Query): number[] {
     const { from, cond, all } = this.everyMatch(q);
-    return this.stmt(`SELECT docs.id FROM ${from} ${cond} ORDER BY docs.id`).pluck().all(...all) as number[];
+    return this.stmt(`SELECT docs.id FROM ${from} ${cond} ORDER BY docs.id`)
+      .pluck()
+      .all(...all) as number[];
   }
 
   /** Documents by number, in that order, without their text. */
   rowsOf(ids: number[]): Row[] {
-    const byId = new Map((this.stmt(`SELECT ${this.cols(false)} FROM docs ${this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : ''} WHERE docs.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as Row[]).map((r) => [r.id, r]));
+    const byId = new Map(
+      (
+        this.stmt(
+          `SELECT ${this.cols(false)} FROM docs ${this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : ''} WHERE docs.id IN (SELECT value FROM json_each(?))`,
+        ).all(JSON.stringify(ids)) as Row[]
+      ).map((r) => [r.id, r]),
+    );
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
@@ -296,7 +349,9 @@ export class OpenSet {
       const { from, cond, all } = this.everyMatch(q);
       const dir = order.desc ? 'DESC' : 'ASC';
       const total = (this.stmt(`SELECT count(*) AS n FROM ${from} ${cond}`).get(...all) as { n: number }).n;
-      const rows = this.stmt(`SELECT ${this.cols()}, 0 AS rank FROM ${from} ${cond} ORDER BY docs.${order.field} ${dir}, docs.url ${dir}, docs.digest LIMIT ?`).all(...all, limit) as Row[];
+      const rows = this.stmt(
+        `SELECT ${this.cols()}, 0 AS rank FROM ${from} ${cond} ORDER BY docs.${order.field} ${dir}, docs.url ${dir}, docs.digest LIMIT ?`,
+      ).all(...all, limit) as Row[];
       return { total, rows };
     }
     if (!match) {
@@ -313,9 +368,13 @@ export class OpenSet {
       const args = driver ? [driver, ...params] : params;
       const counted = (this.stmt(`SELECT count(*) AS n FROM (SELECT 1 FROM ${from} ${cond} LIMIT ${cap + 1})`).get(...args) as { n: number }).n;
       const capped = counted > cap;
-      const rows = (capped && !limits.exact
-        ? this.stmt(`SELECT ${this.cols()}, -docs.boost AS rank FROM docs ${join} WHERE docs.id IN (SELECT docs.id FROM ${from} ${cond} LIMIT ${cap}) ORDER BY rank, docs.url, docs.date LIMIT ?`)
-        : this.stmt(`SELECT ${this.cols()}, -docs.boost AS rank FROM ${from} ${cond} ORDER BY rank, docs.url, docs.date LIMIT ?`)).all(...args, limit) as Row[];
+      const rows = (
+        capped && !limits.exact
+          ? this.stmt(
+              `SELECT ${this.cols()}, -docs.boost AS rank FROM docs ${join} WHERE docs.id IN (SELECT docs.id FROM ${from} ${cond} LIMIT ${cap}) ORDER BY rank, docs.url, docs.date LIMIT ?`,
+            )
+          : this.stmt(`SELECT ${this.cols()}, -docs.boost AS rank FROM ${from} ${cond} ORDER BY rank, docs.url, docs.date LIMIT ?`)
+      ).all(...args, limit) as Row[];
       return { total: Math.min(counted, cap), rows, ...(capped ? { capped, ...(limits.exact ? {} : { rankedAmong: cap }) } : {}) };
     }
     // Words: the best candidates by BM25 with the field weights, which the searcher re-ranks with
@@ -334,7 +393,10 @@ export class OpenSet {
     const counted = (this.stmt(`SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${cond} LIMIT ${cap + 1})`).get(...args) as { n: number }).n;
     const capped = counted > cap;
     const total = Math.min(counted, cap);
-    const head = (n: number) => this.stmt(`SELECT fts.rowid AS id FROM ${from} WHERE ${cond} LIMIT ${n}`).pluck().all(...args) as number[];
+    const head = (n: number) =>
+      this.stmt(`SELECT fts.rowid AS id FROM ${from} WHERE ${cond} LIMIT ${n}`)
+        .pluck()
+        .all(...args) as number[];
     let ids: { id: number; r: number }[] = [];
     let rankedAmong: number | undefined;
     let partial = false;
@@ -360,14 +422,20 @@ export class OpenSet {
       pool = new Set(head(cap));
       const tierMatch = ftsTier(q, narrow!);
       if (tierMatch && late()) partial = true;
-      else if (tierMatch) for (const id of this.stmt(`SELECT fts.rowid AS id FROM ${from} WHERE ${cond} LIMIT ${cap}`).pluck().all(tierMatch, ...args.slice(1)) as number[]) pool.add(id);
+      else if (tierMatch)
+        for (const id of this.stmt(`SELECT fts.rowid AS id FROM ${from} WHERE ${cond} LIMIT ${cap}`)
+          .pluck()
+          .all(tierMatch, ...args.slice(1)) as number[])
+          pool.add(id);
     }
     if (pool) {
       // BM25 of the candidates alone: `+rowid` keeps FTS5 from taking the IN list as rowid
       // lookups (one whole MATCH per value); SQLite tests each match against the list, and
       // bm25() runs only for the rows that pass.
-      ids = this.stmt(`SELECT rowid AS id, bm25(fts, ${this.weights}) AS r FROM fts WHERE fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`)
-        .all(match, JSON.stringify([...pool])) as { id: number; r: number }[];
+      ids = this.stmt(`SELECT rowid AS id, bm25(fts, ${this.weights}) AS r FROM fts WHERE fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`).all(
+        match,
+        JSON.stringify([...pool]),
+      ) as { id: number; r: number }[];
       ids.sort((x, y) => x.r - y.r || x.id - y.id);
       ids.length = Math.min(ids.length, candidates);
       if (capped || partial) rankedAmong = pool.size;
@@ -379,7 +447,9 @@ export class OpenSet {
     // The candidates without their language: in the documents table it comes after the stored
     // text, whose overflow pages a column past it makes SQLite read (a hundred candidates a
     // set: 161 -> 61 ms over 300 queries); the hits shown get it with their text (lang()).
-    const docs = this.stmt(`SELECT ${this.cols(false)} FROM docs ${join} WHERE docs.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids.map((x) => x.id))) as Row[];
+    const docs = this.stmt(`SELECT ${this.cols(false)} FROM docs ${join} WHERE docs.id IN (SELECT value FROM json_each(?))`).all(
+      JSON.stringify(ids.map((x) => x.id)),
+    ) as Row[];
     for (const d of docs) d.rank = byId.get(d.id)!;
     return { total, rows: docs, ...more };
   }
@@ -395,7 +465,9 @@ export class OpenSet {
    * both lie at the end of its row, past the text's overflow pages.
    */
   textAndLang(id: number, text = true): { text: string; lang: string } {
-    const r = this.stmt(text ? 'SELECT text, lang FROM docs WHERE id = ?' : "SELECT '' AS text, lang FROM docs WHERE id = ?").get(id) as { text: string | null; lang: string } | undefined;
+    const r = this.stmt(text ? 'SELECT text, lang FROM docs WHERE id = ?' : "SELECT '' AS text, lang FROM docs WHERE id = ?").get(id) as
+      | { text: string | null; lang: string }
+      | undefined;
     return { text: r?.text ?? '', lang: r?.lang ?? '' };
   }
 
@@ -404,7 +476,9 @@ export class OpenSet {
   }
 
   bestTitles(n: number): string[] {
-    return (this.stmt("SELECT title FROM docs WHERE title != '' AND deleted = 0 ORDER BY boost DESC, id LIMIT ?").all(n) as { title: string }[]).map((r) => r.title);
+    return (this.stmt("SELECT title FROM docs WHERE title != '' AND deleted = 0 ORDER BY boost DESC, id LIMIT ?").all(n) as { title: string }[]).map(
+      (r) => r.title,
+    );
   }
 
   /**
@@ -423,8 +497,10 @@ export class OpenSet {
   /** Every document served, in document order (an export of the collection), without its text. */
   *documents(): Generator<Row> {
     // A thousand at a time: the connection serves other reads (their texts) between batches.
-    const batch = this.stmt(`SELECT ${this.cols(false)} FROM docs ${this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : ''} WHERE docs.deleted = 0 AND docs.id > ? ORDER BY docs.id LIMIT 1000`);
-    for (let after = -1; ;) {
+    const batch = this.stmt(
+      `SELECT ${this.cols(false)} FROM docs ${this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : ''} WHERE docs.deleted = 0 AND docs.id > ? ORDER BY docs.id LIMIT 1000`,
+    );
+    for (let after = -1; ; ) {
       const rows = batch.all(after) as Row[];
       if (rows.length === 0) return;
       yield* rows;
@@ -441,4 +517,3 @@ export class OpenSet {
     this.db.close();
   }
 }
-

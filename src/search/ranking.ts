@@ -133,7 +133,13 @@ function fit(queryWords: readonly string[], have: string[], avgLength: number): 
 }
 
 /** `titleWords`: the title's words, when the caller has them already. */
-export function features(c: Candidate, queryWords: readonly string[], exact: readonly string[] = [], avgTitle = 1, titleWords = words(c.title ?? '')): RankingWeights {
+export function features(
+  c: Candidate,
+  queryWords: readonly string[],
+  exact: readonly string[] = [],
+  avgTitle = 1,
+  titleWords = words(c.title ?? ''),
+): RankingWeights {
   const title = cover(queryWords, titleWords);
   const p = path(c.url);
   const url = cover(queryWords, words(p.replace(HOME, '/').replace(/\.[a-z0-9]{1,5}$/i, '')));
@@ -155,7 +161,12 @@ export function features(c: Candidate, queryWords: readonly string[], exact: rea
  * Scores candidates from every index set together (the best text score is the best of all):
  * sets `rank` to the final score, negative as FTS5's, lower better.
  */
-export function rerank<T extends Candidate>(cands: T[], queryWords: readonly string[], w: RankingWeights = DEFAULT_WEIGHTS, exact: readonly string[] = []): T[] {
+export function rerank<T extends Candidate>(
+  cands: T[],
+  queryWords: readonly string[],
+  w: RankingWeights = DEFAULT_WEIGHTS,
+  exact: readonly string[] = [],
+): T[] {
   if (cands.length === 0) return cands;
   const best = Math.max(...cands.map((c) => -c.rank));
   const forms = marked(exact);

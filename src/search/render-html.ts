@@ -36,7 +36,11 @@ function page(title: string, query: string, body: string): string {
 }
 
 export function renderHome(): string {
-  return page('nwax', '', `<p>Every version of a page, with every date it was captured. Try <code>site:example.org</code>, <code>type:pdf</code>, <code>date:2007-2008</code>, <code>"a phrase"</code>, <code>-word</code>.</p>`);
+  return page(
+    'nwax',
+    '',
+    `<p>Every version of a page, with every date it was captured. Try <code>site:example.org</code>, <code>type:pdf</code>, <code>date:2007-2008</code>, <code>"a phrase"</code>, <code>-word</code>.</p>`,
+  );
 }
 
 function link(params: SearchParams, over: Partial<SearchParams>): string {
@@ -51,7 +55,9 @@ function link(params: SearchParams, over: Partial<SearchParams>): string {
 function hitHtml(h: Hit, p: SearchParams, template: string): string {
   const snippet = markSnippet(h.snippet, '<mark>', '</mark>', htmlEscape);
   const dates = h.dates.map((d) => `<a href="${htmlEscape(replayUrl(template, h, d))}">${showDate(d)}</a>`).join('');
-  const more = h.moreFromSite ? ` · <a href="${htmlEscape(link(p, { query: `${p.query} site:${h.host}`, start: 0, hitsPerSite: 0 }))}">${h.moreFromSite} more from ${htmlEscape(h.host)}</a>` : '';
+  const more = h.moreFromSite
+    ? ` · <a href="${htmlEscape(link(p, { query: `${p.query} site:${h.host}`, start: 0, hitsPerSite: 0 }))}">${h.moreFromSite} more from ${htmlEscape(h.host)}</a>`
+    : '';
   return `<li><h3><a href="${htmlEscape(replayUrl(template, h, h.dates[0]))}">${htmlEscape(h.title || h.url)}</a></h3>
 <div class="url">${htmlEscape(h.url)}</div>
 ${snippet ? `<p>${snippet}</p>` : ''}
@@ -67,12 +73,21 @@ export function renderResults(r: SearchResult & { failed?: string[] }, p: Search
     : `<h2>No hits for <q>${htmlEscape(p.query)}</q></h2>`;
   const nav: string[] = [];
   if (r.start > 0) nav.push(`<a rel="prev" href="${htmlEscape(link(p, { start: Math.max(0, r.start - p.hitsPerPage) }))}">Previous page</a>`);
-  if (last < r.total && r.hits.length === p.hitsPerPage) nav.push(`<a rel="next" href="${htmlEscape(link(p, { start: r.start + p.hitsPerPage }))}">Next page</a>`);
-  const facetList = (title: string, field: string, values: [string, number][]) => values.length < 2 ? '' : `<section><h3>${title}</h3><ul>${values.map(([v, n]) =>
-    `<li><a href="${htmlEscape(link(p, { query: `${p.query} ${field}:${v}`, start: 0 }))}">${htmlEscape(v)}</a> (${n})</li>`).join('')}</ul></section>`;
-  const facets = r.facets ? `<nav aria-label="Narrow the results" class="facets">${facetList('Site', 'site', r.facets.site)}${facetList('Type', 'type', r.facets.type)}${facetList('Year', 'date', r.facets.year)}${facetList('Language', 'lang', r.facets.lang)}</nav>` : '';
-  const partial = (r.failed?.length ? `<p role="status">Partial results: ${r.failed.length} shard${r.failed.length === 1 ? '' : 's'} did not answer (${htmlEscape(r.failed.join(', '))}).</p>` : '')
-    + (r.partial ? '<p role="status">Partial results: the query ran out of time; these are the best of the matches it looked at.</p>' : '');
+  if (last < r.total && r.hits.length === p.hitsPerPage)
+    nav.push(`<a rel="next" href="${htmlEscape(link(p, { start: r.start + p.hitsPerPage }))}">Next page</a>`);
+  const facetList = (title: string, field: string, values: [string, number][]) =>
+    values.length < 2
+      ? ''
+      : `<section><h3>${title}</h3><ul>${values
+          .map(([v, n]) => `<li><a href="${htmlEscape(link(p, { query: `${p.query} ${field}:${v}`, start: 0 }))}">${htmlEscape(v)}</a> (${n})</li>`)
+          .join('')}</ul></section>`;
+  const facets = r.facets
+    ? `<nav aria-label="Narrow the results" class="facets">${facetList('Site', 'site', r.facets.site)}${facetList('Type', 'type', r.facets.type)}${facetList('Year', 'date', r.facets.year)}${facetList('Language', 'lang', r.facets.lang)}</nav>`
+    : '';
+  const partial =
+    (r.failed?.length
+      ? `<p role="status">Partial results: ${r.failed.length} shard${r.failed.length === 1 ? '' : 's'} did not answer (${htmlEscape(r.failed.join(', '))}).</p>`
+      : '') + (r.partial ? '<p role="status">Partial results: the query ran out of time; these are the best of the matches it looked at.</p>' : '');
   const body = `${head}${partial}${facets}<ol start="${first}">${r.hits.map((h) => hitHtml(h, p, template)).join('\n')}</ol>${nav.length ? `<nav aria-label="Pages">${nav.join('')}</nav>` : ''}`;
   return page(`${p.query} - nwax`, p.query, body);
 }

@@ -11,21 +11,35 @@ import { replayUrl } from './render-text.js';
 
 export function xmlEscape(s: string): string {
   // Characters XML 1.0 cannot hold at all are dropped; the rest escaped.
-  return s.replace(/[^\t\n\r\x20-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu, '').replace(/[<>&"']/g, (c) => `&${{ '<': 'lt', '>': 'gt', '&': 'amp', '"': 'quot', "'": 'apos' }[c]};`);
+  return s
+    .replace(/[^\t\n\r\x20-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu, '')
+    .replace(/[<>&"']/g, (c) => `&${{ '<': 'lt', '>': 'gt', '&': 'amp', '"': 'quot', "'": 'apos' }[c]};`);
 }
 
 export function renderRss(r: SearchResult, p: SearchParams, base: string, template: string): string {
   const el = (name: string, value: string | number) => `<${name}>${xmlEscape(String(value))}</${name}>`;
   const params = new URLSearchParams({ query: p.query, start: String(p.start), hitsPerPage: String(p.hitsPerPage), hitsPerSite: String(p.hitsPerSite) });
-  const items = r.hits.map((h) => {
-    const fields: [string, string | number][] = [
-      ['url', h.url], ['digest', h.digest], ['date', h.dates[0]], ...h.dates.map((d): [string, string] => ['capture', d]),
-      ['type', h.mime], ['length', h.length], ['collection', h.collection], ['segment', h.segment], ['arcname', h.file], ['arcoffset', h.offset],
-    ];
-    return `<item>${el('title', h.title || h.url)}${el('link', replayUrl(template, h, h.dates[0]))}${el('description', markSnippet(h.snippet, '', ''))}${h.lang ? el('dc:language', h.lang) : ''}`
-      + `${el('nutch:site', h.host)}${el('nutch:score', h.score.toFixed(6))}${fields.map(([k, v]) => el(`nutch:${k}`, v)).join('')}`
-      + `${el('guid', `${h.url} ${h.digest}`)}</item>`;
-  }).join('\n');
+  const items = r.hits
+    .map((h) => {
+      const fields: [string, string | number][] = [
+        ['url', h.url],
+        ['digest', h.digest],
+        ['date', h.dates[0]],
+        ...h.dates.map((d): [string, string] => ['capture', d]),
+        ['type', h.mime],
+        ['length', h.length],
+        ['collection', h.collection],
+        ['segment', h.segment],
+        ['arcname', h.file],
+        ['arcoffset', h.offset],
+      ];
+      return (
+        `<item>${el('title', h.title || h.url)}${el('link', replayUrl(template, h, h.dates[0]))}${el('description', markSnippet(h.snippet, '', ''))}${h.lang ? el('dc:language', h.lang) : ''}` +
+        `${el('nutch:site', h.host)}${el('nutch:score', h.score.toFixed(6))}${fields.map(([k, v]) => el(`nutch:${k}`, v)).join('')}` +
+        `${el('guid', `${h.url} ${h.digest}`)}</item>`
+      );
+    })
+    .join('\n');
   return `<?xml version="1.0" encoding="UTF-8"?>
 <rss version="2.0" xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" xmlns:nutch="http://www.nutch.org/opensearchrss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/">
 <channel>${el('title', `nwax: ${p.query}`)}${el('description', `nwax search results for ${p.query}`)}${el('link', `${base}/search?${params}`)}

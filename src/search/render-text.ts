@@ -8,7 +8,10 @@ import { markSnippet } from './snippet.js';
  */
 export function replayUrl(template: string, hit: Pick<Hit, 'collection' | 'url'>, date: string): string {
   const none = template.includes('/replay/{collection}/') ? '*' : 'web';
-  return template.replace('{collection}', hit.collection ? encodeURIComponent(hit.collection) : none).replace('{date}', date).replace('{url}', hit.url);
+  return template
+    .replace('{collection}', hit.collection ? encodeURIComponent(hit.collection) : none)
+    .replace('{date}', date)
+    .replace('{url}', hit.url);
 }
 
 function showDate(d: string): string {
@@ -18,13 +21,19 @@ function showDate(d: string): string {
 export function renderText(r: SearchResult, template: string, bold: boolean): string {
   const out: string[] = [];
   const last = r.start + r.hits.length;
-  out.push(r.hits.length ? `Hits ${r.start + 1}-${last} (of ${r.totalExact === false ? 'more than ' : ''}${r.total}) for ${JSON.stringify(r.query)} in ${r.elapsedMs.toFixed(0)} ms` : `No hits (of ${r.totalExact === false ? 'more than ' : ''}${r.total}) for ${JSON.stringify(r.query)}`);
+  out.push(
+    r.hits.length
+      ? `Hits ${r.start + 1}-${last} (of ${r.totalExact === false ? 'more than ' : ''}${r.total}) for ${JSON.stringify(r.query)} in ${r.elapsedMs.toFixed(0)} ms`
+      : `No hits (of ${r.totalExact === false ? 'more than ' : ''}${r.total}) for ${JSON.stringify(r.query)}`,
+  );
   if (r.partial) out.push('(partial: the query ran out of time; these are the best of the matches it looked at)');
   r.hits.forEach((h, i) => {
     out.push('');
     out.push(`${r.start + i + 1}. ${h.title || h.url}`);
     out.push(`   ${h.url}  ${h.digest}`);
-    out.push(`   ${h.mime}, ${h.length} bytes${h.collection ? `, collection ${h.collection}` : ''}; captured ${h.dates.length === 1 ? '' : `${h.dates.length} times: `}${h.dates.map(showDate).join(', ')}`);
+    out.push(
+      `   ${h.mime}, ${h.length} bytes${h.collection ? `, collection ${h.collection}` : ''}; captured ${h.dates.length === 1 ? '' : `${h.dates.length} times: `}${h.dates.map(showDate).join(', ')}`,
+    );
     const snip = markSnippet(h.snippet, bold ? '\x1b[1m' : '[', bold ? '\x1b[0m' : ']');
     if (snip) out.push(`   ${snip}`);
     out.push(`   replay: ${replayUrl(template, h, h.dates[0])}`);
@@ -34,14 +43,22 @@ export function renderText(r: SearchResult, template: string, bold: boolean): st
 }
 
 export function renderJson(r: SearchResult & { failed?: string[] }, template: string): string {
-  return `${JSON.stringify({
-    query: r.query, total: r.total, totalExact: r.totalExact !== false, start: r.start, elapsedMs: Math.round(r.elapsedMs * 10) / 10,
-    // partial: a shard did not answer, or the time budget ran out before every match was looked at.
-    ...(r.failed || r.partial ? { partial: (r.failed?.length ?? 0) > 0 || r.partial === true } : {}),
-    ...(r.failed ? { failedShards: r.failed } : {}),
-    ...(r.partial ? { timeBudgetExceeded: true } : {}),
-    ...(r.rankedAmong !== undefined ? { rankedAmong: r.rankedAmong } : {}),
-    hits: r.hits.map((h) => ({ ...h, replay: h.dates.map((d) => ({ date: d, url: replayUrl(template, h, d) })) })),
-    ...(r.facets ? { facets: r.facets } : {}),
-  }, null, 2)}\n`;
+  return `${JSON.stringify(
+    {
+      query: r.query,
+      total: r.total,
+      totalExact: r.totalExact !== false,
+      start: r.start,
+      elapsedMs: Math.round(r.elapsedMs * 10) / 10,
+      // partial: a shard did not answer, or the time budget ran out before every match was looked at.
+      ...(r.failed || r.partial ? { partial: (r.failed?.length ?? 0) > 0 || r.partial === true } : {}),
+      ...(r.failed ? { failedShards: r.failed } : {}),
+      ...(r.partial ? { timeBudgetExceeded: true } : {}),
+      ...(r.rankedAmong !== undefined ? { rankedAmong: r.rankedAmong } : {}),
+      hits: r.hits.map((h) => ({ ...h, replay: h.dates.map((d) => ({ date: d, url: replayUrl(template, h, d) })) })),
+      ...(r.facets ? { facets: r.facets } : {}),
+    },
+    null,
+    2,
+  )}\n`;
 }

@@ -62,7 +62,11 @@ export class SearchPool {
   aborted = 0;
 
   /** `timeoutMs`: the time budget of one query (0: none). */
-  constructor(private readonly dir: string, threads: number, private readonly timeoutMs = 0) {
+  constructor(
+    private readonly dir: string,
+    threads: number,
+    private readonly timeoutMs = 0,
+  ) {
     for (let i = 0; i < Math.max(1, threads); i++) this.slots.push(this.spawn());
   }
 
@@ -128,12 +132,17 @@ export class SearchPool {
 
   /** Every worker looks for new, replaced and removed index sets now; their reports. */
   reload(): Promise<ReloadResult[]> {
-    return Promise.all(this.slots.map((slot) => new Promise<ReloadResult>((resolve, reject) => {
-      const id = this.next++;
-      const p: Pending = { message: { id, reload: true }, resolve, reject };
-      slot.pending.set(id, p);
-      slot.worker.postMessage(p.message);
-    })));
+    return Promise.all(
+      this.slots.map(
+        (slot) =>
+          new Promise<ReloadResult>((resolve, reject) => {
+            const id = this.next++;
+            const p: Pending = { message: { id, reload: true }, resolve, reject };
+            slot.pending.set(id, p);
+            slot.worker.postMessage(p.message);
+          }),
+      ),
+    );
   }
 
   /** The client of query `id` went away: answered now; the query is stopped only if it runs on. */

@@ -16,6 +16,9 @@ parentPort!.on('message', (m: Message) => {
     parentPort!.postMessage({ id: m.id, result: searcher.search(m.query, m.opts) });
   } catch (err) {
     const e = err as { message: string; code?: unknown; exitCode?: unknown };
-    parentPort!.postMessage({ id: m.id, error: { message: e.message, code: typeof e.code === 'string' ? e.code : undefined, exitCode: typeof e.exitCode === 'number' ? e.exitCode : undefined } });
+    parentPort!.postMessage({
+      id: m.id,
+      error: { message: e.message, code: typeof e.code === 'string' ? e.code : undefined, exitCode: typeof e.exitCode === 'number' ? e.exitCode : undefined },
+    });
   }
 });

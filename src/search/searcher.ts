@@ -106,17 +106,19 @@ export interface SearchResult {
   generation?: number;
 }
 
-
 /** The identity of the files of a set (inode and change time): a swapped-in file has another. */
 function stamp(set: IndexSet): string {
-  return [set.main, set.dates].filter((f): f is string => f !== undefined).map((f) => {
-    try {
-      const st = statSync(f);
-      return `${st.ino}:${st.mtimeMs}`;
-    } catch {
-      return 'gone';
-    }
-  }).join(' ');
+  return [set.main, set.dates]
+    .filter((f): f is string => f !== undefined)
+    .map((f) => {
+      try {
+        const st = statSync(f);
+        return `${st.ino}:${st.mtimeMs}`;
+      } catch {
+        return 'gone';
+      }
+    })
+    .join(' ');
 }
 
 /** Answers kept for repeated queries (per searcher: one per search worker). */
@@ -141,7 +143,10 @@ export class Searcher {
   /** The last error of each set that failed to open, so each is logged once. */
   private readonly failed = new Map<string, string>();
 
-  constructor(readonly dir: string, private readonly log: (message: string) => void = () => {}) {
+  constructor(
+    readonly dir: string,
+    private readonly log: (message: string) => void = () => {},
+  ) {
     this.sets = findIndexSets(dir).map((s) => new OpenSet(s));
     this.stamps = this.sets.map((s) => stamp(s.set));
   }
@@ -300,14 +305,42 @@ export class Searcher {
       // The text and the language lie at the end of the row: read together, once.
       const tail = snippets || r.lang === undefined ? r.set.textAndLang(r.id, snippets) : undefined;
       return {
-        url: r.url, digest: r.digest, title: r.title, dates: [...new Set(r.dates.split(' ').filter(Boolean))].sort(), mime: r.mime, status: r.status,
-        length: r.length, collection: r.collection, segment: r.segment, file: r.file, location: r.location, offset: r.offset, clen: r.clen,
-        host: r.host, lang: r.lang ?? tail?.lang ?? '', score: -r.rank, snippet: snippets ? snippetOf(tail!.text, q.highlight) : { text: '', marks: [] }, set: r.set.set.name, doc: r.id, moreFromSite: 0,
+        url: r.url,
+        digest: r.digest,
+        title: r.title,
+        dates: [...new Set(r.dates.split(' ').filter(Boolean))].sort(),
+        mime: r.mime,
+        status: r.status,
+        length: r.length,
+        collection: r.collection,
+        segment: r.segment,
+        file: r.file,
+        location: r.location,
+        offset: r.offset,
+        clen: r.clen,
+        host: r.host,
+        lang: r.lang ?? tail?.lang ?? '',
+        score: -r.rank,
+        snippet: snippets ? snippetOf(tail!.text, q.highlight) : { text: '', marks: [] },
+        set: r.set.set.name,
+        doc: r.id,
+        moreFromSite: 0,
       };
     });
     markMore(hits, hidden, keyOf);
     const facets = opts.facets ? sumFacets(this.sets.map((s) => s.facets(q, limits))) : undefined;
-    return { query, total, ...(totalExact ? {} : { totalExact }), ...(rankedAmong !== undefined ? { rankedAmong } : {}), ...(partial ? { partial } : {}), start, hits, ...(facets ? { facets } : {}), elapsedMs: performance.now() - t0, generation };
+    return {
+      query,
+      total,
+      ...(totalExact ? {} : { totalExact }),
+      ...(rankedAmong !== undefined ? { rankedAmong } : {}),
+      ...(partial ? { partial } : {}),
+      start,
+      hits,
+      ...(facets ? { facets } : {}),
+      elapsedMs: performance.now() - t0,
+      generation,
+    };
   }
 
   /** Where the stored copy of document `doc` of set `set` is; undefined when there is none. */
@@ -350,4 +383,3 @@ export class Searcher {
     for (const s of this.sets) s.close();
   }
 }
-

@@ -1,6 +1,6 @@
 /**
  * The search service (`nwax serve`), on Node's http: `/` the search page, `/search` HTML
- * results, `/api/search` JSON, `/opensearch` RSS (NutchWAX's OpenSearch servlet), 
+ * results, `/api/search` JSON, `/opensearch` RSS (NutchWAX's OpenSearch servlet),
  * `/opensearch.xml` the description document, `/stored/SET/DOC` the archived bytes of a
  * capture, `/suggest?q=` search-as-you-type, `/cdx` pywb's CDX server API, `/healthz`. Bad parameters are a 400 with a
  * message, never a 500; every response says its content type and charset.
@@ -116,7 +116,9 @@ function localBackend(opts: ServeOptions): Backend {
     const errors = [...new Set([...here.errors, ...workers.flatMap((w) => w.errors)])];
     return { generation: Math.max(here.generation, ...workers.map((w) => w.generation)), errors };
   };
-  const timer = opts.reloadInterval ? setInterval(() => void reload(false).catch((err: Error) => opts.log?.(`reload: ${err.message}`)), opts.reloadInterval) : undefined;
+  const timer = opts.reloadInterval
+    ? setInterval(() => void reload(false).catch((err: Error) => opts.log?.(`reload: ${err.message}`)), opts.reloadInterval)
+    : undefined;
   timer?.unref();
   return {
     search: async (q, o, signal) => (pool ? pool.search(q, o, signal) : searcher.search(q, o)),
@@ -176,9 +178,19 @@ function shardBackend(opts: ServeOptions): Backend {
       return true;
     },
     async suggest(q) {
-      const all = await Promise.allSettled(opts.shards!.map(async (b) => (await (await request(`${b}/suggest?q=${encodeURIComponent(q)}`, { headersTimeout: opts.shardTimeout, bodyTimeout: opts.shardTimeout })).body.json()) as Suggestion[]));
+      const all = await Promise.allSettled(
+        opts.shards!.map(
+          async (b) =>
+            (await (
+              await request(`${b}/suggest?q=${encodeURIComponent(q)}`, { headersTimeout: opts.shardTimeout, bodyTimeout: opts.shardTimeout })
+            ).body.json()) as Suggestion[],
+        ),
+      );
       const seen = new Set<string>();
-      return all.flatMap((a) => (a.status === 'fulfilled' ? a.value : [])).filter((x) => !seen.has(`${x.kind} ${x.text}`) && seen.add(`${x.kind} ${x.text}`)).slice(0, 10);
+      return all
+        .flatMap((a) => (a.status === 'fulfilled' ? a.value : []))
+        .filter((x) => !seen.has(`${x.kind} ${x.text}`) && seen.add(`${x.kind} ${x.text}`))
+        .slice(0, 10);
     },
     close: () => shards.close(),
   };
@@ -214,30 +226,41 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const cdxStreams = new StreamGate(opts.cdx?.maxConcurrent ?? 8);
   const indexes = opts.shards?.length ? shardBackend(opts) : cdx ? cdxOnlyWhenNoIndexes(opts) : localBackend(opts);
   // The CDX sources reload with the indexes: on the same timer, SIGHUP and /admin/reload.
-  const backend: Backend = cdx ? { ...indexes, reload: async () => {
-    cdx.reload();
-    return indexes.reload();
-  } } : indexes;
+  const backend: Backend = cdx
+    ? {
+        ...indexes,
+        reload: async () => {
+          cdx.reload();
+          return indexes.reload();
+        },
+      }
+    : indexes;
   const cdxTimer = cdx && opts.reloadInterval ? setInterval(() => cdx.reload(), opts.reloadInterval) : undefined;
   cdxTimer?.unref();
   // Replay, on its own origin unless asked to share this one.
   const { ReplayService } = opts.replayPort !== undefined && !opts.shards?.length ? await import('../replay/replay-service.js') : { ReplayService: undefined };
   let replayListening = '';
-  const replay = ReplayService && new ReplayService({
-    dir: opts.dir, cdx: opts.cdx?.sources ?? [], archiveLocations: opts.archiveLocations ?? [],
-    base: () => (opts.replayBaseUrl || replayListening).replace(/\/+$/, ''),
-    searchBase: () => (opts.baseUrl || listening).replace(/\/+$/, ''),
-    log: opts.log,
-  });
+  const replay =
+    ReplayService &&
+    new ReplayService({
+      dir: opts.dir,
+      cdx: opts.cdx?.sources ?? [],
+      archiveLocations: opts.archiveLocations ?? [],
+      base: () => (opts.replayBaseUrl || replayListening).replace(/\/+$/, ''),
+      searchBase: () => (opts.baseUrl || listening).replace(/\/+$/, ''),
+      log: opts.log,
+    });
   const replayTimer = replay && opts.reloadInterval ? setInterval(() => replay.reload(), opts.reloadInterval) : undefined;
   replayTimer?.unref();
   /** Hits link to the external Wayback when one is configured, else to the embedded replay. */
-  const replayTemplate = () => opts.wayback || (replay ? `${(opts.replayBaseUrl || replayListening).replace(/\/+$/, '')}/replay/{collection}/{date}/{url}` : '');
-  const serveReplay = (req: IncomingMessage, res: ServerResponse) => replay!.handle(req, res).catch((err: Error) => {
-    opts.log?.(`${req.method} ${req.url}: ${err.message}`);
-    if (!res.headersSent) send(res, 500, 'text/plain', 'internal error\n');
-    else res.destroy();
-  });
+  const replayTemplate = () =>
+    opts.wayback || (replay ? `${(opts.replayBaseUrl || replayListening).replace(/\/+$/, '')}/replay/{collection}/{date}/{url}` : '');
+  const serveReplay = (req: IncomingMessage, res: ServerResponse) =>
+    replay!.handle(req, res).catch((err: Error) => {
+      opts.log?.(`${req.method} ${req.url}: ${err.message}`);
+      if (!res.headersSent) send(res, 500, 'text/plain', 'internal error\n');
+      else res.destroy();
+    });
   // Long query strings reach the handler (and get a 400 with a message) instead of Node's bare 431.
   const metrics = new Metrics(backend.state);
   const access = opts.accessLog ? accessLog(opts.accessLog) : undefined;
@@ -259,9 +282,12 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       const status = res.writableFinished ? res.statusCode : 499;
       metrics.observe(routeOf(path), status, ms / 1000);
       access?.write({
-        method: req.method ?? '', path: opts.accessLog?.queries ? (req.url ?? '/') : path, status,
+        method: req.method ?? '',
+        path: opts.accessLog?.queries ? (req.url ?? '/') : path,
+        status,
         bytes: (req.socket.bytesWritten ?? 0) - sentBefore,
-        ms: Math.round(ms * 10) / 10, ...(answered.generation ? { generation: answered.generation } : {}),
+        ms: Math.round(ms * 10) / 10,
+        ...(answered.generation ? { generation: answered.generation } : {}),
       });
       if (inFlight === 0) drained?.();
     });
@@ -344,10 +370,28 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           const facets = ctype === 'text/html' || url.searchParams.get('facets') === '1';
           // NutchWAX's hitsPerSite keeps its meaning when asked for; the default collapses only across sites.
           const hitsPerSiteDefault = !url.searchParams.has('hitsPerSite') && !url.searchParams.has('hitsPerDup');
-          const r = await backend.search(p.query, { start: p.start, hits: p.hitsPerPage, hitsPerSite: p.hitsPerSite, hitsPerSiteDefault, facets, sort: p.sort, reverse: p.reverse, dedupField: p.dedupField, exact: p.exact, maxScored: opts.maxScored, budgetMs: opts.timeBudget, ...(opts.cache === false ? { cache: false } : {}) }, signal);
+          const r = await backend.search(
+            p.query,
+            {
+              start: p.start,
+              hits: p.hitsPerPage,
+              hitsPerSite: p.hitsPerSite,
+              hitsPerSiteDefault,
+              facets,
+              sort: p.sort,
+              reverse: p.reverse,
+              dedupField: p.dedupField,
+              exact: p.exact,
+              maxScored: opts.maxScored,
+              budgetMs: opts.timeBudget,
+              ...(opts.cache === false ? { cache: false } : {}),
+            },
+            signal,
+          );
           answered.generation = r.generation;
           const template = replayTemplate();
-          const body = ctype === 'text/html' ? renderResults(r, p, template) : ctype === 'application/json' ? renderJson(r, template) : renderRss(r, p, base, template);
+          const body =
+            ctype === 'text/html' ? renderResults(r, p, template) : ctype === 'application/json' ? renderJson(r, template) : renderRss(r, p, base, template);
           send(res, 200, ctype, body);
         } catch (err) {
           want(ctype)(err);
@@ -414,21 +458,29 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     });
     replayListening = addressOf(replayServer.address() as AddressInfo);
   }
-  const closeReplay = () => new Promise<void>((resolve) => {
-    clearInterval(replayTimer);
-    if (!replayServer) return resolve();
-    replayServer.closeAllConnections();
-    replayServer.close(() => resolve());
-  });
+  const closeReplay = () =>
+    new Promise<void>((resolve) => {
+      clearInterval(replayTimer);
+      if (!replayServer) return resolve();
+      replayServer.closeAllConnections();
+      replayServer.close(() => resolve());
+    });
   return {
     server,
     url: listening,
     ...(replay ? { replayUrl: replayListening } : {}),
-    close: () => new Promise<void>((resolve) => {
-      clearInterval(cdxTimer);
-      server.closeAllConnections();
-      server.close(() => void closeReplay().then(() => backend.close()).then(() => access?.flush()).then(resolve));
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        clearInterval(cdxTimer);
+        server.closeAllConnections();
+        server.close(
+          () =>
+            void closeReplay()
+              .then(() => backend.close())
+              .then(() => access?.flush())
+              .then(resolve),
+        );
+      }),
     reload: () => backend.reload(),
     async shutdown(timeoutMs) {
       // No new connections; idle keep-alive ones closed now, busy ones after their answer.

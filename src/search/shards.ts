@@ -28,24 +28,32 @@ interface BackendJson {
 export class ShardSearcher {
   private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
 
-  constructor(readonly backends: string[], private readonly timeout: number) {}
+  constructor(
+    readonly backends: string[],
+    private readonly timeout: number,
+  ) {}
 
   private async ask(backend: string, query: string, hits: number, opts: SearchOptions): Promise<BackendJson> {
     const params = new URLSearchParams({
-      query, start: '0', hitsPerPage: String(hits), hitsPerSite: '0',
-      ...(opts.facets ? { facets: '1' } : {}), ...(opts.sort && opts.sort !== 'score' ? { sort: opts.sort } : {}), ...(opts.reverse ? { reverse: 'true' } : {}),
+      query,
+      start: '0',
+      hitsPerPage: String(hits),
+      hitsPerSite: '0',
+      ...(opts.facets ? { facets: '1' } : {}),
+      ...(opts.sort && opts.sort !== 'score' ? { sort: opts.sort } : {}),
+      ...(opts.reverse ? { reverse: 'true' } : {}),
       ...(opts.exact ? { exact: 'true' } : {}),
     });
     const res = await request(`${backend}/api/search?${params}`, { dispatcher: this.agent, headersTimeout: this.timeout, bodyTimeout: this.timeout });
     if (res.statusCode === 400) {
-      const body = await res.body.json() as { error: string };
+      const body = (await res.body.json()) as { error: string };
       throw Object.assign(new Error(body.error), { code: 'NWAX_QUERY' });
     }
     if (res.statusCode !== 200) {
       await res.body.dump();
       throw new Error(`HTTP ${res.statusCode}`);
     }
-    return await res.body.json() as BackendJson;
+    return (await res.body.json()) as BackendJson;
   }
 
   async search(query: string, opts: SearchOptions = {}): Promise<ShardResult> {
@@ -96,7 +104,18 @@ export class ShardSearcher {
     const hits = shown.slice(start, start + want);
     markMore(hits, hidden, keyOf);
     const facets = opts.facets ? sumFacets(answers.map((a) => (a.status === 'fulfilled' ? a.value.facets : undefined))) : undefined;
-    return { query, total, ...(totalExact ? {} : { totalExact }), ...(rankedAmong !== undefined ? { rankedAmong } : {}), ...(partial ? { partial } : {}), start, hits, ...(facets ? { facets } : {}), elapsedMs: performance.now() - t0, failed };
+    return {
+      query,
+      total,
+      ...(totalExact ? {} : { totalExact }),
+      ...(rankedAmong !== undefined ? { rankedAmong } : {}),
+      ...(partial ? { partial } : {}),
+      start,
+      hits,
+      ...(facets ? { facets } : {}),
+      elapsedMs: performance.now() - t0,
+      failed,
+    };
   }
 
   /** The backend URL of a front-side stored reference `SHARD~SET/DOC`. */
@@ -109,14 +128,16 @@ export class ShardSearcher {
   async documents(): Promise<{ documents: number; failed: string[] }> {
     let documents = 0;
     const failed: string[] = [];
-    await Promise.all(this.backends.map(async (b) => {
-      try {
-        const res = await request(`${b}/healthz`, { dispatcher: this.agent, headersTimeout: this.timeout, bodyTimeout: this.timeout });
-        documents += ((await res.body.json()) as { documents: number }).documents;
-      } catch (err) {
-        failed.push(`${b} (${(err as { code?: string }).code ?? (err as Error).message})`);
-      }
-    }));
+    await Promise.all(
+      this.backends.map(async (b) => {
+        try {
+          const res = await request(`${b}/healthz`, { dispatcher: this.agent, headersTimeout: this.timeout, bodyTimeout: this.timeout });
+          documents += ((await res.body.json()) as { documents: number }).documents;
+        } catch (err) {
+          failed.push(`${b} (${(err as { code?: string }).code ?? (err as Error).message})`);
+        }
+      }),
+    );
     return { documents, failed };
   }
 

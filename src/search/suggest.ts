@@ -16,7 +16,10 @@ export interface Suggestion {
 
 export class Suggester {
   private readonly index = new MiniSearch<{ id: number; text: string; kind: string }>({
-    fields: ['text'], storeFields: ['text', 'kind'], tokenize: terms, processTerm: (t) => t,
+    fields: ['text'],
+    storeFields: ['text', 'kind'],
+    tokenize: terms,
+    processTerm: (t) => t,
   });
 
   constructor(searcher: Searcher, titles: number) {
@@ -32,6 +35,9 @@ export class Suggester {
 
   suggest(prefix: string, limit = 10): Suggestion[] {
     if (!prefix.trim()) return [];
-    return this.index.search(prefix, { prefix: true, fuzzy: 0.2 }).slice(0, limit).map((r) => ({ text: r.text as string, kind: r.kind as 'site' | 'title' }));
+    return this.index
+      .search(prefix, { prefix: true, fuzzy: 0.2 })
+      .slice(0, limit)
+      .map((r) => ({ text: r.text as string, kind: r.kind as 'site' | 'title' }));
   }
 }

@@ -28,13 +28,22 @@ export class ArchiveLocator {
       }
       if (st.isDirectory()) return { kind: 'dir', dir: l };
       const map = new Map<string, string>();
-      readFileSync(l, 'utf8').split('\n').forEach((line, i) => {
-        if (line.trim() === '' || line.startsWith('#')) return;
-        const tab = line.indexOf('\t');
-        if (tab <= 0) throw new InputError(`${l}: line ${i + 1}: not a path index line (name TAB location)`);
-        // Columns past the location (a segment's capture list adds the collection) are not the locator's.
-        if (!map.has(line.slice(0, tab))) map.set(line.slice(0, tab), line.slice(tab + 1).split('\t')[0].trim());
-      });
+      readFileSync(l, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (line.trim() === '' || line.startsWith('#')) return;
+          const tab = line.indexOf('\t');
+          if (tab <= 0) throw new InputError(`${l}: line ${i + 1}: not a path index line (name TAB location)`);
+          // Columns past the location (a segment's capture list adds the collection) are not the locator's.
+          if (!map.has(line.slice(0, tab)))
+            map.set(
+              line.slice(0, tab),
+              line
+                .slice(tab + 1)
+                .split('\t')[0]
+                .trim(),
+            );
+        });
       return { kind: 'index', map };
     });
   }

@@ -40,7 +40,10 @@ function locationOf(location: string): string {
 
 /** Every line of the tasks' files, in batches. */
 async function* taskLines(dir: string): AsyncGenerator<string[]> {
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.cdx')).sort()) yield* lineBatches(join(dir, f));
+  for (const f of readdirSync(dir)
+    .filter((n) => n.endsWith('.cdx'))
+    .sort())
+    yield* lineBatches(join(dir, f));
 }
 
 /** Writes the capture index of `segment` for the archives of `entries`; returns its number of lines. */
@@ -49,9 +52,14 @@ export async function writeCaptureIndex(segment: string, entries: ManifestEntry[
   const seen = new Map<string, ManifestEntry>();
   for (const e of entries) if (!seen.has(e.location)) seen.set(e.location, e);
   // An archive the import could not read has been reported; a remote one goes in only when asked.
-  const archives = [...seen.values()].filter((e) => (isRemote(e.location) || isClusterPath(e.location) ? opts.scope === 'all' : existsSync(localFileOf(e.location))));
+  const archives = [...seen.values()].filter((e) =>
+    isRemote(e.location) || isClusterPath(e.location) ? opts.scope === 'all' : existsSync(localFileOf(e.location)),
+  );
   const left = seen.size - archives.length;
-  if (left) opts.say(`capture index for replay: ${left} archive${left === 1 ? '' : 's'} left out (remote or unreadable; -D nwax.import.captures=all takes remote ones)`);
+  if (left)
+    opts.say(
+      `capture index for replay: ${left} archive${left === 1 ? '' : 's'} left out (remote or unreadable; -D nwax.import.captures=all takes remote ones)`,
+    );
   if (archives.length === 0) return 0;
   const index = archives.map((e) => `${archiveName(e.location)}\t${locationOf(e.location)}\t${e.collection}`).join('\n');
   const tmp = join(segment, `${CAPTURES_ARCHIVES}.tmp-${process.pid}`);
@@ -60,7 +68,10 @@ export async function writeCaptureIndex(segment: string, entries: ManifestEntry[
   let lines = 0;
   await writeOutput(join(segment, CAPTURES_CDX), async (out) => {
     await out.write(headerLine('cdx11')!);
-    for await (const batch of externalSort(taskLines(opts.linesDir), { memory: parseByteSize(opts.memory, 'nwax.sort.memory'), tmpDir: opts.tmpDir ?? opts.linesDir })) {
+    for await (const batch of externalSort(taskLines(opts.linesDir), {
+      memory: parseByteSize(opts.memory, 'nwax.sort.memory'),
+      tmpDir: opts.tmpDir ?? opts.linesDir,
+    })) {
       lines += batch.length;
       await out.writeAll(batch);
     }

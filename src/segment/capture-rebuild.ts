@@ -42,10 +42,12 @@ export async function rebuildCaptureIndex(segment: string, entries: ManifestEntr
       const lines = new CaptureLines(linesDir);
       try {
         // Damage is reported as nwax cdx reports it, and costs only the damaged records' lines.
-        const run = await cdxEntries(e.location, { onIssue: (i) => {
-          opts.say(describeIssue(i));
-          if (i.skipped) skipped++;
-        } });
+        const run = await cdxEntries(e.location, {
+          onIssue: (i) => {
+            opts.say(describeIssue(i));
+            if (i.skipped) skipped++;
+          },
+        });
         for await (const entry of run.entries) lines.add(entry);
       } catch (err) {
         if (!(err instanceof InputError)) throw err;

@@ -104,7 +104,10 @@ export async function planCdxImport(o: CdxPlanOptions): Promise<CdxPlan> {
         const location = /\.wacz$/i.test(cdx) ? await (await import('../archive/wacz.js')).packageEntryOf(cdx, f.filename) : await o.locator.locate(f.filename);
         if (!location) {
           plan.unresolved++;
-          if (!missing.has(f.filename)) warnLine(`${cdx}: line ${n}: archive ${f.filename} is in none of the archive locations (--archives, nwax.archive.locations); its records are skipped`);
+          if (!missing.has(f.filename))
+            warnLine(
+              `${cdx}: line ${n}: archive ${f.filename} is in none of the archive locations (--archives, nwax.archive.locations); its records are skipped`,
+            );
           missing.set(f.filename, (missing.get(f.filename) ?? 0) + 1);
           continue;
         }

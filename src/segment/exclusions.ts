@@ -56,14 +56,17 @@ export interface PreparedExclusions {
  * Reads the list once: reports bad lines (with their numbers) through `warn`, detects the
  * canonicalizer, and sorts a list larger than `memory` into a record file at `sortedPath`.
  */
-export async function prepareExclusions(path: string, opts: {
-  canonicalizer: string;
-  memory: number;
-  sortedPath: string;
-  sortMemory: number;
-  tmpDir?: string;
-  warn: (m: string) => void;
-}): Promise<PreparedExclusions> {
+export async function prepareExclusions(
+  path: string,
+  opts: {
+    canonicalizer: string;
+    memory: number;
+    sortedPath: string;
+    sortMemory: number;
+    tmpDir?: string;
+    warn: (m: string) => void;
+  },
+): Promise<PreparedExclusions> {
   let lineNo = 0;
   let lines = 0;
   let bad = 0;

@@ -27,8 +27,7 @@ let options: Promise<ImportOptions> | undefined;
  * charset detection and the language tables were 40-50 ms of its start).
  */
 let importer: Promise<typeof import('./importer.js')> | undefined;
-const importArchive: (typeof import('./importer.js'))['importArchive'] = async (...args) =>
-  (await (importer ??= import('./importer.js'))).importArchive(...args);
+const importArchive: typeof import('./importer.js')['importArchive'] = async (...args) => (await (importer ??= import('./importer.js'))).importArchive(...args);
 
 /** The task's options from its configuration, loaded once per task (the exclusions above all). */
 function importOptions(ctx: TaskContext): Promise<ImportOptions> {
@@ -40,9 +39,10 @@ function importOptions(ctx: TaskContext): Promise<ImportOptions> {
       const canon = conf.getString('nwax.import.canonicalizer');
       // The import command resolves `auto` before the tasks start; a streaming task reads the keys itself.
       const { prepareExclusions } = await import('./exclusions.js');
-      const c = canon === 'auto'
-        ? (await prepareExclusions(excl, { canonicalizer: 'auto', memory: Infinity, sortedPath: '', sortMemory: 0, warn: () => {} })).canonicalizer
-        : asCanonicalizer(canon);
+      const c =
+        canon === 'auto'
+          ? (await prepareExclusions(excl, { canonicalizer: 'auto', memory: Infinity, sortedPath: '', sortMemory: 0, warn: () => {} })).canonicalizer
+          : asCanonicalizer(canon);
       exclusions = await loadExclusions(excl, c);
     }
     return {
@@ -55,7 +55,12 @@ function importOptions(ctx: TaskContext): Promise<ImportOptions> {
       strict: conf.getBoolean('nwax.import.strict'),
       fetches: conf.getNumber('nwax.import.cdx.fetches'),
       captures: capturesOf(conf),
-      remote: { timeout: conf.getNumber('http.timeout'), retries: conf.getNumber('nwax.http.retries'), userAgent: conf.getString('http.agent.name'), hadoop: conf.getString('nwax.hadoop.command') },
+      remote: {
+        timeout: conf.getNumber('http.timeout'),
+        retries: conf.getNumber('nwax.http.retries'),
+        userAgent: conf.getString('http.agent.name'),
+        hadoop: conf.getString('nwax.hadoop.command'),
+      },
     };
   })());
 }

@@ -54,13 +54,17 @@ function mimeOf(r: ArchiveRecord): string {
   return (raw ?? '').split(';')[0].trim().toLowerCase() || 'application/octet-stream';
 }
 
-
 /**
  * Reads one archive of the manifest and emits its captures under their document keys; with a
  * split, only the records that start in [start, end) (archive-splits.ts).
  */
-export async function importArchive(entry: ManifestEntry, opts: ImportOptions, emit: Emit, ctx: TaskContext,
-  split: { start: number; end?: number } = { start: 0 }): Promise<void> {
+export async function importArchive(
+  entry: ManifestEntry,
+  opts: ImportOptions,
+  emit: Emit,
+  ctx: TaskContext,
+  split: { start: number; end?: number } = { start: 0 },
+): Promise<void> {
   const base = split.start;
   let reader;
   try {
@@ -75,7 +79,10 @@ export async function importArchive(entry: ManifestEntry, opts: ImportOptions, e
         ctx.warn(`${base ? entry.location : i.file}: offset ${i.offset + base}: ${i.reason}: ${i.detail}; ${skippedWhat(i.reason)} skipped`);
       },
     };
-    reader = base === 0 ? await readArchive(entry.location, readOpts) : new ArchiveReader(await openByteRange(entry.location, { offset: base }, opts.remote), readOpts);
+    reader =
+      base === 0
+        ? await readArchive(entry.location, readOpts)
+        : new ArchiveReader(await openByteRange(entry.location, { offset: base }, opts.remote), readOpts);
   } catch (err) {
     if (opts.strict || !(err instanceof InputError)) throw err;
     ctx.count('archives failed');
@@ -88,7 +95,8 @@ export async function importArchive(entry: ManifestEntry, opts: ImportOptions, e
   let pages: PackagePages | undefined;
   try {
     pages = await packagePages(entry.location, opts.remote);
-    if (pages?.textDropped) ctx.warn(`${entry.location}: the package's pages.jsonl holds more page text than an import keeps; ${pages.textDropped} pages' text not used`);
+    if (pages?.textDropped)
+      ctx.warn(`${entry.location}: the package's pages.jsonl holds more page text than an import keeps; ${pages.textDropped} pages' text not used`);
   } catch (err) {
     if (!(err instanceof InputError)) throw err;
     ctx.warn(`${visible(err.message)}; its pages.jsonl not used`);
@@ -121,8 +129,17 @@ export async function importArchive(entry: ManifestEntry, opts: ImportOptions, e
  * from a whole archive or at an offset a CDX line gives (`base`: where the bytes read start).
  * Returns false when the record was damaged (the reader has reported it).
  */
-export async function importRecord(r: ArchiveRecord, file: string, entry: ManifestEntry, opts: ImportOptions,
-  emit: Emit, ctx: TaskContext, base: number, cdx?: EntryBuilder, pages?: PackagePages): Promise<boolean> {
+export async function importRecord(
+  r: ArchiveRecord,
+  file: string,
+  entry: ManifestEntry,
+  opts: ImportOptions,
+  emit: Emit,
+  ctx: TaskContext,
+  base: number,
+  cdx?: EntryBuilder,
+  pages?: PackagePages,
+): Promise<boolean> {
   ctx.count('records read');
   // A record without a target URL is not the capture of a page (nothing could find it).
   if ((r.format === 'arc' ? r.type === 'filedesc' : !CAPTURE_TYPES.has(r.type)) || r.url.trim() === '') {
@@ -162,8 +179,16 @@ async function feedEntry(r: ArchiveRecord, cdx: EntryBuilder | undefined): Promi
   }
 }
 
-async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry, opts: ImportOptions, base: number, cdx?: EntryBuilder,
-  pages?: PackagePages, count?: (what: string) => void): Promise<Capture | undefined> {
+async function readCapture(
+  r: ArchiveRecord,
+  file: string,
+  entry: ManifestEntry,
+  opts: ImportOptions,
+  base: number,
+  cdx?: EntryBuilder,
+  pages?: PackagePages,
+  count?: (what: string) => void,
+): Promise<Capture | undefined> {
   const mime = mimeOf(r);
   const url = normalizeUrl(r.url);
   const parser = new ContentParser({
@@ -209,7 +234,18 @@ async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry,
   // `date` first: the reduce sees a key's captures in date order (values sort as JSON text).
   return {
     date,
-    content: { url, file, location: entry.location, offset: base + r.offset, length: end.length, collection: entry.collection, date, mime, status, recordType: r.format === 'arc' ? 'arc' : r.type },
+    content: {
+      url,
+      file,
+      location: entry.location,
+      offset: base + r.offset,
+      length: end.length,
+      collection: entry.collection,
+      date,
+      mime,
+      status,
+      recordType: r.format === 'arc' ? 'arc' : r.type,
+    },
     parse_data: {
       title,
       description: p.description,
@@ -218,7 +254,20 @@ async function readCapture(r: ArchiveRecord, file: string, entry: ManifestEntry,
       nofollow: p.nofollow,
       parse: p.status,
       ...(p.error ? { parseError: p.error } : {}),
-      meta: { url, digest, date, mime, status, length: r.payloadDigest ? r.contentLength - (r.http?.length ?? 0) : stored, collection: entry.collection, file, offset: base + r.offset, ...(p.charset ? { charset: p.charset } : {}), ...(p.truncated ? { truncated: true } : {}), lang },
+      meta: {
+        url,
+        digest,
+        date,
+        mime,
+        status,
+        length: r.payloadDigest ? r.contentLength - (r.http?.length ?? 0) : stored,
+        collection: entry.collection,
+        file,
+        offset: base + r.offset,
+        ...(p.charset ? { charset: p.charset } : {}),
+        ...(p.truncated ? { truncated: true } : {}),
+        lang,
+      },
     },
     parse_text: text,
     crawl_fetch: { status: 'fetch_success', date, dates: [date] },

@@ -21,7 +21,12 @@ function manifestLine(location: string, collection: string): string {
  * any archive (archives failed, read-error), its good entries imported there; otherwise the
  * problems are said here and counted in `problems`.
  */
-export async function expandManifest(lines: Line[], file: string, say: (m: string) => void, opts: { toTask?: boolean } = {}): Promise<{ file: string; lines: Line[]; problems: number }> {
+export async function expandManifest(
+  lines: Line[],
+  file: string,
+  say: (m: string) => void,
+  opts: { toTask?: boolean } = {},
+): Promise<{ file: string; lines: Line[]; problems: number }> {
   const out: Line[] = [];
   let problems = 0;
   for (const l of lines) {

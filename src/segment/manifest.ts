@@ -28,7 +28,7 @@ export function parseManifestLine(line: string): ManifestEntry | undefined {
     throw new NwaxError('NWAX_FORMAT', `not "path [collection]" (${(err as Error).message.replace(/^Invalid Record Length: |^Quote Not Closed: /, '')})`);
   }
   // A space-delimited line gives an empty field per extra space.
-  const fields = (rows[0] ?? []).filter((f, i) => tsv ? i < 2 : f !== '');
+  const fields = (rows[0] ?? []).filter((f, i) => (tsv ? i < 2 : f !== ''));
   if (!fields[0]) return undefined;
   return { location: fields[0], collection: (fields[1] ?? '').trim() };
 }

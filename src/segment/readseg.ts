@@ -19,7 +19,8 @@ function partsOf(segment: string, name: string): string[] {
 function check(segment: string): void {
   recover(segment);
   if (!existsSync(segment)) throw new NwaxError('NWAX_INPUT', `${segment}: no such segment`);
-  if (!SEGMENT_PARTS.some((p) => existsSync(join(segment, p)))) throw new NwaxError('NWAX_INPUT', `${segment}: not a segment (none of ${SEGMENT_PARTS.join(', ')} in it)`);
+  if (!SEGMENT_PARTS.some((p) => existsSync(join(segment, p))))
+    throw new NwaxError('NWAX_INPUT', `${segment}: not a segment (none of ${SEGMENT_PARTS.join(', ')} in it)`);
 }
 
 function fmt(d: string | undefined): string {
@@ -55,7 +56,12 @@ export function listSegments(segments: string[]): string[] {
     rows.push([basename(seg), generated === undefined ? '?' : String(generated), fmt(first), fmt(last), String(fetched), String(parsed)]);
   }
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((c, i) => c.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 /** Writes the records of `key` (or of every key) in Nutch's dump layout; whether any was found. */

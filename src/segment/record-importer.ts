@@ -43,7 +43,11 @@ export async function importRecords(g: RecordGroup, opts: ImportOptions, emit: E
       return;
     }
     const issues: ReadIssue[] = [];
-    const reader = new ArchiveReader(source, { strict: false, remote: opts.remote, onIssue: (i) => (i.skipped ? void issues.push(i) : ctx.count(`warning ${i.reason}`)) });
+    const reader = new ArchiveReader(source, {
+      strict: false,
+      remote: opts.remote,
+      onIssue: (i) => (i.skipped ? void issues.push(i) : ctx.count(`warning ${i.reason}`)),
+    });
     let found = false;
     try {
       for await (const r of reader) {
@@ -74,7 +78,9 @@ export async function importRecords(g: RecordGroup, opts: ImportOptions, emit: E
   };
   const queue = [...g.records];
   const lanes = Math.max(1, Math.min(opts.fetches ?? 4, queue.length));
-  await Promise.all(Array.from({ length: lanes }, async () => {
-    for (let rec = queue.shift(); rec; rec = queue.shift()) await one(rec);
-  }));
+  await Promise.all(
+    Array.from({ length: lanes }, async () => {
+      for (let rec = queue.shift(); rec; rec = queue.shift()) await one(rec);
+    }),
+  );
 }

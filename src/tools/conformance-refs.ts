@@ -38,13 +38,29 @@ export function refKind(refPath: string, archive: string): RefKind | undefined {
 }
 
 const LETTERS: Record<string, Field | undefined> = {
-  N: 'urlkey', b: 'timestamp', a: 'url', m: 'mime', s: 'status', k: 'digest', r: 'redirect',
-  M: 'meta', S: 'length', V: 'offset', g: 'filename',
+  N: 'urlkey',
+  b: 'timestamp',
+  a: 'url',
+  m: 'mime',
+  s: 'status',
+  k: 'digest',
+  r: 'redirect',
+  M: 'meta',
+  S: 'length',
+  V: 'offset',
+  g: 'filename',
 };
 const DEFAULT_LEGEND = 'N b a m s k r M S V g'.split(' ');
 const JSON_KEYS: Record<string, Field> = {
-  url: 'url', mime: 'mime', status: 'status', digest: 'digest', length: 'length', offset: 'offset',
-  filename: 'filename', redirect: 'redirect', robotflags: 'meta',
+  url: 'url',
+  mime: 'mime',
+  status: 'status',
+  digest: 'digest',
+  length: 'length',
+  offset: 'offset',
+  filename: 'filename',
+  redirect: 'redirect',
+  robotflags: 'meta',
 };
 
 export type Line = Partial<Record<Field, string>> & { raw: string };
@@ -62,7 +78,10 @@ export function parseIndex(text: string, format: 'cdx11' | 'cdxj'): Line[] {
     if (raw.startsWith('!')) continue;
     if (format === 'cdxj') {
       const brace = raw.indexOf('{');
-      const [urlkey, timestamp] = raw.slice(0, brace < 0 ? raw.length : brace).trim().split(' ');
+      const [urlkey, timestamp] = raw
+        .slice(0, brace < 0 ? raw.length : brace)
+        .trim()
+        .split(' ');
       const line: Line = { raw, urlkey, timestamp };
       if (brace >= 0) {
         try {

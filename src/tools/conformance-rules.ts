@@ -48,19 +48,27 @@ export const RULES: Rule[] = [
   },
   {
     id: 'arc-filedesc',
-    matches: (d) => d.ref.allRecords && isArc(d) &&
-      ((lineOf(d)?.urlkey ?? '').startsWith('filedesc:') || (d.oursLine?.url ?? '').startsWith('filedesc:') ||
+    matches: (d) =>
+      d.ref.allRecords &&
+      isArc(d) &&
+      ((lineOf(d)?.urlkey ?? '').startsWith('filedesc:') ||
+        (d.oursLine?.url ?? '').startsWith('filedesc:') ||
         (d.theirsLine?.urlkey === '-' && d.oursLine?.urlkey?.startsWith('filedesc:') === true)),
   },
   {
     id: 'arc-header-fields',
-    matches: (d) => isArc(d) && ['url', 'urlkey'].includes(d.field) && d.theirs !== undefined && d.ours !== undefined &&
-      (/%20|\r|[\x00-\x1f]/.test(d.theirs) || /[^\x00-\x7f]/.test(d.theirs + d.ours) || /%[0-9A-F]{2}/.test(d.ours) ||
-        /%[89a-f][0-9a-f]/i.test(d.theirs)),
+    matches: (d) =>
+      isArc(d) &&
+      ['url', 'urlkey'].includes(d.field) &&
+      d.theirs !== undefined &&
+      d.ours !== undefined &&
+      (/%20|\r|[\x00-\x1f]/.test(d.theirs) || /[^\x00-\x7f]/.test(d.theirs + d.ours) || /%[0-9A-F]{2}/.test(d.ours) || /%[89a-f][0-9a-f]/i.test(d.theirs)),
   },
   {
     id: 'arc-non-http-payload',
-    matches: (d) => isArc(d) && (['digest', 'status', 'mime'].includes(d.field)) &&
+    matches: (d) =>
+      isArc(d) &&
+      ['digest', 'status', 'mime'].includes(d.field) &&
       ['cdx-writer/alexa_short_header.arc.gz', 'pywb/bad.arc', 'cdx-writer/empty_record.arc.gz'].includes(d.file),
   },
   { id: 'arc-length-jwarc', matches: (d) => tool(d, 'jwarc') && isArc(d) && d.field === 'length' && Number(d.theirs) === Number(d.ours) + 1 },
@@ -78,23 +86,35 @@ export const RULES: Rule[] = [
   { id: 'jwattools-cdx', matches: (d) => tool(d, 'JWAT-Tools') },
   { id: 'openwayback-key', matches: (d) => tool(d, 'OpenWayback') && d.field === 'urlkey' && (d.theirs ?? '').startsWith('metadata)') },
 
-  { id: 'url-escaped', matches: (d) => (d.field === 'url' || d.field === 'line' || d.field === 'timestamp') && /[ \x00-\x1f]/.test(d.theirsLine?.url ?? d.theirs ?? '') },
+  {
+    id: 'url-escaped',
+    matches: (d) => (d.field === 'url' || d.field === 'line' || d.field === 'timestamp') && /[ \x00-\x1f]/.test(d.theirsLine?.url ?? d.theirs ?? ''),
+  },
   { id: 'url-escaped', matches: (d) => tool(d, 'warcio.js') && /space-in-target-uri|space_in_target_uri/.test(d.file) },
   { id: 'date-truncated', matches: (d) => d.field === 'timestamp' && d.file === 'webarchive-discovery/truncated_datetime.warc' },
 
   // 3. Digests
   {
     id: 'digest-encoding',
-    matches: (d) => d.field === 'digest' && d.theirs !== undefined &&
+    matches: (d) =>
+      d.field === 'digest' &&
+      d.theirs !== undefined &&
       ((/^[0-9a-f]{40}$/i.test(d.theirs) && base32(Buffer.from(d.theirs, 'hex')) === d.ours) ||
         (/^[A-Za-z0-9+/_-]{27}=$/.test(d.theirs) && base32(Buffer.from(d.theirs, 'base64')) === d.ours) ||
         (/^[a-z0-9-]+:/.test(d.ours ?? '') && !d.ours!.startsWith('sha1:') && d.ours === `${d.ours!.split(':')[0]}:${d.theirs}`)),
   },
   { id: 'records-all', matches: (d) => d.field === 'digest' && tool(d, 'CDX-Writer') && ['warc/request', 'warc-info'].includes(d.theirsLine?.mime ?? '') },
-  { id: 'digest-computed', matches: (d) => d.field === 'digest' && empty(d.theirs) && /^[A-Z2-7]{32}$/.test(d.ours ?? '') && tool(d, 'warcio.js', 'jwarc', 'cdxj-indexer', 'CDX-Writer') },
+  {
+    id: 'digest-computed',
+    matches: (d) =>
+      d.field === 'digest' && empty(d.theirs) && /^[A-Z2-7]{32}$/.test(d.ours ?? '') && tool(d, 'warcio.js', 'jwarc', 'cdxj-indexer', 'CDX-Writer'),
+  },
 
   // 4. Length and offset
-  { id: 'length-uncompressed', matches: (d) => tool(d, 'jwarc', 'warcio.js') && d.field === 'length' && !d.file.endsWith('.gz') && Number(d.theirs) - Number(d.ours) === 4 },
+  {
+    id: 'length-uncompressed',
+    matches: (d) => tool(d, 'jwarc', 'warcio.js') && d.field === 'length' && !d.file.endsWith('.gz') && Number(d.theirs) - Number(d.ours) === 4,
+  },
   { id: 'length-bad-content-length', matches: (d) => DAMAGED.has(d.file) && ['length', 'offset'].includes(d.field) },
   { id: 'single-member-gzip', matches: (d) => SINGLE_MEMBER.has(d.file) },
   {
@@ -112,12 +132,18 @@ export const RULES: Rule[] = [
   { id: 'mime-missing', matches: (d) => d.field === 'mime' && d.ours === '-' && ['unk', 'application/octet-stream'].includes(d.theirs ?? '') },
   {
     id: 'mime-params',
-    matches: (d) => d.field === 'mime' && d.ours !== undefined && d.theirs !== undefined &&
+    matches: (d) =>
+      d.field === 'mime' &&
+      d.ours !== undefined &&
+      d.theirs !== undefined &&
       (d.theirs.startsWith(`${d.ours};`) || d.theirs.startsWith(`${d.ours}%20`) || d.theirs.startsWith(`${d.ours} `)),
   },
   {
     id: 'mime-all-records',
-    matches: (d) => d.field === 'mime' && d.ref.allRecords && ['warc/request', 'warc-info', 'warc/warcinfo', 'application/warc-fields', 'warc/metadata', undefined, '-'].includes(d.theirs),
+    matches: (d) =>
+      d.field === 'mime' &&
+      d.ref.allRecords &&
+      ['warc/request', 'warc-info', 'warc/warcinfo', 'application/warc-fields', 'warc/metadata', undefined, '-'].includes(d.theirs),
   },
   { id: 'mime-params', matches: (d) => d.field === 'line' && tool(d, 'warcio.js') && d.refMalformed },
   { id: 'warciojs-warc-0.17', matches: (d) => tool(d, 'warcio.js') && d.file.includes('blackbook-truncated.warc') },
@@ -126,7 +152,11 @@ export const RULES: Rule[] = [
   { id: 'redirect-field', matches: (d) => d.field === 'redirect' && empty(d.theirs) && /^[a-z]+:/i.test(d.ours ?? '') },
   {
     id: 'redirect-field',
-    matches: (d) => d.field === 'redirect' && tool(d, 'jwarc') && d.theirs !== undefined && d.ours !== undefined &&
+    matches: (d) =>
+      d.field === 'redirect' &&
+      tool(d, 'jwarc') &&
+      d.theirs !== undefined &&
+      d.ours !== undefined &&
       (d.ours.endsWith(d.theirs.replace(/^\.\.?\//, '')) || new URL(d.theirs, d.oursLine?.url ?? 'http://x/').href === d.ours),
   },
   { id: 'robot-flags', matches: (d) => d.field === 'meta' && empty(d.theirs) && /^[AFI]+$/.test(d.ours ?? '') },
@@ -135,17 +165,23 @@ export const RULES: Rule[] = [
   // 8. Which records get a line
   { id: 'records-jwarc', matches: (d) => tool(d, 'jwarc') && oursOnly(d) && /^(org,gnu\)|metadata|dns:)/.test(d.oursLine?.urlkey ?? '') },
   { id: 'records-jwarc', matches: (d) => tool(d, 'jwarc') && oursOnly(d) && /"?metadata:|\bmetadata:\/\//.test(d.ours ?? '') },
-  { id: 'records-jwarc', matches: (d) => tool(d, 'jwarc') && oursOnly(d) && ['cdx-writer/missing_content_type.warc.gz', 'cdxj-indexer/missing-http.warc.gz'].includes(d.file) },
+  {
+    id: 'records-jwarc',
+    matches: (d) => tool(d, 'jwarc') && oursOnly(d) && ['cdx-writer/missing_content_type.warc.gz', 'cdxj-indexer/missing-http.warc.gz'].includes(d.file),
+  },
   { id: 'jwarc-eof-line', matches: (d) => tool(d, 'jwarc') && theirsOnly(d) && d.theirsLine?.length === '0' },
   { id: 'records-cdx-writer', matches: (d) => tool(d, 'CDX-Writer') && oursOnly(d) },
   {
     // Records without a target URI (warcinfo) in all-records mode: each tool keys them its own way.
     id: 'records-all',
-    matches: (d) => d.ref.allRecords && ['line', 'digest', 'url', 'timestamp'].includes(d.field) &&
-      (d.theirsLine ? empty(d.theirsLine.url) : empty(d.oursLine?.url)),
+    matches: (d) =>
+      d.ref.allRecords && ['line', 'digest', 'url', 'timestamp'].includes(d.field) && (d.theirsLine ? empty(d.theirsLine.url) : empty(d.oursLine?.url)),
   },
 
-  { id: 'records-all', matches: (d) => ['url', 'urlkey'].includes(d.field) && d.ref.allRecords && tool(d, 'CDX-Writer') && (d.theirs ?? '').startsWith('warcinfo:') },
+  {
+    id: 'records-all',
+    matches: (d) => ['url', 'urlkey'].includes(d.field) && d.ref.allRecords && tool(d, 'CDX-Writer') && (d.theirs ?? '').startsWith('warcinfo:'),
+  },
   { id: 'records-jwarc', matches: (d) => tool(d, 'jwarc') && oursOnly(d) && d.file.includes('blackbook-truncated.warc') && d.oursLine?.mime === 'text/anvl' },
   { id: 'jwarc-eof-line', matches: (d) => tool(d, 'jwarc') && oursOnly(d) && d.file.startsWith('pywb/example-url-agnostic-') },
 

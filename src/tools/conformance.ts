@@ -97,7 +97,18 @@ export async function compareReference(dir: string, file: string, refFile: strin
   const differences: Difference[] = [];
   for (const [o, t] of align(ours, theirs)) {
     if (!o || !t) {
-      const d: Difference = { file, ref: kind, field: 'line', ours: o?.raw, theirs: t?.raw, oursLine: o, theirsLine: t, reason: undefined, refFailed, refMalformed };
+      const d: Difference = {
+        file,
+        ref: kind,
+        field: 'line',
+        ours: o?.raw,
+        theirs: t?.raw,
+        oursLine: o,
+        theirsLine: t,
+        reason: undefined,
+        refFailed,
+        refMalformed,
+      };
       d.reason = explain(d);
       differences.push(d);
       continue;

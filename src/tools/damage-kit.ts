@@ -33,9 +33,18 @@ export type DamageKind =
   | 'arc-bad-length';
 
 export const DAMAGE_KINDS: DamageKind[] = [
-  'big-flip', 'big-crc', 'big-lying-length', 'cut-then-good', 'big-cut-then-good',
-  'arc-gz-off-by-n', 'arc-off-by-n', 'warc-off-by-n', 'plain-lying-length', 'garbage-no-newline',
-  'trailing-bytes', 'arc-bad-length',
+  'big-flip',
+  'big-crc',
+  'big-lying-length',
+  'cut-then-good',
+  'big-cut-then-good',
+  'arc-gz-off-by-n',
+  'arc-off-by-n',
+  'warc-off-by-n',
+  'plain-lying-length',
+  'garbage-no-newline',
+  'trailing-bytes',
+  'arc-bad-length',
 ];
 
 export interface DamagedArchive {
@@ -167,23 +176,38 @@ export function makeDamaged(kind: DamageKind, rand: () => number, opts: KitOptio
         bad = member.subarray(0, at);
       }
       return {
-        kind, name: `${kind}.warc.gz`, bytes: gzipAll([...preGz, bad, ...postGz]), intact,
-        damaged: [big.url], skips: true, at: startOf(preGz) + at,
+        kind,
+        name: `${kind}.warc.gz`,
+        bytes: gzipAll([...preGz, bad, ...postGz]),
+        intact,
+        damaged: [big.url],
+        skips: true,
+        at: startOf(preGz) + at,
       };
     }
     case 'big-lying-length': {
       const liar = warcResponse('http://example.org/liar', page(2000, 'liar'), before, bigSize + Math.floor(rand() * 1000));
       return {
-        kind, name: `${kind}.warc.gz`, bytes: gzipAll([...preGz, gz(liar.bytes), ...postGz]),
-        intact: [...intact, { url: liar.url, digest: liar.digest }], damaged: [], skips: false, at: startOf(preGz),
+        kind,
+        name: `${kind}.warc.gz`,
+        bytes: gzipAll([...preGz, gz(liar.bytes), ...postGz]),
+        intact: [...intact, { url: liar.url, digest: liar.digest }],
+        damaged: [],
+        skips: false,
+        at: startOf(preGz),
       };
     }
     case 'cut-then-good': {
       const victim = gz(warcResponse('http://example.org/cut', page(3000, 'cut'), before).bytes);
       const at = 10 + Math.floor(rand() * (victim.length - 10));
       return {
-        kind, name: `${kind}.warc.gz`, bytes: gzipAll([...preGz, victim.subarray(0, at), ...postGz]), intact,
-        damaged: ['http://example.org/cut'], skips: true, at: startOf(preGz) + at,
+        kind,
+        name: `${kind}.warc.gz`,
+        bytes: gzipAll([...preGz, victim.subarray(0, at), ...postGz]),
+        intact,
+        damaged: ['http://example.org/cut'],
+        skips: true,
+        at: startOf(preGz) + at,
       };
     }
     // A length too long ends at the next record (a warning, the true digest); a length too
@@ -194,10 +218,16 @@ export function makeDamaged(kind: DamageKind, rand: () => number, opts: KitOptio
       const body = page(1500, 'odd');
       const odd = arcRecord('http://example.org/odd', body, lie);
       const gzipped = kind === 'arc-gz-off-by-n';
-      const parts = gzipped ? [gz(ARC_FILEDESC), ...preGz, gz(odd.bytes), ...postGz] : [ARC_FILEDESC, ...pre.map((r) => r.bytes), odd.bytes, ...post.map((r) => r.bytes)];
+      const parts = gzipped
+        ? [gz(ARC_FILEDESC), ...preGz, gz(odd.bytes), ...postGz]
+        : [ARC_FILEDESC, ...pre.map((r) => r.bytes), odd.bytes, ...post.map((r) => r.bytes)];
       return {
-        kind, name: gzipped ? `${kind}.arc.gz` : `${kind}.arc`, bytes: Buffer.concat(parts),
-        intact: [...intact, { url: odd.url, digest: lie > 0 ? odd.digest : shortDigest(body, lie) }], damaged: [], skips: lie < 0,
+        kind,
+        name: gzipped ? `${kind}.arc.gz` : `${kind}.arc`,
+        bytes: Buffer.concat(parts),
+        intact: [...intact, { url: odd.url, digest: lie > 0 ? odd.digest : shortDigest(body, lie) }],
+        damaged: [],
+        skips: lie < 0,
         at: startOf(parts.slice(0, 1 + before)),
       };
     }
@@ -206,8 +236,12 @@ export function makeDamaged(kind: DamageKind, rand: () => number, opts: KitOptio
       const odd = warcResponse('http://example.org/odd', body, before, lie);
       const parts = [...pre.map((r) => r.bytes), odd.bytes, ...post.map((r) => r.bytes)];
       return {
-        kind, name: `${kind}.warc`, bytes: Buffer.concat(parts),
-        intact: [...intact, { url: odd.url, digest: lie > 0 ? odd.digest : shortDigest(body, lie) }], damaged: [], skips: lie < 0,
+        kind,
+        name: `${kind}.warc`,
+        bytes: Buffer.concat(parts),
+        intact: [...intact, { url: odd.url, digest: lie > 0 ? odd.digest : shortDigest(body, lie) }],
+        damaged: [],
+        skips: lie < 0,
         at: startOf(parts.slice(0, before)),
       };
     }
@@ -215,7 +249,13 @@ export function makeDamaged(kind: DamageKind, rand: () => number, opts: KitOptio
       const liar = warcResponse('http://example.org/liar', page(2000, 'liar'), before, bigSize + Math.floor(rand() * 1000));
       const parts = [...pre.map((r) => r.bytes), liar.bytes, ...post.map((r) => r.bytes)];
       return {
-        kind, name: `${kind}.warc`, bytes: Buffer.concat(parts), intact, damaged: [liar.url], skips: true, at: startOf(parts.slice(0, before)),
+        kind,
+        name: `${kind}.warc`,
+        bytes: Buffer.concat(parts),
+        intact,
+        damaged: [liar.url],
+        skips: true,
+        at: startOf(parts.slice(0, before)),
       };
     }
     case 'trailing-bytes': {
@@ -231,8 +271,12 @@ export function makeDamaged(kind: DamageKind, rand: () => number, opts: KitOptio
       const cut = between ? before : all.length;
       const parts = [...(isArc ? [ARC_FILEDESC] : []), ...all.slice(0, cut).map((r) => r.bytes), junk, ...all.slice(cut).map((r) => r.bytes)];
       return {
-        kind, name: isArc ? `${kind}.arc` : `${kind}.warc`, bytes: Buffer.concat(parts),
-        intact: all.map((r) => ({ url: r.url, digest: r.digest })), damaged: [], skips: junk[0] !== 0,
+        kind,
+        name: isArc ? `${kind}.arc` : `${kind}.warc`,
+        bytes: Buffer.concat(parts),
+        intact: all.map((r) => ({ url: r.url, digest: r.digest })),
+        damaged: [],
+        skips: junk[0] !== 0,
         at: startOf(parts.slice(0, (isArc ? 1 : 0) + cut)),
       };
     }
@@ -251,8 +295,13 @@ export function makeDamaged(kind: DamageKind, rand: () => number, opts: KitOptio
       const parts = gzipped ? [gz(ARC_FILEDESC), ...preGz, gz(bad), ...postGz] : [ARC_FILEDESC, ...pre.map((r) => r.bytes), bad, ...post.map((r) => r.bytes)];
       const skipped = !gzipped || !field;
       return {
-        kind, name: gzipped ? `${kind}.arc.gz` : `${kind}.arc`, bytes: Buffer.concat(parts), intact,
-        damaged: skipped ? [victim.url] : [], skips: skipped, at: startOf(parts.slice(0, 1 + before)),
+        kind,
+        name: gzipped ? `${kind}.arc.gz` : `${kind}.arc`,
+        bytes: Buffer.concat(parts),
+        intact,
+        damaged: skipped ? [victim.url] : [],
+        skips: skipped,
+        at: startOf(parts.slice(0, 1 + before)),
       };
     }
     case 'garbage-no-newline': {
@@ -261,8 +310,12 @@ export function makeDamaged(kind: DamageKind, rand: () => number, opts: KitOptio
       const garbage = Buffer.from('GARBAGE'.slice(0, 1 + Math.floor(rand() * 7)));
       const parts = [...(isArc ? [ARC_FILEDESC] : []), ...all.slice(0, before).map((r) => r.bytes), garbage, ...all.slice(before).map((r) => r.bytes)];
       return {
-        kind, name: isArc ? `${kind}.arc` : `${kind}.warc`, bytes: Buffer.concat(parts),
-        intact: all.map((r) => ({ url: r.url, digest: r.digest })), damaged: [], skips: true,
+        kind,
+        name: isArc ? `${kind}.arc` : `${kind}.warc`,
+        bytes: Buffer.concat(parts),
+        intact: all.map((r) => ({ url: r.url, digest: r.digest })),
+        damaged: [],
+        skips: true,
         at: startOf(parts.slice(0, (isArc ? 1 : 0) + before)),
       };
     }

@@ -101,7 +101,9 @@ async function main(): Promise<void> {
   const seed = opt('seed', 1);
   const timeout = opt('timeout', 10000);
   const dir = conformanceDir();
-  const files = readManifest(join(dir, 'manifest.tsv')).map((r) => r.file).filter((f) => statSync(join(dir, f)).size <= 1 << 20);
+  const files = readManifest(join(dir, 'manifest.tsv'))
+    .map((r) => r.file)
+    .filter((f) => statSync(join(dir, f)).size <= 1 << 20);
   const rand = rng(seed);
   const pools = [new Pool(timeout), new Pool(timeout)];
   const baseline = new Map<string, Outcome>();
@@ -183,15 +185,19 @@ async function main(): Promise<void> {
       const tag = `kit case ${id} (${kind}${full ? ', 40 MiB' : ''}, damage at ${a.at}, seed ${seed})`;
       const o = await pool.run(a.bytes, a.name, limits);
       if (!answered(o, tag, kit)) continue;
-      const got = new Map(o.lines.map((l) => {
-        const f = l.split(' ');
-        return [f[2], f[5]];
-      }));
+      const got = new Map(
+        o.lines.map((l) => {
+          const f = l.split(' ');
+          return [f[2], f[5]];
+        }),
+      );
       const lost = a.intact.filter((r) => got.get(r.url) !== r.digest);
       const leaked = a.skips ? a.damaged.filter((u) => got.has(u)) : [];
       if (lost.length || leaked.length) {
         kit.lost++;
-        failures.push(`${tag}: ${lost.length ? `lost or wrong: ${lost.map((r) => r.url).join(', ')}` : ''}${leaked.length ? ` indexed though damaged: ${leaked.join(', ')}` : ''}`);
+        failures.push(
+          `${tag}: ${lost.length ? `lost or wrong: ${lost.map((r) => r.url).join(', ')}` : ''}${leaked.length ? ` indexed though damaged: ${leaked.join(', ')}` : ''}`,
+        );
       }
       const skipped = o.messages.some((m) => /(record|bytes) skipped/.test(m));
       if (a.skips !== skipped) {
@@ -205,10 +211,22 @@ async function main(): Promise<void> {
     }
   };
   await Promise.all(pools.map(kitWork));
-  console.log(`fuzz: ${counts.cases} damaged copies of ${baseline.size} fixture archives (${Object.entries(byMutation).map(([k, v]) => `${k} ${v}`).join(', ')})`);
-  console.log(`fuzz: ${counts.withIssues} reported damage, ${counts.clean} read clean; crashes ${counts.crashes}, hangs ${counts.hangs}, stack traces ${counts.stacks}, records lost before the damage ${counts.lost}`);
-  console.log(`fuzz: damage kit ${kit.cases} archives (${Object.entries(kitByKind).map(([k, v]) => `${k} ${v}`).join(', ')})`);
-  console.log(`fuzz: damage kit: crashes ${kit.crashes}, hangs ${kit.hangs}, stack traces ${kit.stacks}, undamaged records lost or wrong ${kit.lost}, damage not reported ${kit.unreported}, wrong skip/warning ${kit.wrongExit}`);
+  console.log(
+    `fuzz: ${counts.cases} damaged copies of ${baseline.size} fixture archives (${Object.entries(byMutation)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')})`,
+  );
+  console.log(
+    `fuzz: ${counts.withIssues} reported damage, ${counts.clean} read clean; crashes ${counts.crashes}, hangs ${counts.hangs}, stack traces ${counts.stacks}, records lost before the damage ${counts.lost}`,
+  );
+  console.log(
+    `fuzz: damage kit ${kit.cases} archives (${Object.entries(kitByKind)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')})`,
+  );
+  console.log(
+    `fuzz: damage kit: crashes ${kit.crashes}, hangs ${kit.hangs}, stack traces ${kit.stacks}, undamaged records lost or wrong ${kit.lost}, damage not reported ${kit.unreported}, wrong skip/warning ${kit.wrongExit}`,
+  );
   for (const f of failures.slice(0, 20)) console.log(`FAIL ${f}`);
   const failed = counts.crashes + counts.hangs + counts.stacks + counts.lost;
   const kitFailed = new Set(failures.filter((f) => f.startsWith('kit case')).map((f) => f.split(':')[0])).size;

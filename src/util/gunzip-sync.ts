@@ -11,7 +11,10 @@ import { Z_FINISH, Z_NO_FLUSH, zlibCode, zlibHandle } from './zlib-handle.js';
 
 /** A gzip error as node:zlib's streams throw it: `code` names it (`Z_DATA_ERROR`, `Z_BUF_ERROR` for data cut short). */
 export class GunzipError extends Error {
-  constructor(message: string, readonly code: string) {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
     super(message);
   }
 }

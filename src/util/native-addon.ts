@@ -27,7 +27,10 @@ function wanted(): Set<Kernel> {
   const v = (process.env.NWAX_NATIVE ?? '').trim();
   if (v === '' || v === '1') return new Set(KERNELS);
   if (v === '0') return new Set();
-  const names = v.split(',').map((n) => n.trim()).filter(Boolean);
+  const names = v
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !(KERNELS as readonly string[]).includes(n));
   if (unknown.length) throw new UsageError(`NWAX_NATIVE=${v}: no kernel named ${unknown.join(', ')} (kernels: ${KERNELS.join(', ')}; 0 for none, 1 for all)`);
   return new Set(names as Kernel[]);
@@ -44,7 +47,8 @@ function load(): Record<string, unknown> | undefined {
     // Not built is what the install reported; built but not loadable is worth a word, from the
     // main thread only (the task threads load it too). The JavaScript paths give the same bytes.
     const code = (e as NodeJS.ErrnoException).code;
-    if (code !== 'MODULE_NOT_FOUND' && isMainThread) process.stderr.write(`nwax: the native addon did not load (${(e as Error).message.split('\n')[0]}); working in JavaScript\n`);
+    if (code !== 'MODULE_NOT_FOUND' && isMainThread)
+      process.stderr.write(`nwax: the native addon did not load (${(e as Error).message.split('\n')[0]}); working in JavaScript\n`);
     return undefined;
   }
 }

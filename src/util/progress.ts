@@ -11,7 +11,10 @@ export class Progress {
   current = 0;
   lines = 0;
 
-  constructor(private readonly label: string, enabled = process.stderr.isTTY === true) {
+  constructor(
+    private readonly label: string,
+    enabled = process.stderr.isTTY === true,
+  ) {
     if (enabled) {
       this.timer = setInterval(() => this.draw(), 500);
       this.timer.unref();
@@ -21,7 +24,9 @@ export class Progress {
   private draw(): void {
     const s = (Date.now() - this.start) / 1000;
     const bytes = this.bytes + this.current;
-    process.stderr.write(`\r${this.label}: ${this.records} records, ${formatBytes(bytes)}, ${formatBytes(bytes / Math.max(s, 0.001))}/s, ${this.lines} lines   `);
+    process.stderr.write(
+      `\r${this.label}: ${this.records} records, ${formatBytes(bytes)}, ${formatBytes(bytes / Math.max(s, 0.001))}/s, ${this.lines} lines   `,
+    );
   }
 
   get seconds(): number {
@@ -44,5 +49,7 @@ export function formatBytes(n: number): string {
 }
 
 export function formatCounts(counts: Record<string, number>): string {
-  return Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ');
+  return Object.entries(counts)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
 }

@@ -18,7 +18,9 @@ export const Z_NO_FLUSH = zlib.constants.Z_NO_FLUSH;
 
 // zlib.codes maps names to numbers (and back); it is not in @types/node.
 const CODES = Object.fromEntries(
-  Object.entries((zlib as unknown as { codes: Record<string, number> }).codes).filter(([, v]) => typeof v === 'number').map(([k, v]) => [v, k]),
+  Object.entries((zlib as unknown as { codes: Record<string, number> }).codes)
+    .filter(([, v]) => typeof v === 'number')
+    .map(([k, v]) => [v, k]),
 );
 
 /** The name of a zlib error number a handle reports (`Z_DATA_ERROR`, `Z_BUF_ERROR`, ...), as node:zlib's errors carry it in `code`. */
