@@ -12,22 +12,14 @@
 import { createIndex, finishIndex, type Db } from './schema.js';
 import type Database from 'better-sqlite3';
 import { indexText } from '../analysis/analyzer.js';
+import type { CaptureFields } from './capture-fields.js';
 
-export interface IndexDocument {
+export interface IndexDocument extends CaptureFields {
   url: string;
   digest: string;
   /** The first capture date; `dates` holds all of them known at index time. */
   date: string;
   dates: string[];
-  mime: string;
-  status: number | null;
-  length: number;
-  collection: string;
-  segment: string;
-  file: string;
-  location: string;
-  offset: number;
-  clen: number;
   title: string;
   text: string;
   anchors: string[];

@@ -10,22 +10,14 @@ import { openIndex } from './schema.js';
 import { IndexWriter, type IndexDocument, type IndexWriterOptions } from './index-writer.js';
 import { NwaxError } from '../util/errors.js';
 import { sweepDead } from '../util/litter.js';
+import type { CaptureFields } from './capture-fields.js';
 
-interface DocRow {
+interface DocRow extends CaptureFields {
   id: number;
   url: string;
   digest: string;
   date: string;
   dates: string;
-  mime: string;
-  status: number | null;
-  length: number;
-  collection: string;
-  segment: string;
-  file: string;
-  location: string;
-  offset: number;
-  clen: number;
   title: string;
   inlinks: number;
   boost: number;

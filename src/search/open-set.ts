@@ -18,6 +18,7 @@ import { dateYears, ftsExclusions, ftsFields, ftsMatch, ftsTier, wholeYears, wor
 import type { StoredRef } from './stored.js';
 import type { Facets } from './searcher.js';
 import { NwaxError } from '../util/errors.js';
+import type { CaptureFields } from '../index/capture-fields.js';
 
 /** An order other than score: every match sorted by a stored field. */
 export interface FieldOrder {
@@ -25,21 +26,12 @@ export interface FieldOrder {
   desc: boolean;
 }
 
-export interface Row {
+export interface Row extends CaptureFields {
   id: number;
   url: string;
   digest: string;
   title: string;
   dates: string;
-  mime: string;
-  status: number | null;
-  length: number;
-  collection: string;
-  segment: string;
-  file: string;
-  location: string;
-  offset: number;
-  clen: number;
   host: string;
   rank: number;
   inlinks: number;

@@ -13,22 +13,14 @@ import type { StoredRef } from './stored.js';
 import { OpenSet, type FieldOrder, type Row } from './open-set.js';
 import { collapse, dedupKey, markMore, mergeVersions, sumFacets, type DedupField } from './collapse.js';
 import { DEFAULT_WEIGHTS, marked, rerank, type RankingWeights } from './ranking.js';
+import type { CaptureFields } from '../index/capture-fields.js';
 
-export interface Hit {
+export interface Hit extends CaptureFields {
   url: string;
   digest: string;
   title: string;
   /** Every capture date of this version, ascending. */
   dates: string[];
-  mime: string;
-  status: number | null;
-  length: number;
-  collection: string;
-  segment: string;
-  file: string;
-  location: string;
-  offset: number;
-  clen: number;
   host: string;
   /** The document's language ('' when unknown). */
   lang: string;
