@@ -6,8 +6,6 @@ import type { CdxEntry } from './cdx-entry.js';
 
 export type CdxFormat = 'cdx11' | 'cdx9' | 'cdxj';
 
-export const CDX_FORMATS: readonly CdxFormat[] = ['cdx11', 'cdx9', 'cdxj'];
-
 export const CDX11_HEADER = ' CDX N b a m s k r M S V g';
 export const CDX9_HEADER = ' CDX N b a m s k r V g';
 

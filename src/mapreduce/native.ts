@@ -126,8 +126,7 @@ export const SUM_STATUS = 6;
 export const SUM_ARG = 7;
 export const SUM_ARG2 = 8;
 export const SUM_FIELDS = 9;
-export const SUM_DONE = 0;
-export const SUM_BLOCK_FULL = 1;
+// Statuses 0 (done) and 1 (block full) are answered inside writer.blockFor/blockWritten.
 export const SUM_KEY_ROOM = 2;
 export const SUM_VALUE = 3;
 export const SUM_EMIT = 4;
@@ -141,7 +140,7 @@ export const CDX_KEYS_NO_DIGEST = 4;
 export const CDX_KEYS_STATUS = 5;
 export const CDX_KEYS_NEED = 6;
 export const CDX_KEYS_FIELDS = 7;
-export const CDX_KEYS_DONE = 0;
+// Status 0: done.
 export const CDX_KEYS_SLOW = 1;
 export const CDX_KEYS_ROOM = 2;
 export const CDX_KEYS_FULL = 3;

@@ -10,14 +10,12 @@
  *   crawl_parse/  the outlinks, for updatedb
  */
 import { existsSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { dateTo14 } from '../archive/dates.js';
 import { JsonPieces } from '../mapreduce/value-json.js';
 import { jsonStringBytes } from '../util/json-bytes.js';
 
 export const SEGMENT_PARTS = ['content', 'parse_data', 'parse_text', 'crawl_fetch', 'crawl_parse'] as const;
-export type SegmentPart = (typeof SEGMENT_PARTS)[number];
-
 /** The segment's capture index for replay (capture-index.ts): a sorted CDX11 of every record read, and where each archive is. */
 export const CAPTURES_CDX = 'captures.cdx';
 export const CAPTURES_ARCHIVES = 'captures.archives';
@@ -59,10 +57,6 @@ export function splitDocumentKey(key: string): { url: string; digest: string } {
 /** A segment's name: a 14-digit timestamp, as Nutch names them. */
 export function segmentName(date = new Date()): string {
   return dateTo14(date);
-}
-
-export function isSegmentName(dir: string): boolean {
-  return /^\d{14}$/.test(basename(dir));
 }
 
 export interface ContentPointer {
