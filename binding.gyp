@@ -5,6 +5,13 @@
       "sources": ["native/addon.c", "native/line-sort.c", "native/line-merge.c", "native/line-gather.c", "native/record-add.c", "native/cdx-keys.c", "native/long-sum.c", "native/html-extract.c", "native/html-binding.c", "native/utf8-decode.c", "native/eld-score.c", "native/json-string.c"],
       "cflags": ["-O3", "-std=c11", "-Wall", "-Wextra"],
       "xcode_settings": {"OTHER_CFLAGS": ["-O3", "-std=c11"]}
+    },
+    {
+      "target_name": "nwax_rank",
+      "sources": ["native/fts-rank.c"],
+      "include_dirs": ["<!(node -p \"require('path').join(require('path').dirname(require.resolve('better-sqlite3/package.json')), 'deps', 'sqlite3')\")"],
+      "cflags": ["-O3", "-std=c11", "-Wall", "-Wextra"],
+      "xcode_settings": {"OTHER_CFLAGS": ["-O3", "-std=c11"]}
     }
   ]
 }

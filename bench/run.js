@@ -24,6 +24,7 @@ const all = {
   html: './html.mjs',
   pipeline: './pipeline.mjs',
   relevance: './relevance.mjs',
+  parts: './parts.mjs',
   multilingual: './multilingual.mjs',
   pdf: './pdf.mjs',
   wacz: './wacz.mjs',

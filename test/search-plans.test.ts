@@ -16,6 +16,9 @@ import { pipeline } from './example-pipeline.js';
 import { firstMatchOf } from '../src/search/snippet.js';
 import { markTerms, tokens, isCjkUnit } from '../src/analysis/analyzer.js';
 import { Searcher } from '../src/search/searcher.js';
+import type { OpenSet } from '../src/search/open-set.js';
+import { searchWords } from '../src/search/word-search.js';
+import { parseQuery } from '../src/search/query.js';
 
 /** The first match as it was found before: the /iu pattern, else the analyzer over the whole text. */
 function reference(text: string, highlight: string[]): number | undefined {
@@ -152,10 +155,11 @@ describe('site: scores a page by its words, however the site was found', () => {
         ['big.example', 40],
         ['rare.example', 3],
       ] as const) {
-        const set = (searcher as unknown as { sets: { search: (q: unknown, limit: number) => { rows: { url: string; rank: number }[]; total: number } }[] })
-          .sets[0];
-        const { parseQuery } = await import('../src/search/query.js');
-        const r = set.search(parseQuery(`alligator site:${site}`), 100);
+        const set = (searcher as unknown as { sets: OpenSet[] }).sets[0];
+        const plan = set.wordPlan(parseQuery(`alligator site:${site}`))!;
+        // Whether the site's phrase narrowed the match: it does for the rare site only.
+        expect(plan.narrow !== plan.match, site).toBe(site === 'rare.example');
+        const r = searchWords([set], [plan], 100, {});
         expect(r.total, site).toBe(count);
         expect(r.rows.map((x) => x.url).sort()).toEqual([...bm25.keys()].filter((u) => u.includes(site)).sort());
         for (const row of r.rows) expect(row.rank, row.url).toBeCloseTo(bm25.get(row.url)!, 9);

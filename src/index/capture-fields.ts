@@ -18,3 +18,18 @@ export interface CaptureFields {
   offset: number;
   clen: number;
 }
+
+/** The capture fields of a row that has them and more (a hit or a document made from a row). */
+export function captureFieldsOf(r: CaptureFields): CaptureFields {
+  return {
+    mime: r.mime,
+    status: r.status,
+    length: r.length,
+    collection: r.collection,
+    segment: r.segment,
+    file: r.file,
+    location: r.location,
+    offset: r.offset,
+    clen: r.clen,
+  };
+}

@@ -1,6 +1,8 @@
 /**
- * merge: several main indexes into one (documents in the order of the inputs, renumbered;
- * documents marked deleted by dedup left out), or with `parallel` one parallel set (a main
+ * merge: several main indexes into one (documents merged in key order, `URL digest`, as the
+ * index job writes each part, and renumbered, so a merged index is the index one reduce would
+ * have made and ranks as the parts did, word-search.ts; documents marked deleted by dedup left
+ * out), or with `parallel` one parallel set (a main
  * index and its dates index, joined by document number) flattened into one main index with
  * every date inside. Written aside and renamed into place.
  */
@@ -10,7 +12,7 @@ import { openIndex } from './schema.js';
 import { IndexWriter, type IndexDocument, type IndexWriterOptions } from './index-writer.js';
 import { NwaxError } from '../util/errors.js';
 import { sweepDead } from '../util/litter.js';
-import type { CaptureFields } from './capture-fields.js';
+import { captureFieldsOf, type CaptureFields } from './capture-fields.js';
 
 interface DocRow extends CaptureFields {
   id: number;
@@ -30,6 +32,23 @@ interface DocRow extends CaptureFields {
 export interface MergeResult {
   documents: number;
   leftOut: number;
+}
+
+/**
+ * The documents of every input, each input in its own order, merged by key (`URL digest`; a
+ * key in several inputs comes from each, the first input's first). Inputs are few (parts of
+ * one index): the least of their heads is found by a scan.
+ */
+function* byKey(inputs: Iterator<DocRow>[]): Generator<DocRow> {
+  const heads = inputs.map((it) => it.next());
+  const key = (r: DocRow) => `${r.url} ${r.digest}`;
+  for (;;) {
+    let at = -1;
+    for (let i = 0; i < heads.length; i++) if (!heads[i].done && (at < 0 || key(heads[i].value) < key(heads[at].value))) at = i;
+    if (at < 0) return;
+    yield heads[at].value;
+    heads[at] = inputs[at].next();
+  }
 }
 
 export function mergeIndexes(out: string, inputs: string[], parallel: boolean, writer: IndexWriterOptions = {}): MergeResult {
@@ -62,37 +81,27 @@ export function mergeIndexes(out: string, inputs: string[], parallel: boolean, w
       }
     }
     const w = new IndexWriter(tmp, writer);
-    for (const m of mains) {
-      for (const r of m.db.prepare('SELECT * FROM docs ORDER BY id').iterate() as Iterable<DocRow>) {
-        if (r.deleted) {
-          result.leftOut++;
-          continue;
-        }
-        const dates = [...new Set([...r.dates.split(' '), ...(extra.get(r.id) ?? [])].filter(Boolean))].sort();
-        const doc: IndexDocument = {
-          url: r.url,
-          digest: r.digest,
-          date: r.date,
-          dates,
-          mime: r.mime,
-          status: r.status,
-          length: r.length,
-          collection: r.collection,
-          segment: r.segment,
-          file: r.file,
-          location: r.location,
-          offset: r.offset,
-          clen: r.clen,
-          title: r.title,
-          text: r.text ?? '',
-          anchors: r.anchors ? r.anchors.split('\n') : [],
-          inlinks: r.inlinks,
-          boost: r.boost,
-          lang: r.lang ?? '',
-        };
-        w.add(doc);
-        result.documents++;
+    for (const r of byKey(mains.map((m) => m.db.prepare('SELECT * FROM docs ORDER BY id').iterate() as Iterator<DocRow>))) {
+      if (r.deleted) {
+        result.leftOut++;
+        continue;
       }
+      const dates = [...new Set([...r.dates.split(' '), ...(extra.get(r.id) ?? [])].filter(Boolean))].sort();
+      const doc: IndexDocument = {
+        url: r.url,
+        digest: r.digest,
+        date: r.date,
+        dates,
+        ...captureFieldsOf(r),
+        title: r.title,
+        text: r.text ?? '',
+        anchors: r.anchors ? r.anchors.split('\n') : [],
+        inlinks: r.inlinks,
+        boost: r.boost,
+        lang: r.lang ?? '',
+      };
+      w.add(doc);
+      result.documents++;
     }
     w.close();
     renameSync(tmp, out);

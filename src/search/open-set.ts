@@ -15,6 +15,11 @@ import type Database from 'better-sqlite3';
 import { openIndex, type Db } from '../index/schema.js';
 import type { IndexSet } from './index-sets.js';
 import { dateYears, ftsExclusions, ftsFields, ftsMatch, ftsTier, wholeYears, words, type Query } from './query.js';
+import { rankArgs, type Scoring, type SetStats } from './bm25.js';
+import { ftsPhrases, type FtsPhrase } from './fts-phrases.js';
+import { rowLengths, tableTotals } from './fts-stats.js';
+import { scoreRows, type TableCounts } from './js-bm25.js';
+import { rankExtension } from '../util/native-addon.js';
 import type { StoredRef } from './stored.js';
 import type { Facets } from './searcher.js';
 import { NwaxError } from '../util/errors.js';
@@ -53,8 +58,45 @@ function periodPrefix(range: string): string | undefined {
  */
 export const MAX_SCORED = 10_000;
 
-/** BM25 with weights for title, content, anchors, URL words, host (and 0 for the years). */
-const WEIGHTS = '4.0, 1.0, 2.0, 1.0, 0.5';
+/** BM25's column weights: title, content, anchors, URL words, host (and 0 for the years). */
+const WEIGHTS = [4.0, 1.0, 2.0, 1.0, 0.5];
+
+/** A document's BM25 score (negative, lower is better, as FTS5's). */
+export interface Scored {
+  id: number;
+  r: number;
+}
+
+/** A word query on one set (OpenSet.wordPlan). */
+export interface WordPlan {
+  q: Query;
+  /** The MATCH text scored, and its phrases. */
+  match: string;
+  phrases: FtsPhrase[];
+  /** The MATCH text that finds the matches (match, narrowed by a site's host phrase where that helps). */
+  narrow: string;
+  /** FROM, WHERE (the MATCH first) and the parameters after the MATCH text. */
+  from: string;
+  cond: string;
+  params: unknown[];
+}
+
+/** The best `n` by score (lower first, then document number), and every one tied with the n-th. */
+function best(scored: Scored[], n: number): Scored[] {
+  scored.sort((x, y) => x.r - y.r || x.id - y.id);
+  let end = Math.min(n, scored.length);
+  while (end > 0 && end < scored.length && scored[end].r === scored[end - 1].r) end++;
+  scored.length = end;
+  return scored;
+}
+
+/** Phrase counts kept per set (a set never changes while open). */
+const PHRASE_COUNTS = 4096;
+
+function remember(map: Map<string, number>, key: string, value: number): void {
+  map.set(key, value);
+  if (map.size > PHRASE_COUNTS) map.delete(map.keys().next().value!);
+}
 
 /** How one query's ranking may spend its work. */
 export interface RankLimits {
@@ -81,6 +123,8 @@ export interface SetResult {
   partial?: boolean;
 }
 
+let rankWarned = false;
+
 export class OpenSet {
   readonly db: Db;
   /** Whether dedup marked documents deleted (queries then go through the documents table). */
@@ -96,8 +140,16 @@ export class OpenSet {
   private readonly hasYears: boolean;
   /** Years only the dates index knows for some document (undefined: not recorded, any may be). */
   private readonly extraYears: Set<string> | undefined = new Set();
-  /** bm25()'s column weights for this index's columns. */
-  private readonly weights: string;
+  /** BM25's column weights for this index's columns. */
+  readonly weights: number[];
+  /** Whether nwax_bm25 is loaded (else its JavaScript twin scores). */
+  private readonly rankNative: boolean;
+  /** FTS5's own counts for this table (every row): what its bm25() uses, and the JavaScript twin inverts. */
+  private readonly table: TableCounts;
+  /** Documents dedup marked deleted (read when there are some: they leave the statistics). */
+  private readonly deletedIds: number[] = [];
+  private setStats: SetStats | undefined;
+  private readonly phraseCounts = new Map<string, number>();
   constructor(readonly set: IndexSet) {
     const main = openIndex(set.main, 'main');
     this.db = main.db;
@@ -117,14 +169,41 @@ export class OpenSet {
     }
     this.hasYears = main.info.version >= 3;
     this.mimeIndexed = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'docs_mime'").get() !== undefined;
-    this.weights = this.hasYears ? `${WEIGHTS}, 0.0` : WEIGHTS;
+    this.weights = this.hasYears ? [...WEIGHTS, 0.0] : WEIGHTS;
     // Indexes record their deletions; an older one is asked (a scan of every document when none is).
     this.deleted = main.info.deleted ?? (this.db.prepare('SELECT count(*) AS n FROM docs WHERE deleted = 1').get() as { n: number }).n;
     this.hasDeleted = this.deleted > 0;
+    if (this.hasDeleted) this.deletedIds = this.db.prepare('SELECT id FROM docs WHERE deleted = 1').pluck().all() as number[];
+    this.rankNative = this.loadRank();
+    const totals = tableTotals(this.db);
+    const rawHits = new Map<string, number>();
+    this.table = {
+      ...totals,
+      hits: (text) => {
+        let n = rawHits.get(text);
+        if (n === undefined) remember(rawHits, text, (n = (this.stmt('SELECT count(*) AS n FROM fts WHERE fts MATCH ?').get(text) as { n: number }).n));
+        return n;
+      },
+    };
     this.db.function('nwax_dates_in', { deterministic: true }, (dates: unknown, from: unknown, to: unknown) => {
       for (const d of String(dates).split(' ')) if (d >= (from as string) && d <= (to as string)) return 1;
       return 0;
     });
+  }
+
+  /** Loads nwax_bm25 into this connection where it is built and wanted; a failure leaves the JavaScript twin (said once). */
+  private loadRank(): boolean {
+    const ext = rankExtension();
+    if (!ext) return false;
+    try {
+      // better-sqlite3 takes the entry point as a second argument (its types know only the path).
+      (this.db.loadExtension as (path: string, entry: string) => unknown).call(this.db, ext, 'sqlite3_nwaxrank_init');
+      return true;
+    } catch (err) {
+      if (!rankWarned) process.stderr.write(`nwax: the ranking extension did not load (${(err as Error).message}); ranking in JavaScript\n`);
+      rankWarned = true;
+      return false;
+    }
   }
 
   private datesExpr(): string {
@@ -333,7 +412,7 @@ export class OpenSet {
   }
 
   search(q: Query, limit: number, order?: FieldOrder, limits: RankLimits = {}): SetResult {
-    const { match, narrow, driver, where, params } = this.plan(q);
+    const { match, driver, where, params } = this.plan(q);
     const join = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
     const cap = Math.max(1, limits.maxScored ?? MAX_SCORED);
     if (order) {
@@ -369,81 +448,129 @@ export class OpenSet {
       ).all(...args, limit) as Row[];
       return { total: Math.min(counted, cap), rows, ...(capped ? { capped, ...(limits.exact ? {} : { rankedAmong: cap }) } : {}) };
     }
-    // Words: the best candidates by BM25 with the field weights, which the searcher re-ranks with
-    // bounded features (ranking.ts) over all sets together. The filters and the deleted mark
-    // need the documents table; without them FTS5 answers alone.
-    const candidates = Math.max(limit * 3, 100);
+    // Words: ranked over every set together, with the collection's statistics (word-search.ts).
+    throw new NwaxError('NWAX_INTERNAL', 'a word query is ranked over every set by searchWords (word-search.ts)');
+  }
+
+  /**
+   * A word query on this set: `match` is scored (its phrases in FTS5's order), `narrow` finds
+   * the matches (the same, with the site's host phrase where it narrows: plan()); filters and
+   * the deleted mark need the documents table, without them FTS5 answers alone. Undefined for
+   * a query without words.
+   */
+  wordPlan(q: Query): WordPlan | undefined {
+    const { match, narrow, where, params } = this.plan(q);
+    if (!match || !narrow) return undefined;
     const plain = where.length === 1 && !this.hasDeleted;
-    const from = plain ? 'fts' : `fts CROSS JOIN docs ON docs.id = fts.rowid ${join}`;
-    const cond = plain ? 'fts MATCH ?' : `fts MATCH ? AND ${where.join(' AND ')}`;
-    // Found by `narrow`, scored by `match` (the same text but where the site's phrase narrows).
-    const args = [narrow, ...(plain ? [] : params)];
-    const narrowed = narrow !== match;
-    const late = () => limits.deadline !== undefined && performance.now() > limits.deadline;
-    // Matches counted up to the cap and one more (in C: fetching them costs a row each): past
-    // the cap the total is "more than" and the ranking is capped.
-    const counted = (this.stmt(`SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${cond} LIMIT ${cap + 1})`).get(...args) as { n: number }).n;
-    const capped = counted > cap;
-    const total = Math.min(counted, cap);
-    const head = (n: number) =>
-      this.stmt(`SELECT fts.rowid AS id FROM ${from} WHERE ${cond} LIMIT ${n}`)
-        .pluck()
-        .all(...args) as number[];
-    let ids: { id: number; r: number }[] = [];
-    let rankedAmong: number | undefined;
-    let partial = false;
-    let pool: Set<number> | undefined;
-    if (late()) {
-      // Out of time already (a filter few matches pass makes counting long): the first
-      // candidates in index order are scored, and the answer says it is partial.
-      partial = true;
-      pool = new Set(head(candidates));
-    } else if (narrowed && !capped) {
-      // Every match of the site (no more than the cap), scored below: FTS5's rank path would
-      // score every match of the words on all sites first.
-      pool = new Set(head(cap));
-    } else if (!capped || limits.exact) {
-      // Exact: FTS5 ranks every match through its own ORDER BY rank path.
-      const ranked = plain
-        ? `SELECT rowid AS id, rank AS r FROM fts WHERE fts MATCH ? AND rank MATCH 'bm25(${this.weights})' ORDER BY rank LIMIT ?`
-        : `SELECT docs.id AS id, fts.rank AS r FROM ${from} WHERE ${cond} AND fts.rank MATCH 'bm25(${this.weights})' ORDER BY fts.rank LIMIT ?`;
-      ids = this.stmt(ranked).all(match, ...args.slice(1), candidates) as { id: number; r: number }[];
-    } else {
-      // Capped: the head (the first matches in index order) and the tier of matches whose
-      // short fields hold every word, where the best answers are (a champion list).
-      pool = new Set(head(cap));
-      const tierMatch = ftsTier(q, narrow!);
-      if (tierMatch && late()) partial = true;
-      else if (tierMatch)
-        for (const id of this.stmt(`SELECT fts.rowid AS id FROM ${from} WHERE ${cond} LIMIT ${cap}`)
-          .pluck()
-          .all(tierMatch, ...args.slice(1)) as number[])
-          pool.add(id);
+    const join = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
+    return {
+      q,
+      match,
+      narrow,
+      phrases: ftsPhrases(match),
+      from: plain ? 'fts' : `fts CROSS JOIN docs ON docs.id = fts.rowid ${join}`,
+      cond: plain ? 'fts MATCH ?' : `fts MATCH ? AND ${where.join(' AND ')}`,
+      params: plain ? [] : params,
+    };
+  }
+
+  /** Matches of the plan, counted up to `n` (in C: fetching them costs a row each). */
+  countMatches(p: WordPlan, n: number): number {
+    return (this.stmt(`SELECT count(*) AS n FROM (SELECT 1 FROM ${p.from} WHERE ${p.cond} LIMIT ${n})`).get(p.narrow, ...p.params) as { n: number }).n;
+  }
+
+  /** The first `n` matches in document order (key order: the index job wrote them sorted); `tier`: of the title/anchor/URL tier only. */
+  firstMatches(p: WordPlan, n: number, tier = false): number[] {
+    const m = tier ? ftsTier(p.q, p.narrow) : p.narrow;
+    if (!m) return [];
+    return this.stmt(`SELECT fts.rowid AS id FROM ${p.from} WHERE ${p.cond} LIMIT ${n}`)
+      .pluck()
+      .all(m, ...p.params) as number[];
+  }
+
+  /** The documents' keys (`URL digest`, the order the index job wrote them in), by number. */
+  keysOf(ids: readonly number[]): Map<number, string> {
+    const rows = this.stmt("SELECT id, url || ' ' || digest AS k FROM docs WHERE id IN (SELECT value FROM json_each(?))").raw().all(JSON.stringify(ids)) as [
+      number,
+      string,
+    ][];
+    return new Map(rows);
+  }
+
+  /**
+   * The `n` best matches by BM25 with the collection's statistics, and every match tied with
+   * the n-th (so the best `n` of all sets, ties broken by URL, are among what the sets give).
+   */
+  rankTop(p: WordPlan, s: Scoring, n: number): Scored[] {
+    if (p.narrow !== p.match) {
+      // A site narrows the matches (fewer than the cap: rankTop is for an uncapped query): every
+      // one scored; FTS5's rank path would score every match of the words on all sites first.
+      return best(this.score(p, s, this.firstMatches(p, Number.MAX_SAFE_INTEGER)), n);
     }
-    if (pool) {
-      // BM25 of the candidates alone: `+rowid` keeps FTS5 from taking the IN list as rowid
-      // lookups (one whole MATCH per value); SQLite tests each match against the list, and
-      // bm25() runs only for the rows that pass.
-      ids = this.stmt(`SELECT rowid AS id, bm25(fts, ${this.weights}) AS r FROM fts WHERE fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`).all(
-        match,
-        JSON.stringify([...pool]),
-      ) as { id: number; r: number }[];
-      ids.sort((x, y) => x.r - y.r || x.id - y.id);
-      ids.length = Math.min(ids.length, candidates);
-      if (capped || partial) rankedAmong = pool.size;
-      // (An uncapped site's pool is every match: exact, as FTS5's rank path.)
+    if (!this.rankNative) return best(this.score(p, s, this.firstMatches(p, Number.MAX_SAFE_INTEGER)), n);
+    const rank = `nwax_bm25(${rankArgs(s).map(String).join(', ')})`;
+    const sql =
+      p.from === 'fts'
+        ? 'SELECT rowid AS id, rank AS r FROM fts WHERE fts MATCH ? AND rank MATCH ? ORDER BY rank LIMIT ?'
+        : `SELECT docs.id AS id, fts.rank AS r FROM ${p.from} WHERE ${p.cond} AND fts.rank MATCH ? ORDER BY fts.rank LIMIT ?`;
+    for (let limit = n + 1; ; limit *= 2) {
+      const rows = (p.from === 'fts' ? this.stmt(sql).all(p.match, rank, limit) : this.stmt(sql).all(p.match, ...p.params, rank, limit)) as Scored[];
+      // Done when every match is in, or the last one is past the n-th's score.
+      if (rows.length < limit || rows[limit - 1].r !== rows[n - 1].r) return best(rows, n);
     }
-    const more = { ...(capped ? { capped } : {}), ...(rankedAmong !== undefined ? { rankedAmong } : {}), ...(partial ? { partial } : {}) };
-    if (ids.length === 0) return { total, rows: [], ...more };
-    const byId = new Map(ids.map((x) => [x.id, x.r]));
+  }
+
+  /** Matches `ids` of the plan scored by BM25 with the collection's statistics. */
+  score(p: WordPlan, s: Scoring, ids: readonly number[]): Scored[] {
+    if (ids.length === 0) return [];
+    if (!this.rankNative) return scoreRows(this.db, p.phrases, s, ids, this.table);
+    const args = rankArgs(s);
+    // `+rowid` keeps FTS5 from taking the IN list as rowid lookups (one whole MATCH per value);
+    // SQLite tests each match against the list, and the score runs only for the rows that pass.
+    return this.stmt(
+      `SELECT rowid AS id, nwax_bm25(fts, ${args.map(() => '?').join(', ')}) AS r FROM fts WHERE fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`,
+    ).all(...args, p.match, JSON.stringify(ids)) as Scored[];
+  }
+
+  /** Scored documents as rows (their rank the score), without the language (see cols). */
+  scoredRows(scored: readonly Scored[]): Row[] {
+    if (scored.length === 0) return [];
+    const byId = new Map(scored.map((x) => [x.id, x.r]));
+    const join = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
     // The candidates without their language: in the documents table it comes after the stored
     // text, whose overflow pages a column past it makes SQLite read (a hundred candidates a
     // set: 161 -> 61 ms over 300 queries); the hits shown get it with their text (lang()).
     const docs = this.stmt(`SELECT ${this.cols(false)} FROM docs ${join} WHERE docs.id IN (SELECT value FROM json_each(?))`).all(
-      JSON.stringify(ids.map((x) => x.id)),
+      JSON.stringify(scored.map((x) => x.id)),
     ) as Row[];
     for (const d of docs) d.rank = byId.get(d.id)!;
-    return { total, rows: docs, ...more };
+    return docs;
+  }
+
+  /** What this set adds to the collection's statistics: its served rows and their tokens. */
+  get stats(): SetStats {
+    if (!this.setStats) {
+      const deletedTokens = this.deletedIds.length ? [...rowLengths(this.db, this.deletedIds).values()].reduce((a, b) => a + b, 0) : 0;
+      this.setStats = { rows: this.table.rows - this.deletedIds.length, tokens: this.table.tokens - deletedTokens };
+    }
+    return this.setStats;
+  }
+
+  /** The served documents that hold a phrase (a phrase alone, as fts-phrases.ts writes it). */
+  phraseRows(text: string): number {
+    let n = this.phraseCounts.get(text);
+    if (n === undefined) {
+      n = this.table.hits(text);
+      if (this.deletedIds.length)
+        n -= (
+          this.stmt('SELECT count(*) AS n FROM fts WHERE fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))').get(
+            text,
+            JSON.stringify(this.deletedIds),
+          ) as { n: number }
+        ).n;
+      remember(this.phraseCounts, text, n);
+    }
+    return n;
   }
 
   /** The columns of a hit; `lang` false leaves out the one stored after the text (Row.lang undefined). */

@@ -13,7 +13,8 @@ import type { StoredRef } from './stored.js';
 import { OpenSet, type FieldOrder, type Row } from './open-set.js';
 import { collapse, dedupKey, markMore, mergeVersions, sumFacets, type DedupField } from './collapse.js';
 import { DEFAULT_WEIGHTS, marked, rerank, type RankingWeights } from './ranking.js';
-import type { CaptureFields } from '../index/capture-fields.js';
+import { searchWords } from './word-search.js';
+import { captureFieldsOf, type CaptureFields } from '../index/capture-fields.js';
 
 export interface Hit extends CaptureFields {
   url: string;
@@ -259,15 +260,24 @@ export class Searcher {
     let partial = false;
     const budget = opts.budgetMs ?? 1000;
     const limits = { exact: opts.exact === true, maxScored: opts.maxScored, deadline: budget > 0 ? t0 + budget : undefined };
-    const candidates: (Row & { set: OpenSet })[] = [];
-    for (const s of this.sets) {
-      const r = s.search(q, limit, order, limits);
-      total += r.total;
-      if (r.capped) totalExact = false;
-      if (r.rankedAmong !== undefined) rankedAmong = (rankedAmong ?? 0) + r.rankedAmong;
-      if (r.partial) partial = true;
-      for (const row of r.rows) candidates.push({ ...row, set: s });
-    }
+    let candidates: (Row & { set: OpenSet })[] = [];
+    const plans = order ? [] : this.sets.map((s) => s.wordPlan(q));
+    if (plans.length && plans.every((p) => p !== undefined)) {
+      // Words: ranked over every set together, as one collection (word-search.ts).
+      const r = searchWords(this.sets, plans, Math.max(limit * 3, 100), limits);
+      ({ total, rankedAmong } = r);
+      totalExact = !r.capped;
+      partial = r.partial === true;
+      candidates = r.rows;
+    } else
+      for (const s of this.sets) {
+        const r = s.search(q, limit, order, limits);
+        total += r.total;
+        if (r.capped) totalExact = false;
+        if (r.rankedAmong !== undefined) rankedAmong = (rankedAmong ?? 0) + r.rankedAmong;
+        if (r.partial) partial = true;
+        for (const row of r.rows) candidates.push({ ...row, set: s });
+      }
     const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
     if (order) {
       const field = order.field === 'date' ? (r: Row) => r.dates.split(' ').filter(Boolean).sort()[0] ?? '' : (r: Row) => r.url;
@@ -301,15 +311,7 @@ export class Searcher {
         digest: r.digest,
         title: r.title,
         dates: [...new Set(r.dates.split(' ').filter(Boolean))].sort(),
-        mime: r.mime,
-        status: r.status,
-        length: r.length,
-        collection: r.collection,
-        segment: r.segment,
-        file: r.file,
-        location: r.location,
-        offset: r.offset,
-        clen: r.clen,
+        ...captureFieldsOf(r),
         host: r.host,
         lang: r.lang ?? tail?.lang ?? '',
         score: -r.rank,

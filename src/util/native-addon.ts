@@ -2,20 +2,25 @@
  * The native addon (native/*.c, build/Release/nwax_native.node), built by `npm install`
  * through node-gyp as better-sqlite3 is, loaded once for every layer that uses a part of it:
  * the sort and merge (src/mapreduce/native.ts) and the HTML extractor
- * (src/parse/native-html.ts), the language scores and JSON strings. Without it (no compiler
- * on the machine, or `NWAX_NATIVE` turning a kernel off), their JavaScript twins do the same
- * work, to the same bytes.
+ * (src/parse/native-html.ts), the language scores and JSON strings; and beside it the SQLite
+ * extension of the collection-wide BM25 (native/fts-rank.c, build/Release/nwax_rank.node),
+ * loaded into each index connection. Without them (no compiler on the machine, or
+ * `NWAX_NATIVE` turning a kernel off), their JavaScript twins do the same work, to the same
+ * bytes.
  */
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
 import { UsageError } from './errors.js';
 
 /**
  * The addon's kernels, each with a JavaScript twin that gives the same bytes: `sort` (the
  * sort, gather and merge of lines and records, CDX keys and dedup, sums), `html` (the HTML
- * extractor and its UTF-8 decoding), `eld` (language scores), `json` (JSON strings as bytes).
+ * extractor and its UTF-8 decoding), `eld` (language scores), `json` (JSON strings as bytes),
+ * `rank` (BM25 with the collection's statistics, a SQLite extension).
  */
-export const KERNELS = ['sort', 'html', 'eld', 'json'] as const;
+export const KERNELS = ['sort', 'html', 'eld', 'json', 'rank'] as const;
 export type Kernel = (typeof KERNELS)[number];
 
 /**
@@ -65,7 +70,14 @@ export function nativeWanted(kernel: Kernel): boolean {
   return WANTED.has(kernel);
 }
 
+/** The SQLite extension of the `rank` kernel, or undefined where it is not built or NWAX_NATIVE leaves it to JavaScript. */
+const RANK_EXTENSION = fileURLToPath(new URL('../../build/Release/nwax_rank.node', import.meta.url));
+
+export function rankExtension(): string | undefined {
+  return WANTED.has('rank') && existsSync(RANK_EXTENSION) ? RANK_EXTENSION : undefined;
+}
+
 /** The kernels running natively in this process (what `nwax --version` reports). */
 export function nativeKernels(): Kernel[] {
-  return addon ? KERNELS.filter((k) => WANTED.has(k)) : [];
+  return KERNELS.filter((k) => WANTED.has(k) && (k === 'rank' ? rankExtension() !== undefined : addon !== undefined));
 }
