@@ -1,5 +1,6 @@
 // One collection however it is cut: the bench corpus's crawl indexed as 1, 3 and 8 parts (the
-// same segment, CrawlDb and LinkDb; `--reduces`), and the 8 parts merged into one index; the
+// same segment, CrawlDb and LinkDb; `--reduces`), the 8 parts merged into one index, and the 8
+// parts served by two `nwax serve` backends (4 each) behind a shard front (over HTTP); the
 // relevance benchmark's known-item queries (title, passage, navigational) and single words run
 // through nwax's searcher in each. Prints, per layout, the queries whose top 10 (version and
 // order) or scores (past 1e-9) differ from the one-part index's, and the query latency
@@ -8,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { CORPUS_DIR, NWAX, ROOT, indexIsCurrent, median, table } from './lib.mjs';
+import { CORPUS_DIR, NWAX, ROOT, indexIsCurrent, median, startServe, table } from './lib.mjs';
 import { buildCrawl } from './serve-ops.mjs';
 import { querySets } from './relevance.mjs';
 
@@ -39,6 +40,31 @@ function merged(from) {
     .map((p) => join(from, 'indexes', p));
   execFileSync('node', [NWAX, 'merge', join(dir, 'indexes', 'part-00000'), ...parts], { stdio: ['ignore', 'ignore', 'inherit'] });
   return dir;
+}
+
+/** The 8 parts of `from` as two backends' directories (4 parts each, linked). */
+function halves(from) {
+  return [0, 1].map((h) => {
+    const dir = `${from}-half-${h}`;
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(join(dir, 'indexes'), { recursive: true });
+    for (let i = 4 * h; i < 4 * h + 4; i++) symlinkSync(join(from, 'indexes', `part-0000${i}`), join(dir, 'indexes', `part-0000${i}`));
+    return dir;
+  });
+}
+
+/** The queries through a shard front's /api/search, as answers() gives them. */
+async function frontAnswers(front, queries) {
+  const out = [];
+  const ms = [];
+  for (const q of queries) {
+    const t0 = performance.now();
+    const res = await fetch(`${front}/api/search?${new URLSearchParams({ query: q, hitsPerSite: '0' })}`);
+    const body = await res.json();
+    ms.push(performance.now() - t0);
+    out.push((body.hits ?? []).map((h) => ({ key: `${h.url} ${h.digest}`, score: h.score })));
+  }
+  return { out, ms };
 }
 
 function answers(searcher, queries) {
@@ -85,10 +111,18 @@ export async function benchParts() {
   ];
   layouts.push(['8 parts merged into 1', merged(layouts[2][1])]);
   const rows = [['layout', 'queries', 'top 10 differ', 'scores differ (>1e-9)', 'p50 ms', 'p99 ms']];
+  const budget = ['-D', 'nwax.search.time.budget=0', '-D', 'nwax.search.cache=false'];
+  const backends = await Promise.all(halves(layouts[2][1]).map((d) => startServe(['-dir', d, '--port', '0', ...budget])));
+  const front = await startServe(['--port', '0', '--shards', backends.map((b) => b.url).join(','), ...budget]);
+  layouts.push(['8 parts, 2 backends behind a shard front (HTTP)', front.url]);
   for (const [name, dir] of layouts) {
-    const s = new Searcher(dir);
-    const a = name === '1 part' ? base : answers(s, queries);
-    s.close();
+    let a;
+    if (dir.startsWith('http')) a = await frontAnswers(dir, queries);
+    else {
+      const s = new Searcher(dir);
+      a = name === '1 part' ? base : answers(s, queries);
+      s.close();
+    }
     let order = 0;
     let score = 0;
     a.out.forEach((hits, i) => {
@@ -98,5 +132,6 @@ export async function benchParts() {
     });
     rows.push([name, String(queries.length), String(order), String(score), median(a.ms).toFixed(2), p99(a.ms).toFixed(2)]);
   }
-  return `## One collection however it is cut (bench corpus, ${queries.length} queries, searcher in process)\n\n${table(rows)}`;
+  for (const s of [front, ...backends]) await s.stop();
+  return `## One collection however it is cut (bench corpus, ${queries.length} queries: the searcher in process, the front over HTTP)\n\n${table(rows)}`;
 }

@@ -9,6 +9,8 @@
  *   top 10 (versions and order) and the same scores (1e-9) for every query, capped or not.
  * - dedup then merge (deleted documents dropped) scores as dedup alone (documents marked).
  * - A part added to a running searcher changes every score at the reload, to the whole's.
+ * - Two `nwax serve` backends, each holding 4 of the 8 parts, behind a shard front: the
+ *   statistics exchanged (shard-protocol.ts), the same hits, order and scores, and totals.
  */
 import { describe, expect, it, beforeAll } from 'vitest';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -16,7 +18,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc } from '../scripts/make-fixtures.mjs';
-import { nwaxAsync, seededRandom, tempDir } from './helpers.js';
+import { nwaxAsync, seededRandom, serveCli, tempDir } from './helpers.js';
+import { request } from 'undici';
 import { Searcher, type SearchOptions } from '../src/search/searcher.js';
 import { OpenSet } from '../src/search/open-set.js';
 import { findIndexSets } from '../src/search/index-sets.js';
@@ -24,7 +27,11 @@ import { parseQuery } from '../src/search/query.js';
 import { idf } from '../src/search/bm25.js';
 import { tableTotals } from '../src/search/fts-stats.js';
 import { scoreRows } from '../src/search/js-bm25.js';
-import { rankExtension } from '../src/util/native-addon.js';
+import { nativeWanted, rankExtension } from '../src/util/native-addon.js';
+
+// (Under CI the extension is built; a run with NWAX_NATIVE leaving `rank` to JavaScript tests the twin alone.)
+if (!rankExtension() && process.env.CI === 'true' && nativeWanted('rank'))
+  throw new Error('the ranking extension (build/Release/nwax_rank.node) is not built: npm install runs node-gyp');
 
 const VOCAB = [
   ...'alligator swamp river delta estuary marsh heron egret reed cypress mangrove tide flood bank channel levee bayou creek pond lake'.split(' '),
@@ -111,12 +118,14 @@ function queries(): string[] {
 
 type Answer = { key: string; score: number }[];
 
-function answers(dir: string, opts: SearchOptions): Answer[] {
+function answers(dir: string, opts: SearchOptions, totals?: number[]): Answer[] {
   const s = new Searcher(dir);
   try {
-    return queries().map((q) =>
-      s.search(q, { hits: 10, snippets: false, cache: false, budgetMs: 0, ...opts }).hits.map((h) => ({ key: `${h.url} ${h.digest}`, score: h.score })),
-    );
+    return queries().map((q) => {
+      const r = s.search(q, { hits: 10, snippets: false, cache: false, budgetMs: 0, ...opts });
+      totals?.push(r.total);
+      return r.hits.map((h) => ({ key: `${h.url} ${h.digest}`, score: h.score }));
+    });
   } finally {
     s.close();
   }
@@ -165,8 +174,8 @@ describe('BM25 over the whole collection', () => {
       for (const query of queries()) {
         const p = open.wordPlan(parseQuery(query));
         if (!p) continue;
-        const s = { weights: open.weights, avgdl: totals.tokens / totals.rows, idf: p.phrases.map((ph) => idf(totals.rows, hits(ph.text))) };
-        const w = open.weights.join(', ');
+        const s = { weights: open.scoring.weights, avgdl: totals.tokens / totals.rows, idf: p.phrases.map((ph) => idf(totals.rows, hits(ph.text))) };
+        const w = open.scoring.weights.join(', ');
         const rows = db.prepare(`SELECT rowid AS id, bm25(fts, ${w}) AS r FROM fts WHERE fts MATCH ?`).all(p.match) as { id: number; r: number }[];
         const ids = rows.map((r) => r.id);
         const js = new Map(scoreRows(db, p.phrases, s, ids, { ...totals, hits }).map((x) => [x.id, x.r]));
@@ -233,6 +242,41 @@ describe('BM25 over the whole collection', () => {
       for (const [j, h] of after.entries()) expect(Math.abs(h.score - whole[j].score)).toBeLessThan(1e-9);
     } finally {
       s.close();
+    }
+  });
+
+  it('gives the same hits, scores and totals through a shard front of two backends', async () => {
+    const halves = [0, 1].map((h) => {
+      const d = join(dir, `shard-${h}`);
+      mkdirSync(join(d, 'indexes'), { recursive: true });
+      for (let i = 4 * h; i < 4 * h + 4; i++) cpSync(join(crawl(8), 'indexes', `part-0000${i}`), join(d, 'indexes', `part-0000${i}`));
+      return d;
+    });
+    const backends = await Promise.all(halves.map((d) => serveCli(['-dir', d, '--port', '0', '-D', 'nwax.search.time.budget=0'])));
+    // The fronts' caps are their own configuration, which the backends take from them.
+    const fronts = await Promise.all(
+      ['10000', '40'].map((cap) =>
+        serveCli(['--port', '0', '--shards', backends.map((b) => b.url).join(','), '-D', 'nwax.search.time.budget=0', '-D', `nwax.search.max.scored=${cap}`]),
+      ),
+    );
+    try {
+      for (const [f, maxScored] of [
+        [0, 10_000],
+        [1, 40],
+      ]) {
+        const totals: number[] = [];
+        const one = answers(crawl(1), { maxScored }, totals);
+        const via: Answer[] = [];
+        for (const [i, q] of queries().entries()) {
+          const r = await request(`${fronts[f].url}/api/search?${new URLSearchParams({ query: q, hitsPerSite: '0' })}`);
+          const body = (await r.body.json()) as { total: number; hits: { url: string; digest: string; score: number }[] };
+          expect(body.total, `${q} (cap ${maxScored})`).toBe(totals[i]);
+          via[i] = body.hits.map((h) => ({ key: `${h.url} ${h.digest}`, score: h.score }));
+        }
+        expectSame(via, one, `shard front, cap ${maxScored}`);
+      }
+    } finally {
+      for (const s of [...fronts, ...backends]) await s.close();
     }
   });
 });

@@ -21,7 +21,7 @@ The indexes are those under -dir (default property searcher.dir): every pindexes
     hits: Flags.integer({ description: 'Hits per page.', default: 10, min: 1 }),
     start: Flags.integer({ description: 'Index of the first hit shown (paging).', default: 0, min: 0 }),
     exact: Flags.boolean({
-      description: 'Rank every match exactly (default: past nwax.search.max.scored matches in an index set, the likeliest are ranked).',
+      description: 'Rank every match exactly (default: past nwax.search.max.scored matches in the collection, the likeliest are ranked).',
       default: false,
     }),
     'hits-per-site': Flags.integer({

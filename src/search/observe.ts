@@ -69,9 +69,21 @@ export function accessLog(o: AccessLogOptions): { write(e: AccessEntry): void; f
 /** The route a path is counted under (bounded label values: never the raw path). */
 export function routeOf(path: string): string {
   if (path.startsWith('/stored/')) return '/stored';
-  return ['/', '/search', '/api/search', '/opensearch', '/opensearch.xml', '/suggest', '/cdx', '/healthz', '/readyz', '/metrics', '/admin/reload'].includes(
-    path,
-  )
+  return [
+    '/',
+    '/search',
+    '/api/search',
+    '/opensearch',
+    '/opensearch.xml',
+    '/suggest',
+    '/cdx',
+    '/healthz',
+    '/readyz',
+    '/metrics',
+    '/admin/reload',
+    '/api/shard/stats',
+    '/api/shard/candidates',
+  ].includes(path)
     ? path
     : 'other';
 }

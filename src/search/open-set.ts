@@ -1,25 +1,24 @@
 /**
  * One index set opened for searching: its main index read-only, its dates index attached and
- * joined by document number, statements prepared once. Queries with words are ranked by FTS5's
- * BM25 (the searcher adds the bounded features of ranking.ts over all sets); filters, the
+ * joined by document number, statements prepared once. A word query is planned here and
+ * ranked over every set together (word-search.ts) by BM25 with the collection's statistics
+ * (set-scoring.ts; the searcher adds the bounded features of ranking.ts); filters, the
  * deleted mark and orders by a stored field go through the documents table.
  *
- * The work of a query is bounded (docs/decisions.md, "Bounded work per query"): matches are
- * counted up to `maxScored`; at most that many are ranked exactly by BM25. Past it the ranking
- * is capped: it scores the matches whose title, anchor text or URL holds every word (the tier
- * where the best answers are) and the first matches in document order, at most `maxScored` of
- * each, not every match (FTS5's ORDER BY rank computes BM25 for every match: hundreds of
- * milliseconds for a common word at a million documents). `exact` ranks every match.
+ * The work of a query is bounded (docs/decisions.md, "Bounded work per query"): the
+ * collection's matches are counted up to `maxScored`; at most that many are ranked exactly.
+ * Past it the ranking is capped: it scores the matches whose title, anchor text or URL holds
+ * every word (the tier where the best answers are) and the first matches in key order, at most
+ * `maxScored` of each, not every match (FTS5's ORDER BY rank computes BM25 for every match:
+ * hundreds of milliseconds for a common word at a million documents). `exact` ranks every match.
  */
 import type Database from 'better-sqlite3';
 import { openIndex, type Db } from '../index/schema.js';
 import type { IndexSet } from './index-sets.js';
 import { dateYears, ftsExclusions, ftsFields, ftsMatch, ftsTier, wholeYears, words, type Query } from './query.js';
-import { rankArgs, type Scoring, type SetStats } from './bm25.js';
+import type { Scoring } from './bm25.js';
 import { ftsPhrases, type FtsPhrase } from './fts-phrases.js';
-import { rowLengths, tableTotals } from './fts-stats.js';
-import { scoreRows, type TableCounts } from './js-bm25.js';
-import { rankExtension } from '../util/native-addon.js';
+import { best, SetScoring, type Scored } from './set-scoring.js';
 import type { StoredRef } from './stored.js';
 import type { Facets } from './searcher.js';
 import { NwaxError } from '../util/errors.js';
@@ -53,19 +52,13 @@ function periodPrefix(range: string): string | undefined {
 }
 
 /**
- * Matches of a word query counted exactly and ranked exactly, per index set (the default of
+ * Matches of a word query counted exactly and ranked exactly in the collection (the default of
  * `nwax.search.max.scored`); beyond, the total is a lower bound and the ranking capped.
  */
 export const MAX_SCORED = 10_000;
 
 /** BM25's column weights: title, content, anchors, URL words, host (and 0 for the years). */
 const WEIGHTS = [4.0, 1.0, 2.0, 1.0, 0.5];
-
-/** A document's BM25 score (negative, lower is better, as FTS5's). */
-export interface Scored {
-  id: number;
-  r: number;
-}
 
 /** A word query on one set (OpenSet.wordPlan). */
 export interface WordPlan {
@@ -79,23 +72,6 @@ export interface WordPlan {
   from: string;
   cond: string;
   params: unknown[];
-}
-
-/** The best `n` by score (lower first, then document number), and every one tied with the n-th. */
-function best(scored: Scored[], n: number): Scored[] {
-  scored.sort((x, y) => x.r - y.r || x.id - y.id);
-  let end = Math.min(n, scored.length);
-  while (end > 0 && end < scored.length && scored[end].r === scored[end - 1].r) end++;
-  scored.length = end;
-  return scored;
-}
-
-/** Phrase counts kept per set (a set never changes while open). */
-const PHRASE_COUNTS = 4096;
-
-function remember(map: Map<string, number>, key: string, value: number): void {
-  map.set(key, value);
-  if (map.size > PHRASE_COUNTS) map.delete(map.keys().next().value!);
 }
 
 /** How one query's ranking may spend its work. */
@@ -123,8 +99,6 @@ export interface SetResult {
   partial?: boolean;
 }
 
-let rankWarned = false;
-
 export class OpenSet {
   readonly db: Db;
   /** Whether dedup marked documents deleted (queries then go through the documents table). */
@@ -140,16 +114,8 @@ export class OpenSet {
   private readonly hasYears: boolean;
   /** Years only the dates index knows for some document (undefined: not recorded, any may be). */
   private readonly extraYears: Set<string> | undefined = new Set();
-  /** BM25's column weights for this index's columns. */
-  readonly weights: number[];
-  /** Whether nwax_bm25 is loaded (else its JavaScript twin scores). */
-  private readonly rankNative: boolean;
-  /** FTS5's own counts for this table (every row): what its bm25() uses, and the JavaScript twin inverts. */
-  private readonly table: TableCounts;
-  /** Documents dedup marked deleted (read when there are some: they leave the statistics). */
-  private readonly deletedIds: number[] = [];
-  private setStats: SetStats | undefined;
-  private readonly phraseCounts = new Map<string, number>();
+  /** Its side of the collection-wide BM25: its statistics, and its matches scored (set-scoring.ts). */
+  readonly scoring: SetScoring;
   constructor(readonly set: IndexSet) {
     const main = openIndex(set.main, 'main');
     this.db = main.db;
@@ -169,41 +135,16 @@ export class OpenSet {
     }
     this.hasYears = main.info.version >= 3;
     this.mimeIndexed = this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'docs_mime'").get() !== undefined;
-    this.weights = this.hasYears ? [...WEIGHTS, 0.0] : WEIGHTS;
     // Indexes record their deletions; an older one is asked (a scan of every document when none is).
     this.deleted = main.info.deleted ?? (this.db.prepare('SELECT count(*) AS n FROM docs WHERE deleted = 1').get() as { n: number }).n;
     this.hasDeleted = this.deleted > 0;
-    if (this.hasDeleted) this.deletedIds = this.db.prepare('SELECT id FROM docs WHERE deleted = 1').pluck().all() as number[];
-    this.rankNative = this.loadRank();
-    const totals = tableTotals(this.db);
-    const rawHits = new Map<string, number>();
-    this.table = {
-      ...totals,
-      hits: (text) => {
-        let n = rawHits.get(text);
-        if (n === undefined) remember(rawHits, text, (n = (this.stmt('SELECT count(*) AS n FROM fts WHERE fts MATCH ?').get(text) as { n: number }).n));
-        return n;
-      },
-    };
+    // The documents dedup marked leave the statistics (a scan of the documents where there are some).
+    const deletedIds = this.hasDeleted ? (this.db.prepare('SELECT id FROM docs WHERE deleted = 1').pluck().all() as number[]) : [];
+    this.scoring = new SetScoring(this.db, (sql) => this.stmt(sql), this.hasYears ? [...WEIGHTS, 0.0] : WEIGHTS, deletedIds);
     this.db.function('nwax_dates_in', { deterministic: true }, (dates: unknown, from: unknown, to: unknown) => {
       for (const d of String(dates).split(' ')) if (d >= (from as string) && d <= (to as string)) return 1;
       return 0;
     });
-  }
-
-  /** Loads nwax_bm25 into this connection where it is built and wanted; a failure leaves the JavaScript twin (said once). */
-  private loadRank(): boolean {
-    const ext = rankExtension();
-    if (!ext) return false;
-    try {
-      // better-sqlite3 takes the entry point as a second argument (its types know only the path).
-      (this.db.loadExtension as (path: string, entry: string) => unknown).call(this.db, ext, 'sqlite3_nwaxrank_init');
-      return true;
-    } catch (err) {
-      if (!rankWarned) process.stderr.write(`nwax: the ranking extension did not load (${(err as Error).message}); ranking in JavaScript\n`);
-      rankWarned = true;
-      return false;
-    }
   }
 
   private datesExpr(): string {
@@ -502,13 +443,11 @@ export class OpenSet {
    * the n-th (so the best `n` of all sets, ties broken by URL, are among what the sets give).
    */
   rankTop(p: WordPlan, s: Scoring, n: number): Scored[] {
-    if (p.narrow !== p.match) {
-      // A site narrows the matches (fewer than the cap: rankTop is for an uncapped query): every
-      // one scored; FTS5's rank path would score every match of the words on all sites first.
-      return best(this.score(p, s, this.firstMatches(p, Number.MAX_SAFE_INTEGER)), n);
-    }
-    if (!this.rankNative) return best(this.score(p, s, this.firstMatches(p, Number.MAX_SAFE_INTEGER)), n);
-    const rank = `nwax_bm25(${rankArgs(s).map(String).join(', ')})`;
+    // A site that narrows the matches (fewer than the cap: rankTop is for an uncapped query):
+    // every one scored, where FTS5's rank path would score every match of the words on all
+    // sites first; the same without the extension (its twin scores rows it is given).
+    if (p.narrow !== p.match || !this.scoring.native) return best(this.score(p, s, this.firstMatches(p, Number.MAX_SAFE_INTEGER)), n);
+    const rank = this.scoring.rankFunction(s);
     const sql =
       p.from === 'fts'
         ? 'SELECT rowid AS id, rank AS r FROM fts WHERE fts MATCH ? AND rank MATCH ? ORDER BY rank LIMIT ?'
@@ -522,14 +461,7 @@ export class OpenSet {
 
   /** Matches `ids` of the plan scored by BM25 with the collection's statistics. */
   score(p: WordPlan, s: Scoring, ids: readonly number[]): Scored[] {
-    if (ids.length === 0) return [];
-    if (!this.rankNative) return scoreRows(this.db, p.phrases, s, ids, this.table);
-    const args = rankArgs(s);
-    // `+rowid` keeps FTS5 from taking the IN list as rowid lookups (one whole MATCH per value);
-    // SQLite tests each match against the list, and the score runs only for the rows that pass.
-    return this.stmt(
-      `SELECT rowid AS id, nwax_bm25(fts, ${args.map(() => '?').join(', ')}) AS r FROM fts WHERE fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`,
-    ).all(...args, p.match, JSON.stringify(ids)) as Scored[];
+    return this.scoring.score(p.match, p.phrases, s, ids);
   }
 
   /** Scored documents as rows (their rank the score), without the language (see cols). */
@@ -545,32 +477,6 @@ export class OpenSet {
     ) as Row[];
     for (const d of docs) d.rank = byId.get(d.id)!;
     return docs;
-  }
-
-  /** What this set adds to the collection's statistics: its served rows and their tokens. */
-  get stats(): SetStats {
-    if (!this.setStats) {
-      const deletedTokens = this.deletedIds.length ? [...rowLengths(this.db, this.deletedIds).values()].reduce((a, b) => a + b, 0) : 0;
-      this.setStats = { rows: this.table.rows - this.deletedIds.length, tokens: this.table.tokens - deletedTokens };
-    }
-    return this.setStats;
-  }
-
-  /** The served documents that hold a phrase (a phrase alone, as fts-phrases.ts writes it). */
-  phraseRows(text: string): number {
-    let n = this.phraseCounts.get(text);
-    if (n === undefined) {
-      n = this.table.hits(text);
-      if (this.deletedIds.length)
-        n -= (
-          this.stmt('SELECT count(*) AS n FROM fts WHERE fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))').get(
-            text,
-            JSON.stringify(this.deletedIds),
-          ) as { n: number }
-        ).n;
-      remember(this.phraseCounts, text, n);
-    }
-    return n;
   }
 
   /** The columns of a hit; `lang` false leaves out the one stored after the text (Row.lang undefined). */

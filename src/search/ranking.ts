@@ -157,23 +157,48 @@ export function features(
   };
 }
 
+/** What the re-ranking takes from the candidates as a whole: the best text score and the mean title length. */
+export interface RerankBasis {
+  best: number;
+  avgTitle: number;
+}
+
+/** A candidate as the basis needs it: its text score and its title's length in terms (0 and false without a title). */
+export interface BasisOf {
+  rank: number;
+  titleTerms: number;
+  titled: boolean;
+}
+
+export function rerankBasis(cands: readonly BasisOf[]): RerankBasis {
+  let best = Number.NEGATIVE_INFINITY;
+  let terms = 0;
+  let titled = 0;
+  for (const c of cands) {
+    best = Math.max(best, -c.rank);
+    terms += c.titleTerms;
+    if (c.titled) titled++;
+  }
+  return { best, avgTitle: terms / Math.max(1, titled) };
+}
+
 /**
  * Scores candidates from every index set together (the best text score is the best of all):
- * sets `rank` to the final score, negative as FTS5's, lower better.
+ * sets `rank` to the final score, negative as FTS5's, lower better. `given`: the basis of the
+ * whole collection's candidates, where these are one shard's share of them (shards.ts).
  */
 export function rerank<T extends Candidate>(
   cands: T[],
   queryWords: readonly string[],
   w: RankingWeights = DEFAULT_WEIGHTS,
   exact: readonly string[] = [],
+  given?: RerankBasis,
 ): T[] {
   if (cands.length === 0) return cands;
-  const best = Math.max(...cands.map((c) => -c.rank));
   const forms = marked(exact);
   // Each title analyzed once: for the candidates' mean length, then for the features.
   const titleWords = cands.map((c) => words(c.title ?? ''));
-  const titled = cands.filter((c) => c.title).length;
-  const avgTitle = titleWords.reduce((n, t) => n + t.length, 0) / Math.max(1, titled);
+  const { best, avgTitle } = given ?? rerankBasis(cands.map((c, i) => ({ rank: c.rank, titleTerms: titleWords[i].length, titled: !!c.title })));
   for (const [i, c] of cands.entries()) {
     const f = features(c, queryWords, forms, avgTitle, titleWords[i]);
     const bonus = w.title * f.title + w.url * f.url + w.inlinks * f.inlinks + w.depth * f.depth + w.home * f.home + w.exact * f.exact + w.fit * f.fit;

@@ -7,13 +7,13 @@
  */
 import { statSync } from 'node:fs';
 import { findIndexSets, type IndexSet } from './index-sets.js';
-import { parseQuery } from './query.js';
+import { parseQuery, words, type Query } from './query.js';
 import { snippetOf, type Snippet } from './snippet.js';
 import type { StoredRef } from './stored.js';
-import { OpenSet, type FieldOrder, type Row } from './open-set.js';
+import { OpenSet, type FieldOrder, type RankLimits, type Row, type WordPlan } from './open-set.js';
 import { collapse, dedupKey, markMore, mergeVersions, sumFacets, type DedupField } from './collapse.js';
-import { DEFAULT_WEIGHTS, marked, rerank, type RankingWeights } from './ranking.js';
-import { searchWords } from './word-search.js';
+import { DEFAULT_WEIGHTS, marked, rerank, type BasisOf, type RankingWeights, type RerankBasis } from './ranking.js';
+import { localStats, searchWords, type LocalStats, type SharedStats, type WordResult } from './word-search.js';
 import { captureFieldsOf, type CaptureFields } from '../index/capture-fields.js';
 
 export interface Hit extends CaptureFields {
@@ -68,17 +68,36 @@ export interface SearchOptions {
   /** Answer from the cache of recent queries where it can (default true; benchmarks say false). */
   cache?: boolean;
   /**
-   * Rank every match exactly (default false: past `maxScored` matches in an index set, the
+   * Rank every match exactly (default false: past `maxScored` matches in the collection, the
    * ranking scores the likeliest of them; docs/decisions.md says how close that stays).
    */
   exact?: boolean;
-  /** Matches counted and ranked exactly per index set (`nwax.search.max.scored`, default 10,000). */
+  /** Matches counted and ranked exactly over the collection (`nwax.search.max.scored`, default 10,000). */
   maxScored?: number;
   /**
    * Milliseconds a query may spend finding candidates (`nwax.search.time.budget`, default 1000;
    * 0 = none): past it the query ranks what it found and says the answer is partial.
    */
   budgetMs?: number;
+  /** From a shard front: the collection's statistics, instead of this searcher's own (word-search.ts). */
+  shared?: SharedStats;
+  /**
+   * From a shard front: the last of the collection's candidates (BM25, URL, digest) and their
+   * basis for the re-ranking, so a backend re-ranks its share of them as the whole would.
+   */
+  cut?: { last: [number, string, string]; basis: RerankBasis };
+}
+
+/** A candidate as a shard front cuts and re-ranks them: its BM25, its key, and its title's length (ranking.ts). */
+export interface ShardCandidate extends BasisOf {
+  url: string;
+  digest: string;
+}
+
+/** Candidates in the collection's order: BM25 (lower first), then URL, then digest. */
+export function compareCandidates(a: { rank: number; url: string; digest: string }, b: { rank: number; url: string; digest: string }): number {
+  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return a.rank - b.rank || cmp(a.url, b.url) || cmp(a.digest, b.digest);
 }
 
 export interface SearchResult {
@@ -261,14 +280,15 @@ export class Searcher {
     const budget = opts.budgetMs ?? 1000;
     const limits = { exact: opts.exact === true, maxScored: opts.maxScored, deadline: budget > 0 ? t0 + budget : undefined };
     let candidates: (Row & { set: OpenSet })[] = [];
-    const plans = order ? [] : this.sets.map((s) => s.wordPlan(q));
-    if (plans.length && plans.every((p) => p !== undefined)) {
-      // Words: ranked over every set together, as one collection (word-search.ts).
-      const r = searchWords(this.sets, plans, Math.max(limit * 3, 100), limits);
-      ({ total, rankedAmong } = r);
-      totalExact = !r.capped;
-      partial = r.partial === true;
-      candidates = r.rows;
+    const words = order ? undefined : this.wordCandidates(q, opts, limit, limits);
+    if (words) {
+      ({ total, rankedAmong } = words);
+      totalExact = !words.capped;
+      partial = words.partial === true;
+      candidates = words.rows;
+      // One shard's share of the collection's candidates (shards.ts): those within its cut.
+      const cut = opts.cut;
+      if (cut) candidates = candidates.filter((c) => compareCandidates(c, { rank: cut.last[0], url: cut.last[1], digest: cut.last[2] }) <= 0);
     } else
       for (const s of this.sets) {
         const r = s.search(q, limit, order, limits);
@@ -287,7 +307,7 @@ export class Searcher {
       if (ftsWords.length) {
         // Words typed with marks are compared in their exact form with the head of each text.
         if (marked(q.exact).length) for (const c of candidates) (c as { head?: string }).head = c.set.head(c.id);
-        rerank(candidates, ftsWords, opts.ranking ?? DEFAULT_WEIGHTS, q.exact);
+        rerank(candidates, ftsWords, opts.ranking ?? DEFAULT_WEIGHTS, q.exact, opts.cut?.basis);
       }
       candidates.sort((a, b) => a.rank - b.rank || cmp(a.url, b.url) || cmp(a.dates, b.dates));
       if (opts.reverse) candidates.reverse();
@@ -335,6 +355,33 @@ export class Searcher {
       elapsedMs: performance.now() - t0,
       generation,
     };
+  }
+
+  /** A word query's candidates over every set, ranked as one collection (word-search.ts); undefined for a query without words. */
+  private wordCandidates(q: Query, opts: SearchOptions, limit: number, limits: RankLimits): WordResult | undefined {
+    const plans = this.sets.map((s) => s.wordPlan(q));
+    if (plans.length === 0 || plans.some((p) => p === undefined)) return undefined;
+    return searchWords(this.sets, plans as WordPlan[], Math.max(limit * 3, 100), limits, opts.shared);
+  }
+
+  /**
+   * A backend's share of a word query's statistics, for its shard front (shards.ts): its
+   * documents and tokens, each phrase's documents, its matches counted to the cap and one
+   * more, and with `keys` the keys of its first matches (the capped pool). Undefined for a
+   * query without words.
+   */
+  shardStats(query: string, cap: number, keys: boolean): LocalStats | undefined {
+    this.refresh();
+    const plans = this.sets.map((s) => s.wordPlan(parseQuery(query)));
+    if (plans.length === 0 || plans.some((p) => p === undefined)) return undefined;
+    return localStats(this.sets, plans as WordPlan[], cap, keys);
+  }
+
+  /** A backend's word candidates scored with the collection's statistics (`opts.shared`), as its front needs them to cut and re-rank. */
+  shardCandidates(query: string, opts: SearchOptions): ShardCandidate[] {
+    this.refresh();
+    const r = this.wordCandidates(parseQuery(query), opts, 0, { exact: opts.exact === true });
+    return (r?.rows ?? []).map((c) => ({ rank: c.rank, url: c.url, digest: c.digest, titleTerms: words(c.title ?? '').length, titled: !!c.title }));
   }
 
   /** Where the stored copy of document `doc` of set `set` is; undefined when there is none. */

@@ -7,7 +7,10 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Searcher, type SearchOptions, type SearchResult } from './searcher.js';
+import { Searcher, type SearchOptions, type SearchResult, type ShardCandidate } from './searcher.js';
+import { shardOptions } from './shard-protocol.js';
+import type { LocalStats } from './word-search.js';
+import { MAX_SCORED } from './open-set.js';
 import { ShardSearcher } from './shards.js';
 import { SearchPool } from './search-pool.js';
 import { BadRequest, searchParams } from './params.js';
@@ -52,7 +55,7 @@ export interface ServeOptions {
   queryTimeout?: number;
   /** Keep the latest answers per search worker (nwax.search.cache, default true). */
   cache?: boolean;
-  /** Matches ranked exactly per index set before the ranking is capped (nwax.search.max.scored). */
+  /** Matches ranked exactly over the collection before the ranking is capped (nwax.search.max.scored). */
   maxScored?: number;
   /** Milliseconds a query may spend finding candidates before it answers with what it has (nwax.search.time.budget). */
   timeBudget?: number;
@@ -100,6 +103,11 @@ interface Backend {
   /** Streams the stored copy; false when there is no such document. */
   stored(set: string, doc: number, res: ServerResponse): Promise<boolean>;
   suggest(q: string): Promise<Suggestion[]>;
+  /** A backend's side of the shard protocol (shard-protocol.ts); none on a front. */
+  shard?: {
+    stats(query: string, cap: number, keys: boolean): LocalStats | undefined;
+    candidates(query: string, opts: SearchOptions): ShardCandidate[];
+  };
   close(): Promise<void>;
 }
 
@@ -139,6 +147,7 @@ function localBackend(opts: ServeOptions): Backend {
       return true;
     },
     suggest: async (q) => suggester.suggest(q),
+    shard: { stats: (q, cap, keys) => searcher.shardStats(q, cap, keys), candidates: (q, o) => searcher.shardCandidates(q, o) },
     close: async () => {
       clearInterval(timer);
       await pool?.close();
@@ -385,6 +394,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
               maxScored: opts.maxScored,
               budgetMs: opts.timeBudget,
               ...(opts.cache === false ? { cache: false } : {}),
+              ...shardOptions(url.searchParams),
             },
             signal,
           );
@@ -414,6 +424,23 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           else send(res, out.status, out.type, out.body ?? '');
         } finally {
           cdxStreams.leave();
+        }
+        return;
+      }
+      case '/api/shard/stats':
+      case '/api/shard/candidates': {
+        const want400 = want('application/json');
+        try {
+          if (!backend.shard) throw new BadRequest(`${path}: this service is not a shard backend`);
+          const query = searchParams(url.searchParams, { hitsPerSite: 0 }).query;
+          const body =
+            path === '/api/shard/stats'
+              ? (backend.shard.stats(query, Number(url.searchParams.get('cap')) || (opts.maxScored ?? MAX_SCORED), url.searchParams.get('keys') === '1') ??
+                null)
+              : backend.shard.candidates(query, { exact: url.searchParams.get('exact') === 'true', ...shardOptions(url.searchParams) });
+          send(res, 200, 'application/json', `${JSON.stringify(body)}\n`);
+        } catch (err) {
+          want400(err);
         }
         return;
       }

@@ -9,6 +9,10 @@
 import { Agent, request } from 'undici';
 import type { Facets, Hit, SearchOptions, SearchResult } from './searcher.js';
 import { parseQuery } from './query.js';
+import { compareCandidates, type ShardCandidate } from './searcher.js';
+import { rerankBasis } from './ranking.js';
+import type { LocalStats, SharedStats } from './word-search.js';
+import { MAX_SCORED } from './open-set.js';
 import { collapse, dedupKey, markMore, mergeVersions, sumFacets } from './collapse.js';
 
 export interface ShardResult extends SearchResult {
@@ -33,6 +37,70 @@ export class ShardSearcher {
     private readonly timeout: number,
   ) {}
 
+  /** A backend's JSON answer to a GET; its 400 is the query's error (the front reports it). */
+  private async get<T>(backend: string, path: string, params: URLSearchParams): Promise<T> {
+    const res = await request(`${backend}${path}?${params}`, { dispatcher: this.agent, headersTimeout: this.timeout, bodyTimeout: this.timeout });
+    if (res.statusCode === 400) {
+      const body = (await res.body.json()) as { error: string };
+      throw Object.assign(new Error(body.error), { code: 'NWAX_QUERY' });
+    }
+    if (res.statusCode !== 200) {
+      await res.body.dump();
+      throw new Error(`HTTP ${res.statusCode}`);
+    }
+    return (await res.body.json()) as T;
+  }
+
+  /**
+   * The collection's statistics for a word query, and its candidates' cut and basis, from the
+   * backends that answer (dfs_query_then_fetch: shard-protocol.ts), so that each backend
+   * scores, caps and re-ranks its share as one index holding every shard would. Returns the
+   * backends still answering; `fail` is told of the others.
+   */
+  private async collection(
+    backends: number[],
+    query: string,
+    opts: SearchOptions,
+    candidates: number,
+    fail: (backend: number, reason: unknown) => void,
+  ): Promise<{ live: number[]; shared?: SharedStats; cut?: SearchOptions['cut'] }> {
+    const cap = Math.max(1, opts.maxScored ?? MAX_SCORED);
+    // Each step asks the backends still answering; one that fails a step is left out of the rest.
+    let live = backends;
+    const step = async <T>(ask: (b: number) => Promise<T>): Promise<T[]> => {
+      const settled = await Promise.allSettled(live.map(ask));
+      settled.forEach((a, k) => a.status === 'rejected' && fail(live[k], a.reason));
+      const ok = settled.flatMap((a, k) => (a.status === 'fulfilled' ? [{ b: live[k], v: a.value }] : []));
+      live = ok.map((x) => x.b);
+      return ok.map((x) => x.v);
+    };
+    const statsOf = (keys: boolean) => (b: number) =>
+      this.get<LocalStats | null>(this.backends[b], '/api/shard/stats', new URLSearchParams({ query, cap: String(cap), ...(keys ? { keys: '1' } : {}) }));
+    const local = (await step(statsOf(false))).filter((x): x is LocalStats => x !== null);
+    if (local.length === 0) return { live };
+    const hits: Record<string, number> = {};
+    for (const l of local) for (const [text, n] of Object.entries(l.hits)) hits[text] = (hits[text] ?? 0) + n;
+    const sum = (f: (l: LocalStats) => number) => local.reduce((n, l) => n + f(l), 0);
+    const shared: SharedStats = { rows: sum((l) => l.rows), tokens: sum((l) => l.tokens), hits, counted: sum((l) => l.counted), cap, candidates };
+    if (shared.counted > cap && !opts.exact && live.length > 1) {
+      // Capped: the pool is the collection's first `cap` matches in key order (and its tier's).
+      const keyed = (await step(statsOf(true))).filter((x): x is LocalStats => x !== null);
+      const upTo = (lists: string[][]) => {
+        const all = lists.flat().sort();
+        return all.length >= cap ? all[cap - 1] : undefined;
+      };
+      shared.headUpTo = upTo(keyed.map((k) => k.head ?? []));
+      shared.tierUpTo = upTo(keyed.map((k) => k.tier ?? []));
+    }
+    const params = new URLSearchParams({ query, shared: JSON.stringify(shared), ...(opts.exact ? { exact: 'true' } : {}) });
+    const all = (await step((b) => this.get<ShardCandidate[]>(this.backends[b], '/api/shard/candidates', params))).flat();
+    all.sort(compareCandidates);
+    all.length = Math.min(all.length, candidates);
+    if (all.length === 0) return { live, shared };
+    const last = all[all.length - 1];
+    return { live, shared, cut: { last: [last.rank, last.url, last.digest], basis: rerankBasis(all) } };
+  }
+
   private async ask(backend: string, query: string, hits: number, opts: SearchOptions): Promise<BackendJson> {
     const params = new URLSearchParams({
       query,
@@ -43,41 +111,60 @@ export class ShardSearcher {
       ...(opts.sort && opts.sort !== 'score' ? { sort: opts.sort } : {}),
       ...(opts.reverse ? { reverse: 'true' } : {}),
       ...(opts.exact ? { exact: 'true' } : {}),
+      ...(opts.shared ? { shared: JSON.stringify(opts.shared) } : {}),
+      ...(opts.cut ? { cut: JSON.stringify(opts.cut) } : {}),
     });
-    const res = await request(`${backend}/api/search?${params}`, { dispatcher: this.agent, headersTimeout: this.timeout, bodyTimeout: this.timeout });
-    if (res.statusCode === 400) {
-      const body = (await res.body.json()) as { error: string };
-      throw Object.assign(new Error(body.error), { code: 'NWAX_QUERY' });
-    }
-    if (res.statusCode !== 200) {
-      await res.body.dump();
-      throw new Error(`HTTP ${res.statusCode}`);
-    }
-    return (await res.body.json()) as BackendJson;
+    return this.get<BackendJson>(backend, '/api/search', params);
   }
 
   async search(query: string, opts: SearchOptions = {}): Promise<ShardResult> {
     const t0 = performance.now();
-    parseQuery(query); // syntax errors are the front's to report, before any backend is asked
+    const q = parseQuery(query); // syntax errors are the front's to report, before any backend is asked
     const start = Math.max(0, opts.start ?? 0);
     const want = Math.max(1, opts.hits ?? 10);
     let perSite = Math.max(0, opts.hitsPerSite ?? 0);
     const need = Math.min(100, (start + want) * (perSite ? 5 : 1));
-    const answers = await Promise.allSettled(this.backends.map((b) => this.ask(b, query, need, opts)));
     const failed: string[] = [];
+    const fail = (i: number, reason: unknown) => {
+      const err = reason as Error & { code?: string };
+      if (err.code === 'NWAX_QUERY') throw err;
+      failed.push(`${this.backends[i]} (${err.code ?? err.message})`);
+    };
+    // A word query ranked by score: the backends that answer their statistics are the collection.
+    let live = this.backends.map((_, i) => i);
+    let collection: Pick<SearchOptions, 'shared' | 'cut'> = {};
+    const words = q.must.length + q.title.length > 0 && opts.sort !== 'date' && opts.sort !== 'url';
+    if (words) {
+      // The candidates the searcher takes for this page (searcher.ts).
+      const candidates = Math.max(Math.min(5000, (start + want) * (perSite ? 10 : 1)) * 3, 100);
+      const { live: still, ...shared } = await this.collection(live, query, opts, candidates, fail);
+      live = still;
+      collection = shared;
+    }
+    const asked = { ...opts, ...collection };
+    const settled = await Promise.allSettled(live.map((i) => this.ask(this.backends[i], query, need, asked)));
+    const answers: PromiseSettledResult<BackendJson>[] = this.backends.map(() => ({
+      status: 'rejected',
+      reason: Object.assign(new Error('down'), { code: 'SKIPPED' }),
+    }));
+    live.forEach((b, i) => {
+      answers[b] = settled[i];
+    });
     let total = 0;
     let totalExact = true;
     let rankedAmong: number | undefined;
     let partial = false;
     const all: Hit[] = [];
+    // With the collection's statistics each backend's total is the collection's, less the
+    // versions it merged among its own candidates.
+    const whole = collection.shared ? Math.min(collection.shared.counted, collection.shared.cap) : undefined;
+    if (whole !== undefined) total = whole;
     answers.forEach((a, i) => {
       if (a.status === 'rejected') {
-        const err = a.reason as Error & { code?: string };
-        if (err.code === 'NWAX_QUERY') throw err;
-        failed.push(`${this.backends[i]} (${err.code ?? err.message})`);
+        if ((a.reason as { code?: string }).code !== 'SKIPPED') fail(i, a.reason);
         return;
       }
-      total += a.value.total;
+      total += whole !== undefined ? a.value.total - whole : a.value.total;
       if (a.value.totalExact === false) totalExact = false;
       if (a.value.rankedAmong !== undefined) rankedAmong = (rankedAmong ?? 0) + a.value.rankedAmong;
       if (a.value.timeBudgetExceeded) partial = true;
@@ -96,7 +183,7 @@ export class ShardSearcher {
       all.sort((a, b) => sign * (b.score - a.score || cmp(a.url, b.url) || cmp(a.digest, b.digest)));
     }
     // A default hitsPerSite collapses only where there is more than one site to show.
-    if (opts.hitsPerSiteDefault && perSite > 0 && (parseQuery(query).site.length > 0 || new Set(all.map((h) => h.host)).size <= 1)) perSite = 0;
+    if (opts.hitsPerSiteDefault && perSite > 0 && (q.site.length > 0 || new Set(all.map((h) => h.host)).size <= 1)) perSite = 0;
     const keyOf = dedupKey(opts.dedupField);
     const versions = mergeVersions(all);
     total -= all.length - versions.length;

@@ -15,8 +15,9 @@
  *    re-ranking (ranking.ts) sees the same candidates, whatever the sets.
  */
 import { idf, type Scoring } from './bm25.js';
-import type { OpenSet, RankLimits, Row, Scored, WordPlan } from './open-set.js';
+import type { OpenSet, RankLimits, Row, WordPlan } from './open-set.js';
 import { MAX_SCORED } from './open-set.js';
+import { best, type Scored } from './set-scoring.js';
 
 export interface WordResult {
   total: number;
@@ -27,48 +28,125 @@ export interface WordResult {
   rows: (Row & { set: OpenSet })[];
 }
 
-/** The collection's scoring of each set's plan: summed rows, tokens and phrase frequencies. */
-function scorings(sets: OpenSet[], plans: WordPlan[]): Scoring[] {
+/**
+ * What a shard front tells its backends about the whole collection (shards.ts), so that each
+ * scores, caps and cuts as one index holding every shard would.
+ */
+export interface SharedStats {
+  /** The collection's served documents and their tokens. */
+  rows: number;
+  tokens: number;
+  /** The collection's documents holding each phrase (by its text, fts-phrases.ts). */
+  hits: Record<string, number>;
+  /** The collection's matches, counted up to the cap and one more. */
+  counted: number;
+  /** The cap (`nwax.search.max.scored`) and the candidates wanted, as the front counts them. */
+  cap: number;
+  candidates: number;
+  /** Capped: the key of the last of the collection's first `cap` matches, and of its tier's (none: every one). */
+  headUpTo?: string;
+  tierUpTo?: string;
+}
+
+/** What this searcher's sets hold of a query's statistics (a backend's answer to its front). */
+export interface LocalStats {
+  rows: number;
+  tokens: number;
+  hits: Record<string, number>;
+  /** Matches counted up to `cap` and one more. */
+  counted: number;
+  /** With `keys`: the keys of the first `cap` matches in key order, and of the tier's. */
+  head?: string[];
+  tier?: string[];
+}
+
+export function localStats(sets: OpenSet[], plans: WordPlan[], cap: number, keys: boolean): LocalStats {
   let rows = 0;
   let tokens = 0;
   for (const s of sets) {
-    rows += s.stats.rows;
-    tokens += s.stats.tokens;
+    rows += s.scoring.stats.rows;
+    tokens += s.scoring.stats.tokens;
   }
-  const hits = new Map<string, number>();
-  for (const p of plans)
-    for (const ph of p.phrases)
-      if (!hits.has(ph.text))
-        hits.set(
-          ph.text,
-          sets.reduce((n, s) => n + s.phraseRows(ph.text), 0),
-        );
-  const avgdl = tokens / Math.max(1, rows);
-  return plans.map((p, i) => ({ weights: sets[i].weights, avgdl, idf: p.phrases.map((ph) => idf(rows, hits.get(ph.text)!)) }));
+  const hits: Record<string, number> = {};
+  for (const p of plans) for (const ph of p.phrases) hits[ph.text] ??= sets.reduce((n, s) => n + s.scoring.phraseRows(ph.text), 0);
+  let counted = 0;
+  for (const [i, s] of sets.entries()) counted += s.countMatches(plans[i], cap + 1 - Math.min(counted, cap));
+  if (!keys) return { rows, tokens, hits, counted };
+  const keysOf = (tier: boolean) =>
+    mergeFirsts(
+      sets,
+      sets.map((s, i) => s.firstMatches(plans[i], cap, tier)),
+      cap,
+    ).map((x) => x.key);
+  return { rows, tokens, hits, counted, head: keysOf(false), tier: keysOf(true) };
 }
 
-const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+/** The collection's scoring of each set's plan: its rows, tokens and phrase frequencies. */
+function scorings(sets: OpenSet[], plans: WordPlan[], all: Pick<SharedStats, 'rows' | 'tokens' | 'hits'>): Scoring[] {
+  const avgdl = all.tokens / Math.max(1, all.rows);
+  // A phrase the front did not count (it asked before a reload): counted here.
+  const hits = (text: string) => all.hits[text] ?? sets.reduce((n, s) => n + s.scoring.phraseRows(text), 0);
+  return plans.map((p, i) => ({ weights: sets[i].scoring.weights, avgdl, idf: p.phrases.map((ph) => idf(all.rows, hits(ph.text))) }));
+}
 
-/** The first `n` of every set's first `n` (document numbers in key order), by key over all sets, as each set's ids. */
-function firstOfAll(sets: OpenSet[], firsts: number[][], n: number): number[][] {
-  if (sets.length === 1) return [firsts[0].slice(0, n)];
-  const all = firsts.flatMap((ids, i) => {
-    const keys = sets[i].keysOf(ids);
-    return ids.map((id) => ({ set: i, id, key: keys.get(id) ?? '' }));
-  });
-  all.sort(byKey);
-  const out: number[][] = sets.map(() => []);
-  for (const x of all.slice(0, n)) out[x.set].push(x.id);
+/** Keys read at a time from a set while merging (most merges take the first few of most sets). */
+const KEY_BATCH = 512;
+
+/**
+ * Every set's first matches (document numbers in key order: the index job and merge write
+ * documents sorted by key) merged by key over all sets, the first `n` of them, or with `upTo`
+ * every one up to that key; keys are read a batch at a time, as the merge reaches them.
+ */
+function mergeFirsts(sets: OpenSet[], firsts: number[][], n: number, upTo?: string): { set: number; id: number; key: string }[] {
+  const keys: string[][] = sets.map(() => []);
+  const at = sets.map(() => 0);
+  const keyAt = (i: number): string | undefined => {
+    const j = at[i];
+    if (j >= firsts[i].length) return undefined;
+    if (j >= keys[i].length) {
+      const batch = firsts[i].slice(j, j + KEY_BATCH);
+      const got = sets[i].keysOf(batch);
+      for (const id of batch) keys[i].push(got.get(id) ?? '');
+    }
+    return keys[i][j];
+  };
+  const out: { set: number; id: number; key: string }[] = [];
+  while (out.length < n) {
+    let min = -1;
+    let minKey = '';
+    for (let i = 0; i < sets.length; i++) {
+      const k = keyAt(i);
+      if (k !== undefined && (min < 0 || k < minKey)) {
+        min = i;
+        minKey = k;
+      }
+    }
+    if (min < 0 || (upTo !== undefined && minKey > upTo)) break;
+    out.push({ set: min, id: firsts[min][at[min]++], key: minKey });
+  }
   return out;
 }
 
-export function searchWords(sets: OpenSet[], plans: WordPlan[], candidates: number, limits: RankLimits): WordResult {
-  const cap = Math.max(1, limits.maxScored ?? MAX_SCORED);
+/**
+ * The first `n` of every set's first `n` by key over all sets (or, from a front, those up to
+ * the collection's `upTo`), as each set's ids.
+ */
+function firstOfAll(sets: OpenSet[], firsts: number[][], n: number, shared?: { upTo?: string }): number[][] {
+  if (sets.length === 1 && !shared) return [firsts[0].slice(0, n)];
+  const out: number[][] = sets.map(() => []);
+  for (const x of mergeFirsts(sets, firsts, shared ? Number.MAX_SAFE_INTEGER : n, shared?.upTo)) out[x.set].push(x.id);
+  return out;
+}
+
+/** `shared`: the collection's statistics from a shard front, instead of these sets' own. */
+export function searchWords(sets: OpenSet[], plans: WordPlan[], candidates: number, limits: RankLimits, shared?: SharedStats): WordResult {
+  const cap = shared?.cap ?? Math.max(1, limits.maxScored ?? MAX_SCORED);
+  candidates = shared?.candidates ?? candidates;
   const late = () => limits.deadline !== undefined && performance.now() > limits.deadline;
-  const scoring = scorings(sets, plans);
+  const own = shared ? undefined : localStats(sets, plans, cap, false);
+  const scoring = scorings(sets, plans, shared ?? own!);
   // Matches counted over the collection up to the cap and one more.
-  let counted = 0;
-  for (const [i, s] of sets.entries()) counted += s.countMatches(plans[i], cap + 1 - Math.min(counted, cap));
+  const counted = shared ? shared.counted : own!.counted;
   const capped = counted > cap && !limits.exact;
   const total = Math.min(counted, cap);
   let scored: Scored[][];
@@ -83,7 +161,8 @@ export function searchWords(sets: OpenSet[], plans: WordPlan[], candidates: numb
       sets.map((s, i) => s.firstMatches(plans[i], candidates)),
       candidates,
     );
-    scored = sets.map((s, i) => s.score(plans[i], scoring[i], pools[i]));
+    // Only the best of each set's pool can be among the collection's candidates.
+    scored = sets.map((s, i) => best(s.score(plans[i], scoring[i], pools[i]), candidates));
     rankedAmong = pools.reduce((n, p) => n + p.length, 0);
   } else if (!capped) {
     scored = sets.map((s, i) => s.rankTop(plans[i], scoring[i], candidates));
@@ -94,6 +173,7 @@ export function searchWords(sets: OpenSet[], plans: WordPlan[], candidates: numb
       sets,
       sets.map((s, i) => s.firstMatches(plans[i], cap)),
       cap,
+      shared && { upTo: shared.headUpTo },
     );
     let tiers: number[][] = sets.map(() => []);
     if (late()) partial = true;
@@ -102,9 +182,11 @@ export function searchWords(sets: OpenSet[], plans: WordPlan[], candidates: numb
         sets,
         sets.map((s, i) => s.firstMatches(plans[i], cap, true)),
         cap,
+        shared && { upTo: shared.tierUpTo },
       );
     const pools = heads.map((h, i) => [...new Set([...h, ...tiers[i]])]);
-    scored = sets.map((s, i) => s.score(plans[i], scoring[i], pools[i]));
+    // Only the best of each set's pool can be among the collection's candidates.
+    scored = sets.map((s, i) => best(s.score(plans[i], scoring[i], pools[i]), candidates));
     rankedAmong = pools.reduce((n, p) => n + p.length, 0);
   }
   const rows = sets.flatMap((s, i) => s.scoredRows(scored[i]).map((r) => ({ ...r, set: s })));

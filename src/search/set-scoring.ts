@@ -1,0 +1,125 @@
+/**
+ * One index set's side of the collection-wide BM25 (bm25.ts): what it adds to the
+ * collection's statistics (its served documents and tokens, each phrase's documents, counted
+ * once a phrase: a set never changes while open), and its matches scored with the
+ * collection's statistics, by nwax_bm25 where the extension loads (native/fts-rank.c) or by
+ * its JavaScript twin (js-bm25.ts).
+ */
+import type Database from 'better-sqlite3';
+import type { Db } from '../index/schema.js';
+import { rankArgs, type Scoring, type SetStats } from './bm25.js';
+import type { FtsPhrase } from './fts-phrases.js';
+import { rowLengths, tableTotals } from './fts-stats.js';
+import { scoreRows, type TableCounts } from './js-bm25.js';
+import { rankExtension } from '../util/native-addon.js';
+
+/** A document's BM25 score (negative, lower is better, as FTS5's). */
+export interface Scored {
+  id: number;
+  r: number;
+}
+
+/** The best `n` by score (lower first, then document number), and every one tied with the n-th. */
+export function best(scored: Scored[], n: number): Scored[] {
+  scored.sort((x, y) => x.r - y.r || x.id - y.id);
+  let end = Math.min(n, scored.length);
+  while (end > 0 && end < scored.length && scored[end].r === scored[end - 1].r) end++;
+  scored.length = end;
+  return scored;
+}
+
+/** Phrase counts kept per set. */
+const PHRASE_COUNTS = 4096;
+
+function remember(map: Map<string, number>, key: string, value: number): void {
+  map.set(key, value);
+  if (map.size > PHRASE_COUNTS) map.delete(map.keys().next().value!);
+}
+
+let loadFailureSaid = false;
+
+/** Loads nwax_bm25 into a connection where it is built and wanted; a failure leaves the JavaScript twin (said once). */
+function loadRank(db: Db): boolean {
+  const ext = rankExtension();
+  if (!ext) return false;
+  try {
+    // better-sqlite3 takes the entry point as a second argument (its types know only the path).
+    (db.loadExtension as (path: string, entry: string) => unknown).call(db, ext, 'sqlite3_nwaxrank_init');
+    return true;
+  } catch (err) {
+    if (!loadFailureSaid) process.stderr.write(`nwax: the ranking extension did not load (${(err as Error).message}); ranking in JavaScript\n`);
+    loadFailureSaid = true;
+    return false;
+  }
+}
+
+export class SetScoring {
+  /** Whether nwax_bm25 is loaded (else its JavaScript twin scores). */
+  readonly native: boolean;
+  /** FTS5's own counts for this table (every row): what its bm25() uses, and the JavaScript twin inverts. */
+  private readonly table: TableCounts;
+  private served: SetStats | undefined;
+  private readonly phraseCounts = new Map<string, number>();
+
+  /** `weights`: BM25's column weights; `deletedIds`: documents dedup marked deleted (out of the statistics). */
+  constructor(
+    private readonly db: Db,
+    private readonly stmt: (sql: string) => Database.Statement,
+    readonly weights: number[],
+    private readonly deletedIds: readonly number[],
+  ) {
+    this.native = loadRank(db);
+    const rawHits = new Map<string, number>();
+    this.table = {
+      ...tableTotals(db),
+      hits: (text) => {
+        let n = rawHits.get(text);
+        if (n === undefined) remember(rawHits, text, (n = (stmt('SELECT count(*) AS n FROM fts WHERE fts MATCH ?').get(text) as { n: number }).n));
+        return n;
+      },
+    };
+  }
+
+  /** What this set adds to the collection's statistics: its served rows and their tokens. */
+  get stats(): SetStats {
+    if (!this.served) {
+      const deletedTokens = this.deletedIds.length ? [...rowLengths(this.db, this.deletedIds).values()].reduce((a, b) => a + b, 0) : 0;
+      this.served = { rows: this.table.rows - this.deletedIds.length, tokens: this.table.tokens - deletedTokens };
+    }
+    return this.served;
+  }
+
+  /** The served documents that hold a phrase (a phrase alone, as fts-phrases.ts writes it). */
+  phraseRows(text: string): number {
+    let n = this.phraseCounts.get(text);
+    if (n === undefined) {
+      n = this.table.hits(text);
+      if (this.deletedIds.length)
+        n -= (
+          this.stmt('SELECT count(*) AS n FROM fts WHERE fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))').get(
+            text,
+            JSON.stringify(this.deletedIds),
+          ) as { n: number }
+        ).n;
+      remember(this.phraseCounts, text, n);
+    }
+    return n;
+  }
+
+  /** FTS5's rank function for `ORDER BY rank` (native only): nwax_bm25 with the collection's statistics as literals. */
+  rankFunction(s: Scoring): string {
+    return `nwax_bm25(${rankArgs(s).map(String).join(', ')})`;
+  }
+
+  /** Rows `ids`, which match `match` (of phrases `phrases`), scored with the collection's statistics. */
+  score(match: string, phrases: readonly FtsPhrase[], s: Scoring, ids: readonly number[]): Scored[] {
+    if (ids.length === 0) return [];
+    if (!this.native) return scoreRows(this.db, phrases, s, ids, this.table);
+    const args = rankArgs(s);
+    // `+rowid` keeps FTS5 from taking the IN list as rowid lookups (one whole MATCH per value);
+    // SQLite tests each match against the list, and the score runs only for the rows that pass.
+    return this.stmt(
+      `SELECT rowid AS id, nwax_bm25(fts, ${args.map(() => '?').join(', ')}) AS r FROM fts WHERE fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))`,
+    ).all(...args, match, JSON.stringify(ids)) as Scored[];
+  }
+}
