@@ -430,6 +430,10 @@ export class OpenSet {
   }
 
   /** The documents' keys (`URL digest`, the order the index job wrote them in), by number. */
+  keyOf(id: number): string {
+    return (this.stmt("SELECT url || ' ' || digest FROM docs WHERE id = ?").pluck().get(id) as string | undefined) ?? '';
+  }
+
   keysOf(ids: readonly number[]): Map<number, string> {
     const rows = this.stmt("SELECT id, url || ' ' || digest AS k FROM docs WHERE id IN (SELECT value FROM json_each(?))").raw().all(JSON.stringify(ids)) as [
       number,
@@ -439,24 +443,23 @@ export class OpenSet {
   }
 
   /**
-   * The `n` best matches by BM25 with the collection's statistics, and every match tied with
-   * the n-th (so the best `n` of all sets, ties broken by URL, are among what the sets give).
+   * The `n` best matches by BM25 with the collection's statistics, ties in document order:
+   * key order (the index job and merge write documents sorted by `URL digest`), so a set's
+   * best `n` hold its share of the collection's best `n` by score, URL and digest.
    */
   rankTop(p: WordPlan, s: Scoring, n: number): Scored[] {
     // A site that narrows the matches (fewer than the cap: rankTop is for an uncapped query):
     // every one scored, where FTS5's rank path would score every match of the words on all
     // sites first; the same without the extension (its twin scores rows it is given).
     if (p.narrow !== p.match || !this.scoring.native) return best(this.score(p, s, this.firstMatches(p, Number.MAX_SAFE_INTEGER)), n);
-    const rank = this.scoring.rankFunction(s);
+    // `ORDER BY rank, rowid` is SQLite's top-n sort over FTS5's scores (0.6x the time of
+    // FTS5's own `ORDER BY rank` at a million documents), with the ties in document order.
     const sql =
       p.from === 'fts'
-        ? 'SELECT rowid AS id, rank AS r FROM fts WHERE fts MATCH ? AND rank MATCH ? ORDER BY rank LIMIT ?'
-        : `SELECT docs.id AS id, fts.rank AS r FROM ${p.from} WHERE ${p.cond} AND fts.rank MATCH ? ORDER BY fts.rank LIMIT ?`;
-    for (let limit = n + 1; ; limit *= 2) {
-      const rows = (p.from === 'fts' ? this.stmt(sql).all(p.match, rank, limit) : this.stmt(sql).all(p.match, ...p.params, rank, limit)) as Scored[];
-      // Done when every match is in, or the last one is past the n-th's score.
-      if (rows.length < limit || rows[limit - 1].r !== rows[n - 1].r) return best(rows, n);
-    }
+        ? 'SELECT rowid AS id, rank AS r FROM fts WHERE fts MATCH ? AND rank MATCH ? ORDER BY rank, rowid LIMIT ?'
+        : `SELECT docs.id AS id, fts.rank AS r FROM ${p.from} WHERE ${p.cond} AND fts.rank MATCH ? ORDER BY fts.rank, docs.id LIMIT ?`;
+    const rank = this.scoring.rankFunction(s);
+    return (p.from === 'fts' ? this.stmt(sql).all(p.match, rank, n) : this.stmt(sql).all(p.match, ...p.params, rank, n)) as Scored[];
   }
 
   /** Matches `ids` of the plan scored by BM25 with the collection's statistics. */

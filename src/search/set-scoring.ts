@@ -19,12 +19,13 @@ export interface Scored {
   r: number;
 }
 
-/** The best `n` by score (lower first, then document number), and every one tied with the n-th. */
+/**
+ * The best `n` by score (lower first), ties in document order: key order, so the best `n` of
+ * a set hold its share of the collection's best `n` by score, URL and digest (word-search.ts).
+ */
 export function best(scored: Scored[], n: number): Scored[] {
   scored.sort((x, y) => x.r - y.r || x.id - y.id);
-  let end = Math.min(n, scored.length);
-  while (end > 0 && end < scored.length && scored[end].r === scored[end - 1].r) end++;
-  scored.length = end;
+  scored.length = Math.min(n, scored.length);
   return scored;
 }
 

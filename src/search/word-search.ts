@@ -128,14 +128,70 @@ function mergeFirsts(sets: OpenSet[], firsts: number[][], n: number, upTo?: stri
 }
 
 /**
+ * How many of each set's first matches (document numbers in key order: the index job and
+ * merge write documents sorted by key) are among the first `n` of all of them by key, or with
+ * `upTo` are at most that key, reading a few keys rather than all: each round takes, from the
+ * set whose step-th next key is least, its next `step` (= what is still wanted / the sets);
+ * none of them can be past the n-th, since fewer than `step` of every other set's come before
+ * (k-way selection; k ln(n) rounds of k keys: about 40 keys for 2 sets and 10,000 matches,
+ * where merging them read 10,000 and cost 19 ms at a million documents). Ties between equal
+ * keys of different sets go to the lower set.
+ */
+function firstCounts(sets: OpenSet[], firsts: number[][], n: number, upTo?: string): number[] {
+  const cache = sets.map(() => new Map<number, string>());
+  const key = (i: number, j: number): string => {
+    let k = cache[i].get(j);
+    if (k === undefined) cache[i].set(j, (k = sets[i].keyOf(firsts[i][j])));
+    return k;
+  };
+  if (upTo !== undefined) {
+    // Each set's matches up to the key: a binary search.
+    return firsts.map((ids, i) => {
+      let lo = 0;
+      let hi = ids.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (key(i, mid) <= upTo) lo = mid + 1;
+        else hi = mid;
+      }
+      return lo;
+    });
+  }
+  const taken = sets.map(() => 0);
+  let need = Math.min(
+    n,
+    firsts.reduce((m, ids) => m + ids.length, 0),
+  );
+  while (need > 0) {
+    const live = firsts.flatMap((ids, i) => (taken[i] < ids.length ? [i] : []));
+    const step = Math.max(1, Math.floor(need / live.length));
+    let least = -1;
+    let leastKey = '';
+    let leastStep = 0;
+    for (const i of live) {
+      const s = Math.min(step, firsts[i].length - taken[i]);
+      const k = key(i, taken[i] + s - 1);
+      if (least < 0 || k < leastKey) {
+        least = i;
+        leastKey = k;
+        leastStep = s;
+      }
+    }
+    taken[least] += leastStep;
+    need -= leastStep;
+  }
+  return taken;
+}
+
+/**
  * The first `n` of every set's first `n` by key over all sets (or, from a front, those up to
  * the collection's `upTo`), as each set's ids.
  */
 function firstOfAll(sets: OpenSet[], firsts: number[][], n: number, shared?: { upTo?: string }): number[][] {
   if (sets.length === 1 && !shared) return [firsts[0].slice(0, n)];
-  const out: number[][] = sets.map(() => []);
-  for (const x of mergeFirsts(sets, firsts, shared ? Number.MAX_SAFE_INTEGER : n, shared?.upTo)) out[x.set].push(x.id);
-  return out;
+  if (shared && shared.upTo === undefined) return firsts;
+  const counts = firstCounts(sets, firsts, n, shared?.upTo);
+  return firsts.map((ids, i) => ids.slice(0, counts[i]));
 }
 
 /** `shared`: the collection's statistics from a shard front, instead of these sets' own. */
