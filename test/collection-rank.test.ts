@@ -25,6 +25,7 @@ import { OpenSet } from '../src/search/open-set.js';
 import { findIndexSets } from '../src/search/index-sets.js';
 import { parseQuery } from '../src/search/query.js';
 import { idf } from '../src/search/bm25.js';
+import { ftsPhrases } from '../src/search/fts-phrases.js';
 import { tableTotals } from '../src/search/fts-stats.js';
 import { scoreRows } from '../src/search/js-bm25.js';
 import { nativeWanted, rankExtension } from '../src/util/native-addon.js';
@@ -141,6 +142,22 @@ function expectSame(a: Answer[], b: Answer[], what: string): void {
     for (const [j, h] of hits.entries()) expect(Math.abs(h.score - b[i][j].score), `${what}: ${qs[i]} #${j + 1}`).toBeLessThan(1e-9);
   }
 }
+
+describe('the phrases of a MATCH text', () => {
+  it('come in the order written, each with the columns its filter or its group’s allows', () => {
+    const texts = (m: string) => ftsPhrases(m).map((p) => p.text);
+    expect(texts('("a" AND title : "b c" AND "東" *) NOT ("x" OR "y")')).toEqual(['"a"', '{title} : "b c"', '"東" *', '"x"', '"y"']);
+    expect(texts('("a") AND {title anchors urlwords} : ("a" AND "b") AND years : ("2007" OR "2008")')).toEqual([
+      '"a"',
+      '{title anchors urlwords} : "a"',
+      '{title anchors urlwords} : "b"',
+      '{years} : "2007"',
+      '{years} : "2008"',
+    ]);
+    expect(texts('"say ""hi"""')).toEqual(['"say ""hi"""']);
+    expect(() => ftsPhrases('"a" AND b')).toThrow(/a bare word b/);
+  });
+});
 
 describe('BM25 over the whole collection', () => {
   const dir = tempDir();

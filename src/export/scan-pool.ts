@@ -7,7 +7,6 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { NwaxError } from '../util/errors.js';
 import type { RecordScan, ScanOptions } from './record-scan.js';
 import type { ScanReply, ScanRequest } from './record-scan-worker.js';
 
@@ -56,7 +55,9 @@ export class ScanPool {
     if (!w) return;
     this.waiting.delete(m.id);
     this.load[worker]--;
-    if ('error' in m) w.reject(new NwaxError('NWAX_INTERNAL', m.error));
+    // A scan that threw is nwax's own fault, not the input's (the scan skips damaged records):
+    // a plain Error, which the command reports as an internal error (exit 70).
+    if ('error' in m) w.reject(new Error(`record scan: ${m.error}`));
     else w.resolve({ bytes: Buffer.from(m.bytes.buffer, m.bytes.byteOffset, m.bytes.byteLength), scan: m.scan });
   }
 

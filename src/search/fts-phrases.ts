@@ -4,9 +4,9 @@
  * gathered for (a phrase's document frequency over every index set) and what nwax_bm25's IDF
  * arguments follow. Reads the subset of FTS5's query syntax that query.ts writes: quoted
  * phrases (`"a b"`, a trailing `*` for a prefix), AND, OR, NOT, parentheses, and column
- * filters (`title : ...`, `{title anchors} : ...`) on a phrase or a parenthesized group.
+ * filters (`title : ...`, `{title anchors} : ...`) on a phrase or a parenthesized group. A text
+ * it cannot read is nwax's own fault (query.ts writes them): a plain Error, an internal error.
  */
-import { NwaxError } from '../util/errors.js';
 
 export interface FtsPhrase {
   /** The phrase alone as a MATCH text, its column filter included: counted to give its frequency. */
@@ -18,7 +18,7 @@ type Token = { kind: 'phrase'; text: string } | { kind: 'cols'; cols: string[] }
 function tokens(match: string): Token[] {
   const out: Token[] = [];
   let i = 0;
-  const bad = (what: string) => new NwaxError('NWAX_INTERNAL', `FTS5 query ${JSON.stringify(match)}: ${what} at ${i}`);
+  const bad = (what: string) => new Error(`FTS5 query ${JSON.stringify(match)}: ${what} at ${i}`);
   while (i < match.length) {
     const c = match[i];
     if (c === ' ') i++;
@@ -108,7 +108,7 @@ export function ftsPhrases(match: string): FtsPhrase[] {
       else if (next?.kind === 'open') {
         group(inner);
         at++;
-      } else throw new NwaxError('NWAX_INTERNAL', `FTS5 query ${JSON.stringify(match)}: a column filter on nothing`);
+      } else throw new Error(`FTS5 query ${JSON.stringify(match)}: a column filter on nothing`);
     }
   };
   group(undefined);
