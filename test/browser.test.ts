@@ -5,7 +5,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { ROOT, nwaxAsync, tempDir } from './helpers.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc, dedupExampleRecords } from '../scripts/make-fixtures.mjs';
-import { startServer, type RunningServer } from '../src/search/server.js';
+import { startServer, type RunningServer } from '../src/serve/server.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);

@@ -9,7 +9,7 @@ import { request } from 'node:http';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { nwax, tempDir } from './helpers.js';
-import { startServer, type RunningServer } from '../src/search/server.js';
+import { startServer, type RunningServer } from '../src/serve/server.js';
 
 const dir = tempDir();
 const LINES = 60_000;

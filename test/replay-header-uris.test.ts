@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { writeWarc } from '../scripts/make-fixtures.mjs';
 import { awkwardStrings, nwaxAsync, tempDir } from './helpers.js';
 import { uriForHeader } from '../src/replay/header-uri.js';
-import { startServer, type RunningServer } from '../src/search/server.js';
+import { startServer, type RunningServer } from '../src/serve/server.js';
 
 /** RFC 3986's characters of a URI reference: unreserved, reserved and percent-escapes. */
 const URI_REFERENCE = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2}|%)*$/;

@@ -6,7 +6,7 @@ import { chromium, type Browser, type Request } from 'playwright-core';
 import { FIXTURES, HAVE_FIXTURES, ROOT, nwaxAsync, tempDir } from './helpers.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc } from '../scripts/make-fixtures.mjs';
-import { startServer, type RunningServer } from '../src/search/server.js';
+import { startServer, type RunningServer } from '../src/serve/server.js';
 import { parseReplayTarget } from '../src/replay/archival-url.js';
 import { parseHttpDate } from '../src/replay/memento.js';
 import { base32 } from '../src/archive/digest.js';

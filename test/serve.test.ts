@@ -7,7 +7,7 @@ import { nwaxAsync, serveCli, tempDir } from './helpers.js';
 import { pipeline, workedExample } from './example-pipeline.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc } from '../scripts/make-fixtures.mjs';
-import { startServer, type RunningServer } from '../src/search/server.js';
+import { startServer, type RunningServer } from '../src/serve/server.js';
 
 /** The worked example imported and indexed, then served on 127.0.0.1 on a port the OS picks. */
 describe('nwax serve', () => {

@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { BIN, HAVE_FIXTURES, fixture, nwax, tempDir } from './helpers.js';
-import { startServer } from '../src/search/server.js';
+import { startServer } from '../src/serve/server.js';
 
 const N_FIELDS = ['urlkey', 'timestamp', 'url', 'mime', 'status', 'digest', 'redirect', 'meta', 'length', 'offset', 'filename'];
 const fields = (l: string) => Object.fromEntries(l.split(' ').map((v, i) => [N_FIELDS[i], v]));

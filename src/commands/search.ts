@@ -34,7 +34,7 @@ The indexes are those under -dir (default property searcher.dir): every pindexes
     const { argv, flags } = await this.parse(Search);
     const conf = await this.configurationFor(flags.define);
     const { Searcher } = await import('../search/searcher.js');
-    const { renderJson, renderText } = await import('../search/render-text.js');
+    const { renderJson, renderText } = await import('../serve/render-text.js');
     const searcher = new Searcher(flags.dir ?? conf.getString('searcher.dir'));
     try {
       const r = searcher.search((argv as string[]).join(' '), {

@@ -46,7 +46,7 @@ finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per
     }
     const base = conf.getString('nwax.serve.base.url');
     if (base && !/^https?:\/\/[^/\s]+(\/\S*)?$/i.test(base)) throw new UsageError(`nwax.serve.base.url must be an http(s) URL, got ${JSON.stringify(base)}`);
-    const { startServer } = await import('../search/server.js');
+    const { startServer } = await import('../serve/server.js');
     const s = await startServer({
       dir: flags.dir ?? conf.getString('searcher.dir'),
       shards: flags.shards

@@ -3,9 +3,7 @@
  * (counted by the dedup field) applied to the merged list, "more from this site" counts, and
  * facet counts summed over partitions or shards.
  */
-import type { Facets } from './searcher.js';
-
-export type DedupField = 'site' | 'url' | 'digest';
+import type { DedupField, Facets, Hit, SearchResult } from './types.js';
 
 interface Keyed {
   host: string;
@@ -75,4 +73,30 @@ export function sumFacets(parts: (Facets | undefined)[]): Facets {
   }
   const top = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 10);
   return { site: top(sums.site), type: top(sums.type), year: top(sums.year), lang: top(sums.lang) };
+}
+
+/** What a search found, counted, as searcher and shard front both answer it. */
+export interface Found {
+  total: number;
+  totalExact: boolean;
+  rankedAmong: number | undefined;
+  partial: boolean;
+  facets: Facets | undefined;
+  /** When the query started (performance.now()). */
+  t0: number;
+}
+
+/** A search's answer, its optional fields present only where they say something. */
+export function searchResult(query: string, start: number, hits: Hit[], f: Found): SearchResult {
+  return {
+    query,
+    total: f.total,
+    ...(f.totalExact ? {} : { totalExact: false }),
+    ...(f.rankedAmong !== undefined ? { rankedAmong: f.rankedAmong } : {}),
+    ...(f.partial ? { partial: true } : {}),
+    start,
+    hits,
+    ...(f.facets ? { facets: f.facets } : {}),
+    elapsedMs: performance.now() - f.t0,
+  };
 }

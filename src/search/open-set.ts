@@ -19,8 +19,7 @@ import { dateYears, ftsExclusions, ftsFields, ftsMatch, ftsTier, wholeYears, wor
 import type { Scoring } from './bm25.js';
 import { ftsPhrases, type FtsPhrase } from './fts-phrases.js';
 import { best, SetScoring, type Scored } from './set-scoring.js';
-import type { StoredRef } from './stored.js';
-import type { Facets } from './searcher.js';
+import type { Facets, StoredRef } from './types.js';
 import { NwaxError } from '../util/errors.js';
 import type { CaptureFields } from '../index/capture-fields.js';
 

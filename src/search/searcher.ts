@@ -1,122 +1,21 @@
 /**
- * The searcher: a query over every index set under its directory (open-set.ts opens one); the
- * sets are queried one after another for their best candidates (BM25 x boost), the candidates
- * merged by score, and hits per site collapsed *after* the merge, so that a site never shows
- * more than N hits however many partitions hold it. A date filter matches a version when any
- * of its capture dates is in range. Totals are summed over the sets.
+ * The searcher: a query over every index set under its directory (open-set.ts opens one). A
+ * word query is ranked over all sets together as one collection (word-search.ts: the
+ * collection's statistics, cap and candidates; ranking.ts re-ranks them); other queries ask
+ * each set for its best by boost or by a stored field, merged. Hits per site are collapsed
+ * *after* the merge, so that a site never shows more than N hits however many partitions hold
+ * it. A date filter matches a version when any of its capture dates is in range.
  */
 import { statSync } from 'node:fs';
 import { findIndexSets, type IndexSet } from './index-sets.js';
 import { parseQuery, words, type Query } from './query.js';
-import { snippetOf, type Snippet } from './snippet.js';
-import type { StoredRef } from './stored.js';
+import { snippetOf } from './snippet.js';
+import type { Hit, LocalStats, ReloadResult, SearchOptions, SearchResult, ShardCandidate, StoredRef } from './types.js';
 import { OpenSet, type FieldOrder, type RankLimits, type Row, type WordPlan } from './open-set.js';
-import { collapse, dedupKey, markMore, mergeVersions, sumFacets, type DedupField } from './collapse.js';
-import { DEFAULT_WEIGHTS, marked, rerank, type BasisOf, type RankingWeights, type RerankBasis } from './ranking.js';
-import { localStats, searchWords, type LocalStats, type SharedStats, type WordResult } from './word-search.js';
-import { captureFieldsOf, type CaptureFields } from '../index/capture-fields.js';
-
-export interface Hit extends CaptureFields {
-  url: string;
-  digest: string;
-  title: string;
-  /** Every capture date of this version, ascending. */
-  dates: string[];
-  host: string;
-  /** The document's language ('' when unknown). */
-  lang: string;
-  score: number;
-  snippet: Snippet;
-  /** Index set and document number. */
-  set: string;
-  doc: number;
-  /** Hits of this site left out by hits-per-site. */
-  moreFromSite: number;
-}
-
-/** Facet values with their counts, most first. */
-export interface Facets {
-  site: [string, number][];
-  type: [string, number][];
-  year: [string, number][];
-  /** Languages (documents of no known language are not counted). */
-  lang: [string, number][];
-}
-
-export interface SearchOptions {
-  start?: number;
-  hits?: number;
-  /** At most this many hits per host; 0 = no limit. */
-  hitsPerSite?: number;
-  /** Make snippets (default true); without, hits carry an empty one. */
-  snippets?: boolean;
-  /** Count the matches by site, type and year (every match, so it costs a pass over them). */
-  facets?: boolean;
-  /** Order of the hits: by score (default), by first capture date, or by URL (NutchWAX's `sort`). */
-  sort?: 'score' | 'date' | 'url';
-  /** Reverse the order (`reverse`): newest or last first. */
-  reverse?: boolean;
-  /** What hitsPerSite counts by (NutchWAX's `dedupField`): the site (default), the URL, or the digest. */
-  dedupField?: DedupField;
-  /**
-   * hitsPerSite as a default rather than asked for: then it applies only where the hits come
-   * from more than one site, and not to a site: query (a one-site collection lists its pages).
-   */
-  hitsPerSiteDefault?: boolean;
-  /** Weights of the ranking's features (ranking.ts); default nwax's. */
-  ranking?: RankingWeights;
-  /** Answer from the cache of recent queries where it can (default true; benchmarks say false). */
-  cache?: boolean;
-  /**
-   * Rank every match exactly (default false: past `maxScored` matches in the collection, the
-   * ranking scores the likeliest of them; docs/decisions.md says how close that stays).
-   */
-  exact?: boolean;
-  /** Matches counted and ranked exactly over the collection (`nwax.search.max.scored`, default 10,000). */
-  maxScored?: number;
-  /**
-   * Milliseconds a query may spend finding candidates (`nwax.search.time.budget`, default 1000;
-   * 0 = none): past it the query ranks what it found and says the answer is partial.
-   */
-  budgetMs?: number;
-  /** From a shard front: the collection's statistics, instead of this searcher's own (word-search.ts). */
-  shared?: SharedStats;
-  /**
-   * From a shard front: the last of the collection's candidates (BM25, URL, digest) and their
-   * basis for the re-ranking, so a backend re-ranks its share of them as the whole would.
-   */
-  cut?: { last: [number, string, string]; basis: RerankBasis };
-}
-
-/** A candidate as a shard front cuts and re-ranks them: its BM25, its key, and its title's length (ranking.ts). */
-export interface ShardCandidate extends BasisOf {
-  url: string;
-  digest: string;
-}
-
-/** Candidates in the collection's order: BM25 (lower first), then URL, then digest. */
-export function compareCandidates(a: { rank: number; url: string; digest: string }, b: { rank: number; url: string; digest: string }): number {
-  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-  return a.rank - b.rank || cmp(a.url, b.url) || cmp(a.digest, b.digest);
-}
-
-export interface SearchResult {
-  query: string;
-  /** Versions matched (a lower bound when totalExact is false: matches are counted up to a cap). */
-  total: number;
-  /** false when the total is a lower bound. */
-  totalExact?: boolean;
-  /** Present when the ranking was capped: the matches it scored (over all index sets). */
-  rankedAmong?: number;
-  /** true when the time budget ran out: the hits are the best of the matches found before it. */
-  partial?: boolean;
-  start: number;
-  hits: Hit[];
-  facets?: Facets;
-  elapsedMs: number;
-  /** The index generation that answered (Searcher.generation). */
-  generation?: number;
-}
+import { collapse, dedupKey, markMore, mergeVersions, searchResult, sumFacets } from './collapse.js';
+import { DEFAULT_WEIGHTS, marked, rerank } from './ranking.js';
+import { compareCandidates, localStats, searchWords, type WordResult } from './word-search.js';
+import { captureFieldsOf } from '../index/capture-fields.js';
 
 /** The identity of the files of a set (inode and change time): a swapped-in file has another. */
 function stamp(set: IndexSet): string {
@@ -135,14 +34,6 @@ function stamp(set: IndexSet): string {
 
 /** Answers kept for repeated queries (per searcher: one per search worker). */
 const CACHE_ENTRIES = 256;
-
-/** What a reload found: whether the sets changed, and what could not be opened. */
-export interface ReloadResult {
-  changed: boolean;
-  generation: number;
-  /** Sets (or the directory) that could not be opened; the old ones serve on. */
-  errors: string[];
-}
 
 export class Searcher {
   private sets: OpenSet[];
@@ -343,18 +234,7 @@ export class Searcher {
     });
     markMore(hits, hidden, keyOf);
     const facets = opts.facets ? sumFacets(this.sets.map((s) => s.facets(q, limits))) : undefined;
-    return {
-      query,
-      total,
-      ...(totalExact ? {} : { totalExact }),
-      ...(rankedAmong !== undefined ? { rankedAmong } : {}),
-      ...(partial ? { partial } : {}),
-      start,
-      hits,
-      ...(facets ? { facets } : {}),
-      elapsedMs: performance.now() - t0,
-      generation,
-    };
+    return { ...searchResult(query, start, hits, { total, totalExact, rankedAmong, partial, facets, t0 }), generation };
   }
 
   /** A word query's candidates over every set, ranked as one collection (word-search.ts); undefined for a query without words. */

@@ -18,6 +18,7 @@ import { idf, type Scoring } from './bm25.js';
 import type { OpenSet, RankLimits, Row, WordPlan } from './open-set.js';
 import { MAX_SCORED } from './open-set.js';
 import { best, type Scored } from './set-scoring.js';
+import type { LocalStats, SharedStats } from './types.js';
 
 export interface WordResult {
   total: number;
@@ -26,38 +27,6 @@ export interface WordResult {
   partial?: boolean;
   /** The candidates, best first (rank: the BM25 score), each with its set. */
   rows: (Row & { set: OpenSet })[];
-}
-
-/**
- * What a shard front tells its backends about the whole collection (shards.ts), so that each
- * scores, caps and cuts as one index holding every shard would.
- */
-export interface SharedStats {
-  /** The collection's served documents and their tokens. */
-  rows: number;
-  tokens: number;
-  /** The collection's documents holding each phrase (by its text, fts-phrases.ts). */
-  hits: Record<string, number>;
-  /** The collection's matches, counted up to the cap and one more. */
-  counted: number;
-  /** The cap (`nwax.search.max.scored`) and the candidates wanted, as the front counts them. */
-  cap: number;
-  candidates: number;
-  /** Capped: the key of the last of the collection's first `cap` matches, and of its tier's (none: every one). */
-  headUpTo?: string;
-  tierUpTo?: string;
-}
-
-/** What this searcher's sets hold of a query's statistics (a backend's answer to its front). */
-export interface LocalStats {
-  rows: number;
-  tokens: number;
-  hits: Record<string, number>;
-  /** Matches counted up to `cap` and one more. */
-  counted: number;
-  /** With `keys`: the keys of the first `cap` matches in key order, and of the tier's. */
-  head?: string[];
-  tier?: string[];
 }
 
 export function localStats(sets: OpenSet[], plans: WordPlan[], cap: number, keys: boolean): LocalStats {
@@ -250,4 +219,10 @@ export function searchWords(sets: OpenSet[], plans: WordPlan[], candidates: numb
   rows.sort((a, b) => a.rank - b.rank || cmp(a.url, b.url) || cmp(a.digest, b.digest));
   rows.length = Math.min(rows.length, candidates);
   return { total, rows, ...(counted > cap ? { capped: true } : {}), ...(rankedAmong !== undefined ? { rankedAmong } : {}), ...(partial ? { partial } : {}) };
+}
+
+/** Candidates in the collection's order: BM25 (lower first), then URL, then digest. */
+export function compareCandidates(a: { rank: number; url: string; digest: string }, b: { rank: number; url: string; digest: string }): number {
+  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  return a.rank - b.rank || cmp(a.url, b.url) || cmp(a.digest, b.digest);
 }

@@ -11,7 +11,7 @@
  * has gone is stopped the same way.
  */
 import { Worker } from 'node:worker_threads';
-import type { ReloadResult, SearchOptions, SearchResult } from './searcher.js';
+import type { ReloadResult, SearchOptions, SearchResult } from '../search/types.js';
 import { NwaxError } from '../util/errors.js';
 
 interface Pending {

@@ -7,13 +7,12 @@
  * reaches the backend that holds the document.
  */
 import { Agent, request } from 'undici';
-import type { Facets, Hit, SearchOptions, SearchResult } from './searcher.js';
-import { parseQuery } from './query.js';
-import { compareCandidates, type ShardCandidate } from './searcher.js';
-import { rerankBasis } from './ranking.js';
-import type { LocalStats, SharedStats } from './word-search.js';
-import { MAX_SCORED } from './open-set.js';
-import { collapse, dedupKey, markMore, mergeVersions, sumFacets } from './collapse.js';
+import type { Facets, Hit, LocalStats, SearchOptions, SearchResult, ShardCandidate, SharedStats } from '../search/types.js';
+import { parseQuery } from '../search/query.js';
+import { compareCandidates } from '../search/word-search.js';
+import { rerankBasis } from '../search/ranking.js';
+import { MAX_SCORED } from '../search/open-set.js';
+import { collapse, dedupKey, markMore, mergeVersions, searchResult, sumFacets } from '../search/collapse.js';
 
 export interface ShardResult extends SearchResult {
   /** Backends that did not answer (URL and why). */
@@ -191,18 +190,7 @@ export class ShardSearcher {
     const hits = shown.slice(start, start + want);
     markMore(hits, hidden, keyOf);
     const facets = opts.facets ? sumFacets(answers.map((a) => (a.status === 'fulfilled' ? a.value.facets : undefined))) : undefined;
-    return {
-      query,
-      total,
-      ...(totalExact ? {} : { totalExact }),
-      ...(rankedAmong !== undefined ? { rankedAmong } : {}),
-      ...(partial ? { partial } : {}),
-      start,
-      hits,
-      ...(facets ? { facets } : {}),
-      elapsedMs: performance.now() - t0,
-      failed,
-    };
+    return { ...searchResult(query, start, hits, { total, totalExact, rankedAmong, partial, facets, t0 }), failed };
   }
 
   /** The backend URL of a front-side stored reference `SHARD~SET/DOC`. */

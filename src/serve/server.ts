@@ -7,10 +7,10 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Searcher, type SearchOptions, type SearchResult, type ShardCandidate } from './searcher.js';
+import { Searcher } from '../search/searcher.js';
+import type { LocalStats, ReloadResult, SearchOptions, SearchResult, ShardCandidate } from '../search/types.js';
 import { shardOptions } from './shard-protocol.js';
-import type { LocalStats } from './word-search.js';
-import { MAX_SCORED } from './open-set.js';
+import { MAX_SCORED } from '../search/open-set.js';
 import { ShardSearcher } from './shards.js';
 import { SearchPool } from './search-pool.js';
 import { BadRequest, searchParams } from './params.js';
@@ -23,7 +23,6 @@ import { request } from 'undici';
 import { cdxServer } from './cdx-server.js';
 import { StreamGate, streamLines } from './stream-lines.js';
 import { Metrics, accessLog, routeOf, type AccessLogOptions, type ServiceState } from './observe.js';
-import type { ReloadResult } from './searcher.js';
 
 export interface ServeOptions {
   /** The crawl directory searched here; unused with `shards`. */

@@ -5,9 +5,9 @@
  * of the URL, more from the site; pages back and forth. Everything from the index or the query
  * is escaped.
  */
-import type { SearchResult, Hit } from './searcher.js';
+import type { SearchResult, Hit } from '../search/types.js';
 import type { SearchParams } from './params.js';
-import { markSnippet } from './snippet.js';
+import { markSnippet } from '../search/snippet.js';
 import { replayUrl } from './render-text.js';
 
 export function htmlEscape(s: string): string {

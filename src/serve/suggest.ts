@@ -7,7 +7,7 @@
  */
 import MiniSearch from 'minisearch';
 import { terms } from '../analysis/analyzer.js';
-import type { Searcher } from './searcher.js';
+import type { Searcher } from '../search/searcher.js';
 
 export interface Suggestion {
   text: string;

@@ -9,14 +9,7 @@ import type { ServerResponse } from 'node:http';
 import { ArchiveReader } from '../archive/reader.js';
 import { openByteRange } from '../archive/byte-source.js';
 import { NwaxError } from '../util/errors.js';
-
-export interface StoredRef {
-  url: string;
-  location: string;
-  offset: number;
-  clen: number;
-  mime: string;
-}
+import type { StoredRef } from '../search/types.js';
 
 /** Streams the payload of the capture to `res`; a clear error when the archive is not there. */
 export async function sendStored(ref: StoredRef, res: ServerResponse): Promise<void> {

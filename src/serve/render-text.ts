@@ -1,6 +1,6 @@
 /** Search results as text for the terminal (`nwax search`) and as JSON (`--json`). */
-import type { Hit, SearchResult } from './searcher.js';
-import { markSnippet } from './snippet.js';
+import type { Hit, SearchResult } from '../search/types.js';
+import { markSnippet } from '../search/snippet.js';
 
 /**
  * A replay link from the `nwax.wayback.prefix` template ({collection}, {date}, {url}). A capture

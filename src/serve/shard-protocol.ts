@@ -8,8 +8,7 @@
  * re-ranked on the collection's basis, with snippets). Malformed JSON is a 400.
  */
 import { BadRequest } from './params.js';
-import type { SearchOptions } from './searcher.js';
-import type { SharedStats } from './word-search.js';
+import type { SearchOptions, SharedStats } from '../search/types.js';
 
 function json<T>(params: URLSearchParams, name: string, valid: (v: unknown) => boolean): T | undefined {
   const raw = params.get(name);

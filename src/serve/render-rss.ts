@@ -4,9 +4,9 @@
  * per item title, link, description (the snippet), nutch:site, nutch:score, and one nutch:FIELD
  * per stored value (dates repeated, one element each).
  */
-import type { SearchResult } from './searcher.js';
+import type { SearchResult } from '../search/types.js';
 import type { SearchParams } from './params.js';
-import { markSnippet } from './snippet.js';
+import { markSnippet } from '../search/snippet.js';
 import { replayUrl } from './render-text.js';
 
 export function xmlEscape(s: string): string {

@@ -1,6 +1,7 @@
 /** A search worker of the service: its own Searcher over the crawl directory. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { Searcher, type SearchOptions } from './searcher.js';
+import { Searcher } from '../search/searcher.js';
+import type { SearchOptions } from '../search/types.js';
 
 const searcher = new Searcher((workerData as { dir: string }).dir);
 

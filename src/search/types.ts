@@ -1,0 +1,156 @@
+/**
+ * The search engine's types, in one module: what a query asks (SearchOptions), what it answers
+ * (SearchResult, Hit, Facets), what a shard front and its backends exchange (SharedStats,
+ * LocalStats, ShardCandidate), and where a stored copy lies (StoredRef). The engine's files
+ * and the service import them from here, so none imports another for its types alone.
+ */
+import type { CaptureFields } from '../index/capture-fields.js';
+import type { Snippet } from './snippet.js';
+import type { BasisOf, RankingWeights, RerankBasis } from './ranking.js';
+
+/** What hits per site count by (NutchWAX's `dedupField`). */
+export type DedupField = 'site' | 'url' | 'digest';
+
+export interface StoredRef {
+  url: string;
+  location: string;
+  offset: number;
+  clen: number;
+  mime: string;
+}
+
+export interface Hit extends CaptureFields {
+  url: string;
+  digest: string;
+  title: string;
+  /** Every capture date of this version, ascending. */
+  dates: string[];
+  host: string;
+  /** The document's language ('' when unknown). */
+  lang: string;
+  score: number;
+  snippet: Snippet;
+  /** Index set and document number. */
+  set: string;
+  doc: number;
+  /** Hits of this site left out by hits-per-site. */
+  moreFromSite: number;
+}
+
+/** Facet values with their counts, most first. */
+export interface Facets {
+  site: [string, number][];
+  type: [string, number][];
+  year: [string, number][];
+  /** Languages (documents of no known language are not counted). */
+  lang: [string, number][];
+}
+
+export interface SearchOptions {
+  start?: number;
+  hits?: number;
+  /** At most this many hits per host; 0 = no limit. */
+  hitsPerSite?: number;
+  /** Make snippets (default true); without, hits carry an empty one. */
+  snippets?: boolean;
+  /** Count the matches by site, type and year (every match, so it costs a pass over them). */
+  facets?: boolean;
+  /** Order of the hits: by score (default), by first capture date, or by URL (NutchWAX's `sort`). */
+  sort?: 'score' | 'date' | 'url';
+  /** Reverse the order (`reverse`): newest or last first. */
+  reverse?: boolean;
+  /** What hitsPerSite counts by (NutchWAX's `dedupField`): the site (default), the URL, or the digest. */
+  dedupField?: DedupField;
+  /**
+   * hitsPerSite as a default rather than asked for: then it applies only where the hits come
+   * from more than one site, and not to a site: query (a one-site collection lists its pages).
+   */
+  hitsPerSiteDefault?: boolean;
+  /** Weights of the ranking's features (ranking.ts); default nwax's. */
+  ranking?: RankingWeights;
+  /** Answer from the cache of recent queries where it can (default true; benchmarks say false). */
+  cache?: boolean;
+  /**
+   * Rank every match exactly (default false: past `maxScored` matches in the collection, the
+   * ranking scores the likeliest of them; docs/decisions.md says how close that stays).
+   */
+  exact?: boolean;
+  /** Matches counted and ranked exactly over the collection (`nwax.search.max.scored`, default 10,000). */
+  maxScored?: number;
+  /**
+   * Milliseconds a query may spend finding candidates (`nwax.search.time.budget`, default 1000;
+   * 0 = none): past it the query ranks what it found and says the answer is partial.
+   */
+  budgetMs?: number;
+  /** From a shard front: the collection's statistics, instead of this searcher's own (word-search.ts). */
+  shared?: SharedStats;
+  /**
+   * From a shard front: the last of the collection's candidates (BM25, URL, digest) and their
+   * basis for the re-ranking, so a backend re-ranks its share of them as the whole would.
+   */
+  cut?: { last: [number, string, string]; basis: RerankBasis };
+}
+
+/** A candidate as a shard front cuts and re-ranks them: its BM25, its key, and its title's length (ranking.ts). */
+export interface ShardCandidate extends BasisOf {
+  url: string;
+  digest: string;
+}
+
+export interface SearchResult {
+  query: string;
+  /** Versions matched (a lower bound when totalExact is false: matches are counted up to a cap). */
+  total: number;
+  /** false when the total is a lower bound. */
+  totalExact?: boolean;
+  /** Present when the ranking was capped: the matches it scored (over all index sets). */
+  rankedAmong?: number;
+  /** true when the time budget ran out: the hits are the best of the matches found before it. */
+  partial?: boolean;
+  start: number;
+  hits: Hit[];
+  facets?: Facets;
+  elapsedMs: number;
+  /** The index generation that answered (Searcher.generation). */
+  generation?: number;
+}
+
+/** What a reload found: whether the sets changed, and what could not be opened. */
+export interface ReloadResult {
+  changed: boolean;
+  generation: number;
+  /** Sets (or the directory) that could not be opened; the old ones serve on. */
+  errors: string[];
+}
+
+/**
+ * What a shard front tells its backends about the whole collection (shards.ts), so that each
+ * scores, caps and cuts as one index holding every shard would.
+ */
+export interface SharedStats {
+  /** The collection's served documents and their tokens. */
+  rows: number;
+  tokens: number;
+  /** The collection's documents holding each phrase (by its text, fts-phrases.ts). */
+  hits: Record<string, number>;
+  /** The collection's matches, counted up to the cap and one more. */
+  counted: number;
+  /** The cap (`nwax.search.max.scored`) and the candidates wanted, as the front counts them. */
+  cap: number;
+  candidates: number;
+  /** Capped: the key of the last of the collection's first `cap` matches, and of its tier's (none: every one). */
+  headUpTo?: string;
+  tierUpTo?: string;
+}
+
+/** What this searcher's sets hold of a query's statistics (a backend's answer to its front). */
+export interface LocalStats {
+  rows: number;
+  tokens: number;
+  hits: Record<string, number>;
+  /** Matches counted up to `cap` and one more. */
+  counted: number;
+  /** With `keys`: the keys of the first `cap` matches in key order, and of the tier's. */
+  head?: string[];
+  tier?: string[];
+}
