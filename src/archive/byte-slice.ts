@@ -2,7 +2,7 @@
  * A byte range of a stream that cannot seek (a `hadoop fs -cat`, an inflated ZIP entry): the
  * bytes before the offset read and dropped, the stream left once the length is given.
  */
-import type { ByteRange } from './byte-source.js';
+import type { ByteRange } from './locations.js';
 
 export interface ByteSlice {
   chunks: AsyncGenerator<Buffer>;

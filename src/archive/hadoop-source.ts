@@ -9,7 +9,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { basename } from 'node:path';
-import type { ByteRange, ByteSource } from './byte-source.js';
+import type { ByteRange, ByteSource } from './locations.js';
 import { InputError } from '../util/errors.js';
 import { sliceStream } from './byte-slice.js';
 

@@ -9,7 +9,7 @@
 import { Agent, interceptors, request, type Dispatcher } from 'undici';
 import { basename } from 'node:path';
 import { InputError } from '../util/errors.js';
-import type { ByteRange, ByteSource, RemoteOptions } from './byte-source.js';
+import type { ByteRange, ByteSource, RemoteOptions } from './locations.js';
 
 let dispatcher: Dispatcher | undefined;
 

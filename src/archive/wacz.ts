@@ -16,7 +16,8 @@ import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import yauzl from 'yauzl';
 import { InputError, describeFsError } from '../util/errors.js';
-import { isClusterPath, isRemote, openByteRange, type ByteRange, type ByteSource, type RemoteOptions } from './byte-source.js';
+import { isClusterPath, isRemote, type ByteRange, type ByteSource, type RemoteOptions } from './locations.js';
+import { openFileRange } from './file-source.js';
 import { sliceStream } from './byte-slice.js';
 import { signatureProblem, type SignedData } from './wacz-signature.js';
 
@@ -336,7 +337,11 @@ export async function openEntrySource(location: string, range?: ByteRange, remot
     // A stored entry is a byte range of the package: read by offset, and again after damage.
     const from = range?.offset ?? 0;
     const length = Math.max(0, Math.min(range?.length ?? Infinity, e.size - from));
-    const inner = await openByteRange(pkg.readPath, { offset: e.dataStart + from, length }, remote);
+    // The package itself is a local file (a cluster's package was copied to one) or remote.
+    const at = { offset: e.dataStart + from, length };
+    const inner = isRemote(pkg.readPath)
+      ? await (await import('./remote-source.js')).openRemoteSource(pkg.readPath, remote, at)
+      : await openFileRange(pkg.readPath, at);
     return {
       ...inner,
       name: range ? `${location} at ${from}` : location,

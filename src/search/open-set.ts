@@ -17,6 +17,7 @@ import { openIndex, type Db } from '../index/schema.js';
 import type { IndexSet } from './index-sets.js';
 import { dateYears, ftsExclusions, ftsFields, ftsMatch, ftsTier, wholeYears, words, type Query } from './query.js';
 import type { Scoring } from './bm25.js';
+import { fieldFilters } from './set-filters.js';
 import { ftsPhrases, type FtsPhrase } from './fts-phrases.js';
 import { best, SetScoring, type Scored } from './set-scoring.js';
 import type { Facets, StoredRef } from './types.js';
@@ -40,14 +41,6 @@ export interface Row extends CaptureFields {
   inlinks: number;
   /** Undefined where the row was read without it (OpenSet.textAndLang gives it). */
   lang?: string;
-}
-
-/** `P` when the range `from-to` is P000... to P999... (one whole year, month, day...), else undefined. */
-function periodPrefix(range: string): string | undefined {
-  const [from, to] = range.split('-');
-  let i = 0;
-  while (i < from.length && from[i] === to[i]) i++;
-  return i > 0 && /^0*$/.test(from.slice(i)) && /^9*$/.test(to.slice(i)) ? from.slice(0, i) : undefined;
 }
 
 /**
@@ -177,7 +170,16 @@ export class OpenSet {
     // A query of fields alone is found through the text index where it has site: or date:.
     const driver = match ? undefined : ftsFields(q, years);
     // Whole years are answered by the years column itself; other ranges are still tested on the rows.
-    return { match, narrow, driver, ...this.filters(q, years !== undefined && wholeYears(q)) };
+    return {
+      match,
+      narrow,
+      driver,
+      ...fieldFilters(
+        q,
+        { hasDeleted: this.hasDeleted, mimes: this.mimeIndexed ? () => this.mimes() : undefined, dates: this.datesExpr() },
+        years !== undefined && wholeYears(q),
+      ),
+    };
   }
 
   /** Whether each host term is in more than a fifth of the documents' host columns, counted once a term. */
@@ -203,69 +205,6 @@ export class OpenSet {
       const terms = words(site);
       return terms.length > 0 && !terms.every(common);
     });
-  }
-
-  /** WHERE clauses and parameters for the query's fields. */
-  private filters(q: Query, datesAnswered = false): { where: string[]; params: unknown[] } {
-    // The deleted mark only where dedup marked some: it is stored after the text, and testing it
-    // reads each row's text from its overflow pages.
-    const where: string[] = [this.hasDeleted ? 'docs.deleted = 0' : '1'];
-    const params: unknown[] = [];
-    const anyOf = (items: string[], one: (v: string) => string, values: (v: string) => unknown[]) => {
-      if (items.length === 0) return;
-      where.push(`(${items.map(one).join(' OR ')})`);
-      for (const v of items) params.push(...values(v));
-    };
-    anyOf(
-      q.site,
-      () => '(docs.host = ? OR docs.host LIKE ?)',
-      (s) => [s, `%.${s}`],
-    );
-    if (this.mimeIndexed && q.type.length) {
-      // The types named, as the index's own MIME types: an IN list the docs_mime index answers
-      // (LIKE '%/pdf' cannot use an index: a query of type: alone read every document).
-      const mimes = this.mimes().filter((mime) => {
-        const m = mime.toLowerCase();
-        return q.type.some((t) => (t.includes('/') ? m === t : m.startsWith(`${t}/`) || m.endsWith(`/${t}`)));
-      });
-      where.push(mimes.length ? `docs.mime IN (${mimes.map(() => '?').join(', ')})` : '0');
-      params.push(...mimes);
-    } else
-      anyOf(
-        q.type,
-        (t) => (t.includes('/') ? 'docs.mime = ?' : '(docs.mime LIKE ? OR docs.mime LIKE ?)'),
-        (t) => (t.includes('/') ? [t] : [`${t}/%`, `%/${t}`]),
-      );
-    anyOf(
-      q.collection,
-      () => 'docs.collection = ?',
-      (c) => [c],
-    );
-    anyOf(
-      q.lang,
-      () => 'docs.lang = ?',
-      (l) => [l],
-    );
-    anyOf(
-      q.url,
-      () => 'docs.url = ?',
-      (u) => {
-        try {
-          return [new URL(u).href];
-        } catch {
-          return [u];
-        }
-      },
-    );
-    // A whole period (date:2016, date:200710) is a prefix of its dates: a native string test;
-    // any other range goes through the JavaScript function.
-    if (!datesAnswered)
-      anyOf(
-        q.date.map((r) => `${r.from}-${r.to}`),
-        (r) => (periodPrefix(r) ? `instr(' ' || ${this.datesExpr()}, ?) > 0` : `nwax_dates_in(${this.datesExpr()}, ?, ?)`),
-        (r) => (periodPrefix(r) ? [` ${periodPrefix(r)}`] : r.split('-')),
-      );
-    return { where, params };
   }
 
   /** The MIME types the documents have, read once from the docs_mime index. */

@@ -121,3 +121,19 @@ export function readManifest(path: string): ManifestRow[] {
     return { file: cols[0], references: (cols[7] ?? '').split(' ').filter(Boolean) };
   });
 }
+
+/** One place where nwax's CDX and a reference indexer's differ, and the rule that explains it (conformance-rules.ts), if one does. */
+export interface Difference {
+  file: string;
+  ref: RefKind;
+  field: Field | 'line';
+  ours: string | undefined;
+  theirs: string | undefined;
+  oursLine?: Line;
+  theirsLine?: Line;
+  reason: string | undefined;
+  /** The reference tool exited non-zero: its output stops where it failed. */
+  refFailed: boolean;
+  /** The reference has lines with more fields than its legend (a space inside a field). */
+  refMalformed: boolean;
+}

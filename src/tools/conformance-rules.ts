@@ -5,7 +5,7 @@
  * hide an unrelated bug; a difference no rule claims fails the conformance suite.
  */
 import { base32 } from '../archive/digest.js';
-import type { Difference } from './conformance.js';
+import type { Difference } from './conformance-refs.js';
 
 export interface Rule {
   id: string;

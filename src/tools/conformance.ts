@@ -11,23 +11,8 @@ import { existsSync, writeFileSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { cdxEntries } from '../cdx/indexer.js';
 import { formatEntry } from '../cdx/cdx-format.js';
-import { FIELDS, parseIndex, readManifest, refKind, type Field, type Line, type RefKind } from './conformance-refs.js';
+import { FIELDS, parseIndex, readManifest, refKind, type Difference, type Line, type RefKind } from './conformance-refs.js';
 import { explain } from './conformance-rules.js';
-
-export interface Difference {
-  file: string;
-  ref: RefKind;
-  field: Field | 'line';
-  ours: string | undefined;
-  theirs: string | undefined;
-  oursLine?: Line;
-  theirsLine?: Line;
-  reason: string | undefined;
-  /** The reference tool exited non-zero: its output stops where it failed. */
-  refFailed: boolean;
-  /** The reference has lines with more fields than its legend (a space inside a field). */
-  refMalformed: boolean;
-}
 
 export interface RefResult {
   file: string;
