@@ -1,0 +1,149 @@
+/**
+ * What the service's routes search (server.ts): this machine's indexes (a searcher on this
+ * thread for the light work, a pool of search workers for queries, reloaded on an interval),
+ * the backends of a shard front (shards.ts), or nothing but a note where a /cdx service has no
+ * indexes.
+ */
+import type { ServerResponse } from 'node:http';
+import { request } from 'undici';
+import { Searcher } from '../search/searcher.js';
+import type { LocalStats, ReloadResult, SearchOptions, SearchResult, ShardCandidate } from '../search/types.js';
+import { ShardSearcher } from './shards.js';
+import { SearchPool } from './search-pool.js';
+import { BadRequest } from './params.js';
+import { sendStored } from './stored.js';
+import { Suggester, type Suggestion } from './suggest.js';
+import type { ServiceState } from './observe.js';
+import type { ServeOptions } from './serve-options.js';
+
+/** What the routes need: this machine's indexes, or the backends of a shard front. */
+export interface Backend {
+  search(query: string, opts: SearchOptions, signal?: AbortSignal): Promise<SearchResult & { failed?: string[] }>;
+  /** Looks for new, replaced and removed index sets; a shard front has none (its backends reload). */
+  reload(): Promise<{ generation: number; errors: string[] }>;
+  state: ServiceState;
+  health(): Promise<Record<string, unknown>>;
+  /** Streams the stored copy; false when there is no such document. */
+  stored(set: string, doc: number, res: ServerResponse): Promise<boolean>;
+  suggest(q: string): Promise<Suggestion[]>;
+  /** A backend's side of the shard protocol (shard-protocol.ts); none on a front. */
+  shard?: {
+    stats(query: string, cap: number, keys: boolean): LocalStats | undefined;
+    candidates(query: string, opts: SearchOptions): ShardCandidate[];
+  };
+  close(): Promise<void>;
+}
+
+export function localBackend(opts: ServeOptions): Backend {
+  // This thread keeps a searcher for the light work (stored copies, health, suggestions);
+  // queries run on the pool's threads when there is one.
+  const searcher = new Searcher(opts.dir, opts.log);
+  const suggester = new Suggester(searcher, opts.suggestTitles);
+  const pool = opts.threads && opts.threads > 0 ? new SearchPool(opts.dir, opts.threads, opts.queryTimeout ?? 0) : undefined;
+  const reload = async (force: boolean) => {
+    const here: ReloadResult = searcher.refresh(force);
+    // The workers look for themselves on their next query; told now when something changed.
+    const workers = pool && (force || here.changed) ? await pool.reload() : [];
+    const errors = [...new Set([...here.errors, ...workers.flatMap((w) => w.errors)])];
+    return { generation: Math.max(here.generation, ...workers.map((w) => w.generation)), errors };
+  };
+  const timer = opts.reloadInterval
+    ? setInterval(() => void reload(false).catch((err: Error) => opts.log?.(`reload: ${err.message}`)), opts.reloadInterval)
+    : undefined;
+  timer?.unref();
+  return {
+    search: async (q, o, signal) => (pool ? pool.search(q, o, signal) : searcher.search(q, o)),
+    reload: () => reload(true),
+    state: {
+      sets: () => searcher.setCounts(),
+      generation: () => searcher.generation,
+      lastReload: () => searcher.lastReload,
+      queued: () => pool?.queued ?? 0,
+      timeouts: () => pool?.timeouts ?? 0,
+      aborted: () => pool?.aborted ?? 0,
+    },
+    health: async () => ({ status: 'ok', documents: searcher.documents() }),
+    async stored(set, doc, res) {
+      const ref = searcher.stored(set, doc);
+      if (!ref) return false;
+      await sendStored(ref, res);
+      return true;
+    },
+    suggest: async (q) => suggester.suggest(q),
+    shard: { stats: (q, cap, keys) => searcher.shardStats(q, cap, keys), candidates: (q, o) => searcher.shardCandidates(q, o) },
+    close: async () => {
+      clearInterval(timer);
+      await pool?.close();
+      searcher.close();
+    },
+  };
+}
+
+export const NO_STATE: ServiceState = { sets: () => [], generation: () => 0, lastReload: () => 0, queued: () => 0, timeouts: () => 0, aborted: () => 0 };
+
+export function shardBackend(opts: ServeOptions): Backend {
+  const shards = new ShardSearcher(opts.shards!, opts.shardTimeout ?? 5000);
+  return {
+    search: (q, o) => shards.search(q, o),
+    reload: async () => ({ generation: 0, errors: [] }),
+    state: NO_STATE,
+    async health() {
+      const h = await shards.documents();
+      return { status: h.failed.length ? 'partial' : 'ok', documents: h.documents, failedShards: h.failed };
+    },
+    async stored(set, doc, res) {
+      const url = shards.storedUrl(set, doc);
+      if (!url) return false;
+      const r = await request(url);
+      if (r.statusCode === 404) {
+        await r.body.dump();
+        return false;
+      }
+      const headers: Record<string, string> = {};
+      for (const h of ['content-type', 'content-encoding', 'content-security-policy', 'x-content-type-options', 'x-archive-src']) {
+        const v = r.headers[h];
+        if (typeof v === 'string') headers[h] = v;
+      }
+      res.writeHead(r.statusCode, headers);
+      for await (const chunk of r.body) if (!res.write(chunk)) await new Promise((ok) => res.once('drain', ok));
+      res.end();
+      return true;
+    },
+    async suggest(q) {
+      const all = await Promise.allSettled(
+        opts.shards!.map(
+          async (b) =>
+            (await (
+              await request(`${b}/suggest?q=${encodeURIComponent(q)}`, { headersTimeout: opts.shardTimeout, bodyTimeout: opts.shardTimeout })
+            ).body.json()) as Suggestion[],
+        ),
+      );
+      const seen = new Set<string>();
+      return all
+        .flatMap((a) => (a.status === 'fulfilled' ? a.value : []))
+        .filter((x) => !seen.has(`${x.kind} ${x.text}`) && seen.add(`${x.kind} ${x.text}`))
+        .slice(0, 10);
+    },
+    close: () => shards.close(),
+  };
+}
+
+/** A service for /cdx alone: without indexes, search says so instead of refusing to start. */
+export function cdxOnlyWhenNoIndexes(opts: ServeOptions): Backend {
+  try {
+    return localBackend(opts);
+  } catch (err) {
+    const why = (err as Error).message;
+    return {
+      search: async () => {
+        throw new BadRequest(`no search here: ${why}; this service answers /cdx`);
+      },
+      reload: async () => ({ generation: 0, errors: [] }),
+      state: NO_STATE,
+      health: async () => ({ status: 'ok', documents: 0, cdx: true }),
+      stored: async () => false,
+      suggest: async () => [],
+      close: async () => {},
+    };
+  }
+}
