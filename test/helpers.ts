@@ -93,10 +93,21 @@ export function nwax(args: string[], opts: { input?: Buffer | string; cwd?: stri
   return run(process.execPath, [BIN, ...args], { input: opts.input, cwd: opts.cwd, env: { ...process.env, ...opts.env } });
 }
 
+/**
+ * The temp dirs this test file made, removed after its tests. One hook, registered when the
+ * file imports this module: a hook registered by tempDir() itself would be lost when a test
+ * body calls it (vitest takes hooks while it collects, not while a test runs), and those dirs
+ * were left behind in /tmp, a hundred a run.
+ */
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 /** A temp dir removed after the file's tests. */
 export function tempDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'nwax-test-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  made.push(dir);
   return dir;
 }
 
