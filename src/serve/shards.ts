@@ -142,13 +142,6 @@ export class ShardSearcher {
     }
     const asked = { ...opts, ...collection };
     const settled = await Promise.allSettled(live.map((i) => this.ask(this.backends[i], query, need, asked)));
-    const answers: PromiseSettledResult<BackendJson>[] = this.backends.map(() => ({
-      status: 'rejected',
-      reason: Object.assign(new Error('down'), { code: 'SKIPPED' }),
-    }));
-    live.forEach((b, i) => {
-      answers[b] = settled[i];
-    });
     let total = 0;
     let totalExact = true;
     let rankedAmong: number | undefined;
@@ -158,9 +151,11 @@ export class ShardSearcher {
     // versions it merged among its own candidates.
     const whole = collection.shared ? Math.min(collection.shared.counted, collection.shared.cap) : undefined;
     if (whole !== undefined) total = whole;
-    answers.forEach((a, i) => {
+    // (Backends left out while the statistics were gathered are named in `failed` already.)
+    settled.forEach((a, k) => {
+      const i = live[k];
       if (a.status === 'rejected') {
-        if ((a.reason as { code?: string }).code !== 'SKIPPED') fail(i, a.reason);
+        fail(i, a.reason);
         return;
       }
       total += whole !== undefined ? a.value.total - whole : a.value.total;
@@ -189,7 +184,7 @@ export class ShardSearcher {
     const { shown, hidden } = collapse(versions, perSite, keyOf);
     const hits = shown.slice(start, start + want);
     markMore(hits, hidden, keyOf);
-    const facets = opts.facets ? sumFacets(answers.map((a) => (a.status === 'fulfilled' ? a.value.facets : undefined))) : undefined;
+    const facets = opts.facets ? sumFacets(settled.map((a) => (a.status === 'fulfilled' ? a.value.facets : undefined))) : undefined;
     return { ...searchResult(query, start, hits, { total, totalExact, rankedAmong, partial, facets, t0 }), failed };
   }
 
