@@ -28,6 +28,7 @@ const all = {
   multilingual: './multilingual.mjs',
   pdf: './pdf.mjs',
   wacz: './wacz.mjs',
+  access: './access.mjs',
 };
 const chosen = which.length ? which : Object.keys(all);
 // Which sort, merge, sum and HTML extraction the figures are of (native/, or JavaScript without

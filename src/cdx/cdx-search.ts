@@ -15,6 +15,8 @@ export interface SearchLimits {
   maxCollect: number;
   /** Time the query may take, ms (0: no limit). */
   timeoutMs: number;
+  /** Whether a line may be shown (the access rules); every line where absent. */
+  shows?: (f: CdxFields) => boolean;
 }
 
 function isCdxj(line: string): boolean {
@@ -69,6 +71,7 @@ export async function* searchCdx(sources: CdxSource[], q: CdxQuery, limits: Sear
     if (!f) continue;
     const t = ts14(f.timestamp);
     if ((q.from && t < q.from) || (q.to && t > q.to)) continue;
+    if (limits.shows && !limits.shows(f)) continue;
     if (q.filters.length && !passesAll(q.filters, f, line)) continue;
     if (q.collapse) {
       const v = q.collapse.chars ? f[q.collapse.field].slice(0, q.collapse.chars) : f[q.collapse.field];

@@ -26,6 +26,8 @@ into place when whole. Without a query, every document of the indexes under -dir
     const { args, argv, flags } = await this.parse(ExportWacz);
     const conf = await this.configurationFor(flags.define);
     const { exportWacz } = await import('../export/wacz-export.js');
+    const { configuredAccess } = await import('../access/policy.js');
+    const access = configuredAccess(conf);
     const words = (argv as string[]).slice(1);
     const t0 = Date.now();
     const dir = flags.dir ?? conf.getString('searcher.dir');
@@ -34,6 +36,7 @@ into place when whole. Without a query, every document of the indexes under -dir
       out: args.out,
       query: words.length ? words.join(' ') : undefined,
       resources: !flags['no-resources'],
+      ...(access ? { access } : {}),
       software: `nwax ${this.config.version}`,
       say: (m) => this.sayLine(m),
     });

@@ -1,5 +1,6 @@
 /** The command table (oclif "explicit" strategy): each command imports its modules lazily in run(). */
 import AddDates from './add-dates.js';
+import { AclAdd, AclCheck, AclList, AclRemove } from './acl.js';
 import Cdx from './cdx.js';
 import Readdb from './readdb.js';
 import Parse from './parse.js';
@@ -27,6 +28,10 @@ import Updatedb from './updatedb.js';
 import ZipnumBuild from './zipnum-build.js';
 
 export const commands = {
+  'acl:add': AclAdd,
+  'acl:check': AclCheck,
+  'acl:list': AclList,
+  'acl:remove': AclRemove,
   'add-dates': AddDates,
   cdx: Cdx,
   crawl: Crawl,

@@ -24,6 +24,9 @@ The indexes are those under -dir (default property searcher.dir): every pindexes
       description: 'Rank every match exactly (default: past nwax.search.max.scored matches in the collection, the likeliest are ranked).',
       default: false,
     }),
+    user: Flags.string({
+      description: 'The user class the access rules (nwax.access.rules) answer for, as a trusted proxy names it (default: the public).',
+    }),
     'hits-per-site': Flags.integer({
       description: 'At most N hits per host, after merging all partitions; 0 = no limit (default: property searcher.hits.per.site).',
       min: 0,
@@ -35,7 +38,8 @@ The indexes are those under -dir (default property searcher.dir): every pindexes
     const conf = await this.configurationFor(flags.define);
     const { Searcher } = await import('../search/searcher.js');
     const { renderJson, renderText } = await import('../serve/render-text.js');
-    const searcher = new Searcher(flags.dir ?? conf.getString('searcher.dir'));
+    const { configuredAccess } = await import('../access/policy.js');
+    const searcher = new Searcher(flags.dir ?? conf.getString('searcher.dir'), undefined, configuredAccess(conf));
     try {
       const r = searcher.search((argv as string[]).join(' '), {
         start: flags.start,
@@ -45,6 +49,7 @@ The indexes are those under -dir (default property searcher.dir): every pindexes
         exact: flags.exact,
         maxScored: conf.getNumber('nwax.search.max.scored'),
         budgetMs: conf.getNumber('nwax.search.time.budget'),
+        ...(flags.user ? { user: flags.user } : {}),
       });
       // An external Wayback when one is configured, else the replay of `nwax serve`.
       const template =

@@ -13,7 +13,9 @@ TIMESTAMPmp_ (the rewritten capture), TIMESTAMPid_ (as archived), /replay/COLLEC
 fl), /healthz (alive), /readyz (indexes open), /metrics (Prometheus), POST /admin/reload (loopback only). Search parameters: \
 query, start, hitsPerPage (at most 100), hitsPerSite (or hitsPerDup), dtstart, dtend, exact=true (rank every match). New, replaced and removed index sets are \
 served without a restart (looked for every nwax.serve.reload.interval ms, and on SIGHUP). SIGTERM lets requests in flight \
-finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per request (nwax.serve.access.log).`;
+finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per request (nwax.serve.access.log). \
+Access rules (pywb .aclj files, nwax.access.rules; see nwax acl) hold on every route: a blocked capture is a 451, an excluded one a 404, \
+and neither is in any search answer, suggestion, /cdx line or TimeMap; a changed rules file applies at the next reload.`;
   static override examples = [
     '<%= config.bin %> serve --port 8081',
     '<%= config.bin %> serve -dir /data/crawl --port 8080',
@@ -47,6 +49,8 @@ finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per
     const base = conf.getString('nwax.serve.base.url');
     if (base && !/^https?:\/\/[^/\s]+(\/\S*)?$/i.test(base)) throw new UsageError(`nwax.serve.base.url must be an http(s) URL, got ${JSON.stringify(base)}`);
     const { startServer } = await import('../serve/server.js');
+    const { configuredAccess } = await import('../access/policy.js');
+    const access = configuredAccess(conf);
     const s = await startServer({
       dir: flags.dir ?? conf.getString('searcher.dir'),
       shards: flags.shards
@@ -74,6 +78,7 @@ finish (nwax.serve.shutdown.timeout), then exits 0. One JSON access-log line per
       timeBudget: conf.getNumber('nwax.search.time.budget'),
       baseUrl: conf.getString('nwax.serve.base.url'),
       reloadInterval: conf.getNumber('nwax.serve.reload.interval'),
+      ...(access ? { access } : {}),
       accessLog: { destination: conf.getString('nwax.serve.access.log'), queries: conf.getBoolean('nwax.serve.log.queries') },
       cdx: {
         sources: (flags.cdx ?? conf.getString('nwax.serve.cdx'))

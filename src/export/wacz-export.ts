@@ -22,6 +22,7 @@ import { formatEntry } from '../cdx/cdx-format.js';
 import { externalSort } from '../mapreduce/external-sort.js';
 import { lineBatches } from '../mapreduce/line-reader.js';
 import { CaptureIndex } from '../replay/captures.js';
+import { AccessPolicy, type AccessSettings } from '../access/policy.js';
 import { Searcher } from '../search/searcher.js';
 import { InputError, NwaxError, describeFsError } from '../util/errors.js';
 import { RecordBytes } from './record-bytes.js';
@@ -39,6 +40,8 @@ export interface ExportOptions {
   /** Bytes of a page's HTML read for what it embeds. */
   htmlLimit?: number;
   memory?: string;
+  /** The access rules: what they withhold from the public is not exported (nwax.access.*). */
+  access?: AccessSettings;
   software: string;
   say: (m: string) => void;
 }
@@ -81,7 +84,7 @@ function* selectPages(searcher: Searcher, query: string | undefined): Generator<
     if (seen.has(key)) continue;
     seen.add(key);
     const ref = searcher.stored(d.setName, d.id);
-    if (!ref) continue;
+    if (!ref || ref === 'blocked') continue;
     const ts = d.dates.split(' ').filter(Boolean).sort()[0] ?? '';
     yield {
       url: d.url,
@@ -152,8 +155,11 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
     throw new InputError(`${o.out}: ${describeFsError(dirname(o.out), err as NodeJS.ErrnoException)}`);
   }
   // The indexes first: one that cannot be opened leaves nothing behind.
-  const searcher = new Searcher(o.dir);
-  const captures = new CaptureIndex(o.dir, [], []);
+  const policy = o.access ? new AccessPolicy(o.access) : undefined;
+  const searcher = new Searcher(o.dir, undefined, policy);
+  const everyCapture = new CaptureIndex(o.dir, [], []);
+  // Resources too: a withheld capture of an image or a script leaves with no page.
+  const captures = policy?.active ? everyCapture.scoped((c) => policy.decide(c.url, c.ts).access) : everyCapture;
   const work = mkdtempSync(join(dirname(out), '.nwax-export-'));
   const summary: ExportSummary = { pages: 0, resources: 0, records: 0, missing: 0, bytes: 0 };
   const bytes = new RecordBytes();

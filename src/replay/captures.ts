@@ -52,6 +52,28 @@ export function tsToMs(t: string): number {
 
 export class CaptureIndex {
   private origins: Origin[] = [];
+  /** What this view shows of each capture (scoped()); every capture where unset. */
+  private verdict?: (c: Capture) => 'allow' | 'block' | 'exclude';
+  /** Captures this view left out because they are blocked (not excluded). */
+  private blockedSeen = 0;
+
+  /**
+   * The same index for one request under the access rules: a capture they withhold is in no
+   * answer of the view (range, captures, closest and all built on them); sawBlocked() says
+   * whether one left out was blocked, not excluded (a 451 with a notice, not a 404). The view
+   * reads the index's sources as they are now and after a reload (its prototype is the index).
+   */
+  scoped(verdict: (c: Capture) => 'allow' | 'block' | 'exclude'): CaptureIndex {
+    const view = Object.create(this) as CaptureIndex;
+    view.verdict = verdict;
+    view.blockedSeen = 0;
+    return view;
+  }
+
+  /** Whether this view has left out a blocked capture so far. */
+  sawBlocked(): boolean {
+    return this.blockedSeen > 0;
+  }
   private stamp = '';
   private collectionNames = new Set<string>();
 
@@ -163,7 +185,7 @@ export class CaptureIndex {
       const length = Number(f.length);
       const offset = Number(f.offset);
       if (!Number.isFinite(length) || !Number.isFinite(offset)) continue;
-      out.push({
+      const capture: Capture = {
         urlkey: f.urlkey,
         ts: ts14(f.timestamp),
         url: f.url,
@@ -175,7 +197,13 @@ export class CaptureIndex {
         filename: f.filename,
         collection,
         locate: () => origin.locator.locate(f.filename),
-      });
+      };
+      const v = this.verdict?.(capture) ?? 'allow';
+      if (v !== 'allow') {
+        if (v === 'block') this.blockedSeen++;
+        continue;
+      }
+      out.push(capture);
       if (out.length >= limit) break;
     }
     return out;

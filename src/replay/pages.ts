@@ -141,3 +141,8 @@ ${nearby.length ? `<h2>Captures of the same host nearest that time</h2><ul>${ite
 export function messagePage(title: string, message: string): string {
   return page(title, `<main><h1>${esc(title)}</h1><p>${esc(message)}</p></main>`);
 }
+
+/** The notice of a blocked capture (451): that it is withheld, and nothing of it (no URL, no date). */
+export function blockedPage(): string {
+  return messagePage('Access blocked', 'This capture is held in the archive but cannot be shown (HTTP 451: unavailable for legal reasons).');
+}

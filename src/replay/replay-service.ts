@@ -22,9 +22,10 @@ import { rewriteHeaders } from './rewrite-headers.js';
 import { HtmlRewriter } from './rewrite-html.js';
 import { rewriteCss } from './rewrite-css.js';
 import { httpDate, jsonTimemap, linkTimemap, mementoLinkHeader, parseHttpDate, type MementoLinks } from './memento.js';
-import { framePage, messagePage, notCapturedPage, timelinePage } from './pages.js';
+import { blockedPage, framePage, messagePage, notCapturedPage, timelinePage } from './pages.js';
 import { sniffCharset } from '../parse/charset.js';
 import { date14ToIso } from '../archive/dates.js';
+import type { AccessPolicy } from '../access/policy.js';
 
 /** Everything a replayed page may load comes from this origin, or is inline, data: or blob:. */
 export const REPLAY_CSP = "default-src 'self' 'unsafe-inline' 'unsafe-eval' data: blob:; form-action 'self'; base-uri 'self'; frame-ancestors 'self'";
@@ -40,6 +41,8 @@ export interface ReplayOptions {
   base(): string;
   /** The search service's address, for the way back ('' for none). */
   searchBase(): string;
+  /** The access rules: a withheld capture is replayed by no route, listed in no TimeMap. */
+  access?: AccessPolicy;
   log?: (line: string) => void;
 }
 
@@ -104,25 +107,41 @@ export class ReplayService {
       return send(res, 404, 'text/html', messagePage('No such collection', `${route.coll}: no collection of that name here; collections: ${known}`));
     }
     const links: MementoLinks = { base: this.opts.base(), coll: route.coll, url: route.url };
+    // The captures this request may see under the access rules (every one where there are none).
+    const access = this.opts.access?.active ? this.opts.access : undefined;
+    const user = access?.userOf(req.headers, req.socket.remoteAddress);
+    const index = access ? this.index.scoped((c) => access.decide(c.url, c.ts, user).access) : this.index;
+    return this.route(index, req, res, route, coll, links);
+  }
+
+  private async route(
+    index: CaptureIndex,
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: Exclude<ReplayRoute, { kind: 'static' }>,
+    coll: string,
+    links: MementoLinks,
+  ): Promise<void> {
     switch (route.kind) {
       case 'timemap': {
-        const stamps = (await this.index.captures(route.url, coll)).map((c) => c.ts);
+        const stamps = (await index.captures(route.url, coll)).map((c) => c.ts);
+        if (!stamps.length && index.sawBlocked()) return blocked(res);
         if (!stamps.length) return send(res, 404, 'text/plain', `${route.url}: no captures\n`);
         return route.format === 'json'
           ? send(res, 200, 'application/json', jsonTimemap(links, stamps))
           : send(res, 200, 'application/link-format', linkTimemap(links, stamps));
       }
       case 'timeline': {
-        const caps = await this.index.captures(route.url, coll);
-        if (!caps.length) return this.notCaptured(res, route.coll, coll, route.url, '99991231235959', []);
+        const caps = await index.captures(route.url, coll);
+        if (!caps.length) return this.notCaptured(index, res, route.coll, coll, route.url, '99991231235959', []);
         return send(res, 200, 'text/html', timelinePage(route.coll, route.url, caps, this.opts.searchBase()));
       }
       case 'timegate':
-        return this.timegate(req, res, links, coll);
+        return this.timegate(index, req, res, links, coll);
       case 'coherence':
-        return this.coherence(res, route.coll, coll, route.url, route.ts);
+        return this.coherence(index, res, route.coll, coll, route.url, route.ts);
       case 'memento':
-        return this.memento(req, res, route.coll, coll, route.url, route.ts, route.mod, links);
+        return this.memento(index, req, res, route.coll, coll, route.url, route.ts, route.mod, links);
     }
   }
 
@@ -135,8 +154,10 @@ export class ReplayService {
     send(res, 200, type, readFileSync(new URL(name, staticDir), 'utf8'), { 'Cache-Control': 'max-age=3600' });
   }
 
-  private async notCaptured(res: ServerResponse, name: string, coll: string, url: string, ts: string, reasons: string[]): Promise<void> {
-    const host = await this.index.range(url, 'host', coll, 2000);
+  private async notCaptured(index: CaptureIndex, res: ServerResponse, name: string, coll: string, url: string, ts: string, reasons: string[]): Promise<void> {
+    // Its captures withheld, blocked: a notice (before the host's other captures are read).
+    if (index.sawBlocked()) return blocked(res);
+    const host = await index.range(url, 'host', coll, 2000);
     const seen = new Set<string>();
     const nearby = host
       .sort((a, b) => secondsBetween(a.ts, ts) - secondsBetween(b.ts, ts))
@@ -145,7 +166,7 @@ export class ReplayService {
     send(res, 404, 'text/html', notCapturedPage(name, url, ts, nearby, reasons));
   }
 
-  private async timegate(req: IncomingMessage, res: ServerResponse, links: MementoLinks, coll: string): Promise<void> {
+  private async timegate(index: CaptureIndex, req: IncomingMessage, res: ServerResponse, links: MementoLinks, coll: string): Promise<void> {
     const asked = req.headers['accept-datetime'];
     let ts = '99991231235959';
     if (typeof asked === 'string') {
@@ -160,8 +181,8 @@ export class ReplayService {
         );
       ts = parsed;
     }
-    const found = await resolveMemento(this.index, links.url, ts, coll);
-    if ('missing' in found) return this.notCaptured(res, links.coll, coll, links.url, ts, found.reasons);
+    const found = await resolveMemento(index, links.url, ts, coll);
+    if ('missing' in found) return this.notCaptured(index, res, links.coll, coll, links.url, ts, found.reasons);
     found.close();
     // A Memento client (it sent Accept-Datetime) is sent to the memento; a person, to the framed page.
     const mod: Modifier = typeof asked === 'string' ? 'mp_' : '';
@@ -176,6 +197,7 @@ export class ReplayService {
   }
 
   private async memento(
+    index: CaptureIndex,
     req: IncomingMessage,
     res: ServerResponse,
     name: string,
@@ -187,7 +209,7 @@ export class ReplayService {
   ): Promise<void> {
     let found;
     try {
-      found = await resolveMemento(this.index, url, ts, coll);
+      found = await resolveMemento(index, url, ts, coll);
     } catch (err) {
       return send(res, 502, 'text/html', messagePage('The archive could not be read', (err as Error).message));
     }
@@ -197,12 +219,12 @@ export class ReplayService {
       }
       // A page view gets the captures of the host nearest in time; a resource (an image, a
       // script: many per page) a plain 404, without that lookup.
-      if (mod !== '' && mod !== 'mp_') return send(res, 404, 'text/plain', `${url}: not in the archive\n`);
-      return this.notCaptured(res, name, coll, url, ts, found.reasons);
+      if (mod !== '' && mod !== 'mp_') return index.sawBlocked() ? blocked(res) : send(res, 404, 'text/plain', `${url}: not in the archive\n`);
+      return this.notCaptured(index, res, name, coll, url, ts, found.reasons);
     }
     try {
       if (mod === '') {
-        const all = await this.index.captures(url, coll);
+        const all = await index.captures(url, coll);
         const at = all.findIndex((c) => c.ts === found.capture.ts && c.offset === found.capture.offset);
         const pos = at < 0 ? all.findIndex((c) => c.ts >= found.capture.ts) : at;
         send(
@@ -313,8 +335,9 @@ export class ReplayService {
   }
 
   /** Which capture each resource the page names comes from, and their spread in time. */
-  private async coherence(res: ServerResponse, name: string, coll: string, url: string, ts: string): Promise<void> {
-    const found = await resolveMemento(this.index, url, ts, coll);
+  private async coherence(index: CaptureIndex, res: ServerResponse, name: string, coll: string, url: string, ts: string): Promise<void> {
+    const found = await resolveMemento(index, url, ts, coll);
+    if ('missing' in found && index.sawBlocked()) return blocked(res);
     if ('missing' in found)
       return send(res, 404, 'application/json', `${JSON.stringify({ error: `${url}: no capture that can be replayed`, reasons: found.reasons })}\n`);
     let html = '';
@@ -332,7 +355,7 @@ export class ReplayService {
     const urls = resourceUrls(html, found.capture.url).slice(0, 200);
     const resources = await Promise.all(
       urls.map(async (u) => {
-        const near = (await this.index.closest(u, found.capture.ts, coll)).captures[0];
+        const near = (await index.closest(u, found.capture.ts, coll)).captures[0];
         return {
           url: u,
           memento: near?.ts ?? null,
@@ -360,6 +383,11 @@ export class ReplayService {
       )}\n`,
     );
   }
+}
+
+/** 451 for a capture the access rules block: that it is withheld, nothing of what it holds. */
+function blocked(res: ServerResponse): void {
+  send(res, 451, 'text/html', blockedPage());
 }
 
 function attr(s: string): string {

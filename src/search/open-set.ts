@@ -17,12 +17,14 @@ import { openIndex, type Db } from '../index/schema.js';
 import type { IndexSet } from './index-sets.js';
 import { dateYears, ftsExclusions, ftsFields, ftsMatch, ftsTier, wholeYears, words, type Query } from './query.js';
 import type { Scoring } from './bm25.js';
-import { fieldFilters } from './set-filters.js';
+import { fieldFilters, shownOnly } from './set-filters.js';
 import { ftsPhrases, type FtsPhrase } from './fts-phrases.js';
 import { best, SetScoring, type Scored } from './set-scoring.js';
 import type { Facets, StoredRef } from './types.js';
 import { NwaxError } from '../util/errors.js';
 import type { CaptureFields } from '../index/capture-fields.js';
+import { buildAccessView, dropAccessView, OPEN_VIEW, type AccessView } from './access-view.js';
+import type { AccessRules } from '../access/rules.js';
 
 /** An order other than score: every match sorted by a stored field. */
 export interface FieldOrder {
@@ -139,8 +141,61 @@ export class OpenSet {
     });
   }
 
+  /** What the access rules withhold from the class the current query is for (useAccess). */
+  private view: AccessView = OPEN_VIEW;
+  /** The views built, by user class, for the rules of generation `viewsOf`. */
+  private views = new Map<string, AccessView>();
+  private viewsOf = '';
+
+  /**
+   * The access class the next calls answer for (a query runs whole on one thread, so the
+   * searcher sets it before each): its view is built at its first use under these rules.
+   * `rules` undefined: nothing withheld.
+   */
+  useAccess(rules: AccessRules | undefined, generation: string, user: string | undefined): void {
+    if (!rules) {
+      this.view = OPEN_VIEW;
+      return;
+    }
+    if (generation !== this.viewsOf) {
+      for (const v of this.views.values()) dropAccessView(this.db, v);
+      this.views = new Map();
+      this.viewsOf = generation;
+    }
+    // A class no rule names is the public's.
+    const cls = user && rules.users.includes(user) ? user : undefined;
+    let view = this.views.get(cls ?? '');
+    if (!view) {
+      // The years column finds recent captures where it has every document's years (as queryYears decides).
+      const recent = (years: string[]) =>
+        this.hasYears && (!this.set.dates || (this.extraYears && !years.some((y) => this.extraYears!.has(y))))
+          ? `years : (${years.map((y) => `"${y}"`).join(' OR ')})`
+          : undefined;
+      this.views.set(cls ?? '', (view = buildAccessView(this.db, this.set.dates !== undefined, rules, cls, recent)));
+    }
+    this.view = view;
+  }
+
+  /** How the current view withholds a document: 0 not, 1 blocked, 2 excluded. */
+  withheld(id: number): number {
+    if (!this.view.withheld) return 0;
+    return (this.stmt(`SELECT how FROM temp.${this.view.withheld} WHERE id = ?`).pluck().get(id) as number | undefined) ?? 0;
+  }
+
+  /** The documents table's joins: the dates index, and the view's allowed dates. */
+  private joins(): string {
+    const dates = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
+    return this.view.partial ? `${dates} LEFT JOIN temp.${this.view.partial} ap ON ap.id = docs.id` : dates;
+  }
+
   private datesExpr(): string {
-    return this.set.dates ? "docs.dates || ' ' || coalesce(dd.dates, '')" : 'docs.dates';
+    const all = this.set.dates ? "docs.dates || ' ' || coalesce(dd.dates, '')" : 'docs.dates';
+    return this.view.partial ? `coalesce(ap.dates, ${all})` : all;
+  }
+
+  /** A document's first capture date that the view shows. */
+  private firstDate(): string {
+    return this.view.partial ? 'coalesce(ap.first, docs.date)' : 'docs.date';
   }
 
   /**
@@ -176,8 +231,14 @@ export class OpenSet {
       driver,
       ...fieldFilters(
         q,
-        { hasDeleted: this.hasDeleted, mimes: this.mimeIndexed ? () => this.mimes() : undefined, dates: this.datesExpr() },
-        years !== undefined && wholeYears(q),
+        {
+          hasDeleted: this.hasDeleted,
+          mimes: this.mimeIndexed ? () => this.mimes() : undefined,
+          dates: this.datesExpr(),
+          withheld: this.view.withheld,
+        },
+        // A version's years in the text index may be of captures the view withholds.
+        years !== undefined && wholeYears(q) && !this.view.partial,
       ),
     };
   }
@@ -226,7 +287,7 @@ export class OpenSet {
     const { narrow, driver, where, params } = this.plan(q);
     const words = narrow;
     const match = words ?? driver;
-    const join = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
+    const join = this.joins();
     let from = `docs ${join}`;
     const all: unknown[] = [];
     if (match) {
@@ -251,13 +312,18 @@ export class OpenSet {
         ).all(...all) as { v: string; n: number }[]
       ).map((r): [string, number] => [String(r.v), r.n]);
     // Documents of no known language take no place among the ten languages shown.
-    return { site: count('docs.host'), type: count('docs.mime'), year: count('substr(docs.date, 1, 4)'), lang: count('docs.lang', " AND docs.lang != ''") };
+    return {
+      site: count('docs.host'),
+      type: count('docs.mime'),
+      year: count(`substr(${this.firstDate()}, 1, 4)`),
+      lang: count('docs.lang', " AND docs.lang != ''"),
+    };
   }
 
   /** The FROM, WHERE and parameters that select every match of a query, unranked. */
   private everyMatch(q: Query): { from: string; cond: string; all: unknown[] } {
     const { match, narrow, driver, where, params } = this.plan(q);
-    const join = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
+    const join = this.joins();
     const m = narrow ?? driver;
     const from = m ? `fts CROSS JOIN docs ON docs.id = fts.rowid ${join}` : `docs ${join}`;
     const all = m ? [m, ...params] : [...params];
@@ -282,9 +348,7 @@ export class OpenSet {
   rowsOf(ids: number[]): Row[] {
     const byId = new Map(
       (
-        this.stmt(
-          `SELECT ${this.cols(false)} FROM docs ${this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : ''} WHERE docs.id IN (SELECT value FROM json_each(?))`,
-        ).all(JSON.stringify(ids)) as Row[]
+        this.stmt(`SELECT ${this.cols(false)} FROM docs ${this.joins()} WHERE docs.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as Row[]
       ).map((r) => [r.id, r]),
     );
     return ids.flatMap((id) => byId.get(id) ?? []);
@@ -292,7 +356,7 @@ export class OpenSet {
 
   search(q: Query, limit: number, order?: FieldOrder, limits: RankLimits = {}): SetResult {
     const { match, driver, where, params } = this.plan(q);
-    const join = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
+    const join = this.joins();
     const cap = Math.max(1, limits.maxScored ?? MAX_SCORED);
     if (order) {
       // Every match in the order of a stored field (FTS5's rank does not apply).
@@ -300,7 +364,7 @@ export class OpenSet {
       const dir = order.desc ? 'DESC' : 'ASC';
       const total = (this.stmt(`SELECT count(*) AS n FROM ${from} ${cond}`).get(...all) as { n: number }).n;
       const rows = this.stmt(
-        `SELECT ${this.cols()}, 0 AS rank FROM ${from} ${cond} ORDER BY docs.${order.field} ${dir}, docs.url ${dir}, docs.digest LIMIT ?`,
+        `SELECT ${this.cols()}, 0 AS rank FROM ${from} ${cond} ORDER BY ${order.field === 'date' ? this.firstDate() : 'docs.url'} ${dir}, docs.url ${dir}, docs.digest LIMIT ?`,
       ).all(...all, limit) as Row[];
       return { total, rows };
     }
@@ -340,15 +404,18 @@ export class OpenSet {
   wordPlan(q: Query): WordPlan | undefined {
     const { match, narrow, where, params } = this.plan(q);
     if (!match || !narrow) return undefined;
-    const plain = where.length === 1 && !this.hasDeleted;
-    const join = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
+    // Without filters FTS5 answers alone; the versions the access rules withhold are left out
+    // by document number then, with no read of the documents table.
+    const w = this.view.withheld;
+    const plain = where.filter((c) => !w || c !== shownOnly(w)).length === 1 && !this.hasDeleted;
+    const join = this.joins();
     return {
       q,
       match,
       narrow,
       phrases: ftsPhrases(match),
       from: plain ? 'fts' : `fts CROSS JOIN docs ON docs.id = fts.rowid ${join}`,
-      cond: plain ? 'fts MATCH ?' : `fts MATCH ? AND ${where.join(' AND ')}`,
+      cond: plain ? `fts MATCH ?${w ? ` AND ${shownOnly(w, 'fts.rowid')}` : ''}` : `fts MATCH ? AND ${where.join(' AND ')}`,
       params: plain ? [] : params,
     };
   }
@@ -394,7 +461,7 @@ export class OpenSet {
     // FTS5's own `ORDER BY rank` at a million documents), with the ties in document order.
     const sql =
       p.from === 'fts'
-        ? 'SELECT rowid AS id, rank AS r FROM fts WHERE fts MATCH ? AND rank MATCH ? ORDER BY rank, rowid LIMIT ?'
+        ? `SELECT rowid AS id, rank AS r FROM fts WHERE ${p.cond} AND rank MATCH ? ORDER BY rank, rowid LIMIT ?`
         : `SELECT docs.id AS id, fts.rank AS r FROM ${p.from} WHERE ${p.cond} AND fts.rank MATCH ? ORDER BY fts.rank, docs.id LIMIT ?`;
     const rank = this.scoring.rankFunction(s);
     return (p.from === 'fts' ? this.stmt(sql).all(p.match, rank, n) : this.stmt(sql).all(p.match, ...p.params, rank, n)) as Scored[];
@@ -409,7 +476,7 @@ export class OpenSet {
   scoredRows(scored: readonly Scored[]): Row[] {
     if (scored.length === 0) return [];
     const byId = new Map(scored.map((x) => [x.id, x.r]));
-    const join = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
+    const join = this.joins();
     // The candidates without their language: in the documents table it comes after the stored
     // text, whose overflow pages a column past it makes SQLite read (a hundred candidates a
     // set: 161 -> 61 ms over 300 queries); the hits shown get it with their text (lang()).
@@ -437,14 +504,19 @@ export class OpenSet {
     return { text: r?.text ?? '', lang: r?.lang ?? '' };
   }
 
+  /** The view's condition on documents (`AND ...`), '' where it withholds none whole. */
+  private shown(): string {
+    return this.view.withheld ? ` AND ${shownOnly(this.view.withheld)}` : '';
+  }
+
   hosts(): string[] {
-    return (this.stmt("SELECT DISTINCT host FROM docs WHERE host != '' AND deleted = 0").all() as { host: string }[]).map((r) => r.host);
+    return (this.stmt(`SELECT DISTINCT host FROM docs WHERE host != '' AND deleted = 0${this.shown()}`).all() as { host: string }[]).map((r) => r.host);
   }
 
   bestTitles(n: number): string[] {
-    return (this.stmt("SELECT title FROM docs WHERE title != '' AND deleted = 0 ORDER BY boost DESC, id LIMIT ?").all(n) as { title: string }[]).map(
-      (r) => r.title,
-    );
+    return (
+      this.stmt(`SELECT title FROM docs WHERE title != '' AND deleted = 0${this.shown()} ORDER BY boost DESC, id LIMIT ?`).all(n) as { title: string }[]
+    ).map((r) => r.title);
   }
 
   /**
@@ -457,14 +529,14 @@ export class OpenSet {
   }
 
   ref(id: number): StoredRef | undefined {
-    return this.stmt('SELECT url, location, offset, clen, mime FROM docs WHERE id = ? AND deleted = 0').get(id) as StoredRef | undefined;
+    return this.stmt(`SELECT url, location, offset, clen, mime FROM docs WHERE id = ? AND deleted = 0${this.shown()}`).get(id) as StoredRef | undefined;
   }
 
   /** Every document served, in document order (an export of the collection), without its text. */
   *documents(): Generator<Row> {
     // A thousand at a time: the connection serves other reads (their texts) between batches.
     const batch = this.stmt(
-      `SELECT ${this.cols(false)} FROM docs ${this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : ''} WHERE docs.deleted = 0 AND docs.id > ? ORDER BY docs.id LIMIT 1000`,
+      `SELECT ${this.cols(false)} FROM docs ${this.joins()} WHERE docs.deleted = 0${this.shown()} AND docs.id > ? ORDER BY docs.id LIMIT 1000`,
     );
     for (let after = -1; ; ) {
       const rows = batch.all(after) as Row[];

@@ -16,6 +16,7 @@ import { collapse, dedupKey, markMore, mergeVersions, searchResult, sumFacets } 
 import { DEFAULT_WEIGHTS, marked, rerank } from './ranking.js';
 import { compareCandidates, localStats, searchWords, type WordResult } from './word-search.js';
 import { captureFieldsOf } from '../index/capture-fields.js';
+import { AccessPolicy, type AccessSettings } from '../access/policy.js';
 
 /** The identity of the files of a set (inode and change time): a swapped-in file has another. */
 function stamp(set: IndexSet): string {
@@ -46,12 +47,30 @@ export class Searcher {
   /** The last error of each set that failed to open, so each is logged once. */
   private readonly failed = new Map<string, string>();
 
+  /** The access rules applied to every answer; none where no property asks for any. */
+  readonly access: AccessPolicy | undefined;
+
   constructor(
     readonly dir: string,
     private readonly log: (message: string) => void = () => {},
+    access?: AccessSettings | AccessPolicy,
   ) {
+    this.access = access instanceof AccessPolicy ? access : access ? new AccessPolicy(access, log) : undefined;
     this.sets = findIndexSets(dir).map((s) => new OpenSet(s));
     this.stamps = this.sets.map((s) => stamp(s.set));
+  }
+
+  /** The rules' generation and, where they move with the clock, the hour: what the sets' views and the cached answers are valid for. */
+  private accessEpoch(): string {
+    const a = this.access;
+    return a?.active ? `${a.generation}/${a.rules.epoch()}` : '';
+  }
+
+  /** Every set answers the next calls for this user class under the rules in force. */
+  private scope(user: string | undefined): void {
+    const a = this.access;
+    const rules = a?.active ? a.rules : undefined;
+    for (const s of this.sets) s.useAccess(rules, this.accessEpoch(), user);
   }
 
   /**
@@ -64,16 +83,23 @@ export class Searcher {
    */
   refresh(force = false): ReloadResult {
     const now = Date.now();
-    const nothing = { changed: false, generation: this.generation, errors: [...this.failed.values()] };
-    if (!force && now - this.checked < 1000) return nothing;
+    const errors = () => [...this.failed.values(), ...(this.access?.errors ?? [])];
+    if (!force && now - this.checked < 1000) return { changed: false, generation: this.generation, errors: errors() };
     this.checked = now;
+    // Changed access rules make every answer after this one new (the cache is by generation).
+    const rules = this.access?.reload();
+    if (rules?.changed) {
+      this.generation++;
+      this.lastReload = now;
+      this.log(`access rules generation ${this.access!.generation}`);
+    }
     let found: IndexSet[];
     try {
       found = findIndexSets(this.dir);
     } catch (err) {
       // Mid-swap (a dataset renamed aside) or emptied: serve what is open until it settles.
       this.fail(this.dir, `${(err as Error).message}; the open indexes serve on`);
-      return { ...nothing, errors: [...this.failed.values()] };
+      return { changed: rules?.changed ?? false, generation: this.generation, errors: errors() };
     }
     this.failed.delete(this.dir);
     const old = new Map(this.sets.map((s, i) => [s.set.name, { open: s, stamp: this.stamps[i] }]));
@@ -106,14 +132,14 @@ export class Searcher {
     }
     // Replaced and removed sets: no query is running on this thread, so they close now.
     if (old.size > 0) changed = true;
-    if (!changed) return { ...nothing, errors: [...this.failed.values()] };
+    if (!changed) return { changed: rules?.changed ?? false, generation: this.generation, errors: errors() };
     this.sets = sets;
     this.stamps = stamps;
     this.generation++;
     this.lastReload = now;
     for (const { open } of old.values()) open.close();
     this.log(`index generation ${this.generation}: ${sets.map((s) => s.set.name).join(', ')}`);
-    return { changed: true, generation: this.generation, errors: [...this.failed.values()] };
+    return { changed: true, generation: this.generation, errors: errors() };
   }
 
   private fail(key: string, message: string): void {
@@ -137,7 +163,7 @@ export class Searcher {
     const t0 = performance.now();
     this.refresh();
     if (opts.cache === false) return this.searchUncached(query, opts, t0);
-    const key = `${this.generation}\u0000${query}\u0000${JSON.stringify(opts)}`;
+    const key = `${this.generation}\u0000${this.accessEpoch()}\u0000${query}\u0000${JSON.stringify(opts)}`;
     const hit = this.cache.get(key);
     if (hit) {
       // Most recently used last: the first key is the one to drop.
@@ -155,6 +181,7 @@ export class Searcher {
 
   private searchUncached(query: string, opts: SearchOptions, t0: number): SearchResult {
     const generation = this.generation;
+    this.scope(opts.user);
     const q = parseQuery(query);
     const start = Math.max(0, opts.start ?? 0);
     const want = Math.max(1, opts.hits ?? 10);
@@ -250,8 +277,9 @@ export class Searcher {
    * more, and with `keys` the keys of its first matches (the capped pool). Undefined for a
    * query without words.
    */
-  shardStats(query: string, cap: number, keys: boolean): LocalStats | undefined {
+  shardStats(query: string, cap: number, keys: boolean, user?: string): LocalStats | undefined {
     this.refresh();
+    this.scope(user);
     const plans = this.sets.map((s) => s.wordPlan(parseQuery(query)));
     if (plans.length === 0 || plans.some((p) => p === undefined)) return undefined;
     return localStats(this.sets, plans as WordPlan[], cap, keys);
@@ -260,25 +288,35 @@ export class Searcher {
   /** A backend's word candidates scored with the collection's statistics (`opts.shared`), as its front needs them to cut and re-rank. */
   shardCandidates(query: string, opts: SearchOptions): ShardCandidate[] {
     this.refresh();
+    this.scope(opts.user);
     const r = this.wordCandidates(parseQuery(query), opts, 0, { exact: opts.exact === true });
     return (r?.rows ?? []).map((c) => ({ rank: c.rank, url: c.url, digest: c.digest, titleTerms: words(c.title ?? '').length, titled: !!c.title }));
   }
 
-  /** Where the stored copy of document `doc` of set `set` is; undefined when there is none. */
-  stored(set: string, doc: number): StoredRef | undefined {
+  /**
+   * Where the stored copy of document `doc` of set `set` is; `blocked` where the access rules
+   * block it for `user` (451), undefined where there is none or they exclude it (404).
+   */
+  stored(set: string, doc: number, user?: string): StoredRef | 'blocked' | undefined {
+    this.scope(user);
     const s = this.sets.find((x) => x.set.name === set);
+    if (s?.withheld(doc) === 1) return 'blocked';
     return s?.ref(doc);
   }
 
-  /** Every document of every set, with its set's name (an export of the whole collection). */
-  *allDocuments(): Generator<Row & { setName: string }> {
-    for (const s of this.sets) for (const d of s.documents()) yield { ...d, setName: s.set.name };
+  /** Every document of every set the public may see, with its set's name (an export of the whole collection). */
+  *allDocuments(user?: string): Generator<Row & { setName: string }> {
+    for (const s of this.sets) {
+      this.scope(user);
+      for (const d of s.documents()) yield { ...d, setName: s.set.name };
+    }
   }
 
   /** Every version a query finds (no ranking, no cap: an export), a thousand rows at a time, with its set's name. */
-  *matchingDocuments(query: string): Generator<Row & { setName: string }> {
+  *matchingDocuments(query: string, user?: string): Generator<Row & { setName: string }> {
     const q = parseQuery(query);
     for (const s of this.sets) {
+      this.scope(user);
       const ids = s.matchIds(q);
       for (let i = 0; i < ids.length; i += 1000) for (const d of s.rowsOf(ids.slice(i, i + 1000))) yield { ...d, setName: s.set.name };
     }
@@ -291,6 +329,8 @@ export class Searcher {
 
   /** Site names and the titles of the best pages (by boost), for suggestions. */
   *suggestionSource(titles: number): Generator<{ text: string; kind: 'site' | 'title' }> {
+    // What the public may see: suggestions are the same for every class.
+    this.scope(undefined);
     for (const s of this.sets) for (const host of s.hosts()) yield { text: host, kind: 'site' };
     for (const s of this.sets) for (const title of s.bestTitles(Math.ceil(titles / this.sets.length))) yield { text: title, kind: 'title' };
   }

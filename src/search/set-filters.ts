@@ -1,8 +1,8 @@
 /**
  * A query's fields as SQL over an index set's documents table: site: (the host or a subdomain),
  * type: (a MIME type, its major part or subtype), collection:, lang:, url: and date: (a whole
- * period as a prefix of the dates, any other range through nwax_dates_in), and the deleted mark
- * where dedup set some.
+ * period as a prefix of the dates, any other range through nwax_dates_in), the deleted mark
+ * where dedup set some, and the versions the access rules withhold.
  */
 import type { Query } from './query.js';
 
@@ -14,6 +14,11 @@ function periodPrefix(range: string): string | undefined {
   return i > 0 && /^0*$/.test(from.slice(i)) && /^9*$/.test(to.slice(i)) ? from.slice(0, i) : undefined;
 }
 
+/** The condition that leaves out the documents of a table of withheld ones (access-view.ts), on `column`. */
+export function shownOnly(table: string, column = 'docs.id'): string {
+  return `${column} NOT IN (SELECT id FROM temp.${table})`;
+}
+
 /** What the filters need to know of the index set. */
 export interface FilterContext {
   /** Whether dedup marked documents deleted. */
@@ -22,6 +27,8 @@ export interface FilterContext {
   mimes: (() => string[]) | undefined;
   /** The SQL expression of a document's dates (its own and its dates index's). */
   dates: string;
+  /** The temporary table of the versions the access rules withhold from this query's class, if any (access-view.ts). */
+  withheld?: string;
 }
 
 /** WHERE clauses and parameters for the query's fields. */
@@ -29,6 +36,7 @@ export function fieldFilters(q: Query, ctx: FilterContext, datesAnswered = false
   // The deleted mark only where dedup marked some: it is stored after the text, and testing it
   // reads each row's text from its overflow pages.
   const where: string[] = [ctx.hasDeleted ? 'docs.deleted = 0' : '1'];
+  if (ctx.withheld) where.push(shownOnly(ctx.withheld));
   const params: unknown[] = [];
   const anyOf = (items: string[], one: (v: string) => string, values: (v: string) => unknown[]) => {
     if (items.length === 0) return;

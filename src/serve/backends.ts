@@ -15,6 +15,7 @@ import { sendStored } from './stored.js';
 import { Suggester, type Suggestion } from './suggest.js';
 import type { ServiceState } from './observe.js';
 import type { ServeOptions } from './serve-options.js';
+import type { AccessPolicy } from '../access/policy.js';
 
 /** What the routes need: this machine's indexes, or the backends of a shard front. */
 export interface Backend {
@@ -23,23 +24,23 @@ export interface Backend {
   reload(): Promise<{ generation: number; errors: string[] }>;
   state: ServiceState;
   health(): Promise<Record<string, unknown>>;
-  /** Streams the stored copy; false when there is no such document. */
-  stored(set: string, doc: number, res: ServerResponse): Promise<boolean>;
+  /** Streams the stored copy (`sent`); `none` when there is no such document (or the rules exclude it), `blocked` when they block it. */
+  stored(set: string, doc: number, res: ServerResponse, user?: string): Promise<'sent' | 'none' | 'blocked'>;
   suggest(q: string): Promise<Suggestion[]>;
   /** A backend's side of the shard protocol (shard-protocol.ts); none on a front. */
   shard?: {
-    stats(query: string, cap: number, keys: boolean): LocalStats | undefined;
+    stats(query: string, cap: number, keys: boolean, user?: string): LocalStats | undefined;
     candidates(query: string, opts: SearchOptions): ShardCandidate[];
   };
   close(): Promise<void>;
 }
 
-export function localBackend(opts: ServeOptions): Backend {
+export function localBackend(opts: ServeOptions, access?: AccessPolicy): Backend {
   // This thread keeps a searcher for the light work (stored copies, health, suggestions);
   // queries run on the pool's threads when there is one.
-  const searcher = new Searcher(opts.dir, opts.log);
+  const searcher = new Searcher(opts.dir, opts.log, access);
   const suggester = new Suggester(searcher, opts.suggestTitles);
-  const pool = opts.threads && opts.threads > 0 ? new SearchPool(opts.dir, opts.threads, opts.queryTimeout ?? 0) : undefined;
+  const pool = opts.threads && opts.threads > 0 ? new SearchPool(opts.dir, opts.threads, opts.queryTimeout ?? 0, opts.access) : undefined;
   const reload = async (force: boolean) => {
     const here: ReloadResult = searcher.refresh(force);
     // The workers look for themselves on their next query; told now when something changed.
@@ -63,14 +64,14 @@ export function localBackend(opts: ServeOptions): Backend {
       aborted: () => pool?.aborted ?? 0,
     },
     health: async () => ({ status: 'ok', documents: searcher.documents() }),
-    async stored(set, doc, res) {
-      const ref = searcher.stored(set, doc);
-      if (!ref) return false;
+    async stored(set, doc, res, user) {
+      const ref = searcher.stored(set, doc, user);
+      if (!ref || ref === 'blocked') return ref ? 'blocked' : 'none';
       await sendStored(ref, res);
-      return true;
+      return 'sent';
     },
     suggest: async (q) => suggester.suggest(q),
-    shard: { stats: (q, cap, keys) => searcher.shardStats(q, cap, keys), candidates: (q, o) => searcher.shardCandidates(q, o) },
+    shard: { stats: (q, cap, keys, user) => searcher.shardStats(q, cap, keys, user), candidates: (q, o) => searcher.shardCandidates(q, o) },
     close: async () => {
       clearInterval(timer);
       await pool?.close();
@@ -82,7 +83,7 @@ export function localBackend(opts: ServeOptions): Backend {
 export const NO_STATE: ServiceState = { sets: () => [], generation: () => 0, lastReload: () => 0, queued: () => 0, timeouts: () => 0, aborted: () => 0 };
 
 export function shardBackend(opts: ServeOptions): Backend {
-  const shards = new ShardSearcher(opts.shards!, opts.shardTimeout ?? 5000);
+  const shards = new ShardSearcher(opts.shards!, opts.shardTimeout ?? 5000, opts.access?.userHeader);
   return {
     search: (q, o) => shards.search(q, o),
     reload: async () => ({ generation: 0, errors: [] }),
@@ -91,13 +92,13 @@ export function shardBackend(opts: ServeOptions): Backend {
       const h = await shards.documents();
       return { status: h.failed.length ? 'partial' : 'ok', documents: h.documents, failedShards: h.failed };
     },
-    async stored(set, doc, res) {
+    async stored(set, doc, res, user) {
       const url = shards.storedUrl(set, doc);
-      if (!url) return false;
-      const r = await request(url);
-      if (r.statusCode === 404) {
+      if (!url) return 'none';
+      const r = await request(url, { headers: shards.userHeaders(user) });
+      if (r.statusCode === 404 || r.statusCode === 451) {
         await r.body.dump();
-        return false;
+        return r.statusCode === 451 ? 'blocked' : 'none';
       }
       const headers: Record<string, string> = {};
       for (const h of ['content-type', 'content-encoding', 'content-security-policy', 'x-content-type-options', 'x-archive-src']) {
@@ -107,9 +108,10 @@ export function shardBackend(opts: ServeOptions): Backend {
       res.writeHead(r.statusCode, headers);
       for await (const chunk of r.body) if (!res.write(chunk)) await new Promise((ok) => res.once('drain', ok));
       res.end();
-      return true;
+      return 'sent';
     },
     async suggest(q) {
+      // Suggestions are the public's (each backend builds them so).
       const all = await Promise.allSettled(
         opts.shards!.map(
           async (b) =>
@@ -129,9 +131,9 @@ export function shardBackend(opts: ServeOptions): Backend {
 }
 
 /** A service for /cdx alone: without indexes, search says so instead of refusing to start. */
-export function cdxOnlyWhenNoIndexes(opts: ServeOptions): Backend {
+export function cdxOnlyWhenNoIndexes(opts: ServeOptions, access?: AccessPolicy): Backend {
   try {
-    return localBackend(opts);
+    return localBackend(opts, access);
   } catch (err) {
     const why = (err as Error).message;
     return {
@@ -141,7 +143,7 @@ export function cdxOnlyWhenNoIndexes(opts: ServeOptions): Backend {
       reload: async () => ({ generation: 0, errors: [] }),
       state: NO_STATE,
       health: async () => ({ status: 'ok', documents: 0, cdx: true }),
-      stored: async () => false,
+      stored: async () => 'none' as const,
       suggest: async () => [],
       close: async () => {},
     };

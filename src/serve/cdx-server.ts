@@ -13,6 +13,8 @@ import { CdxQueryError, parseCdxQuery } from '../cdx/cdx-query.js';
 import { searchCdx } from '../cdx/cdx-search.js';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import type { CdxFields } from '../cdx/cdx-reader.js';
+import type { AccessPolicy } from '../access/policy.js';
 
 export interface CdxAnswer {
   status: number;
@@ -30,6 +32,8 @@ export interface CdxServerOptions {
   timeoutMs: number;
   /** Lines of a page when `page=` comes without `pageSize=` (nwax.cdx.page.size). */
   pageSize: number;
+  /** The access rules: a capture they withhold (blocked or excluded) is on no line. */
+  access?: AccessPolicy;
   log?: (m: string) => void;
 }
 
@@ -87,7 +91,7 @@ function stampOf(paths: string[]): string {
   return parts.join('\n');
 }
 
-export async function cdxServer(o: CdxServerOptions): Promise<{ answer(p: URLSearchParams): Promise<CdxAnswer>; reload(): boolean }> {
+export async function cdxServer(o: CdxServerOptions): Promise<{ answer(p: URLSearchParams, user?: string): Promise<CdxAnswer>; reload(): boolean }> {
   // Opened once (a cluster's summary is read into memory here, not per request), and again when
   // the files under the source paths change: a new CDX file, a rebuilt cluster.
   let sources: CdxSource[] = o.sources.flatMap((s) => openCdxSources(s));
@@ -106,7 +110,7 @@ export async function cdxServer(o: CdxServerOptions): Promise<{ answer(p: URLSea
         return false;
       }
     },
-    async answer(p) {
+    async answer(p, user) {
       const one = (n: string) => p.get(n) ?? undefined;
       let q;
       let pages;
@@ -141,7 +145,17 @@ export async function cdxServer(o: CdxServerOptions): Promise<{ answer(p: URLSea
         if (e.code === 'NWAX_QUERY') return { status: 400, type: 'text/plain', body: `${e.message}\n` };
         return { status: 502, type: 'text/plain', body: `the CDX index could not be read: ${e.message}\n` };
       };
-      const limits = { maxCollect: o.maxResults, timeoutMs: o.timeoutMs };
+      const access = o.access?.active ? o.access : undefined;
+      const limits = {
+        maxCollect: o.maxResults,
+        timeoutMs: o.timeoutMs,
+        ...(access
+          ? {
+              shows: (f: CdxFields) =>
+                (f.url && f.url !== '-' ? access.decide(f.url, f.timestamp, user) : access.rules.decideKey(f.urlkey, f.timestamp, user)).access === 'allow',
+            }
+          : {}),
+      };
       try {
         if (pages.count) {
           // As IA's CDX server: the number of pages alone (JSON with output=json, as pywb).

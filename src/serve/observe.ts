@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { InputError } from '../util/errors.js';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { AccessPolicy } from '../access/policy.js';
 
 export interface AccessLogOptions {
   /** `-` for stderr, a file path to append to, empty for no access log (nwax.serve.access.log). */
@@ -102,7 +103,7 @@ export class Metrics {
   private readonly requests: Counter;
   private readonly latency: Histogram;
 
-  constructor(state: ServiceState) {
+  constructor(state: ServiceState, access?: AccessPolicy) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry, prefix: 'nwax_' });
     this.requests = new Counter({
@@ -137,6 +138,16 @@ export class Metrics {
     read('nwax_search_queue_length', 'Queries waiting or running on the search workers.', state.queued);
     read('nwax_index_generation', 'Rises by one each time the index sets served change.', state.generation);
     read('nwax_index_last_reload_timestamp_seconds', 'When the index sets served last changed.', () => state.lastReload() / 1000);
+    if (access) {
+      read('nwax_access_rules', 'Access rules in force.', () => access.rules.size);
+      read('nwax_access_rules_generation', 'Rises by one each time the access rules in force change.', () => access.generation);
+      read('nwax_access_rules_loaded_timestamp_seconds', 'When the access rules in force were loaded.', () => access.loadedAt / 1000);
+      read(
+        'nwax_access_rules_errors',
+        'Lines or files of the access rules that do not parse (the rules loaded before stay in force while there are any).',
+        () => access.errors.length,
+      );
+    }
     new Gauge({
       name: 'nwax_index_documents',
       help: 'Documents (versions: URL + digest) in each index set served.',

@@ -92,6 +92,15 @@ export function renderResults(r: SearchResult & { failed?: string[] }, p: Search
   return page(`${p.query} - nwax`, p.query, body);
 }
 
+/** The notice of a capture the access rules block (451): that it is withheld, never what it holds. */
+export function renderBlocked(): string {
+  return page(
+    'Unavailable for legal reasons - nwax',
+    '',
+    '<h2>Access blocked</h2><p>This capture is held in the archive but cannot be shown here (HTTP 451: unavailable for legal reasons).</p>',
+  );
+}
+
 export function renderError(status: number, message: string, query = ''): string {
   return page(`Error ${status} - nwax`, query, `<h2>${status === 400 ? 'That query cannot be run' : 'Error'}</h2><pre>${htmlEscape(message)}</pre>`);
 }

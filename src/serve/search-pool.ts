@@ -13,6 +13,7 @@
 import { Worker } from 'node:worker_threads';
 import type { ReloadResult, SearchOptions, SearchResult } from '../search/types.js';
 import { NwaxError } from '../util/errors.js';
+import type { AccessSettings } from '../access/policy.js';
 
 interface Pending {
   message: { id: number; query: string; opts: SearchOptions } | { id: number; reload: true };
@@ -66,12 +67,13 @@ export class SearchPool {
     private readonly dir: string,
     threads: number,
     private readonly timeoutMs = 0,
+    private readonly access?: AccessSettings,
   ) {
     for (let i = 0; i < Math.max(1, threads); i++) this.slots.push(this.spawn());
   }
 
   private spawn(): Slot {
-    const worker = new Worker(new URL('./search-worker.js', import.meta.url), { workerData: { dir: this.dir } });
+    const worker = new Worker(new URL('./search-worker.js', import.meta.url), { workerData: { dir: this.dir, access: this.access } });
     const slot: Slot = { worker, pending: new Map() };
     worker.on('message', (m: { id: number; result?: SearchResult; reload?: ReloadResult; error?: { message: string; code?: string; exitCode?: number } }) => {
       const p = slot.pending.get(m.id);

@@ -2,8 +2,10 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { Searcher } from '../search/searcher.js';
 import type { SearchOptions } from '../search/types.js';
+import type { AccessSettings } from '../access/policy.js';
 
-const searcher = new Searcher((workerData as { dir: string }).dir);
+const data = workerData as { dir: string; access?: AccessSettings };
+const searcher = new Searcher(data.dir, undefined, data.access);
 
 type Message = { id: number; query: string; opts: SearchOptions } | { id: number; reload: true };
 

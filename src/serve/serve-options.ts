@@ -1,6 +1,7 @@
 /** What `nwax serve` is started with (every option a configuration property: commands/serve.ts), and what a running one offers. */
 import type { Server } from 'node:http';
 import type { AccessLogOptions } from './observe.js';
+import type { AccessSettings } from '../access/policy.js';
 
 export interface ServeOptions {
   /** The crawl directory searched here; unused with `shards`. */
@@ -51,6 +52,8 @@ export interface ServeOptions {
    * answers streamed at once (nwax.cdx.max.concurrent).
    */
   cdx?: { sources: string[]; maxResults: number; timeoutMs: number; pageSize?: number; maxConcurrent?: number };
+  /** The access rules applied on every route (nwax.access.*); none when absent. */
+  access?: AccessSettings;
   log?: (line: string) => void;
 }
 

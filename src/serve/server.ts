@@ -12,7 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { shardOptions } from './shard-protocol.js';
 import { MAX_SCORED } from '../search/open-set.js';
 import { BadRequest, searchParams } from './params.js';
-import { renderError, renderHome, renderResults } from './render-html.js';
+import { renderBlocked, renderError, renderHome, renderResults } from './render-html.js';
+import { AccessPolicy } from '../access/policy.js';
 import { openSearchDescription, renderRss } from './render-rss.js';
 import { renderJson } from './render-text.js';
 import { cdxServer } from './cdx-server.js';
@@ -27,9 +28,11 @@ function send(res: ServerResponse, status: number, type: string, body: string): 
 }
 
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
-  const cdx = opts.cdx?.sources.length ? await cdxServer({ pageSize: 10_000, ...opts.cdx, log: opts.log }) : undefined;
+  // The access rules, read here once for the routes of this thread (a bad file stops the start).
+  const policy = opts.access ? new AccessPolicy(opts.access, opts.log) : undefined;
+  const cdx = opts.cdx?.sources.length ? await cdxServer({ pageSize: 10_000, ...opts.cdx, log: opts.log, access: policy }) : undefined;
   const cdxStreams = new StreamGate(opts.cdx?.maxConcurrent ?? 8);
-  const indexes = opts.shards?.length ? shardBackend(opts) : cdx ? cdxOnlyWhenNoIndexes(opts) : localBackend(opts);
+  const indexes = opts.shards?.length ? shardBackend(opts) : cdx ? cdxOnlyWhenNoIndexes(opts, policy) : localBackend(opts, policy);
   // The CDX sources reload with the indexes: on the same timer, SIGHUP and /admin/reload.
   const backend: Backend = cdx
     ? {
@@ -40,7 +43,14 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         },
       }
     : indexes;
-  const cdxTimer = cdx && opts.reloadInterval ? setInterval(() => cdx.reload(), opts.reloadInterval) : undefined;
+  // The CDX sources and this thread's access rules (its searcher, where there is one, looks too).
+  const cdxTimer =
+    (cdx || policy) && opts.reloadInterval
+      ? setInterval(() => {
+          cdx?.reload();
+          policy?.reload();
+        }, opts.reloadInterval)
+      : undefined;
   cdxTimer?.unref();
   // Replay, on its own origin unless asked to share this one.
   const { ReplayService } = opts.replayPort !== undefined && !opts.shards?.length ? await import('../replay/replay-service.js') : { ReplayService: undefined };
@@ -54,6 +64,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       base: () => (opts.replayBaseUrl || replayListening).replace(/\/+$/, ''),
       searchBase: () => (opts.baseUrl || listening).replace(/\/+$/, ''),
       log: opts.log,
+      access: policy,
     });
   const replayTimer = replay && opts.reloadInterval ? setInterval(() => replay.reload(), opts.reloadInterval) : undefined;
   replayTimer?.unref();
@@ -67,7 +78,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       else res.destroy();
     });
   // Long query strings reach the handler (and get a 400 with a message) instead of Node's bare 431.
-  const metrics = new Metrics(backend.state);
+  const metrics = new Metrics(backend.state, policy);
   const access = opts.accessLog ? accessLog(opts.accessLog) : undefined;
   let inFlight = 0;
   let drained: (() => void) | undefined;
@@ -125,7 +136,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         send(res, 403, 'text/plain', 'reload is allowed from loopback only\n');
       } else {
         replay?.reload();
-        send(res, 200, 'application/json', `${JSON.stringify(await backend.reload())}\n`);
+        const rules = policy?.reload();
+        const r = await backend.reload();
+        const errors = [...new Set([...r.errors, ...(rules?.errors ?? [])])];
+        send(res, 200, 'application/json', `${JSON.stringify({ ...r, errors, ...(policy ? { accessRules: policy.generation } : {}) })}\n`);
       }
       return;
     }
@@ -134,6 +148,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       send(res, 405, 'text/plain', 'only GET\n');
       return;
     }
+    // Who asks, for the access rules: a class from a trusted proxy's header, the reading room, or the public.
+    const user = policy?.userOf(req.headers, req.socket.remoteAddress);
     const want = (ctype: string) => (err: unknown) => {
       const code = (err as { code?: string }).code;
       if (code === 'NWAX_ABORTED') return; // nobody to answer
@@ -191,6 +207,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
               budgetMs: opts.timeBudget,
               ...(opts.cache === false ? { cache: false } : {}),
               ...shardOptions(url.searchParams),
+              ...(user ? { user } : {}),
             },
             signal,
           );
@@ -215,7 +232,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           return;
         }
         try {
-          const out = await cdx.answer(url.searchParams);
+          const out = await cdx.answer(url.searchParams, user);
           if (out.lines) await streamLines(res, out.type, out.lines, opts.log);
           else send(res, out.status, out.type, out.body ?? '');
         } finally {
@@ -231,9 +248,17 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           const query = searchParams(url.searchParams, { hitsPerSite: 0 }).query;
           const body =
             path === '/api/shard/stats'
-              ? (backend.shard.stats(query, Number(url.searchParams.get('cap')) || (opts.maxScored ?? MAX_SCORED), url.searchParams.get('keys') === '1') ??
-                null)
-              : backend.shard.candidates(query, { exact: url.searchParams.get('exact') === 'true', ...shardOptions(url.searchParams) });
+              ? (backend.shard.stats(
+                  query,
+                  Number(url.searchParams.get('cap')) || (opts.maxScored ?? MAX_SCORED),
+                  url.searchParams.get('keys') === '1',
+                  user,
+                ) ?? null)
+              : backend.shard.candidates(query, {
+                  exact: url.searchParams.get('exact') === 'true',
+                  ...shardOptions(url.searchParams),
+                  ...(user ? { user } : {}),
+                });
           send(res, 200, 'application/json', `${JSON.stringify(body)}\n`);
         } catch (err) {
           want400(err);
@@ -255,7 +280,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
           return;
         }
         try {
-          if (set === undefined || !(await backend.stored(set, Number(m![2]), res))) send(res, 404, 'text/plain', 'no such page or document\n');
+          const sent = set === undefined ? 'none' : await backend.stored(set, Number(m![2]), res, user);
+          if (sent === 'blocked') send(res, 451, 'text/html', renderBlocked());
+          else if (sent === 'none') send(res, 404, 'text/plain', 'no such page or document\n');
         } catch (err) {
           if (res.headersSent) throw err;
           send(res, 502, 'text/plain', `the archive could not be read: ${(err as Error).message}\n`);
@@ -304,7 +331,11 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
               .then(resolve),
         );
       }),
-    reload: () => backend.reload(),
+    reload: async () => {
+      const rules = policy?.reload();
+      const r = await backend.reload();
+      return { ...r, errors: [...new Set([...r.errors, ...(rules?.errors ?? [])])] };
+    },
     async shutdown(timeoutMs) {
       // No new connections; idle keep-alive ones closed now, busy ones after their answer.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

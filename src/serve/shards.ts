@@ -31,14 +31,26 @@ interface BackendJson {
 export class ShardSearcher {
   private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
 
+  /** `userHeader`: the header that names a request's user class to the backends (nwax.access.user.header; they trust this front's address). */
   constructor(
     readonly backends: string[],
     private readonly timeout: number,
+    private readonly userHeader = 'x-pywb-acl-user',
   ) {}
 
+  /** The headers that carry a user class to a backend. */
+  userHeaders(user: string | undefined): Record<string, string> {
+    return user ? { [this.userHeader]: user } : {};
+  }
+
   /** A backend's JSON answer to a GET; its 400 is the query's error (the front reports it). */
-  private async get<T>(backend: string, path: string, params: URLSearchParams): Promise<T> {
-    const res = await request(`${backend}${path}?${params}`, { dispatcher: this.agent, headersTimeout: this.timeout, bodyTimeout: this.timeout });
+  private async get<T>(backend: string, path: string, params: URLSearchParams, user?: string): Promise<T> {
+    const res = await request(`${backend}${path}?${params}`, {
+      dispatcher: this.agent,
+      headersTimeout: this.timeout,
+      bodyTimeout: this.timeout,
+      headers: this.userHeaders(user),
+    });
     if (res.statusCode === 400) {
       const body = (await res.body.json()) as { error: string };
       throw Object.assign(new Error(body.error), { code: 'NWAX_QUERY' });
@@ -74,7 +86,12 @@ export class ShardSearcher {
       return ok.map((x) => x.v);
     };
     const statsOf = (keys: boolean) => (b: number) =>
-      this.get<LocalStats | null>(this.backends[b], '/api/shard/stats', new URLSearchParams({ query, cap: String(cap), ...(keys ? { keys: '1' } : {}) }));
+      this.get<LocalStats | null>(
+        this.backends[b],
+        '/api/shard/stats',
+        new URLSearchParams({ query, cap: String(cap), ...(keys ? { keys: '1' } : {}) }),
+        opts.user,
+      );
     const local = (await step(statsOf(false))).filter((x): x is LocalStats => x !== null);
     if (local.length === 0) return { live };
     const hits: Record<string, number> = {};
@@ -92,7 +109,7 @@ export class ShardSearcher {
       shared.tierUpTo = upTo(keyed.map((k) => k.tier ?? []));
     }
     const params = new URLSearchParams({ query, shared: JSON.stringify(shared), ...(opts.exact ? { exact: 'true' } : {}) });
-    const all = (await step((b) => this.get<ShardCandidate[]>(this.backends[b], '/api/shard/candidates', params))).flat();
+    const all = (await step((b) => this.get<ShardCandidate[]>(this.backends[b], '/api/shard/candidates', params, opts.user))).flat();
     all.sort(compareCandidates);
     all.length = Math.min(all.length, candidates);
     if (all.length === 0) return { live, shared };
@@ -113,7 +130,7 @@ export class ShardSearcher {
       ...(opts.shared ? { shared: JSON.stringify(opts.shared) } : {}),
       ...(opts.cut ? { cut: JSON.stringify(opts.cut) } : {}),
     });
-    return this.get<BackendJson>(backend, '/api/search', params);
+    return this.get<BackendJson>(backend, '/api/search', params, opts.user);
   }
 
   async search(query: string, opts: SearchOptions = {}): Promise<ShardResult> {

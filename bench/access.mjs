@@ -1,0 +1,141 @@
+// Access rules at scale (issue: access control): a million SURT-prefix rules in pywb's .aclj
+// format loaded (time, and RSS in a process of its own), decisions per second, and the cost
+// of the check per query: the 500 queries of the index benchmark over the 1-million-document
+// index (bench/index-scale.mjs; the bench corpus's index where it is missing) through the
+// searcher without rules and with the million rules, interleaved, same run. The rules: 999,000
+// on hosts the corpus does not have, a subtree of one corpus host excluded, 1,000 corpus URLs
+// blocked one by one (exact rules), and an embargo-free default of allow.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { CORPUS_DIR, ROOT, median, table } from './lib.mjs';
+import { makeQueries } from './index.mjs';
+
+const require = createRequire(import.meta.url);
+const RULES = 1_000_000;
+
+function pct(xs, p) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * p))];
+}
+
+/** The rules file: `corpusUrls` blocked exactly, one subtree of `subtreeHost` excluded, the rest elsewhere. */
+function writeRules(path, corpusUrls, subtreeUrl) {
+  const { surt } = require(join(ROOT, 'dist', 'cdx', 'surt.js'));
+  const lines = [];
+  let seed = 7;
+  const rnd = (n) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  lines.push(`${surt(subtreeUrl)} - {"access": "exclude", "url": "${subtreeUrl}"}`);
+  for (const u of corpusUrls) lines.push(`${surt(u)}### - {"access": "block", "url": "${u}"}`);
+  while (lines.length < RULES) {
+    const host = `site${rnd(200_000)}.${['com', 'org', 'net', 'de', 'fr'][rnd(5)]}`;
+    const path = `/${['news', 'blog', 'user', 'a', 'docs'][rnd(5)]}/${rnd(1_000_000)}`;
+    lines.push(`${surt(`http://${host}${path}`)} - {"access": "${['block', 'exclude'][rnd(2)]}"}`);
+  }
+  writeFileSync(path, `${lines.sort().reverse().join('\n')}\n`);
+}
+
+/** Loads the rules in a process of its own: load time, RSS before and after, decisions per second. */
+function loadFigures(rulesPath, urls) {
+  const urlsPath = `${rulesPath}.urls.json`;
+  writeFileSync(urlsPath, JSON.stringify(urls));
+  const script = `
+    const { AccessPolicy } = await import(${JSON.stringify(join(ROOT, 'dist', 'access', 'policy.js'))});
+    const urls = JSON.parse((await import('node:fs')).readFileSync(${JSON.stringify(urlsPath)}, 'utf8'));
+    globalThis.gc?.();
+    const before = process.memoryUsage().rss;
+    const t0 = performance.now();
+    const p = new AccessPolicy({ files: [${JSON.stringify(rulesPath)}], defaultAccess: 'allow', embargoAccess: 'block', userHeader: 'x', trustedProxies: [], readingRoom: [], readingRoomUser: 'r' });
+    const load = performance.now() - t0;
+    globalThis.gc?.();
+    const after = process.memoryUsage().rss;
+    const t1 = performance.now();
+    let n = 0;
+    for (let r = 0; r < 20; r++) for (const u of urls) if (p.decide(u, '20200101000000').access !== 'allow') n++;
+    const each = (performance.now() - t1) / (20 * urls.length);
+    console.log(JSON.stringify({ load, rss: (after - before) / 2 ** 20, each, withheld: n / 20, size: p.rules.size }));`;
+  return JSON.parse(execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { maxBuffer: 1 << 26 }).toString());
+}
+
+export async function benchAccess() {
+  const Database = require(join(ROOT, 'node_modules', 'better-sqlite3'));
+  const scale = join(CORPUS_DIR, 'scale-crawl-55');
+  const crawl = existsSync(join(scale, 'indexes', 'part-00001')) ? scale : join(CORPUS_DIR, 'index-crawl');
+  if (!existsSync(join(crawl, 'indexes', 'part-00000'))) throw new Error(`no index at ${crawl}: run npm run bench -- index-scale (or index) first`);
+  const first = new Database(join(crawl, 'indexes', 'part-00000'), { readonly: true });
+  const docs = first.prepare('SELECT count(*) n FROM docs').get().n;
+  // Corpus URLs to block: every 97th of the first part's, 1,000 of them; a subtree of another host.
+  const corpusUrls = first.prepare('SELECT url FROM docs WHERE id % 97 = 0 LIMIT 1000').pluck().all();
+  const someUrl = first.prepare('SELECT url FROM docs WHERE id = 5000').pluck().get();
+  const subtree = someUrl.slice(0, someUrl.indexOf('/', someUrl.indexOf('//') + 2) + 1) + someUrl.split('/')[3] + '/';
+  const work = join(CORPUS_DIR, 'access-bench');
+  mkdirSync(work, { recursive: true });
+  const rulesPath = join(work, 'million.aclj');
+  const tw = performance.now();
+  writeRules(rulesPath, corpusUrls, subtree);
+  const written = (performance.now() - tw) / 1000;
+  const sample = [...corpusUrls.slice(0, 500), ...first.prepare('SELECT url FROM docs WHERE id % 13 = 0 LIMIT 4500').pluck().all()];
+  const load = loadFigures(rulesPath, sample);
+
+  const { Searcher } = await import(join(ROOT, 'dist', 'search', 'searcher.js'));
+  const { AccessPolicy } = await import(join(ROOT, 'dist', 'access', 'policy.js'));
+  const queries = makeQueries(first).map((qq) => `${qq.words.join(' ')}${qq.site ? ` site:${qq.site}` : ''}${qq.year ? ` date:${qq.year}` : ''}`);
+  const open = new Searcher(crawl);
+  const policy = new AccessPolicy({
+    files: [rulesPath],
+    defaultAccess: 'allow',
+    embargoAccess: 'block',
+    userHeader: 'x',
+    trustedProxies: [],
+    readingRoom: [],
+    readingRoomUser: 'r',
+  });
+  const ruled = new Searcher(crawl, undefined, policy);
+  // The first query builds each set's view of what the rules withhold (once per rules generation).
+  const tv = performance.now();
+  const firstAnswer = ruled.search(queries[0], { hits: 10, snippets: false, cache: false });
+  const viewMs = performance.now() - tv;
+  const time = (s) =>
+    queries.map((q) => {
+      const t = process.hrtime.bigint();
+      s.search(q, { hits: 10, snippets: false, cache: false });
+      return Number(process.hrtime.bigint() - t) / 1e6;
+    });
+  time(open);
+  time(ruled);
+  const without = [];
+  const withRules = [];
+  for (let r = 0; r < 3; r++) {
+    without.push(...time(open));
+    withRules.push(...time(ruled));
+  }
+  // What the rules withheld from the answers: the totals of the same queries, summed.
+  const totals = (s) => queries.reduce((n, q) => n + s.search(q, { hits: 10, snippets: false, cache: false }).total, 0);
+  const shown = [totals(open), totals(ruled)];
+  open.close();
+  ruled.close();
+  rmSync(work, { recursive: true, force: true });
+  const p50 = [median(without), median(withRules)];
+  const cost = p50[1] - p50[0];
+  return [
+    `access rules: ${load.size.toLocaleString('en')} rules (pywb .aclj, ${written.toFixed(1)} s to write), over ${docs.toLocaleString('en')} documents a part (${crawl})`,
+    table([
+      ['what', 'figure'],
+      ['load (read, parse, sort)', `${(load.load / 1000).toFixed(2)} s`],
+      ['RSS of the loaded rules', `${load.rss.toFixed(0)} MB`],
+      ['one decision (URL canonicalized, looked up)', `${(load.each * 1000).toFixed(2)} us`],
+      ['view built at the first query (both parts)', `${viewMs.toFixed(0)} ms (answer: ${firstAnswer.total} matches)`],
+    ]),
+    `  500 queries x 3, in-process, no cache, ms:`,
+    table([
+      ['searcher', 'p50', 'p99'],
+      ['no rules', p50[0].toFixed(2), pct(without, 0.99).toFixed(2)],
+      ['1M rules', p50[1].toFixed(2), pct(withRules, 0.99).toFixed(2)],
+    ]),
+    `  cost of the check at p50: ${cost.toFixed(3)} ms, ${((cost / p50[0]) * 100).toFixed(1)}% of the p50 without rules (target under 5%); matches shown over the 500 queries: ${shown[0]} without rules, ${shown[1]} with`,
+  ].join('\n');
+}

@@ -1,0 +1,138 @@
+/**
+ * What one index set withholds from one user class under the access rules, as two temporary
+ * tables its queries read: the versions none of whose captures may be shown (`how`: 1 blocked,
+ * 2 excluded), left out of every match, count, facet and export; and the versions some of
+ * whose captures may not, with the dates that may (and the first of them), which stand for the
+ * version's dates in hits, date filters, facets and date order. The rules are applied once per
+ * set and rules generation (when a query of the class first needs them), not per query: a query
+ * pays one `NOT IN` of an indexed table.
+ *
+ * Which documents are looked at: where the default is allow and there is no embargo, only those
+ * of hosts some rule can touch (rules.ts touchesHost; the documents by host through docs_host);
+ * else every document.
+ */
+import type { Db } from '../index/schema.js';
+import type { AccessRules, Verdict } from '../access/rules.js';
+
+/** The tables of a view; undefined where nothing is withheld that way. */
+export interface AccessView {
+  /** Versions withheld whole: `id`, `how` (1 block, 2 exclude). */
+  withheld?: string;
+  /** Versions withheld in part: `id`, `dates` (those allowed), `first` (the first of them). */
+  partial?: string;
+}
+
+export const OPEN_VIEW: AccessView = {};
+
+let tables = 0;
+
+interface DocDates {
+  id: number;
+  url: string;
+  host: string;
+  dates: string;
+}
+
+/** The view of `db`'s documents for `user` under `rules`: its tables created and filled. */
+/**
+ * `recent(years)`: the FTS5 MATCH text of the documents captured in any of those years, where the
+ * index's years column answers it for every document (else undefined: the rows are read).
+ */
+export function buildAccessView(
+  db: Db,
+  hasDatesIndex: boolean,
+  rules: AccessRules,
+  user: string | undefined,
+  recent: (years: string[]) => string | undefined,
+): AccessView {
+  const join = hasDatesIndex ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
+  const dates = hasDatesIndex ? "docs.dates || ' ' || coalesce(dd.dates, '')" : 'docs.dates';
+  const cols = `docs.id AS id, docs.url AS url, docs.host AS host, ${dates} AS dates FROM docs ${join} WHERE docs.deleted = 0`;
+  const o = rules.options;
+  // Where the default allows, what can be withheld: the documents of hosts a rule can touch, and
+  // under an embargo those captured since its cutoff's year (the text index's years find them).
+  const cutoffYear = Number(rules.embargoCutoff()?.slice(0, 4));
+  const thisYear = new Date().getUTCFullYear();
+  const years = o.embargo ? Array.from({ length: Math.max(0, thisYear + 1 - cutoffYear + 1) }, (_, i) => String(cutoffYear + i).padStart(4, '0')) : [];
+  const since = o.embargo ? recent(years) : undefined;
+  let docs: Iterable<DocDates>;
+  if (o.defaultAccess === 'allow' && (!o.embargo || since)) {
+    const hosts = (db.prepare('SELECT DISTINCT host FROM docs').pluck().all() as string[]).filter((h) => !h || rules.touchesHost(h));
+    const byHost = db.prepare(`SELECT ${cols} AND docs.host = ?`);
+    const byYears = since ? db.prepare(`SELECT ${cols} AND docs.id IN (SELECT rowid FROM fts WHERE fts MATCH ?)`) : undefined;
+    const seen = new Set<string>(hosts);
+    docs = (function* () {
+      for (const h of hosts) yield* byHost.iterate(h) as Iterable<DocDates>;
+      // Recent captures of the other hosts (those of the hosts above were read already).
+      if (byYears) for (const d of byYears.iterate(since) as Iterable<DocDates>) if (!seen.has(d.host)) yield d;
+    })();
+  } else docs = db.prepare(`SELECT ${cols}`).iterate() as Iterable<DocDates>;
+  const withheld: [number, number][] = [];
+  const partial: [number, string, string][] = [];
+  const how = (v: Verdict) => (v === 'exclude' ? 2 : 1);
+  // A host no rule can touch has the default's decisions (and the embargo's): no key, no lookup.
+  const touched = new Map<string, boolean>();
+  const touches = (host: string) => {
+    let t = touched.get(host);
+    if (t === undefined) touched.set(host, (t = !host || rules.touchesHost(host)));
+    return t;
+  };
+  for (const d of docs) {
+    const key = touches(d.host) ? rules.keyOf(d.url) : undefined;
+    const all = [...new Set(d.dates.split(' ').filter(Boolean))].sort();
+    const decide = (ts: string) => (key === undefined ? rules.decideDefault(ts) : rules.decideKey(key, ts, user)).access;
+    if (key === undefined ? !o.embargo : !rules.dated(key)) {
+      const v = decide(all[0] ?? '');
+      if (v !== 'allow') withheld.push([d.id, how(v)]);
+      continue;
+    }
+    const allowed: string[] = [];
+    let blocked = false;
+    for (const ts of all) {
+      const v = decide(ts);
+      if (v === 'allow') allowed.push(ts);
+      else if (v === 'block') blocked = true;
+    }
+    if (allowed.length === 0) withheld.push([d.id, blocked || all.length === 0 ? 1 : 2]);
+    else if (allowed.length < all.length) partial.push([d.id, allowed.join(' '), allowed[0]]);
+  }
+  const view: AccessView = {};
+  const n = ++tables;
+  // The connection is read-only on its files; query_only (set when opened) forbids temporary tables too.
+  db.pragma('query_only = OFF');
+  try {
+    fill(db, view, n, withheld, partial);
+  } finally {
+    db.pragma('query_only = ON');
+  }
+  return view;
+}
+
+function fill(db: Db, view: AccessView, n: number, withheld: [number, number][], partial: [number, string, string][]): void {
+  if (withheld.length) {
+    view.withheld = `acl_withheld_${n}`;
+    db.exec(`CREATE TEMP TABLE ${view.withheld}(id INTEGER PRIMARY KEY, how INTEGER NOT NULL)`);
+    const ins = db.prepare(`INSERT INTO temp.${view.withheld} VALUES (?, ?)`);
+    db.transaction(() => {
+      for (const w of withheld) ins.run(w[0], w[1]);
+    })();
+  }
+  if (partial.length) {
+    view.partial = `acl_partial_${n}`;
+    db.exec(`CREATE TEMP TABLE ${view.partial}(id INTEGER PRIMARY KEY, dates TEXT NOT NULL, first TEXT NOT NULL)`);
+    const ins = db.prepare(`INSERT INTO temp.${view.partial} VALUES (?, ?, ?)`);
+    db.transaction(() => {
+      for (const p of partial) ins.run(p[0], p[1], p[2]);
+    })();
+  }
+}
+
+/** Drops a view's tables (the rules changed). */
+export function dropAccessView(db: Db, view: AccessView): void {
+  db.pragma('query_only = OFF');
+  try {
+    for (const t of [view.withheld, view.partial]) if (t) db.exec(`DROP TABLE IF EXISTS temp.${t}`);
+  } finally {
+    db.pragma('query_only = ON');
+  }
+}

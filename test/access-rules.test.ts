@@ -1,0 +1,207 @@
+/**
+ * Access rules as pywb reads them: its documented .aclj examples (docs/manual/access-control.rst)
+ * and the cases of its own tests (tests/test_acl.py), decided by nwax's reader; files edited by
+ * `nwax acl` and read back; a bad line named.
+ */
+import { describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAclj, sourceOf } from '../src/access/aclj.js';
+import { AccessRules, type RulesOptions } from '../src/access/rules.js';
+import { nwax, tempDir } from './helpers.js';
+import { pipeline, workedExample } from './example-pipeline.js';
+
+function rulesOf(text: string, opts: Partial<RulesOptions> = {}): AccessRules {
+  const { rules, errors } = parseAclj(text, 'test.aclj');
+  expect(errors).toEqual([]);
+  return new AccessRules(rules, { defaultAccess: 'allow', ...opts });
+}
+
+const at = (iso: string) => () => new Date(iso);
+
+describe('access rules', () => {
+  it("decides pywb's documented example: the longest prefix wins, allow within exclude within block", () => {
+    const r = rulesOf(`org,httpbin)/anything/something - {"access": "allow", "url": "http://httpbin.org/anything/something"}
+org,httpbin)/anything - {"access": "exclude", "url": "http://httpbin.org/anything"}
+org,httpbin)/ - {"access": "block", "url": "httpbin.org/"}
+com, - {"access": "allow", "url": "com,"}
+`);
+    expect(r.decide('http://httpbin.org/anything/something', '20200101000000').access).toBe('allow');
+    expect(r.decide('http://httpbin.org/', '20200101000000').access).toBe('block');
+    expect(r.decide('http://httpbin.org/anything', '20200101000000').access).toBe('exclude');
+    expect(r.decide('http://httpbin.org/anything/else', '20200101000000').access).toBe('exclude');
+    // The rule that decided, with where it was read.
+    expect(sourceOf(r.decide('https://www.httpbin.org/robots.txt', '2020').rule!)).toBe('test.aclj:3');
+    expect(r.decide('http://example.net/', '2020').rule).toBeUndefined();
+  });
+
+  it("decides pywb's test rules whatever their order in the file: exact (###) before prefix, users, *, last", () => {
+    const lines = [
+      'org,iana)/about - {"access": "block"}',
+      'org,iana)/about - {"access": "allow", "user": "staff"}',
+      'org,iana)/_css/2013.1/fonts/opensans-semibold.ttf - {"access": "allow"}',
+      'org,iana)/_css - {"access": "exclude"}',
+      'org,iana)/### - {"access": "allow"}',
+      'org,iana)/ - {"access": "exclude"}',
+      'com,example)/?example=3 - {"access": "block", "user": "staff"}',
+      'com,example)/?example=3 - {"access": "exclude", "user": "staff2"}',
+      'com,example)/ - {"access": "allow"}',
+    ];
+    // Shuffled: nwax sorts when it loads.
+    const r = rulesOf(`${[...lines].reverse().join('\n')}\n`, { defaultAccess: 'block' });
+    const d = (url: string, user?: string) => r.decide(url, '20140126200624', user).access;
+    expect(d('http://www.iana.org/domains/root')).toBe('exclude');
+    expect(d('http://www.iana.org/')).toBe('allow');
+    expect(d('http://www.iana.org/about/')).toBe('block');
+    expect(d('http://www.iana.org/about/', 'staff')).toBe('allow');
+    expect(d('http://www.iana.org/_css/2013.1/fonts/opensans-semibold.ttf')).toBe('allow');
+    expect(d('http://www.iana.org/_css/2013.1/screen.css')).toBe('exclude');
+    expect(d('http://example.com/?example=3', 'staff')).toBe('block');
+    expect(d('http://example.com/?example=3', 'staff2')).toBe('exclude');
+    expect(d('http://example.com/?example=3')).toBe('allow');
+    expect(d('http://httpbin.org/anything/resource.json')).toBe('block');
+    // `*,` for one user: every URL no longer rule decides.
+    const all = rulesOf('*, - {"access": "allow", "user": "staff"}\n', { defaultAccess: 'block' });
+    expect(all.decide('http://example.com/', '2020').access).toBe('block');
+    expect(all.decide('http://example.com/', '2020', 'staff').access).toBe('allow');
+  });
+
+  it("pads before/after as pywb does (20140126 is that day's last second), and dated rules fall through", () => {
+    const before = rulesOf(
+      `org,iana)/domains/arpa - {"access": "allow", "before": "20140127"}
+org,iana)/domains - {"access": "block"}
+org,iana)/ - {"access": "allow", "before": "20140126"}
+`,
+      { defaultAccess: 'block' },
+    );
+    expect(before.decide('http://www.iana.org/', '20140127171238').access).toBe('block');
+    expect(before.decide('http://www.iana.org/', '20140126200624').access).toBe('allow');
+    expect(before.decide('http://www.iana.org/domains', '20140126200825').access).toBe('block');
+    expect(before.decide('http://www.iana.org/domains/arpa', '20140126201248').access).toBe('allow');
+    const after = rulesOf('org,iana)/ - {"access": "allow", "after": "20140126"}\n', { defaultAccess: 'block' });
+    expect(after.decide('http://www.iana.org/', '20140126200624').access).toBe('block');
+    expect(after.decide('http://www.iana.org/', '20140127171238').access).toBe('allow');
+    // The documented exception: allowed before 2010-12-01, blocked after, whatever the default.
+    const exception = rulesOf(`com,example)/restricted - {"access": "allow", "before": "20101201"}
+com,example)/restricted - {"access": "block"}
+`);
+    expect(exception.decide('https://example.com/restricted/a', '20101130120000').access).toBe('allow');
+    expect(exception.decide('https://example.com/restricted/a', '20101202000000').access).toBe('block');
+  });
+
+  it('takes newer/older intervals and the embargo from the clock, and allow_ignore_embargo lifts the embargo', () => {
+    const now = at('2026-06-15T12:00:00Z');
+    const r = rulesOf(
+      `com,example)/new - {"access": "allow", "newer": {"years": 1, "months": 6}}
+com,example)/new - {"access": "block"}
+com,example)/old - {"access": "exclude", "older": {"years": 1}}
+com,example)/open - {"access": "allow_ignore_embargo"}
+`,
+      { embargo: { months: 6 }, now },
+    );
+    expect(r.decide('http://example.com/new', '20250101000000').access).toBe('allow');
+    expect(r.decide('http://example.com/new', '20241214000000').access).toBe('block');
+    expect(r.decide('http://example.com/old', '20250614000000').access).toBe('exclude');
+    expect(r.decide('http://example.com/old', '20250616000000').access).toBe('allow');
+    // The embargo: six months back from 2026-06-15 is 2025-12-15 12:00.
+    const e = r.decide('http://example.com/page', '20260101000000');
+    expect(e).toMatchObject({ access: 'block', embargoed: true });
+    expect(r.decide('http://example.com/page', '20251214000000').access).toBe('allow');
+    expect(r.decide('http://example.com/open', '20260601000000').access).toBe('allow');
+    // Months subtracted as relativedelta does: 31 August less six months is the last of February.
+    const feb = rulesOf('', { embargo: { months: 6 }, now: at('2026-08-31T00:00:00Z') });
+    expect(feb.decide('http://example.com/', '20260228000001').access).toBe('block');
+    expect(feb.decide('http://example.com/', '20260227235959').access).toBe('allow');
+  });
+
+  it('matches the canonical form of a URL: scheme, www., case, default ports, query order, percent-encoding', () => {
+    const r = rulesOf('com,example)/private - {"access": "exclude"}\ncom,example)/a?a=1&b=2### - {"access": "block"}\n');
+    for (const url of [
+      'http://example.com/private',
+      'https://example.com/private/x',
+      'http://www.example.com/private',
+      'HTTP://WWW.EXAMPLE.COM/Private',
+      'http://example.com:80/private',
+      'https://example.com:443/private',
+      'http://example.com./private',
+      'http://user:pw@example.com/private#top',
+      'http://example.com/%70rivate',
+      'http://www2.example.com/private',
+    ])
+      expect(r.decide(url, '2020').access, url).toBe('exclude');
+    expect(r.decide('http://example.com/a?b=2&a=1', '2020').access).toBe('block');
+    expect(r.decide('http://example.com/a?a=1&b=2&c=3', '2020').access).toBe('allow');
+    expect(r.decide('http://example.com:8080/private', '2020').access).toBe('allow');
+    expect(r.decide('http://notexample.com/private', '2020').access).toBe('allow');
+  });
+
+  it('names the file and line of a rule that does not parse', () => {
+    const { rules, errors } = parseAclj(
+      'com,example)/ - {"access": "allow"}\ncom,x)/ - {"access": "deny"}\nnot a rule\ncom,y)/ - {"access": "allow", "before": "last year"}\n',
+      'rules.aclj',
+    );
+    expect(rules).toHaveLength(1);
+    expect(errors.map((e) => `${e.file}:${e.line}: ${e.message}`)).toEqual([
+      'rules.aclj:2: "access" must be one of allow, block, exclude, allow_ignore_embargo, not "deny"',
+      'rules.aclj:3: not `SURT - {json}`',
+      'rules.aclj:4: "before" must be a timestamp of 4 to 14 digits, not "last year"',
+    ]);
+  });
+
+  it('nwax acl add, remove, list and check edit and read a file pywb reads (reverse-sorted), and refuse a broken one', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'access-rules.aclj');
+    expect((await nwax(['acl', 'add', file, 'http://httpbin.org/anything/something', 'allow'])).code).toBe(0);
+    expect((await nwax(['acl', 'add', file, 'http://httpbin.org/anything', 'exclude'])).code).toBe(0);
+    expect((await nwax(['acl', 'add', file, 'com,', 'allow'])).code).toBe(0);
+    expect((await nwax(['acl', 'add', file, 'http://httpbin.org/', 'allow', '--exact', '--user', 'staff'])).code).toBe(0);
+    const changed = await nwax(['acl', 'add', file, 'http://httpbin.org/anything', 'block']);
+    expect(changed.stderr).toContain('changed org,httpbin)/anything - {"access": "exclude"');
+    expect(readFileSync(file, 'utf8')).toBe(
+      [
+        'org,httpbin)/anything/something - {"access": "allow", "url": "http://httpbin.org/anything/something"}',
+        'org,httpbin)/anything - {"access": "block", "url": "http://httpbin.org/anything"}',
+        'org,httpbin)/### - {"access": "allow", "url": "http://httpbin.org/", "user": "staff"}',
+        'com, - {"access": "allow"}',
+        '',
+      ].join('\n'),
+    );
+    const check = await nwax(['acl', 'check', file, 'https://www.httpbin.org/anything/x', '--json']);
+    expect(check.code).toBe(1);
+    expect(JSON.parse(check.stdout)).toMatchObject({ key: 'org,httpbin)/anything/x', access: 'block', rule: { source: `${file}:2` } });
+    const staff = await nwax(['acl', 'check', file, 'http://httpbin.org/', '--user', 'staff']);
+    expect(staff.code).toBe(0);
+    expect(staff.stdout).toContain(': allow, by org,httpbin)/### - {"access": "allow", "url": "http://httpbin.org/", "user": "staff"}');
+    expect((await nwax(['acl', 'remove', file, 'http://httpbin.org/anything'])).code).toBe(0);
+    expect((await nwax(['acl', 'list', file])).stdout.split('\n').filter(Boolean)).toHaveLength(3);
+    const missing = await nwax(['acl', 'remove', file, 'http://httpbin.org/nothing']);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no rule for org,httpbin)/nothing');
+    writeFileSync(file, `${readFileSync(file, 'utf8')}com,bad)/ - {"access": "maybe"}\n`);
+    const broken = await nwax(['acl', 'add', file, 'http://a.example/', 'block']);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toBe(`nwax acl add: ${file}: line 4: "access" must be one of allow, block, exclude, allow_ignore_embargo, not "maybe"\n`);
+    expect(broken.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('the worked example after add-dates: a version shows only the dates the rules allow, and date: finds no other', async () => {
+    const dir = tempDir();
+    const { manifest, dups } = await workedExample(dir);
+    const crawl = join(dir, 'crawl');
+    await pipeline(crawl, manifest, { exclusions: dups, dates: dups });
+    const rules = join(dir, 'rules.aclj');
+    // The page's captures up to the 4th of October allowed; the later ones excluded.
+    writeFileSync(rules, 'org,example)/index.html - {"access": "exclude"}\norg,example)/index.html - {"access": "allow", "before": "20071004"}\n');
+    const search = async (q: string) => {
+      const r = await nwax(['search', '--json', '-dir', crawl, '-D', `nwax.access.rules=${rules}`, q]);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as { total: number; hits: { dates: string[] }[] };
+    };
+    const all = await search('url:http://example.org/index.html');
+    expect(all.total).toBe(2);
+    // ABC123 (captured the 1st, 2nd, 5th and 6th) keeps its first two dates; DEF456 both.
+    expect(all.hits.map((h) => h.dates.join(' ')).sort()).toEqual(['20071001120000 20071002120000', '20071003120000 20071004120000']);
+    expect((await search('date:20071005')).total).toBe(0);
+    expect((await search('date:20071002')).total).toBe(1);
+  }, 60_000);
+});
