@@ -6,11 +6,12 @@
 // on hosts the corpus does not have, a subtree of one corpus host excluded, 1,000 corpus URLs
 // blocked one by one (exact rules), and an embargo-free default of allow.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { CORPUS_DIR, ROOT, median, table } from './lib.mjs';
+import { CORPUS_DIR, ROOT, median, startServe, table } from './lib.mjs';
 import { makeQueries } from './index.mjs';
+import { cannon } from './serve.mjs';
 
 const require = createRequire(import.meta.url);
 const RULES = 1_000_000;
@@ -47,17 +48,17 @@ function loadFigures(rulesPath, urls) {
     const { AccessPolicy } = await import(${JSON.stringify(join(ROOT, 'dist', 'access', 'policy.js'))});
     const urls = JSON.parse((await import('node:fs')).readFileSync(${JSON.stringify(urlsPath)}, 'utf8'));
     globalThis.gc?.();
-    const before = process.memoryUsage().rss;
+    const before = process.memoryUsage();
     const t0 = performance.now();
     const p = new AccessPolicy({ files: [${JSON.stringify(rulesPath)}], defaultAccess: 'allow', embargoAccess: 'block', userHeader: 'x', trustedProxies: [], readingRoom: [], readingRoomUser: 'r' });
     const load = performance.now() - t0;
     globalThis.gc?.();
-    const after = process.memoryUsage().rss;
+    const after = process.memoryUsage();
     const t1 = performance.now();
     let n = 0;
     for (let r = 0; r < 20; r++) for (const u of urls) if (p.decide(u, '20200101000000').access !== 'allow') n++;
     const each = (performance.now() - t1) / (20 * urls.length);
-    console.log(JSON.stringify({ load, rss: (after - before) / 2 ** 20, each, withheld: n / 20, size: p.rules.size }));`;
+    console.log(JSON.stringify({ load, rss: (after.rss - before.rss) / 2 ** 20, heap: (after.heapUsed - before.heapUsed) / 2 ** 20, each, withheld: n / 20, size: p.rules.size }));`;
   return JSON.parse(execFileSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { maxBuffer: 1 << 26 }).toString());
 }
 
@@ -118,6 +119,24 @@ export async function benchAccess() {
   const shown = [totals(open), totals(ruled)];
   open.close();
   ruled.close();
+  // Through the service, as the serve benchmark loads it (autocannon, 50 connections, the same
+  // queries, no answer cache): a server without rules, then one with the million, in turn.
+  const paths = queries.map((q) => `/api/search?${new URLSearchParams({ query: q, hitsPerPage: '10', hitsPerSite: '0' })}`);
+  const served = [];
+  for (const [name, extra] of [
+    ['no rules', []],
+    ['1M rules', ['-D', `nwax.access.rules=${rulesPath}`]],
+  ]) {
+    const { url, server, stop } = await startServe(['-dir', crawl, '--port', '0', '-D', 'nwax.serve.access.log=', '-D', 'nwax.search.cache=false', ...extra]);
+    try {
+      await cannon(url, paths, { duration: 5 });
+      const r = await cannon(url, paths, { duration: 20 });
+      const rss = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+      served.push([name, r.requests.average.toFixed(1), r.latency.p50.toFixed(1), r.latency.p99.toFixed(1), rss.toFixed(0), r.errors + r.timeouts + r.non2xx]);
+    } finally {
+      await stop();
+    }
+  }
   rmSync(work, { recursive: true, force: true });
   const p50 = [median(without), median(withRules)];
   const cost = p50[1] - p50[0];
@@ -126,7 +145,8 @@ export async function benchAccess() {
     table([
       ['what', 'figure'],
       ['load (read, parse, sort)', `${(load.load / 1000).toFixed(2)} s`],
-      ['RSS of the loaded rules', `${load.rss.toFixed(0)} MB`],
+      ['heap held by the loaded rules (after a GC)', `${load.heap.toFixed(0)} MB`],
+      ['RSS grown by the load (the parse's garbage included)', `${load.rss.toFixed(0)} MB`],
       ['one decision (URL canonicalized, looked up)', `${(load.each * 1000).toFixed(2)} us`],
       ['view built at the first query (both parts)', `${viewMs.toFixed(0)} ms (answer: ${firstAnswer.total} matches)`],
     ]),
@@ -137,5 +157,8 @@ export async function benchAccess() {
       ['1M rules', p50[1].toFixed(2), pct(withRules, 0.99).toFixed(2)],
     ]),
     `  cost of the check at p50: ${cost.toFixed(3)} ms, ${((cost / p50[0]) * 100).toFixed(1)}% of the p50 without rules (target under 5%); matches shown over the 500 queries: ${shown[0]} without rules, ${shown[1]} with`,
+    `  nwax serve under load (autocannon, 50 connections, 20 s after 5 s of warming, /api/search):`,
+    table([['server', 'req/s', 'p50 ms', 'p99 ms', 'RSS MB', 'errors'], ...served]),
+    `  p50 with the rules ${(Number(served[1][2]) / Number(served[0][2])).toFixed(2)}x without (RSS: the server thread and each search worker hold the rules)`,
   ].join('\n');
 }

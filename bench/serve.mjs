@@ -22,7 +22,7 @@ function rssMB(pid) {
   return m ? Number(m[1]) / 1024 : 0;
 }
 
-function cannon(url, paths, opts) {
+export function cannon(url, paths, opts) {
   let i = 0;
   return new Promise((resolve, reject) => {
     autocannon(

@@ -18,6 +18,7 @@
  * longest. A million rules: one search of 20 steps and a few steps up.
  */
 import { type Access, type AccessRule, EXACT_SUFFIX, type Interval } from './aclj.js';
+import { RuleGroups } from './rule-table.js';
 import { cutoff, padDown, padUp, timestampOf } from './dates.js';
 import { surt } from '../cdx/surt.js';
 
@@ -43,118 +44,24 @@ export interface RulesOptions {
   now?: () => Date;
 }
 
-/**
- * Rules of one kind (prefix or exact) grouped by key: the keys sorted and unique, each with the
- * range of its rules in `rules` (most precedent first) and the group of its longest proper
- * prefix among the keys (-1: none). Parallel arrays, not an object a key: a million rules are a
- * million keys, not a million more objects and arrays.
- */
-interface Groups {
-  keys: string[];
-  start: Uint32Array;
-  end: Uint32Array;
-  parent: Int32Array;
-  rules: AccessRule[];
-}
-
-/** One group of rules at one key: `rules[start, end)`. */
-interface Group {
-  rules: readonly AccessRule[];
-  start: number;
-  end: number;
-}
-
-function isDated(r: AccessRule): boolean {
-  return !!(r.before || r.after || r.newer || r.older);
-}
-
-/** At one key: dated rules before undated ones (a dated exception over its general rule), then in file order. */
-function byPrecedence(a: AccessRule, b: AccessRule): number {
-  return (isDated(a) ? 0 : 1) - (isDated(b) ? 0 : 1) || (a.file === b.file ? (a.line ?? 0) - (b.line ?? 0) : 0);
-}
-
-/** The rules sorted by `key`, stably, and cheaply where they come sorted (pywb keeps its files reverse-sorted). */
-function sortedBy(rules: AccessRule[], key: (r: AccessRule) => string): AccessRule[] {
-  const cmp = (a: AccessRule, b: AccessRule) => {
-    const x = key(a);
-    const y = key(b);
-    return x < y ? -1 : x > y ? 1 : 0;
-  };
-  let asc = true;
-  let desc = true;
-  for (let i = 1; i < rules.length && (asc || desc); i++) {
-    const c = cmp(rules[i - 1], rules[i]);
-    if (c > 0) asc = false;
-    if (c < 0) desc = false;
-  }
-  if (asc) return rules;
-  if (desc) return rules.reverse();
-  return rules.sort(cmp);
-}
-
-function grouped(all: AccessRule[], key: (r: AccessRule) => string): Groups {
-  const rules = sortedBy(all, key);
-  const keys: string[] = [];
-  const bounds: number[] = [];
-  for (let i = 0; i < rules.length; i++) {
-    const k = key(rules[i]);
-    if (keys.length === 0 || keys[keys.length - 1] !== k) {
-      keys.push(k);
-      bounds.push(i);
-    }
-  }
-  bounds.push(rules.length);
-  const g: Groups = { keys, start: new Uint32Array(keys.length), end: new Uint32Array(keys.length), parent: new Int32Array(keys.length), rules };
-  // Each key's longest prefix among the keys: the stack holds the chain of prefixes of the last key.
-  const stack: number[] = [];
-  for (let i = 0; i < keys.length; i++) {
-    g.start[i] = bounds[i];
-    g.end[i] = bounds[i + 1];
-    if (g.end[i] - g.start[i] > 1) {
-      const sorted = rules.slice(g.start[i], g.end[i]).sort(byPrecedence);
-      for (let j = 0; j < sorted.length; j++) rules[g.start[i] + j] = sorted[j];
-    }
-    while (stack.length && !keys[i].startsWith(keys[stack[stack.length - 1]])) stack.pop();
-    g.parent[i] = stack.length ? stack[stack.length - 1] : -1;
-    stack.push(i);
-  }
-  return g;
-}
-
-/** The index of the greatest key not after `key` (-1: none). */
-function floor(keys: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = keys.length - 1;
-  let at = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (keys[mid] <= key) {
-      at = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return at;
-}
-
-/** Whether a key of a sorted list starts with `prefix` and passes `test`. */
-function someStartingWith(sorted: readonly string[], prefix: string, test: (k: string) => boolean): boolean {
-  // The first key not before the prefix: one past the greatest before it.
-  let i = floor(sorted, prefix);
-  if (i < 0 || sorted[i] !== prefix) i++;
-  for (; i < sorted.length && sorted[i].startsWith(prefix); i++) if (test(sorted[i])) return true;
-  return false;
+/** A rule found: rule `i` of group `g` of `groups`. */
+interface Found {
+  groups: RuleGroups;
+  g: number;
+  i: number;
 }
 
 export class AccessRules {
-  private readonly prefix: Groups;
-  private readonly exact: Groups;
-  private readonly any: AccessRule[];
+  private readonly prefix: RuleGroups;
+  private readonly exact: RuleGroups;
   /** The user classes the rules name. */
   readonly users: readonly string[];
   readonly size: number;
   private readonly now: () => Date;
   /** The cutoffs of the intervals, and when they were computed (ms; again after a minute). */
   private cutoffs = { at: -Infinity, values: new Map<Interval, string>() };
+  /** Whether decisions move with the clock (an embargo, or newer/older rules). */
+  private readonly relative: boolean;
 
   constructor(
     rules: readonly AccessRule[],
@@ -164,23 +71,28 @@ export class AccessRules {
     this.now = options.now ?? (() => new Date());
     const prefix: AccessRule[] = [];
     const exact: AccessRule[] = [];
-    const any: AccessRule[] = [];
     const users = new Set<string>();
     for (const r of rules) {
       if (r.user) users.add(r.user);
-      if (r.key === '*,') any.push(r);
-      else if (r.key.endsWith(EXACT_SUFFIX)) exact.push(r);
+      if (r.key.endsWith(EXACT_SUFFIX)) exact.push(r);
       else prefix.push(r);
     }
-    this.prefix = grouped(prefix, (r) => r.key);
-    this.exact = grouped(exact, (r) => r.key.slice(0, -EXACT_SUFFIX.length));
-    this.any = any.sort(byPrecedence);
+    // `*,` matches every URL: the empty prefix, the ancestor of every key. The informative url is kept whole.
+    this.prefix = new RuleGroups(
+      prefix,
+      (r) => (r.key === '*,' ? '' : r.key),
+      '',
+      (r) => r.url !== undefined,
+    );
+    this.exact = new RuleGroups(
+      exact,
+      (r) => r.key.slice(0, -EXACT_SUFFIX.length),
+      EXACT_SUFFIX,
+      (r) => r.url !== undefined,
+    );
     this.users = [...users].sort();
     this.relative = !!options.embargo || rules.some((r) => r.newer || r.older);
   }
-
-  /** Whether decisions move with the clock (an embargo, or newer/older rules). */
-  private readonly relative: boolean;
 
   /**
    * What decisions made now stay valid for: '' where they never change, else the current hour
@@ -196,17 +108,16 @@ export class AccessRules {
     return surt(url);
   }
 
-  /** The groups of rules that may decide for `key`, most specific first. */
-  private *chain(key: string): Generator<Group> {
+  /** The groups of rules that may decide for `key`, most specific first: [rules, group]. */
+  private *chain(key: string): Generator<[RuleGroups, number]> {
     const e = this.exact;
-    const x = floor(e.keys, key);
-    if (x >= 0 && e.keys[x] === key) yield { rules: e.rules, start: e.start[x], end: e.end[x] };
+    const x = e.keys.floor(key);
+    if (x >= 0 && e.keys.key(x) === key) yield [e, x];
     const p = this.prefix;
     // Up from the greatest key not after this one to the longest that is a prefix of it (see the top).
-    let at = floor(p.keys, key);
-    while (at >= 0 && !key.startsWith(p.keys[at])) at = p.parent[at];
-    for (; at >= 0; at = p.parent[at]) yield { rules: p.rules, start: p.start[at], end: p.end[at] };
-    if (this.any.length) yield { rules: this.any, start: 0, end: this.any.length };
+    let at = p.keys.floor(key);
+    while (at >= 0 && !p.keys.prefixOf(at, key)) at = p.parent[at];
+    for (; at >= 0; at = p.parent[at]) yield [p, at];
   }
 
   /** The cutoff timestamp of an interval, now (computed again after a minute: a million decisions read no clock). */
@@ -227,25 +138,41 @@ export class AccessRules {
   }
 
   /** The rule deciding for a key at a timestamp for a user class; undefined: the default. */
-  ruleFor(key: string, timestamp: string, user?: string): AccessRule | undefined {
+  private find(key: string, timestamp: string, user?: string): Found | undefined {
     const ts = padDown(timestamp);
-    for (const g of this.chain(key)) {
+    for (const [groups, g] of this.chain(key)) {
+      const start = groups.start[g];
+      const end = groups.end[g];
       if (user)
-        for (let i = g.start; i < g.end; i++) {
-          const r = g.rules[i];
-          if (r.user === user && this.holds(r, ts)) return r;
+        for (let i = start; i < end; i++) {
+          const c = groups.conditions(i);
+          if (c?.user === user && this.holds(c, ts)) return { groups, g, i };
         }
-      for (let i = g.start; i < g.end; i++) {
-        const r = g.rules[i];
-        if (!r.user && this.holds(r, ts)) return r;
+      for (let i = start; i < end; i++) {
+        const c = groups.conditions(i);
+        if (!c || (!c.user && this.holds(c, ts))) return { groups, g, i };
       }
     }
     return undefined;
   }
 
-  /** The decision for a capture of the URL key `key` at `timestamp`, for `user` (none: the public). */
+  /** The rule deciding for a key at a timestamp for a user class; undefined: the default. */
+  ruleFor(key: string, timestamp: string, user?: string): AccessRule | undefined {
+    const f = this.find(key, timestamp, user);
+    return f?.groups.rule(f.g, f.i);
+  }
+
+  /** The decision for a capture of the URL key `key` at `timestamp`, for `user` (none: the public), with the rule that made it. */
   decideKey(key: string, timestamp: string, user?: string): Decision {
-    return this.decideBy(this.ruleFor(key, timestamp, user), timestamp);
+    const rule = this.ruleFor(key, timestamp, user);
+    const access = this.verdictOf(rule?.access, timestamp);
+    return { ...access, ...(rule ? { rule } : {}) };
+  }
+
+  /** What a capture of the URL key `key` at `timestamp` gets, for `user` (no rule reported: the fast path of views). */
+  verdict(key: string, timestamp: string, user?: string): Verdict {
+    const f = this.find(key, timestamp, user);
+    return this.verdictOf(f?.groups.accessOf(f.i), timestamp).access;
   }
 
   /** The embargo's cutoff now (captures after it are held), or undefined where there is no embargo. */
@@ -253,19 +180,20 @@ export class AccessRules {
     return this.options.embargo ? this.cutoffOf(this.options.embargo) : undefined;
   }
 
-  /** The decision for a capture at `timestamp` of a URL no rule can decide: the default, and the embargo. */
-  decideDefault(timestamp: string): Decision {
-    return this.decideBy(undefined, timestamp);
+  /** What a capture at `timestamp` of a URL no rule can decide gets: the default, and the embargo. */
+  verdictDefault(timestamp: string): Verdict {
+    return this.verdictOf(undefined, timestamp).access;
   }
 
-  private decideBy(rule: AccessRule | undefined, timestamp: string): Decision {
-    const access: Access = rule?.access ?? this.options.defaultAccess;
-    if (access === 'exclude') return { access, ...(rule ? { rule } : {}) };
+  /** A rule's access (the default's where none), then the embargo. */
+  private verdictOf(ruled: Access | undefined, timestamp: string): { access: Verdict; embargoed?: true } {
+    const access: Access = ruled ?? this.options.defaultAccess;
+    if (access === 'exclude') return { access };
     if (access !== 'allow_ignore_embargo' && this.options.embargo && padDown(timestamp) > this.cutoffOf(this.options.embargo)) {
       const embargo = this.options.embargoAccess ?? 'block';
-      if (embargo !== 'allow') return { access: embargo, embargoed: true, ...(rule ? { rule } : {}) };
+      if (embargo !== 'allow') return { access: embargo, embargoed: true };
     }
-    return { access: access === 'allow_ignore_embargo' ? 'allow' : access, ...(rule ? { rule } : {}) };
+    return { access: access === 'allow_ignore_embargo' ? 'allow' : access };
   }
 
   /** The decision for a capture of `url` at `timestamp`, for `user`. */
@@ -276,7 +204,7 @@ export class AccessRules {
   /** Whether the decisions for `key` can differ by capture date (a dated rule may decide, or an embargo is set). */
   dated(key: string): boolean {
     if (this.options.embargo) return true;
-    for (const g of this.chain(key)) for (let i = g.start; i < g.end; i++) if (isDated(g.rules[i])) return true;
+    for (const [groups, g] of this.chain(key)) if (groups.anyDated(groups.start[g], groups.end[g])) return true;
     return false;
   }
 
@@ -287,13 +215,12 @@ export class AccessRules {
    * gets the default (and the embargo).
    */
   touchesHost(host: string): boolean {
-    if (this.any.length) return true;
     const hostKey = surt(`http://${host}/`).replace(/\)\/$/, '');
     const full = `${hostKey})`;
     const withPort = `${hostKey}:`;
     const within = (k: string) => k.startsWith(full) || k.startsWith(withPort) || full.startsWith(k);
-    // Keys starting with the host's (a range of each sorted list), then its prefixes (up the chain).
-    if (someStartingWith(this.exact.keys, hostKey, within) || someStartingWith(this.prefix.keys, hostKey, within)) return true;
+    // Keys starting with the host's (a range of each sorted list), then its prefixes (up the chain, `*,` last).
+    if (this.exact.keys.someStartingWith(hostKey, within) || this.prefix.keys.someStartingWith(hostKey, within)) return true;
     return !this.chain(full).next().done;
   }
 }

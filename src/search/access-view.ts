@@ -80,7 +80,7 @@ export function buildAccessView(
   for (const d of docs) {
     const key = touches(d.host) ? rules.keyOf(d.url) : undefined;
     const all = [...new Set(d.dates.split(' ').filter(Boolean))].sort();
-    const decide = (ts: string) => (key === undefined ? rules.decideDefault(ts) : rules.decideKey(key, ts, user)).access;
+    const decide = (ts: string) => (key === undefined ? rules.verdictDefault(ts) : rules.verdict(key, ts, user));
     if (key === undefined ? !o.embargo : !rules.dated(key)) {
       const v = decide(all[0] ?? '');
       if (v !== 'allow') withheld.push([d.id, how(v)]);
