@@ -146,7 +146,7 @@ export async function benchAccess() {
       ['what', 'figure'],
       ['load (read, parse, sort)', `${(load.load / 1000).toFixed(2)} s`],
       ['heap held by the loaded rules (after a GC)', `${load.heap.toFixed(0)} MB`],
-      ['RSS grown by the load (the parse's garbage included)', `${load.rss.toFixed(0)} MB`],
+      ['RSS grown by the load (with the garbage of the parse)', `${load.rss.toFixed(0)} MB`],
       ['one decision (URL canonicalized, looked up)', `${(load.each * 1000).toFixed(2)} us`],
       ['view built at the first query (both parts)', `${viewMs.toFixed(0)} ms (answer: ${firstAnswer.total} matches)`],
     ]),
