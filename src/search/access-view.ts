@@ -13,6 +13,7 @@
  */
 import type { Db } from '../index/schema.js';
 import type { AccessRules, Verdict } from '../access/rules.js';
+import { shownOnly } from './set-filters.js';
 
 /** The tables of a view; undefined where nothing is withheld that way. */
 export interface AccessView {
@@ -134,5 +135,81 @@ export function dropAccessView(db: Db, view: AccessView): void {
     for (const t of [view.withheld, view.partial]) if (t) db.exec(`DROP TABLE IF EXISTS temp.${t}`);
   } finally {
     db.pragma('query_only = ON');
+  }
+}
+
+/**
+ * One index set's side of the access rules: the views it has built (by user class, for one
+ * rules generation) and the one the current query answers for. A query runs whole on one
+ * thread, so the searcher sets the class (use) before each; the set's SQL reads the view's
+ * tables through joins(), dates(), firstDate() and shown().
+ */
+export class SetAccess {
+  private view: AccessView = OPEN_VIEW;
+  private views = new Map<string, AccessView>();
+  private viewsOf = '';
+
+  /** `recent(years)`: the MATCH text of the documents captured in those years, where the years column answers it. */
+  constructor(
+    private readonly db: Db,
+    private readonly hasDatesIndex: boolean,
+    private readonly recent: (years: string[]) => string | undefined,
+  ) {}
+
+  /**
+   * The class the next calls answer for, under `rules` of `generation` (the rules' generation
+   * and epoch): its view built at its first use. `rules` undefined: nothing withheld.
+   */
+  use(rules: AccessRules | undefined, generation: string, user: string | undefined): void {
+    if (!rules) {
+      this.view = OPEN_VIEW;
+      return;
+    }
+    if (generation !== this.viewsOf) {
+      for (const v of this.views.values()) dropAccessView(this.db, v);
+      this.views = new Map();
+      this.viewsOf = generation;
+    }
+    // A class no rule names is the public's.
+    const cls = user && rules.users.includes(user) ? user : '';
+    let view = this.views.get(cls);
+    if (!view) this.views.set(cls, (view = buildAccessView(this.db, this.hasDatesIndex, rules, cls || undefined, this.recent)));
+    this.view = view;
+  }
+
+  /** The table of the versions withheld whole from the current class, if any. */
+  get withheldTable(): string | undefined {
+    return this.view.withheld;
+  }
+
+  /** Whether some versions show only some of their dates to the current class. */
+  get partial(): boolean {
+    return this.view.partial !== undefined;
+  }
+
+  /** How the current view withholds a document: 0 not, 1 blocked, 2 excluded. */
+  withheld(id: number): number {
+    if (!this.view.withheld) return 0;
+    return (this.db.prepare(`SELECT how FROM temp.${this.view.withheld} WHERE id = ?`).pluck().get(id) as number | undefined) ?? 0;
+  }
+
+  /** The documents table's joins (`base`: the dates index's), with the view's shown dates. */
+  joins(base: string): string {
+    return this.view.partial ? `${base} LEFT JOIN temp.${this.view.partial} ap ON ap.id = docs.id` : base;
+  }
+
+  /** A document's dates (`all`: every one) as the view shows them. */
+  dates(all: string): string {
+    return this.view.partial ? `coalesce(ap.dates, ${all})` : all;
+  }
+
+  /** A document's first capture date that the view shows. */
+  firstDate(): string {
+    return this.view.partial ? 'coalesce(ap.first, docs.date)' : 'docs.date';
+  }
+
+  /** The view's condition on documents (` AND ...`), '' where it withholds none whole. */
+  shown(): string {
+    return this.view.withheld ? ` AND ${shownOnly(this.view.withheld)}` : '';
   }
 }

@@ -23,8 +23,7 @@ import { best, SetScoring, type Scored } from './set-scoring.js';
 import type { Facets, StoredRef } from './types.js';
 import { NwaxError } from '../util/errors.js';
 import type { CaptureFields } from '../index/capture-fields.js';
-import { buildAccessView, dropAccessView, OPEN_VIEW, type AccessView } from './access-view.js';
-import type { AccessRules } from '../access/rules.js';
+import { SetAccess } from './access-view.js';
 
 /** An order other than score: every match sorted by a stored field. */
 export interface FieldOrder {
@@ -135,67 +134,31 @@ export class OpenSet {
     // The documents dedup marked leave the statistics (a scan of the documents where there are some).
     const deletedIds = this.hasDeleted ? (this.db.prepare('SELECT id FROM docs WHERE deleted = 1').pluck().all() as number[]) : [];
     this.scoring = new SetScoring(this.db, (sql) => this.stmt(sql), this.hasYears ? [...WEIGHTS, 0.0] : WEIGHTS, deletedIds);
+    // Recent captures under an embargo are found through the years column where it answers.
+    this.access = new SetAccess(this.db, set.dates !== undefined, (years) =>
+      this.yearsAnswer(years) ? `years : (${years.map((y) => `"${y}"`).join(' OR ')})` : undefined,
+    );
     this.db.function('nwax_dates_in', { deterministic: true }, (dates: unknown, from: unknown, to: unknown) => {
       for (const d of String(dates).split(' ')) if (d >= (from as string) && d <= (to as string)) return 1;
       return 0;
     });
   }
 
-  /** What the access rules withhold from the class the current query is for (useAccess). */
-  private view: AccessView = OPEN_VIEW;
-  /** The views built, by user class, for the rules of generation `viewsOf`. */
-  private views = new Map<string, AccessView>();
-  private viewsOf = '';
+  /** The access rules' side of this set: what it withholds from the class of the current query (access-view.ts). */
+  readonly access: SetAccess;
 
-  /**
-   * The access class the next calls answer for (a query runs whole on one thread, so the
-   * searcher sets it before each): its view is built at its first use under these rules.
-   * `rules` undefined: nothing withheld.
-   */
-  useAccess(rules: AccessRules | undefined, generation: string, user: string | undefined): void {
-    if (!rules) {
-      this.view = OPEN_VIEW;
-      return;
-    }
-    if (generation !== this.viewsOf) {
-      for (const v of this.views.values()) dropAccessView(this.db, v);
-      this.views = new Map();
-      this.viewsOf = generation;
-    }
-    // A class no rule names is the public's.
-    const cls = user && rules.users.includes(user) ? user : undefined;
-    let view = this.views.get(cls ?? '');
-    if (!view) {
-      // The years column finds recent captures where it has every document's years (as queryYears decides).
-      const recent = (years: string[]) =>
-        this.hasYears && (!this.set.dates || (this.extraYears && !years.some((y) => this.extraYears!.has(y))))
-          ? `years : (${years.map((y) => `"${y}"`).join(' OR ')})`
-          : undefined;
-      this.views.set(cls ?? '', (view = buildAccessView(this.db, this.set.dates !== undefined, rules, cls, recent)));
-    }
-    this.view = view;
-  }
-
-  /** How the current view withholds a document: 0 not, 1 blocked, 2 excluded. */
-  withheld(id: number): number {
-    if (!this.view.withheld) return 0;
-    return (this.stmt(`SELECT how FROM temp.${this.view.withheld} WHERE id = ?`).pluck().get(id) as number | undefined) ?? 0;
-  }
-
-  /** The documents table's joins: the dates index, and the view's allowed dates. */
+  /** The documents table's joins: the dates index, and the dates the access rules show. */
   private joins(): string {
-    const dates = this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '';
-    return this.view.partial ? `${dates} LEFT JOIN temp.${this.view.partial} ap ON ap.id = docs.id` : dates;
+    return this.access.joins(this.set.dates ? 'LEFT JOIN d.dates dd ON dd.id = docs.id' : '');
   }
 
   private datesExpr(): string {
-    const all = this.set.dates ? "docs.dates || ' ' || coalesce(dd.dates, '')" : 'docs.dates';
-    return this.view.partial ? `coalesce(ap.dates, ${all})` : all;
+    return this.access.dates(this.set.dates ? "docs.dates || ' ' || coalesce(dd.dates, '')" : 'docs.dates');
   }
 
-  /** A document's first capture date that the view shows. */
-  private firstDate(): string {
-    return this.view.partial ? 'coalesce(ap.first, docs.date)' : 'docs.date';
+  /** Whether the text index's years column holds every year these documents were captured in (else the dates index adds some). */
+  private yearsAnswer(years: readonly string[]): boolean {
+    return this.hasYears && (!this.set.dates || (this.extraYears !== undefined && !years.some((y) => this.extraYears!.has(y))));
   }
 
   /**
@@ -205,8 +168,7 @@ export class OpenSet {
    */
   private queryYears(q: Query): string[] | undefined {
     const years = this.hasYears ? dateYears(q) : undefined;
-    if (!years || !this.set.dates) return years;
-    return this.extraYears && !years.some((y) => this.extraYears!.has(y)) ? years : undefined;
+    return years && this.yearsAnswer(years) ? years : undefined;
   }
 
   /**
@@ -235,10 +197,10 @@ export class OpenSet {
           hasDeleted: this.hasDeleted,
           mimes: this.mimeIndexed ? () => this.mimes() : undefined,
           dates: this.datesExpr(),
-          withheld: this.view.withheld,
+          withheld: this.access.withheldTable,
         },
         // A version's years in the text index may be of captures the view withholds.
-        years !== undefined && wholeYears(q) && !this.view.partial,
+        years !== undefined && wholeYears(q) && !this.access.partial,
       ),
     };
   }
@@ -315,7 +277,7 @@ export class OpenSet {
     return {
       site: count('docs.host'),
       type: count('docs.mime'),
-      year: count(`substr(${this.firstDate()}, 1, 4)`),
+      year: count(`substr(${this.access.firstDate()}, 1, 4)`),
       lang: count('docs.lang', " AND docs.lang != ''"),
     };
   }
@@ -364,7 +326,7 @@ export class OpenSet {
       const dir = order.desc ? 'DESC' : 'ASC';
       const total = (this.stmt(`SELECT count(*) AS n FROM ${from} ${cond}`).get(...all) as { n: number }).n;
       const rows = this.stmt(
-        `SELECT ${this.cols()}, 0 AS rank FROM ${from} ${cond} ORDER BY ${order.field === 'date' ? this.firstDate() : 'docs.url'} ${dir}, docs.url ${dir}, docs.digest LIMIT ?`,
+        `SELECT ${this.cols()}, 0 AS rank FROM ${from} ${cond} ORDER BY ${order.field === 'date' ? this.access.firstDate() : 'docs.url'} ${dir}, docs.url ${dir}, docs.digest LIMIT ?`,
       ).all(...all, limit) as Row[];
       return { total, rows };
     }
@@ -406,7 +368,7 @@ export class OpenSet {
     if (!match || !narrow) return undefined;
     // Without filters FTS5 answers alone; the versions the access rules withhold are left out
     // by document number then, with no read of the documents table.
-    const w = this.view.withheld;
+    const w = this.access.withheldTable;
     const plain = where.filter((c) => !w || c !== shownOnly(w)).length === 1 && !this.hasDeleted;
     const join = this.joins();
     return {
@@ -504,18 +466,13 @@ export class OpenSet {
     return { text: r?.text ?? '', lang: r?.lang ?? '' };
   }
 
-  /** The view's condition on documents (`AND ...`), '' where it withholds none whole. */
-  private shown(): string {
-    return this.view.withheld ? ` AND ${shownOnly(this.view.withheld)}` : '';
-  }
-
   hosts(): string[] {
-    return (this.stmt(`SELECT DISTINCT host FROM docs WHERE host != '' AND deleted = 0${this.shown()}`).all() as { host: string }[]).map((r) => r.host);
+    return (this.stmt(`SELECT DISTINCT host FROM docs WHERE host != '' AND deleted = 0${this.access.shown()}`).all() as { host: string }[]).map((r) => r.host);
   }
 
   bestTitles(n: number): string[] {
     return (
-      this.stmt(`SELECT title FROM docs WHERE title != '' AND deleted = 0${this.shown()} ORDER BY boost DESC, id LIMIT ?`).all(n) as { title: string }[]
+      this.stmt(`SELECT title FROM docs WHERE title != '' AND deleted = 0${this.access.shown()} ORDER BY boost DESC, id LIMIT ?`).all(n) as { title: string }[]
     ).map((r) => r.title);
   }
 
@@ -529,14 +486,14 @@ export class OpenSet {
   }
 
   ref(id: number): StoredRef | undefined {
-    return this.stmt(`SELECT url, location, offset, clen, mime FROM docs WHERE id = ? AND deleted = 0${this.shown()}`).get(id) as StoredRef | undefined;
+    return this.stmt(`SELECT url, location, offset, clen, mime FROM docs WHERE id = ? AND deleted = 0${this.access.shown()}`).get(id) as StoredRef | undefined;
   }
 
   /** Every document served, in document order (an export of the collection), without its text. */
   *documents(): Generator<Row> {
     // A thousand at a time: the connection serves other reads (their texts) between batches.
     const batch = this.stmt(
-      `SELECT ${this.cols(false)} FROM docs ${this.joins()} WHERE docs.deleted = 0${this.shown()} AND docs.id > ? ORDER BY docs.id LIMIT 1000`,
+      `SELECT ${this.cols(false)} FROM docs ${this.joins()} WHERE docs.deleted = 0${this.access.shown()} AND docs.id > ? ORDER BY docs.id LIMIT 1000`,
     );
     for (let after = -1; ; ) {
       const rows = batch.all(after) as Row[];

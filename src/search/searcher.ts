@@ -70,7 +70,7 @@ export class Searcher {
   private scope(user: string | undefined): void {
     const a = this.access;
     const rules = a?.active ? a.rules : undefined;
-    for (const s of this.sets) s.useAccess(rules, this.accessEpoch(), user);
+    for (const s of this.sets) s.access.use(rules, this.accessEpoch(), user);
   }
 
   /**
@@ -300,7 +300,7 @@ export class Searcher {
   stored(set: string, doc: number, user?: string): StoredRef | 'blocked' | undefined {
     this.scope(user);
     const s = this.sets.find((x) => x.set.name === set);
-    if (s?.withheld(doc) === 1) return 'blocked';
+    if (s?.access.withheld(doc) === 1) return 'blocked';
     return s?.ref(doc);
   }
 
