@@ -1,37 +1,29 @@
 /**
- * The search service (`nwax serve`), on Node's http: `/` the search page, `/search` HTML
- * results, `/api/search` JSON, `/opensearch` RSS (NutchWAX's OpenSearch servlet),
- * `/opensearch.xml` the description document, `/stored/SET/DOC` the archived bytes of a
- * capture, `/suggest?q=` search-as-you-type, `/cdx` pywb's CDX server API, `/healthz`. Bad parameters are a 400 with a
- * message, never a 500; every response says its content type and charset.
+ * The search service (`nwax serve`), on Node's http: the wiring of its parts. The access
+ * policy, the CDX server, the backend (this machine's indexes, a shard front's backends, or a
+ * /cdx-only service) and the replay are opened here, reloaded on one timer, and served by the
+ * routes (routes.ts: `/` the search page, `/search` HTML results, `/api/search` JSON,
+ * `/opensearch` RSS, `/stored/SET/DOC`, `/suggest`, `/cdx`, `/healthz`, `/metrics`, ...), each
+ * request counted and logged (observe.ts); replay listens on its own origin unless asked to
+ * share this one.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { RunningServer, ServeOptions } from './serve-options.js';
-import { NO_STATE, cdxOnlyWhenNoIndexes, localBackend, shardBackend, type Backend } from './backends.js';
 import type { AddressInfo } from 'node:net';
-import { shardOptions } from './shard-protocol.js';
-import { MAX_SCORED } from '../search/open-set.js';
-import { BadRequest, searchParams } from './params.js';
-import { renderBlocked, renderError, renderHome, renderResults } from './render-html.js';
+import type { RunningServer, ServeOptions } from './serve-options.js';
+import { cdxOnlyWhenNoIndexes, localBackend, shardBackend, type Backend } from './backends.js';
 import { AccessPolicy } from '../access/policy.js';
-import { openSearchDescription, renderRss } from './render-rss.js';
-import { renderJson } from './render-text.js';
 import { cdxServer } from './cdx-server.js';
-import { StreamGate, streamLines } from './stream-lines.js';
+import { StreamGate } from './stream-lines.js';
 import { Metrics, accessLog, routeOf } from './observe.js';
+import { route, send, type Parts } from './routes.js';
 
 export type { RunningServer, ServeOptions } from './serve-options.js';
 
-function send(res: ServerResponse, status: number, type: string, body: string): void {
-  res.writeHead(status, { 'Content-Type': `${type}; charset=utf-8`, 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff' });
-  res.end(body);
-}
-
-export async function startServer(opts: ServeOptions): Promise<RunningServer> {
+/** The access policy, the CDX server and the backend, reloaded together (the timer, SIGHUP, /admin/reload). */
+async function openParts(opts: ServeOptions) {
   // The access rules, read here once for the routes of this thread (a bad file stops the start).
   const policy = opts.access ? new AccessPolicy(opts.access, opts.log) : undefined;
   const cdx = opts.cdx?.sources.length ? await cdxServer({ pageSize: 10_000, ...opts.cdx, log: opts.log, access: policy }) : undefined;
-  const cdxStreams = new StreamGate(opts.cdx?.maxConcurrent ?? 8);
   const indexes = opts.shards?.length ? shardBackend(opts) : cdx ? cdxOnlyWhenNoIndexes(opts, policy) : localBackend(opts, policy);
   // The CDX sources reload with the indexes: on the same timer, SIGHUP and /admin/reload.
   const backend: Backend = cdx
@@ -44,47 +36,105 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       }
     : indexes;
   // The CDX sources and this thread's access rules (its searcher, where there is one, looks too).
-  const cdxTimer =
+  const timer =
     (cdx || policy) && opts.reloadInterval
       ? setInterval(() => {
           cdx?.reload();
           policy?.reload();
         }, opts.reloadInterval)
       : undefined;
-  cdxTimer?.unref();
-  // Replay, on its own origin unless asked to share this one.
-  const { ReplayService } = opts.replayPort !== undefined && !opts.shards?.length ? await import('../replay/replay-service.js') : { ReplayService: undefined };
-  let replayListening = '';
-  const replay =
-    ReplayService &&
-    new ReplayService({
-      dir: opts.dir,
-      cdx: opts.cdx?.sources ?? [],
-      archiveLocations: opts.archiveLocations ?? [],
-      base: () => (opts.replayBaseUrl || replayListening).replace(/\/+$/, ''),
-      searchBase: () => (opts.baseUrl || listening).replace(/\/+$/, ''),
-      log: opts.log,
-      access: policy,
+  timer?.unref();
+  return { policy, cdx, backend, timer };
+}
+
+/** Replay, where it is served (not on a shard front), with its own reload timer. */
+async function openReplay(opts: ServeOptions, policy: AccessPolicy | undefined, addresses: { search: string; replay: string }) {
+  if (opts.replayPort === undefined || opts.shards?.length) return undefined;
+  const { ReplayService } = await import('../replay/replay-service.js');
+  const replay = new ReplayService({
+    dir: opts.dir,
+    cdx: opts.cdx?.sources ?? [],
+    archiveLocations: opts.archiveLocations ?? [],
+    base: () => (opts.replayBaseUrl || addresses.replay).replace(/\/+$/, ''),
+    searchBase: () => (opts.baseUrl || addresses.search).replace(/\/+$/, ''),
+    log: opts.log,
+    access: policy,
+  });
+  const timer = opts.reloadInterval ? setInterval(() => replay.reload(), opts.reloadInterval) : undefined;
+  timer?.unref();
+  return { replay, timer };
+}
+
+/** A handler's failure: logged, a 500 where nothing was sent yet, else the connection cut. */
+function answerFailure(opts: ServeOptions, req: IncomingMessage, res: ServerResponse) {
+  return (err: Error) => {
+    opts.log?.(`${req.method} ${req.url}: ${err.message}`);
+    if (!res.headersSent) send(res, 500, 'text/plain', 'internal error\n');
+    else res.destroy();
+  };
+}
+
+function listen(server: Server, port: number, host: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve(addressOf(server.address() as AddressInfo)));
+  });
+}
+
+function addressOf(addr: AddressInfo): string {
+  return `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
+}
+
+/** Requests in flight, and a wait for the last of them to end. */
+class InFlight {
+  count = 0;
+  private drained: (() => void) | undefined;
+
+  enter(): void {
+    this.count++;
+  }
+
+  leave(): void {
+    if (--this.count === 0) this.drained?.();
+  }
+
+  /** Resolves when none is in flight, or after `ms`. */
+  settled(ms: number): Promise<void> {
+    if (this.count === 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.drained = resolve;
+      setTimeout(resolve, ms).unref();
     });
-  const replayTimer = replay && opts.reloadInterval ? setInterval(() => replay.reload(), opts.reloadInterval) : undefined;
-  replayTimer?.unref();
-  /** Hits link to the external Wayback when one is configured, else to the embedded replay. */
-  const replayTemplate = () =>
-    opts.wayback || (replay ? `${(opts.replayBaseUrl || replayListening).replace(/\/+$/, '')}/replay/{collection}/{date}/{url}` : '');
-  const serveReplay = (req: IncomingMessage, res: ServerResponse) =>
-    replay!.handle(req, res).catch((err: Error) => {
-      opts.log?.(`${req.method} ${req.url}: ${err.message}`);
-      if (!res.headersSent) send(res, 500, 'text/plain', 'internal error\n');
-      else res.destroy();
-    });
-  // Long query strings reach the handler (and get a 400 with a message) instead of Node's bare 431.
+  }
+}
+
+export async function startServer(opts: ServeOptions): Promise<RunningServer> {
+  const { policy, cdx, backend, timer } = await openParts(opts);
+  const addresses = { search: `http://${opts.host}:${opts.port}`, replay: '' };
+  const replayed = await openReplay(opts, policy, addresses);
+  const serveReplay = replayed && ((req: IncomingMessage, res: ServerResponse) => replayed.replay.handle(req, res).catch(answerFailure(opts, req, res)));
   const metrics = new Metrics(backend.state, policy);
-  const access = opts.accessLog ? accessLog(opts.accessLog) : undefined;
-  let inFlight = 0;
-  let drained: (() => void) | undefined;
+  const log = opts.accessLog ? accessLog(opts.accessLog) : undefined;
+  const parts: Parts = {
+    opts,
+    backend,
+    cdx,
+    cdxStreams: new StreamGate(opts.cdx?.maxConcurrent ?? 8),
+    policy,
+    metrics,
+    sharedReplay: opts.replayPort === -1 ? serveReplay : undefined,
+    reloadReplay: () => replayed?.replay.reload(),
+    // Hits link to the external Wayback when one is configured, else to the embedded replay.
+    replayTemplate: () => opts.wayback || (replayed ? `${(opts.replayBaseUrl || addresses.replay).replace(/\/+$/, '')}/replay/{collection}/{date}/{url}` : ''),
+    // Absolute links name the configured public address, or the one listened on: a Host header
+    // is the client's to choose, and would point links wherever it says.
+    base: () => (opts.baseUrl || addresses.search).replace(/\/+$/, ''),
+  };
+  const inFlight = new InFlight();
+  // Long query strings reach the handler (and get a 400 with a message) instead of Node's bare 431.
   const server = createServer({ maxHeaderSize: 256 * 1024 }, (req, res) => {
     const t0 = performance.now();
-    inFlight++;
+    inFlight.enter();
     // A client that goes away before its answer stops its query.
     const gone = new AbortController();
     const answered: { generation?: number } = {};
@@ -92,12 +142,11 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const sentBefore = req.socket.bytesWritten ?? 0;
     res.once('close', () => {
       if (!res.writableFinished) gone.abort();
-      inFlight--;
       const path = (req.url ?? '/').split('?')[0];
       const ms = performance.now() - t0;
       const status = res.writableFinished ? res.statusCode : 499;
       metrics.observe(routeOf(path), status, ms / 1000);
-      access?.write({
+      log?.write({
         method: req.method ?? '',
         path: opts.accessLog?.queries ? (req.url ?? '/') : path,
         status,
@@ -105,262 +154,79 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
         ms: Math.round(ms * 10) / 10,
         ...(answered.generation ? { generation: answered.generation } : {}),
       });
-      if (inFlight === 0) drained?.();
+      inFlight.leave();
     });
-    handle(req, res, gone.signal, answered).catch((err: Error) => {
-      opts.log?.(`${req.method} ${req.url}: ${err.message}`);
-      if (!res.headersSent) send(res, 500, 'text/plain', 'internal error\n');
-      else res.destroy();
-    });
+    route(parts, req, res, gone.signal, answered).catch(answerFailure(opts, req, res));
   });
-
-  async function handle(req: IncomingMessage, res: ServerResponse, signal: AbortSignal, answered: { generation?: number }): Promise<void> {
-    // Absolute links name the configured public address, or the one listened on: a Host header
-    // is the client's to choose, and would point links wherever it says.
-    const base = (opts.baseUrl || listening).replace(/\/+$/, '');
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', 'http://nwax.invalid');
-    } catch {
-      send(res, 400, 'text/plain', 'bad request URL\n');
-      return;
-    }
-    const path = url.pathname;
-    if (replay && opts.replayPort === -1 && path.startsWith('/replay/')) return serveReplay(req, res);
-    if (path === '/admin/reload') {
-      // Only from this machine: a reload costs the service work, and says what it serves.
-      if (req.method !== 'POST') {
-        res.setHeader('Allow', 'POST');
-        send(res, 405, 'text/plain', 'POST to reload\n');
-      } else if (!isLoopback(req.socket.remoteAddress)) {
-        send(res, 403, 'text/plain', 'reload is allowed from loopback only\n');
-      } else {
-        replay?.reload();
-        const rules = policy?.reload();
-        const r = await backend.reload();
-        const errors = [...new Set([...r.errors, ...(rules?.errors ?? [])])];
-        send(res, 200, 'application/json', `${JSON.stringify({ ...r, errors, ...(policy ? { accessRules: policy.generation } : {}) })}\n`);
-      }
-      return;
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('Allow', 'GET, HEAD');
-      send(res, 405, 'text/plain', 'only GET\n');
-      return;
-    }
-    // Who asks, for the access rules: a class from a trusted proxy's header, the reading room, or the public.
-    const user = policy?.userOf(req.headers, req.socket.remoteAddress);
-    const want = (ctype: string) => (err: unknown) => {
-      const code = (err as { code?: string }).code;
-      if (code === 'NWAX_ABORTED') return; // nobody to answer
-      const status = err instanceof BadRequest || code === 'NWAX_QUERY' ? 400 : code === 'NWAX_TIMEOUT' || code === 'NWAX_SHUTDOWN' ? 503 : 500;
-      if (status === 500) throw err;
-      if (status === 503) res.setHeader('Retry-After', '5');
-      const message = (err as Error).message;
-      if (ctype === 'text/html') send(res, status, 'text/html', renderError(status, message, url.searchParams.get('query') ?? ''));
-      else if (ctype === 'application/json') send(res, status, 'application/json', `${JSON.stringify({ error: message })}\n`);
-      else send(res, status, 'text/plain', `${message}\n`);
-    };
-    switch (path) {
-      case '/':
-        send(res, 200, 'text/html', renderHome());
-        return;
-      case '/healthz':
-        send(res, 200, 'application/json', `${JSON.stringify(await backend.health())}\n`);
-        return;
-      case '/readyz': {
-        // Ready when index sets are open (a shard front or a /cdx-only service: when it answers).
-        const sets = backend.state.sets();
-        const ready = backend.state === NO_STATE || sets.length > 0;
-        send(res, ready ? 200 : 503, 'application/json', `${JSON.stringify({ ready, generation: backend.state.generation(), sets })}\n`);
-        return;
-      }
-      case '/metrics':
-        send(res, 200, metrics.contentType.split(';')[0], await metrics.text());
-        return;
-      case '/opensearch.xml':
-        send(res, 200, 'application/opensearchdescription+xml', openSearchDescription(base));
-        return;
-      case '/search':
-      case '/api/search':
-      case '/opensearch': {
-        const ctype = path === '/search' ? 'text/html' : path === '/api/search' ? 'application/json' : 'application/rss+xml';
-        try {
-          const p = searchParams(url.searchParams, { hitsPerSite: opts.hitsPerSite });
-          // The HTML page shows facets; the APIs count them when asked (facets=1).
-          const facets = ctype === 'text/html' || url.searchParams.get('facets') === '1';
-          // NutchWAX's hitsPerSite keeps its meaning when asked for; the default collapses only across sites.
-          const hitsPerSiteDefault = !url.searchParams.has('hitsPerSite') && !url.searchParams.has('hitsPerDup');
-          const r = await backend.search(
-            p.query,
-            {
-              start: p.start,
-              hits: p.hitsPerPage,
-              hitsPerSite: p.hitsPerSite,
-              hitsPerSiteDefault,
-              facets,
-              sort: p.sort,
-              reverse: p.reverse,
-              dedupField: p.dedupField,
-              exact: p.exact,
-              maxScored: opts.maxScored,
-              budgetMs: opts.timeBudget,
-              ...(opts.cache === false ? { cache: false } : {}),
-              ...shardOptions(url.searchParams),
-              ...(user ? { user } : {}),
-            },
-            signal,
-          );
-          answered.generation = r.generation;
-          const template = replayTemplate();
-          const body =
-            ctype === 'text/html' ? renderResults(r, p, template) : ctype === 'application/json' ? renderJson(r, template) : renderRss(r, p, base, template);
-          send(res, 200, ctype, body);
-        } catch (err) {
-          want(ctype)(err);
-        }
-        return;
-      }
-      case '/cdx': {
-        if (!cdx) {
-          send(res, 404, 'text/plain', 'no CDX index is served here (set nwax.serve.cdx)\n');
-          return;
-        }
-        if (!cdxStreams.enter()) {
-          res.setHeader('Retry-After', '1');
-          send(res, 503, 'text/plain', `${cdxStreams.limit} CDX answers are streaming; try again shortly (nwax.cdx.max.concurrent)\n`);
-          return;
-        }
-        try {
-          const out = await cdx.answer(url.searchParams, user);
-          if (out.lines) await streamLines(res, out.type, out.lines, opts.log);
-          else send(res, out.status, out.type, out.body ?? '');
-        } finally {
-          cdxStreams.leave();
-        }
-        return;
-      }
-      case '/api/shard/stats':
-      case '/api/shard/candidates': {
-        const want400 = want('application/json');
-        try {
-          if (!backend.shard) throw new BadRequest(`${path}: this service is not a shard backend`);
-          const query = searchParams(url.searchParams, { hitsPerSite: 0 }).query;
-          const body =
-            path === '/api/shard/stats'
-              ? (backend.shard.stats(
-                  query,
-                  Number(url.searchParams.get('cap')) || (opts.maxScored ?? MAX_SCORED),
-                  url.searchParams.get('keys') === '1',
-                  user,
-                ) ?? null)
-              : backend.shard.candidates(query, {
-                  exact: url.searchParams.get('exact') === 'true',
-                  ...shardOptions(url.searchParams),
-                  ...(user ? { user } : {}),
-                });
-          send(res, 200, 'application/json', `${JSON.stringify(body)}\n`);
-        } catch (err) {
-          want400(err);
-        }
-        return;
-      }
-      case '/suggest': {
-        const q = url.searchParams.get('q') ?? '';
-        send(res, 200, 'application/json', `${JSON.stringify(q.length > 200 ? [] : await backend.suggest(q))}\n`);
-        return;
-      }
-      default: {
-        const m = /^\/stored\/([^/]+)\/(\d{1,12})$/.exec(path);
-        let set: string | undefined;
-        try {
-          set = m ? decodeURIComponent(m[1]) : undefined;
-        } catch {
-          send(res, 400, 'text/plain', 'bad percent-encoding in the path\n');
-          return;
-        }
-        try {
-          const sent = set === undefined ? 'none' : await backend.stored(set, Number(m![2]), res, user);
-          if (sent === 'blocked') send(res, 451, 'text/html', renderBlocked());
-          else if (sent === 'none') send(res, 404, 'text/plain', 'no such page or document\n');
-        } catch (err) {
-          if (res.headersSent) throw err;
-          send(res, 502, 'text/plain', `the archive could not be read: ${(err as Error).message}\n`);
-        }
-      }
-    }
-  }
-
-  let listening = `http://${opts.host}:${opts.port}`;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host, () => resolve());
-  });
-  const addr = server.address() as AddressInfo;
-  listening = addressOf(addr);
+  addresses.search = await listen(server, opts.port, opts.host);
   let replayServer: Server | undefined;
-  if (replay && opts.replayPort === -1) replayListening = listening;
-  else if (replay) {
+  if (replayed && opts.replayPort === -1) addresses.replay = addresses.search;
+  else if (serveReplay) {
     replayServer = createServer({ maxHeaderSize: 64 * 1024 }, (req, res) => void serveReplay(req, res));
-    await new Promise<void>((resolve, reject) => {
-      replayServer!.once('error', reject);
-      replayServer!.listen(opts.replayPort, opts.host, () => resolve());
-    });
-    replayListening = addressOf(replayServer.address() as AddressInfo);
+    addresses.replay = await listen(replayServer, opts.replayPort!, opts.host);
   }
+  return running({ server, replayServer, url: addresses.search, replayUrl: replayed ? addresses.replay : undefined, policy, backend, inFlight, log }, [
+    timer,
+    replayed?.timer,
+  ]);
+}
+
+/** The running service: closed at once, or shut down after its requests in flight; reloaded on demand. */
+function running(
+  s: {
+    server: Server;
+    replayServer: Server | undefined;
+    url: string;
+    replayUrl: string | undefined;
+    policy: AccessPolicy | undefined;
+    backend: Backend;
+    inFlight: InFlight;
+    log: { flush(): void } | undefined;
+  },
+  timers: (NodeJS.Timeout | undefined)[],
+): RunningServer {
   const closeReplay = () =>
     new Promise<void>((resolve) => {
-      clearInterval(replayTimer);
-      if (!replayServer) return resolve();
-      replayServer.closeAllConnections();
-      replayServer.close(() => resolve());
+      if (!s.replayServer) return resolve();
+      s.replayServer.closeAllConnections();
+      s.replayServer.close(() => resolve());
     });
+  const stopTimers = () => {
+    for (const t of timers) clearInterval(t);
+  };
   return {
-    server,
-    url: listening,
-    ...(replay ? { replayUrl: replayListening } : {}),
+    server: s.server,
+    url: s.url,
+    ...(s.replayUrl !== undefined ? { replayUrl: s.replayUrl } : {}),
     close: () =>
       new Promise<void>((resolve) => {
-        clearInterval(cdxTimer);
-        server.closeAllConnections();
-        server.close(
+        stopTimers();
+        s.server.closeAllConnections();
+        s.server.close(
           () =>
             void closeReplay()
-              .then(() => backend.close())
-              .then(() => access?.flush())
+              .then(() => s.backend.close())
+              .then(() => s.log?.flush())
               .then(resolve),
         );
       }),
     reload: async () => {
-      const rules = policy?.reload();
-      const r = await backend.reload();
+      const rules = s.policy?.reload();
+      const r = await s.backend.reload();
       return { ...r, errors: [...new Set([...r.errors, ...(rules?.errors ?? [])])] };
     },
     async shutdown(timeoutMs) {
       // No new connections; idle keep-alive ones closed now, busy ones after their answer.
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      if (inFlight > 0) {
-        await new Promise<void>((resolve) => {
-          drained = resolve;
-          setTimeout(resolve, timeoutMs).unref();
-        });
-      }
+      const closed = new Promise<void>((resolve) => s.server.close(() => resolve()));
+      s.server.closeIdleConnections();
+      await s.inFlight.settled(timeoutMs);
       // What still runs is stopped: connections dropped, workers (and their SQLite calls) ended.
-      server.closeAllConnections();
-      clearInterval(cdxTimer);
+      s.server.closeAllConnections();
+      stopTimers();
       await closeReplay();
-      await backend.close();
+      await s.backend.close();
       await closed;
-      access?.flush();
+      s.log?.flush();
     },
   };
-}
-
-function addressOf(addr: AddressInfo): string {
-  return `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
-}
-
-function isLoopback(address: string | undefined): boolean {
-  return !!address && (/^127\./.test(address) || address === '::1' || /^::ffff:127\./.test(address));
 }

@@ -1,0 +1,235 @@
+/**
+ * The search service's routes, one function each, over the parts server.ts wires together:
+ * the backend (this machine's indexes or a shard front's backends), the CDX server, the access
+ * policy and the replay. Bad parameters are a 400 with a message, never a 500; every response
+ * says its content type and charset.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Backend } from './backends.js';
+import { NO_STATE } from './backends.js';
+import type { ServeOptions } from './serve-options.js';
+import type { AccessPolicy } from '../access/policy.js';
+import type { Metrics } from './observe.js';
+import { shardOptions } from './shard-protocol.js';
+import { MAX_SCORED } from '../search/open-set.js';
+import { BadRequest, searchParams } from './params.js';
+import { renderBlocked, renderError, renderHome, renderResults } from './render-html.js';
+import { openSearchDescription, renderRss } from './render-rss.js';
+import { renderJson } from './render-text.js';
+import type { cdxServer } from './cdx-server.js';
+import { type StreamGate, streamLines } from './stream-lines.js';
+
+export function send(res: ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, { 'Content-Type': `${type}; charset=utf-8`, 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff' });
+  res.end(body);
+}
+
+/** What the routes answer from. */
+export interface Parts {
+  opts: ServeOptions;
+  backend: Backend;
+  cdx: Awaited<ReturnType<typeof cdxServer>> | undefined;
+  cdxStreams: StreamGate;
+  policy: AccessPolicy | undefined;
+  metrics: Metrics;
+  /** Replay under /replay on this port, where it is served so; undefined otherwise. */
+  sharedReplay: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined;
+  /** Reloads the replay's capture indexes (POST /admin/reload). */
+  reloadReplay: () => void;
+  /** The template of replay links in hits. */
+  replayTemplate: () => string;
+  /** The public address of the service, for absolute links. */
+  base: () => string;
+}
+
+/** One request: who asks, where its answer goes, whether it was given up. */
+interface Asked {
+  req: IncomingMessage;
+  res: ServerResponse;
+  url: URL;
+  /** The access rules' user class of the request (none: the public). */
+  user: string | undefined;
+  signal: AbortSignal;
+  answered: { generation?: number };
+}
+
+function isLoopback(address: string | undefined): boolean {
+  return !!address && (/^127\./.test(address) || address === '::1' || /^::ffff:127\./.test(address));
+}
+
+/** The answer to an error of a route whose answers are of type `ctype`: a 400 or 503 with its message; anything else is thrown on (a 500). */
+function failed(a: Asked, ctype: string, err: unknown): void {
+  const code = (err as { code?: string }).code;
+  if (code === 'NWAX_ABORTED') return; // nobody to answer
+  const status = err instanceof BadRequest || code === 'NWAX_QUERY' ? 400 : code === 'NWAX_TIMEOUT' || code === 'NWAX_SHUTDOWN' ? 503 : 500;
+  if (status === 500) throw err;
+  if (status === 503) a.res.setHeader('Retry-After', '5');
+  const message = (err as Error).message;
+  if (ctype === 'text/html') send(a.res, status, 'text/html', renderError(status, message, a.url.searchParams.get('query') ?? ''));
+  else if (ctype === 'application/json') send(a.res, status, 'application/json', `${JSON.stringify({ error: message })}\n`);
+  else send(a.res, status, 'text/plain', `${message}\n`);
+}
+
+/** POST /admin/reload, from this machine only: a reload costs the service work, and says what it serves. */
+async function adminReload(p: Parts, a: Asked): Promise<void> {
+  if (a.req.method !== 'POST') {
+    a.res.setHeader('Allow', 'POST');
+    send(a.res, 405, 'text/plain', 'POST to reload\n');
+  } else if (!isLoopback(a.req.socket.remoteAddress)) {
+    send(a.res, 403, 'text/plain', 'reload is allowed from loopback only\n');
+  } else {
+    p.reloadReplay();
+    const rules = p.policy?.reload();
+    const r = await p.backend.reload();
+    const errors = [...new Set([...r.errors, ...(rules?.errors ?? [])])];
+    send(a.res, 200, 'application/json', `${JSON.stringify({ ...r, errors, ...(p.policy ? { accessRules: p.policy.generation } : {}) })}\n`);
+  }
+}
+
+/** /search (HTML), /api/search (JSON), /opensearch (RSS). */
+async function search(p: Parts, a: Asked, path: string): Promise<void> {
+  const ctype = path === '/search' ? 'text/html' : path === '/api/search' ? 'application/json' : 'application/rss+xml';
+  const { opts } = p;
+  const sp = a.url.searchParams;
+  try {
+    const q = searchParams(sp, { hitsPerSite: opts.hitsPerSite });
+    const r = await p.backend.search(
+      q.query,
+      {
+        start: q.start,
+        hits: q.hitsPerPage,
+        hitsPerSite: q.hitsPerSite,
+        // NutchWAX's hitsPerSite keeps its meaning when asked for; the default collapses only across sites.
+        hitsPerSiteDefault: !sp.has('hitsPerSite') && !sp.has('hitsPerDup'),
+        // The HTML page shows facets; the APIs count them when asked (facets=1).
+        facets: ctype === 'text/html' || sp.get('facets') === '1',
+        sort: q.sort,
+        reverse: q.reverse,
+        dedupField: q.dedupField,
+        exact: q.exact,
+        maxScored: opts.maxScored,
+        budgetMs: opts.timeBudget,
+        ...(opts.cache === false ? { cache: false } : {}),
+        ...shardOptions(sp),
+        ...(a.user ? { user: a.user } : {}),
+      },
+      a.signal,
+    );
+    a.answered.generation = r.generation;
+    const template = p.replayTemplate();
+    const body =
+      ctype === 'text/html' ? renderResults(r, q, template) : ctype === 'application/json' ? renderJson(r, template) : renderRss(r, q, p.base(), template);
+    send(a.res, 200, ctype, body);
+  } catch (err) {
+    failed(a, ctype, err);
+  }
+}
+
+/** /cdx: pywb's CDX server API, streamed, at most nwax.cdx.max.concurrent at once. */
+async function cdxRoute(p: Parts, a: Asked): Promise<void> {
+  if (!p.cdx) {
+    send(a.res, 404, 'text/plain', 'no CDX index is served here (set nwax.serve.cdx)\n');
+    return;
+  }
+  if (!p.cdxStreams.enter()) {
+    a.res.setHeader('Retry-After', '1');
+    send(a.res, 503, 'text/plain', `${p.cdxStreams.limit} CDX answers are streaming; try again shortly (nwax.cdx.max.concurrent)\n`);
+    return;
+  }
+  try {
+    const out = await p.cdx.answer(a.url.searchParams, a.user);
+    if (out.lines) await streamLines(a.res, out.type, out.lines, p.opts.log);
+    else send(a.res, out.status, out.type, out.body ?? '');
+  } finally {
+    p.cdxStreams.leave();
+  }
+}
+
+/** /api/shard/stats and /api/shard/candidates: a backend's side of the shard protocol. */
+function shardRoute(p: Parts, a: Asked, path: string): void {
+  const sp = a.url.searchParams;
+  try {
+    const shard = p.backend.shard;
+    if (!shard) throw new BadRequest(`${path}: this service is not a shard backend`);
+    const query = searchParams(sp, { hitsPerSite: 0 }).query;
+    const body =
+      path === '/api/shard/stats'
+        ? (shard.stats(query, Number(sp.get('cap')) || (p.opts.maxScored ?? MAX_SCORED), sp.get('keys') === '1', a.user) ?? null)
+        : shard.candidates(query, { exact: sp.get('exact') === 'true', ...shardOptions(sp), ...(a.user ? { user: a.user } : {}) });
+    send(a.res, 200, 'application/json', `${JSON.stringify(body)}\n`);
+  } catch (err) {
+    failed(a, 'application/json', err);
+  }
+}
+
+/** /stored/SET/DOC: the archived bytes of a capture; 451 where the access rules block it. */
+async function stored(p: Parts, a: Asked, path: string): Promise<void> {
+  const m = /^\/stored\/([^/]+)\/(\d{1,12})$/.exec(path);
+  let set: string | undefined;
+  try {
+    set = m ? decodeURIComponent(m[1]) : undefined;
+  } catch {
+    send(a.res, 400, 'text/plain', 'bad percent-encoding in the path\n');
+    return;
+  }
+  try {
+    const sent = set === undefined ? 'none' : await p.backend.stored(set, Number(m![2]), a.res, a.user);
+    if (sent === 'blocked') send(a.res, 451, 'text/html', renderBlocked());
+    else if (sent === 'none') send(a.res, 404, 'text/plain', 'no such page or document\n');
+  } catch (err) {
+    if (a.res.headersSent) throw err;
+    send(a.res, 502, 'text/plain', `the archive could not be read: ${(err as Error).message}\n`);
+  }
+}
+
+/** Answers one request. */
+export async function route(p: Parts, req: IncomingMessage, res: ServerResponse, signal: AbortSignal, answered: { generation?: number }): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(req.url ?? '/', 'http://nwax.invalid');
+  } catch {
+    send(res, 400, 'text/plain', 'bad request URL\n');
+    return;
+  }
+  const path = url.pathname;
+  if (p.sharedReplay && path.startsWith('/replay/')) return p.sharedReplay(req, res);
+  // Who asks, for the access rules: a class from a trusted proxy's header, the reading room, or the public.
+  const a: Asked = { req, res, url, user: p.policy?.userOf(req.headers, req.socket.remoteAddress), signal, answered };
+  if (path === '/admin/reload') return adminReload(p, a);
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('Allow', 'GET, HEAD');
+    send(res, 405, 'text/plain', 'only GET\n');
+    return;
+  }
+  switch (path) {
+    case '/':
+      return send(res, 200, 'text/html', renderHome());
+    case '/healthz':
+      return send(res, 200, 'application/json', `${JSON.stringify(await p.backend.health())}\n`);
+    case '/readyz': {
+      // Ready when index sets are open (a shard front or a /cdx-only service: when it answers).
+      const sets = p.backend.state.sets();
+      const ready = p.backend.state === NO_STATE || sets.length > 0;
+      return send(res, ready ? 200 : 503, 'application/json', `${JSON.stringify({ ready, generation: p.backend.state.generation(), sets })}\n`);
+    }
+    case '/metrics':
+      return send(res, 200, p.metrics.contentType.split(';')[0], await p.metrics.text());
+    case '/opensearch.xml':
+      return send(res, 200, 'application/opensearchdescription+xml', openSearchDescription(p.base()));
+    case '/search':
+    case '/api/search':
+    case '/opensearch':
+      return search(p, a, path);
+    case '/cdx':
+      return cdxRoute(p, a);
+    case '/api/shard/stats':
+    case '/api/shard/candidates':
+      return shardRoute(p, a, path);
+    case '/suggest': {
+      const q = url.searchParams.get('q') ?? '';
+      return send(res, 200, 'application/json', `${JSON.stringify(q.length > 200 ? [] : await p.backend.suggest(q))}\n`);
+    }
+    default:
+      return stored(p, a, path);
+  }
+}
