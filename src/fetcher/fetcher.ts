@@ -94,112 +94,150 @@ export function readFetchList(segment: string): { url: string; datum: CrawlDatum
   return out;
 }
 
-export async function fetchSegment(segment: string, conf: Configuration, filters: UrlFilters, log: (m: string) => void): Promise<FetchSummary> {
-  const started = Date.now();
-  const list = readFetchList(segment);
-  const agent = userAgent(conf);
-  const timeout = conf.getNumber('http.timeout');
+/** The fetcher's properties, read and checked once. */
+interface FetchSettings {
+  agent: string;
+  accept: string;
+  timeout: number;
+  contentLimit: number;
+  threads: number;
+  threadsPerQueue: number;
+  maxCrawlDelay: number;
+  redirectMax: number;
+  mode: string;
+}
+
+function fetchSettings(conf: Configuration): FetchSettings {
   const contentLimit = conf.getNumber('http.content.limit');
   if (!(contentLimit > 0))
     throw new NwaxError(
       'NWAX_CONF',
       `http.content.limit must be a positive number of bytes (the fetcher holds a record up to it in memory), got ${contentLimit}`,
     );
-  const threadsPerQueue = Math.max(1, conf.getNumber('fetcher.threads.per.queue'));
-  const dispatcher = new Agent({ connections: threadsPerQueue, keepAliveTimeout: 10_000, connect: { timeout } });
-  const robots = new RobotsCache({
-    agents: [
-      conf.getString('http.agent.name'),
-      ...conf
-        .getString('http.robots.agents')
-        .split(',')
-        .map((a) => a.trim())
-        .filter(Boolean),
-    ],
-    userAgent: agent,
-    timeout,
-    dispatcher,
-  });
-  const maxCrawlDelay = conf.getNumber('fetcher.max.crawl.delay');
-  const redirectMax = conf.getNumber('http.redirect.max');
   const mode = conf.getString('fetcher.queue.mode');
   if (!['byHost', 'byIP', 'byDomain'].includes(mode)) throw new NwaxError('NWAX_CONF', `fetcher.queue.mode must be byHost, byIP or byDomain, got ${mode}`);
-  const queues = new FetchQueues<Item>(threadsPerQueue, conf.getNumber('fetcher.server.delay') * 1000, conf.getNumber('fetcher.server.min.delay') * 1000);
+  return {
+    agent: userAgent(conf),
+    accept: conf.getString('http.accept'),
+    timeout: conf.getNumber('http.timeout'),
+    contentLimit,
+    threads: Math.max(1, conf.getNumber('fetcher.threads.fetch')),
+    threadsPerQueue: Math.max(1, conf.getNumber('fetcher.threads.per.queue')),
+    maxCrawlDelay: conf.getNumber('fetcher.max.crawl.delay'),
+    redirectMax: conf.getNumber('http.redirect.max'),
+    mode,
+  };
+}
+
+/** The segment's WARC writer, in a fresh `warc/` (a fetch that died half way is fetched again from the start). */
+function openWarcs(segment: string, conf: Configuration, s: FetchSettings): { warcDir: string; writer: WarcWriter } {
   const warcDir = join(segment, 'warc');
-  // A fetch that died half way is fetched again from the start: its WARC files go.
   rmSync(warcDir, { recursive: true, force: true });
   mkdirSync(warcDir, { recursive: true });
   const writer = new WarcWriter(warcDir, conf.getString('warc.file.prefix'), conf.getBytes('warc.file.max.size'), {
     software: 'nwax (https://www.npmjs.com/package/nwax)',
     format: 'WARC File Format 1.1',
-    'http-header-user-agent': agent,
+    'http-header-user-agent': s.agent,
     robots: 'obey',
     'fetcher.server.delay': String(conf.getNumber('fetcher.server.delay')),
-    'fetcher.threads.per.queue': String(threadsPerQueue),
-    'http.content.limit': String(contentLimit),
+    'fetcher.threads.per.queue': String(s.threadsPerQueue),
+    'http.content.limit': String(s.contentLimit),
     isPartOf: segment.split('/').filter(Boolean).pop() ?? '',
   });
-  const results = new Map<string, FetchRecord>();
-  const counts: Record<string, number> = {};
-  const count = (k: string) => void (counts[k] = (counts[k] ?? 0) + 1);
-  let bytes = 0;
-  const seen = new Set<string>();
-  for (const { url, datum } of list) {
-    seen.add(url);
-    queues.add({ url, datum, redirects: 0, queueId: await queueIdOf(url, mode) });
-  }
-  const record = (url: string, r: FetchRecord) => {
-    results.set(url, r);
-    count(r.protocolStatus);
-  };
+  return { warcDir, writer };
+}
 
-  /** Fetches one URL; `release` frees its queue slot as soon as the server is done with us. */
-  async function fetchOne(item: Item, release: () => void): Promise<void> {
-    const verdict = await robots.check(item.url);
+/** One round of fetching: the queues, robots.txt, the WARC writer, and each URL's outcome. */
+class SegmentFetcher {
+  readonly results = new Map<string, FetchRecord>();
+  readonly counts: Record<string, number> = {};
+  bytes = 0;
+  /** URLs listed or queued (a redirect to one of them is not fetched twice). */
+  private readonly seen = new Set<string>();
+
+  constructor(
+    private readonly s: FetchSettings,
+    private readonly queues: FetchQueues<Item>,
+    private readonly robots: RobotsCache,
+    private readonly writer: WarcWriter,
+    private readonly dispatcher: Agent,
+    private readonly filters: UrlFilters,
+    private readonly log: (m: string) => void,
+  ) {}
+
+  async add(url: string, datum: CrawlDatum, redirects = 0): Promise<void> {
+    this.seen.add(url);
+    this.queues.add({ url, datum, redirects, queueId: await queueIdOf(url, this.s.mode) });
+  }
+
+  private record(url: string, r: FetchRecord): void {
+    this.results.set(url, r);
+    this.counts[r.protocolStatus] = (this.counts[r.protocolStatus] ?? 0) + 1;
+  }
+
+  /** `item` and the rest of its queue recorded for a later round. */
+  private deferQueue(item: Item, protocolStatus: string, detail: string): void {
+    const now = dateTo14(new Date());
+    for (const it of [item, ...this.queues.drain(item.queueId)]) this.record(it.url, { status: 'fetch_retry', date: now, protocolStatus, detail });
+  }
+
+  /** robots.txt's word on `item`: false where it is not fetched (recorded), else true once its turn has come. */
+  private async robotsAllow(item: Item): Promise<boolean> {
+    const verdict = await this.robots.check(item.url);
     if (!verdict.allowed) {
-      const now = dateTo14(new Date());
       if (verdict.reason === 'robots_deferred') {
         // The host is not fetched this round at all.
-        for (const it of [item, ...queues.drain(item.queueId)])
-          record(it.url, { status: 'fetch_retry', date: now, protocolStatus: 'robots_deferred', detail: verdict.detail });
-        log(`${new URL(item.url).host}: ${verdict.detail}; its URLs are retried in a later round`);
-        return;
-      }
-      record(item.url, { status: 'fetch_gone', date: now, protocolStatus: 'robots_denied', detail: verdict.detail });
-      return;
+        this.deferQueue(item, 'robots_deferred', verdict.detail);
+        this.log(`${new URL(item.url).host}: ${verdict.detail}; its URLs are retried in a later round`);
+      } else this.record(item.url, { status: 'fetch_gone', date: dateTo14(new Date()), protocolStatus: 'robots_denied', detail: verdict.detail });
+      return false;
     }
     if (verdict.crawlDelay !== undefined) {
-      if (verdict.crawlDelay > maxCrawlDelay) {
-        const now = dateTo14(new Date());
-        for (const it of [item, ...queues.drain(item.queueId)])
-          record(it.url, {
-            status: 'fetch_retry',
-            date: now,
-            protocolStatus: 'would_block',
-            detail: `Crawl-delay ${verdict.crawlDelay} s is over fetcher.max.crawl.delay`,
-          });
-        return;
+      if (verdict.crawlDelay > this.s.maxCrawlDelay) {
+        this.deferQueue(item, 'would_block', `Crawl-delay ${verdict.crawlDelay} s is over fetcher.max.crawl.delay`);
+        return false;
       }
-      queues.setCrawlDelay(item.queueId, verdict.crawlDelay);
+      this.queues.setCrawlDelay(item.queueId, verdict.crawlDelay);
     }
     // robots.txt was just asked of this host: the page waits its turn like any request.
-    if (verdict.fetchedNow) await new Promise((r) => setTimeout(r, queues.delayFor(item.queueId)));
-    let res;
+    if (verdict.fetchedNow) await new Promise((r) => setTimeout(r, this.queues.delayFor(item.queueId)));
+    return true;
+  }
+
+  /** Fetches one URL; `release` frees its queue slot as soon as the server is done with us. */
+  async fetchOne(item: Item, release: () => void): Promise<void> {
+    if (!(await this.robotsAllow(item))) return;
+    let res: Awaited<ReturnType<typeof httpGet>>;
     try {
-      res = await httpGet(item.url, { userAgent: agent, accept: conf.getString('http.accept'), timeout, contentLimit, dispatcher });
+      const { agent: userAgent, accept, timeout, contentLimit } = this.s;
+      res = await httpGet(item.url, { userAgent, accept, timeout, contentLimit, dispatcher: this.dispatcher });
       // The politeness delay runs from here: writing the WARC is our time, not the server's.
       release();
     } catch (err) {
       const e = err as { code?: string; message: string; cause?: { code?: string } };
-      record(item.url, { status: 'fetch_retry', date: dateTo14(new Date()), protocolStatus: 'exception', detail: e.code ?? e.cause?.code ?? e.message });
+      this.record(item.url, { status: 'fetch_retry', date: dateTo14(new Date()), protocolStatus: 'exception', detail: e.code ?? e.cause?.code ?? e.message });
       return;
     }
+    const out = await this.archive(item, res);
+    const redirect = out.status === 'fetch_redir_perm' || out.status === 'fetch_redir_temp' ? res.headers.find(([n]) => n === 'location')?.[1] : undefined;
+    const target = redirect ? this.filters.apply(redirect, item.url) : undefined;
+    if (target) {
+      out.redirect = target;
+      if (item.redirects < this.s.redirectMax && !this.seen.has(target))
+        await this.add(target, { ...item.datum, digest: undefined, fetched: undefined, digestDate: undefined }, item.redirects + 1);
+    }
+    if (res.status >= 500) out.detail = `HTTP ${res.status}`;
+    this.record(item.url, out);
+  }
+
+  /** The response written to the WARC (a revisit where the payload is the one the CrawlDb holds), and its outcome. */
+  private async archive(item: Item, res: Awaited<ReturnType<typeof httpGet>>): Promise<FetchRecord> {
     const date = dateTo14(res.date);
     const [status, protocolStatus] = statusOf(res.status);
     const digest = `sha1:${base32(createHash('sha1').update(res.payload).digest())}`;
     const firstSeen = item.datum.digestDate ?? item.datum.fetched;
     const unchanged = status === 'fetch_success' && !res.truncated && item.datum.digest === digest && firstSeen;
-    await writer.write({
+    await this.writer.write({
       url: item.url,
       date: res.date,
       ip: res.ip,
@@ -211,8 +249,8 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
       truncated: res.truncated,
       ...(unchanged ? { revisitOf: { url: item.url, date: date14ToIso(firstSeen), digest } } : {}),
     });
-    bytes += res.payload.length;
-    const out: FetchRecord = unchanged
+    this.bytes += res.payload.length;
+    return unchanged
       ? { status: 'fetch_notmodified', date, digest, httpStatus: res.status, protocolStatus: 'not_modified', detail: 'payload unchanged (revisit record)' }
       : {
           status,
@@ -222,63 +260,31 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
           ...(status === 'fetch_success' ? { digest } : {}),
           ...(res.truncated ? { detail: 'truncated at http.content.limit' } : {}),
         };
-    if (status === 'fetch_redir_perm' || status === 'fetch_redir_temp') {
-      const location = res.headers.find(([n]) => n === 'location')?.[1];
-      const target = location ? filters.apply(location, item.url) : undefined;
-      if (target) {
-        out.redirect = target;
-        if (item.redirects < redirectMax && !seen.has(target)) {
-          seen.add(target);
-          queues.add({
-            url: target,
-            datum: { ...item.datum, digest: undefined, fetched: undefined, digestDate: undefined },
-            redirects: item.redirects + 1,
-            queueId: await queueIdOf(target, mode),
-          });
-        }
-      }
-    }
-    if (res.status >= 500) out.detail = `HTTP ${res.status}`;
-    record(item.url, out);
   }
 
-  const threads = Math.max(1, conf.getNumber('fetcher.threads.fetch'));
-  const tty = process.stderr.isTTY === true;
-  const timer = tty
-    ? setInterval(
-        () =>
-          process.stderr.write(
-            `\rfetch: ${results.size} URLs, ${(bytes / 1e6).toFixed(1)} MB, ${(results.size / ((Date.now() - started) / 1000)).toFixed(1)} pages/s, ${queues.pending} queued   `,
-          ),
-        500,
-      )
-    : undefined;
-  try {
+  /** `threads` fetchers taking from the queues until they are empty. */
+  async run(threads: number): Promise<void> {
     await Promise.all(
       Array.from({ length: threads }, async () => {
-        for (let item = await queues.take(); item; item = await queues.take()) {
+        for (let item = await this.queues.take(); item; item = await this.queues.take()) {
           let released = false;
           const release = () => {
-            if (!released) queues.finish(item!);
+            if (!released) this.queues.finish(item!);
             released = true;
           };
           try {
-            await fetchOne(item, release);
+            await this.fetchOne(item, release);
           } finally {
             release();
           }
         }
       }),
     );
-  } finally {
-    if (timer) {
-      clearInterval(timer);
-      process.stderr.write('\r\x1b[K');
-    }
-    await writer.close();
-    await dispatcher.close();
   }
-  // crawl_fetch, keyed by URL in byte order, written aside and put in place.
+}
+
+/** crawl_fetch, keyed by URL in byte order, written aside and put in place. */
+async function writeCrawlFetch(segment: string, results: Map<string, FetchRecord>): Promise<void> {
   await writeDataset(
     join(segment, 'crawl_fetch'),
     async (tmp) => {
@@ -288,13 +294,50 @@ export async function fetchSegment(segment: string, conf: Configuration, filters
     },
     { force: true },
   );
+}
+
+export async function fetchSegment(segment: string, conf: Configuration, filters: UrlFilters, log: (m: string) => void): Promise<FetchSummary> {
+  const started = Date.now();
+  const list = readFetchList(segment);
+  const s = fetchSettings(conf);
+  const dispatcher = new Agent({ connections: s.threadsPerQueue, keepAliveTimeout: 10_000, connect: { timeout: s.timeout } });
+  const robotAgents = conf
+    .getString('http.robots.agents')
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
+  const robots = new RobotsCache({ agents: [conf.getString('http.agent.name'), ...robotAgents], userAgent: s.agent, timeout: s.timeout, dispatcher });
+  const queues = new FetchQueues<Item>(s.threadsPerQueue, conf.getNumber('fetcher.server.delay') * 1000, conf.getNumber('fetcher.server.min.delay') * 1000);
+  const { warcDir, writer } = openWarcs(segment, conf, s);
+  const fetcher = new SegmentFetcher(s, queues, robots, writer, dispatcher, filters, log);
+  for (const { url, datum } of list) await fetcher.add(url, datum);
+  const tty = process.stderr.isTTY === true;
+  const rate = () => (fetcher.results.size / ((Date.now() - started) / 1000)).toFixed(1);
+  const timer = tty
+    ? setInterval(
+        () =>
+          process.stderr.write(`\rfetch: ${fetcher.results.size} URLs, ${(fetcher.bytes / 1e6).toFixed(1)} MB, ${rate()} pages/s, ${queues.pending} queued   `),
+        500,
+      )
+    : undefined;
+  try {
+    await fetcher.run(s.threads);
+  } finally {
+    if (timer) {
+      clearInterval(timer);
+      process.stderr.write('\r\x1b[K');
+    }
+    await writer.close();
+    await dispatcher.close();
+  }
+  await writeCrawlFetch(segment, fetcher.results);
   return {
-    urls: results.size,
-    counts,
+    urls: fetcher.results.size,
+    counts: fetcher.counts,
     warcs: readdirSync(warcDir)
       .filter((f) => f.endsWith('.warc.gz'))
       .map((f) => join(warcDir, f)),
-    bytes,
+    bytes: fetcher.bytes,
     seconds: (Date.now() - started) / 1000,
   };
 }
