@@ -12,13 +12,10 @@
  */
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { closeSync, createWriteStream, mkdtempSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
-import { createGzip, gzipSync } from 'node:zlib';
+import { PassThrough } from 'node:stream';
 import yazl from 'yazl';
-import { openByteRange } from '../archive/byte-source.js';
-import { formatEntry } from '../cdx/cdx-format.js';
 import { externalSort } from '../mapreduce/external-sort.js';
 import { lineBatches } from '../mapreduce/line-reader.js';
 import { CaptureIndex } from '../replay/captures.js';
@@ -26,8 +23,8 @@ import { AccessPolicy, type AccessSettings } from '../access/policy.js';
 import { Searcher } from '../search/searcher.js';
 import { InputError, NwaxError, describeFsError } from '../util/errors.js';
 import { RecordBytes } from './record-bytes.js';
-import { scanRecord, type RecordScan } from './record-scan.js';
 import { ScanPool } from './scan-pool.js';
+import { PackageRecords, type Prepared } from './package-records.js';
 
 export interface ExportOptions {
   /** The crawl directory: its indexes (the versions) and segments (the capture index). */
@@ -100,39 +97,6 @@ function* selectPages(searcher: Searcher, query: string | undefined): Generator<
   }
 }
 
-/** `b` written at the file's end (and hashed); its length. */
-function writeAll(fd: number, b: Buffer, hash?: ReturnType<typeof createHash>): number {
-  hash?.update(b);
-  for (let at = 0; at < b.length; ) at += writeSync(fd, b, at);
-  return b.length;
-}
-
-/** `text` appended to the file; the empty string (what is left to hold). */
-function flushText(fd: number, text: string): string {
-  if (text) writeAll(fd, Buffer.from(text));
-  return '';
-}
-
-/** A record too large to hold (or remote, or in a package) copied as it is read; a plain one gzipped as one member. */
-async function streamRecord(location: string, offset: number, length: number, fd: number, hash: ReturnType<typeof createHash>): Promise<number> {
-  const source = await openByteRange(location, { offset, length: length > 0 ? length : undefined });
-  let written = 0;
-  try {
-    const it = source.chunks();
-    const first = await it.next();
-    if (first.done) throw new NwaxError('NWAX_INPUT', `${location}: nothing at offset ${offset}`);
-    const rest = async function* () {
-      yield first.value;
-      for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
-    };
-    const gz = first.value[0] === 0x1f && first.value[1] === 0x8b;
-    for await (const c of gz ? rest() : Readable.from(rest()).pipe(createGzip())) written += writeAll(fd, c as Buffer, hash);
-  } finally {
-    source.close();
-  }
-  return written;
-}
-
 /**
  * Pages read and handed to the scan threads ahead of the one placed: enough to keep them
  * busy, and a bound on the bytes held (records up to 8 MB each are read whole).
@@ -140,13 +104,76 @@ async function streamRecord(location: string, offset: number, length: number, fd
 const AHEAD = 64;
 const AHEAD_BYTES = 64 << 20;
 
-/** A record read for the package: its bytes (a gzip member) and what the scan found; bytes undefined: streamed when placed. */
-interface Prepared {
-  bytes?: Buffer;
-  scan?: RecordScan;
+/** pages.jsonl as it is written: deflated into the package on libuv's threads, hashed and counted. */
+class PagesWriter {
+  readonly hash = createHash('sha256');
+  bytes = 0;
+  private text = '';
+
+  constructor(private readonly stream: PassThrough) {}
+
+  /** A line; they go to the deflater in batches (a write per page cost a trip to libuv's threads each). */
+  async write(line: string): Promise<void> {
+    this.text += line;
+    if (this.text.length >= 1 << 18) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    const b = Buffer.from(this.text);
+    this.text = '';
+    this.hash.update(b);
+    this.bytes += b.length;
+    if (!this.stream.write(b)) await once(this.stream, 'drain');
+  }
 }
 
-export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
+/** The page's line of pages.jsonl (its text is what ReplayWeb.page searches). */
+function pageLine(p: Page): string {
+  const id = createHash('sha1').update(`${p.url} ${p.ts}`).digest('hex').slice(0, 20);
+  return `${JSON.stringify({ id, url: p.url, ts: iso(p.ts), ...(p.title ? { title: p.title } : {}), ...(p.text ? { text: p.text } : {}) })}\n`;
+}
+
+/** The index: the records' CDXJ lines sorted (as nwax cdx of the WARC would give them), hashed. */
+async function sortIndex(unsortedPath: string, indexPath: string, work: string): Promise<ReturnType<typeof createHash>> {
+  const index = createWriteStream(indexPath);
+  const hash = createHash('sha256');
+  for await (const b of externalSort(lineBatches(unsortedPath), { memory: 64 << 20, tmpDir: work })) {
+    const text = b.map((l) => `${l}\n`).join('');
+    hash.update(text);
+    if (!index.write(text)) await once(index, 'drain');
+  }
+  index.end();
+  await once(index, 'close');
+  return hash;
+}
+
+/** datapackage.json and datapackage-digest.json, as WACZ 1.1.1 says. */
+function datapackageFiles(
+  o: ExportOptions,
+  resources: { name: string; path: string; file?: string; bytes?: number; hash: ReturnType<typeof createHash> }[],
+): { datapackage: Buffer; digest: Buffer } {
+  const datapackage = Buffer.from(
+    `${JSON.stringify(
+      {
+        profile: 'data-package',
+        resources: resources.map((r) => ({ name: r.name, path: r.path, hash: `sha256:${r.hash.digest('hex')}`, bytes: r.bytes ?? statSync(r.file!).size })),
+        wacz_version: '1.1.1',
+        title: o.query === undefined ? `nwax export of ${o.dir}` : `nwax export of "${o.query}" in ${o.dir}`,
+        created: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+        software: o.software,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  const digest = Buffer.from(
+    `${JSON.stringify({ path: 'datapackage.json', hash: `sha256:${createHash('sha256').update(datapackage).digest('hex')}` }, null, 2)}\n`,
+  );
+  return { datapackage, digest };
+}
+
+/** The directory the package goes in, checked before any work. */
+function checkOut(o: ExportOptions): string {
   const out = resolve(o.out);
   try {
     if (!statSync(dirname(out)).isDirectory()) throw new InputError(`${o.out}: ${dirname(o.out)} is not a directory`);
@@ -154,6 +181,33 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
     if (err instanceof InputError) throw err;
     throw new InputError(`${o.out}: ${describeFsError(dirname(o.out), err as NodeJS.ErrnoException)}`);
   }
+  return out;
+}
+
+/** The pages placed in the index's order, each read and scanned ahead: the package's bytes do not depend on which thread finished first. */
+async function placePages(selected: Iterable<Page>, records: PackageRecords, pages: PagesWriter): Promise<number> {
+  const ahead: { page: Page; prepared: Promise<Prepared> }[] = [];
+  let aheadBytes = 0;
+  let n = 0;
+  for (const p of selected) {
+    n++;
+    await pages.write(pageLine(p));
+    const prepared = records.prepare(p.location, p.offset, p.clen, records.embeds(p.mime));
+    prepared.catch(() => {});
+    ahead.push({ page: p, prepared });
+    aheadBytes += Math.max(p.clen, 0);
+    while (ahead.length >= AHEAD || aheadBytes > AHEAD_BYTES) {
+      const next = ahead.shift()!;
+      aheadBytes -= Math.max(next.page.clen, 0);
+      await records.placePage(next.page, await next.prepared);
+    }
+  }
+  for (const next of ahead) await records.placePage(next.page, await next.prepared);
+  return n;
+}
+
+export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
+  const out = checkOut(o);
   // The indexes first: one that cannot be opened leaves nothing behind.
   const policy = o.access ? new AccessPolicy(o.access) : undefined;
   const searcher = new Searcher(o.dir, undefined, policy);
@@ -161,173 +215,37 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
   // Resources too: a withheld capture of an image or a script leaves with no page.
   const captures = policy?.active ? everyCapture.scoped((c) => policy.decide(c.url, c.ts).access) : everyCapture;
   const work = mkdtempSync(join(dirname(out), '.nwax-export-'));
-  const summary: ExportSummary = { pages: 0, resources: 0, records: 0, missing: 0, bytes: 0 };
   const bytes = new RecordBytes();
   const pool = new ScanPool();
-  const htmlLimit = o.htmlLimit ?? 4 << 20;
   // The package is written as the records are: pages.jsonl is its first entry, deflated on
   // libuv's threads while the records are copied (the WARC, stored, follows it from its file).
   const zip = new yazl.ZipFile();
   const aside = join(work, 'out.wacz');
   const zipped = once(zip.outputStream.pipe(createWriteStream(aside)), 'close');
   zipped.catch(() => {});
-  const pages = new PassThrough({ highWaterMark: 1 << 20 });
-  zip.addReadStream(pages, 'pages/pages.jsonl', { compress: true });
+  const pagesStream = new PassThrough({ highWaterMark: 1 << 20 });
+  zip.addReadStream(pagesStream, 'pages/pages.jsonl', { compress: true });
   try {
     const warcPath = join(work, 'data.warc.gz');
-    const warc = openSync(warcPath, 'w');
-    const warcHash = createHash('sha256');
     const unsortedPath = join(work, 'index.unsorted');
-    const unsorted = openSync(unsortedPath, 'w');
-    let indexText = '';
-    const pagesHash = createHash('sha256');
-    let pagesBytes = 0;
-    // Lines go to the deflater in batches: a write per page cost a trip to libuv's threads each.
-    let pagesText = '';
-    const flushPages = async () => {
-      const b = Buffer.from(pagesText);
-      pagesText = '';
-      pagesHash.update(b);
-      pagesBytes += b.length;
-      if (!pages.write(b)) await once(pages, 'drain');
-    };
-    const writePage = async (line: string) => {
-      pagesText += line;
-      if (pagesText.length >= 1 << 18) await flushPages();
-    };
-    await writePage(`${JSON.stringify(PAGES_HEADER)}\n`);
-
-    /** The record at `location` read (and scanned on the pool), or left to be streamed when placed. */
-    const prepare = (location: string, offset: number, length: number, html: boolean): Promise<Prepared> => {
-      const whole = bytes.read(location, offset, length);
-      if (!whole) return Promise.resolve({});
-      // A plain (uncompressed) record goes into the package as a gzip member of its own.
-      return pool.scan(whole[0] === 0x1f && whole[1] === 0x8b ? whole : gzipSync(whole), { html, htmlLimit });
-    };
-    // A record copied once, however many pages embed it.
-    const copied = new Set<string>();
-    // (The index and the capture index may name one file by two paths: ../ and all.)
-    const recordKey = (location: string, offset: number) => `${/^[a-z][a-z0-9+.-]*:\/\//i.test(location) ? location : resolve(location)}\u0000${offset}`;
-    /** The record written at the WARC's end, and its index line; its scan's URLs. */
-    const place = async (location: string, offset: number, length: number, html: boolean, r: Prepared): Promise<{ fresh: boolean; urls: string[] }> => {
-      const key = recordKey(location, offset);
-      const fresh = !copied.has(key);
-      let scan = r.scan;
-      if (fresh) {
-        copied.add(key);
-        const at = summary.bytes;
-        const written = r.bytes ? writeAll(warc, r.bytes, warcHash) : await streamRecord(location, offset, length, warc, warcHash);
-        if (!scan) {
-          const range = { offset, length: length > 0 ? length : undefined };
-          scan = await scanRecord(() => openByteRange(location, range), { html, htmlLimit });
-        }
-        summary.bytes += written;
-        summary.records++;
-        if (scan.entry) {
-          indexText += `${formatEntry({ ...scan.entry, offset: at, length: written }, 'cdxj')}\n`;
-          if (indexText.length >= 1 << 20) indexText = flushText(unsorted, indexText);
-        }
-      } else if (!scan && html) {
-        scan = await scanRecord(() => openByteRange(location, { offset, length: length > 0 ? length : undefined }), { html, htmlLimit });
-      }
-      return { fresh, urls: scan?.urls ?? [] };
-    };
-
-    const nearest = new Map<string, { location: string; offset: number; length: number } | null>();
-    /** The page's record placed, then the records of what it embeds. */
-    const placePage = async (p: Page, prepared: Prepared) => {
-      const html = o.resources !== false && /html/i.test(p.mime);
-      const { urls } = await place(p.location, p.offset, p.clen, html, prepared);
-      for (const u of urls) {
-        // The nearest capture that holds the resource itself (a revisit would need its original);
-        // a resource many pages embed (a site's stylesheet, its logo) looked up once a day.
-        const key = `${p.collection}\u0000${p.ts.slice(0, 8)}\u0000${u}`;
-        let near = nearest.get(key);
-        if (near === undefined) {
-          const c = (await captures.closest(u, p.ts, p.collection || '*')).captures.find((x) => x.mime !== 'warc/revisit');
-          const location = c && (await c.locate());
-          near = c && location ? { location, offset: c.offset, length: c.length } : null;
-          nearest.set(key, near);
-          if (nearest.size > 100_000) nearest.delete(nearest.keys().next().value!);
-        }
-        if (!near) {
-          summary.missing++;
-          continue;
-        }
-        if (copied.has(recordKey(near.location, near.offset))) continue;
-        await place(near.location, near.offset, near.length, false, await prepare(near.location, near.offset, near.length, false));
-        summary.resources++;
-      }
-    };
-
-    // Pages read and scanned ahead, placed in the index's order: the package's bytes do not
-    // depend on which thread finished first.
-    const ahead: { page: Page; prepared: Promise<Prepared> }[] = [];
-    let aheadBytes = 0;
-    for (const p of selectPages(searcher, o.query)) {
-      summary.pages++;
-      await writePage(
-        `${JSON.stringify({ id: createHash('sha1').update(`${p.url} ${p.ts}`).digest('hex').slice(0, 20), url: p.url, ts: iso(p.ts), ...(p.title ? { title: p.title } : {}), ...(p.text ? { text: p.text } : {}) })}\n`,
-      );
-      const prepared = prepare(p.location, p.offset, p.clen, o.resources !== false && /html/i.test(p.mime));
-      prepared.catch(() => {});
-      ahead.push({ page: p, prepared });
-      aheadBytes += Math.max(p.clen, 0);
-      while (ahead.length >= AHEAD || aheadBytes > AHEAD_BYTES) {
-        const next = ahead.shift()!;
-        aheadBytes -= Math.max(next.page.clen, 0);
-        await placePage(next.page, await next.prepared);
-      }
-    }
-    for (const next of ahead) await placePage(next.page, await next.prepared);
-    await flushPages();
-    pages.end();
-    closeSync(warc);
-    flushText(unsorted, indexText);
-    closeSync(unsorted);
-    if (summary.pages === 0)
-      throw new NwaxError('NWAX_INPUT', o.query === undefined ? `${o.dir}: no document to export` : `${o.query}: no version found to export`);
-
-    // The index: the records' CDXJ lines, sorted (as nwax cdx of the WARC would give them).
-    const indexPath = join(work, 'index.cdx');
-    const index = createWriteStream(indexPath);
-    const indexHash = createHash('sha256');
-    for await (const b of externalSort(lineBatches(unsortedPath), { memory: 64 << 20, tmpDir: work })) {
-      const text = b.map((l) => `${l}\n`).join('');
-      indexHash.update(text);
-      if (!index.write(text)) await once(index, 'drain');
-    }
-    index.end();
-    await once(index, 'close');
-
-    const resource = (name: string, path: string, file: string, hash: ReturnType<typeof createHash>) => ({
-      name,
-      path,
-      hash: `sha256:${hash.digest('hex')}`,
-      bytes: statSync(file).size,
+    const records = new PackageRecords(warcPath, createHash('sha256'), unsortedPath, bytes, pool, captures, {
+      resources: o.resources !== false,
+      htmlLimit: o.htmlLimit ?? 4 << 20,
     });
-    const datapackage = Buffer.from(
-      `${JSON.stringify(
-        {
-          profile: 'data-package',
-          resources: [
-            resource('data.warc.gz', 'archive/data.warc.gz', warcPath, warcHash),
-            resource('index.cdx', 'indexes/index.cdx', indexPath, indexHash),
-            { name: 'pages.jsonl', path: 'pages/pages.jsonl', hash: `sha256:${pagesHash.digest('hex')}`, bytes: pagesBytes },
-          ],
-          wacz_version: '1.1.1',
-          title: o.query === undefined ? `nwax export of ${o.dir}` : `nwax export of "${o.query}" in ${o.dir}`,
-          created: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-          software: o.software,
-        },
-        null,
-        2,
-      )}\n`,
-    );
-    const digest = Buffer.from(
-      `${JSON.stringify({ path: 'datapackage.json', hash: `sha256:${createHash('sha256').update(datapackage).digest('hex')}` }, null, 2)}\n`,
-    );
-
+    const pages = new PagesWriter(pagesStream);
+    await pages.write(`${JSON.stringify(PAGES_HEADER)}\n`);
+    const n = await placePages(selectPages(searcher, o.query), records, pages);
+    await pages.flush();
+    pagesStream.end();
+    records.close();
+    if (n === 0) throw new NwaxError('NWAX_INPUT', o.query === undefined ? `${o.dir}: no document to export` : `${o.query}: no version found to export`);
+    const indexPath = join(work, 'index.cdx');
+    const indexHash = await sortIndex(unsortedPath, indexPath, work);
+    const { datapackage, digest } = datapackageFiles(o, [
+      { name: 'data.warc.gz', path: 'archive/data.warc.gz', file: warcPath, hash: records.warcHash },
+      { name: 'index.cdx', path: 'indexes/index.cdx', file: indexPath, hash: indexHash },
+      { name: 'pages.jsonl', path: 'pages/pages.jsonl', bytes: pages.bytes, hash: pages.hash },
+    ]);
     // The WARC stored (WACZ readers read its records by offset), the rest deflated.
     zip.addFile(warcPath, 'archive/data.warc.gz', { compress: false });
     zip.addFile(indexPath, 'indexes/index.cdx', { compress: true });
@@ -336,9 +254,9 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
     zip.end();
     await zipped;
     renameSync(aside, out);
-    return summary;
+    return { pages: n, resources: records.resources, records: records.records, missing: records.missing, bytes: records.bytes };
   } finally {
-    pages.destroy();
+    pagesStream.destroy();
     zip.outputStream.unpipe();
     bytes.close();
     await pool.close();

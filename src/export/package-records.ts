@@ -1,0 +1,173 @@
+/**
+ * The records of a WACZ export (wacz-export.ts builds the package around them): each page's
+ * record and the records of what it embeds, copied byte for byte from their archives to the
+ * end of the package's WARC (a plain record gzipped as a member of its own), each once however
+ * many pages embed it, hashed as written, with its CDXJ line for the package's index. Records
+ * are read and scanned ahead on the scan threads (prepare) and placed in the order asked.
+ */
+import type { createHash } from 'node:crypto';
+import { openSync, closeSync, writeSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { createGzip, gzipSync } from 'node:zlib';
+import { openByteRange } from '../archive/byte-source.js';
+import { formatEntry } from '../cdx/cdx-format.js';
+import type { CaptureIndex } from '../replay/captures.js';
+import { NwaxError } from '../util/errors.js';
+import type { RecordBytes } from './record-bytes.js';
+import { scanRecord, type RecordScan } from './record-scan.js';
+import type { ScanPool } from './scan-pool.js';
+
+type Hash = ReturnType<typeof createHash>;
+
+/** A record read for the package: its bytes (a gzip member) and what the scan found; bytes undefined: streamed when placed. */
+export interface Prepared {
+  bytes?: Buffer;
+  scan?: RecordScan;
+}
+
+/** A page to export: its capture, and where its record is. */
+export interface PageRecord {
+  ts: string;
+  mime: string;
+  collection: string;
+  location: string;
+  offset: number;
+  clen: number;
+}
+
+/** `b` written at the file's end (and hashed); its length. */
+export function writeAll(fd: number, b: Buffer, hash?: Hash): number {
+  hash?.update(b);
+  for (let at = 0; at < b.length; ) at += writeSync(fd, b, at);
+  return b.length;
+}
+
+/** A record too large to hold (or remote, or in a package) copied as it is read; a plain one gzipped as one member. */
+async function streamRecord(location: string, offset: number, length: number, fd: number, hash: Hash): Promise<number> {
+  const source = await openByteRange(location, { offset, length: length > 0 ? length : undefined });
+  let written = 0;
+  try {
+    const it = source.chunks();
+    const first = await it.next();
+    if (first.done) throw new NwaxError('NWAX_INPUT', `${location}: nothing at offset ${offset}`);
+    const rest = async function* () {
+      yield first.value;
+      for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+    };
+    const gz = first.value[0] === 0x1f && first.value[1] === 0x8b;
+    for await (const c of gz ? rest() : Readable.from(rest()).pipe(createGzip())) written += writeAll(fd, c as Buffer, hash);
+  } finally {
+    source.close();
+  }
+  return written;
+}
+
+/** A record's identity (the index and the capture index may name one file by two paths: ../ and all). */
+function recordKey(location: string, offset: number): string {
+  return `${/^[a-z][a-z0-9+.-]*:\/\//i.test(location) ? location : resolve(location)}\u0000${offset}`;
+}
+
+export class PackageRecords {
+  /** Records written, bytes of WARC, embedded resources placed, and those not in the archive. */
+  records = 0;
+  bytes = 0;
+  resources = 0;
+  missing = 0;
+  private readonly warc: number;
+  private readonly unsorted: number;
+  private indexText = '';
+  private readonly copied = new Set<string>();
+  private readonly nearest = new Map<string, { location: string; offset: number; length: number } | null>();
+
+  /** The WARC written to `warcPath` (hashed into `warcHash`), its index lines unsorted to `unsortedPath`. */
+  constructor(
+    warcPath: string,
+    readonly warcHash: Hash,
+    unsortedPath: string,
+    private readonly source: RecordBytes,
+    private readonly pool: ScanPool,
+    private readonly captures: CaptureIndex,
+    private readonly opts: { resources: boolean; htmlLimit: number },
+  ) {
+    this.warc = openSync(warcPath, 'w');
+    this.unsorted = openSync(unsortedPath, 'w');
+  }
+
+  /** The record at `location` read (and scanned on the pool), or left to be streamed when placed. */
+  prepare(location: string, offset: number, length: number, html: boolean): Promise<Prepared> {
+    const whole = this.source.read(location, offset, length);
+    if (!whole) return Promise.resolve({});
+    // A plain (uncompressed) record goes into the package as a gzip member of its own.
+    return this.pool.scan(whole[0] === 0x1f && whole[1] === 0x8b ? whole : gzipSync(whole), { html, htmlLimit: this.opts.htmlLimit });
+  }
+
+  /** Whether a page of this type has its embedded resources exported. */
+  embeds(mime: string): boolean {
+    return this.opts.resources && /html/i.test(mime);
+  }
+
+  /** The record written at the WARC's end (once), and its index line; the URLs its scan found. */
+  private async place(location: string, offset: number, length: number, html: boolean, r: Prepared): Promise<string[]> {
+    const key = recordKey(location, offset);
+    const range = () => openByteRange(location, { offset, length: length > 0 ? length : undefined });
+    let scan = r.scan;
+    if (this.copied.has(key)) {
+      if (!scan && html) scan = await scanRecord(range, { html, htmlLimit: this.opts.htmlLimit });
+      return scan?.urls ?? [];
+    }
+    this.copied.add(key);
+    const at = this.bytes;
+    const written = r.bytes ? writeAll(this.warc, r.bytes, this.warcHash) : await streamRecord(location, offset, length, this.warc, this.warcHash);
+    scan ??= await scanRecord(range, { html, htmlLimit: this.opts.htmlLimit });
+    this.bytes += written;
+    this.records++;
+    if (scan.entry) {
+      this.indexText += `${formatEntry({ ...scan.entry, offset: at, length: written }, 'cdxj')}\n`;
+      if (this.indexText.length >= 1 << 20) this.flushIndex();
+    }
+    return scan.urls ?? [];
+  }
+
+  private flushIndex(): void {
+    if (this.indexText) writeAll(this.unsorted, Buffer.from(this.indexText));
+    this.indexText = '';
+  }
+
+  /** The capture of `url` nearest the page's that holds the resource itself (a revisit would need its original); undefined where none. */
+  private async nearestCapture(p: PageRecord, url: string): Promise<{ location: string; offset: number; length: number } | undefined> {
+    // A resource many pages embed (a site's stylesheet, its logo) looked up once a day.
+    const key = `${p.collection}\u0000${p.ts.slice(0, 8)}\u0000${url}`;
+    let near = this.nearest.get(key);
+    if (near === undefined) {
+      const c = (await this.captures.closest(url, p.ts, p.collection || '*')).captures.find((x) => x.mime !== 'warc/revisit');
+      const location = c && (await c.locate());
+      near = c && location ? { location, offset: c.offset, length: c.length } : null;
+      this.nearest.set(key, near);
+      if (this.nearest.size > 100_000) this.nearest.delete(this.nearest.keys().next().value!);
+    }
+    return near ?? undefined;
+  }
+
+  /** The page's record placed, then the records of what it embeds. */
+  async placePage(p: PageRecord, prepared: Prepared): Promise<void> {
+    const urls = await this.place(p.location, p.offset, p.clen, this.embeds(p.mime), prepared);
+    for (const u of urls) {
+      const near = await this.nearestCapture(p, u);
+      if (!near) {
+        this.missing++;
+        continue;
+      }
+      if (this.copied.has(recordKey(near.location, near.offset))) continue;
+      await this.place(near.location, near.offset, near.length, false, await this.prepare(near.location, near.offset, near.length, false));
+      this.resources++;
+    }
+  }
+
+  /** The WARC and the unsorted index complete. */
+  close(): void {
+    closeSync(this.warc);
+    this.flushIndex();
+    closeSync(this.unsorted);
+  }
+}
