@@ -4,6 +4,32 @@ import { jobActionOptions, jobFlags, pipelineReduces, warmJob } from './job-opti
 import type { Configuration } from '../conf/config.js';
 import type { ManifestEntry } from '../segment/manifest.js';
 
+/** A manifest's line, and the archive it names (none for a blank line or a comment). */
+type ManifestLine = { line: string; entry: ManifestEntry | undefined };
+
+/** A local manifest's lines, read and checked: a bad line is named, and a manifest naming no archive is a mistake (a wrong file, say), not an empty import. */
+async function readManifest(manifest: string): Promise<ManifestLine[]> {
+  const { readFileSync, statSync } = await import('node:fs');
+  const { InputError, describeFsError } = await import('../util/errors.js');
+  try {
+    if (!statSync(manifest).isFile()) throw new InputError(`${manifest}: not a file; the manifest lists archives, one per line`);
+  } catch (err) {
+    if (err instanceof InputError) throw err;
+    throw new InputError(describeFsError(manifest, err as NodeJS.ErrnoException));
+  }
+  const { parseManifestLine } = await import('../segment/manifest.js');
+  const lines = readFileSync(manifest, 'utf8').split('\n');
+  const entries = lines.map((l, i) => {
+    try {
+      return parseManifestLine(l);
+    } catch (err) {
+      throw new InputError(`${manifest}: line ${i + 1}: ${(err as Error).message}`);
+    }
+  });
+  if (!entries.some(Boolean)) throw new InputError(`${manifest}: lists no archive (one path or URL per line, then an optional collection)`);
+  return lines.map((line, i) => ({ line, entry: entries[i] }));
+}
+
 export default class Import extends NwaxCommand {
   static override summary = 'Import the archives a manifest lists into a segment, one document per version (URL + digest).';
   static override description = `MANIFEST lists one archive per line: a path or an http(s) URL, then optionally a collection \
@@ -73,38 +99,16 @@ line whose offset does not start a record of its URL is reported with its CDX fi
 
   async run(): Promise<void> {
     const { args, flags } = await this.parse(Import);
-    const { readFileSync, rmSync, statSync } = await import('node:fs');
+    const { rmSync } = await import('node:fs');
     const { join } = await import('node:path');
-    const { InputError, UsageError, describeFsError } = await import('../util/errors.js');
+    const { UsageError } = await import('../util/errors.js');
     const cdx = (flags.cdx ?? []).flatMap((c) => c.split(',')).filter(Boolean);
     if (cdx.length && args.segment) throw new UsageError('with --cdx there is no manifest: give the segment alone (nwax import --cdx FILE [SEGMENT])');
     if (!cdx.length && (flags.filter?.length || flags.archives)) throw new UsageError('--filter and --archives go with --cdx');
     if (!cdx.length && !args.manifest) throw new UsageError('give a manifest (one archive per line), or --cdx FILE');
     const manifest = cdx.length ? undefined : args.manifest!;
     // (On Hadoop the manifest is a path in HDFS.)
-    let manifestLines: { line: string; entry: ManifestEntry | undefined }[] = [];
-    if (manifest && flags.engine === 'local') {
-      try {
-        if (!statSync(manifest).isFile()) throw new InputError(`${manifest}: not a file; the manifest lists archives, one per line`);
-      } catch (err) {
-        if (err instanceof InputError) throw err;
-        throw new InputError(describeFsError(manifest, err as NodeJS.ErrnoException));
-      }
-      // A manifest without one archive is a mistake (a wrong file, say), not an empty import.
-      const { parseManifestLine } = await import('../segment/manifest.js');
-      const lines = readFileSync(manifest, 'utf8').split('\n');
-      const entries = lines.map((l, i) => {
-        try {
-          return parseManifestLine(l);
-        } catch (err) {
-          throw new InputError(`${manifest}: line ${i + 1}: ${(err as Error).message}`);
-        }
-      });
-      manifestLines = lines.map((line, i) => ({ line, entry: entries[i] }));
-      if (!entries.some(Boolean)) {
-        throw new InputError(`${manifest}: lists no archive (one path or URL per line, then an optional collection)`);
-      }
-    }
+    let manifestLines = manifest && flags.engine === 'local' ? await readManifest(manifest) : [];
     const defines = [...(flags.define ?? [])];
     if (flags.strict) defines.push('nwax.import.strict=true');
     const conf = await this.configurationFor(defines);
@@ -115,30 +119,7 @@ line whose offset does not start a record of its URL is reported with its CDX fi
         throw new UsageError(
           '--captures-only takes a manifest and the segment imported from it (nwax import --captures-only MANIFEST SEGMENT), on this machine',
         );
-      const { rebuildCaptureIndex } = await import('../segment/capture-rebuild.js');
-      const started = Date.now();
-      let entries = manifestLines.flatMap((l) => (l.entry ? [l.entry] : []));
-      let packageProblems = 0;
-      if (entries.some((e) => /\.wacz$/i.test(e.location))) {
-        // A WACZ package stands for its WARCs here too.
-        const { expandManifest } = await import('../segment/manifest-packages.js');
-        const expanded = await expandManifest(manifestLines, `${args.segment}.manifest-${process.pid}`, (m) => this.sayLine(m));
-        rmSync(expanded.file, { force: true });
-        entries = expanded.lines.flatMap((l) => (l.entry ? [l.entry] : []));
-        packageProblems = expanded.problems;
-      }
-      const { lines, skipped: damaged } = await rebuildCaptureIndex(args.segment, entries, {
-        scope: scope === 'none' ? 'local' : (scope as 'local' | 'all'),
-        memory: conf.getString('nwax.sort.memory'),
-        tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
-        say: (m) => this.sayLine(m),
-      });
-      const skipped = damaged + packageProblems;
-      this.sayLine(
-        `capture index for replay: ${lines} lines sorted into ${join(args.segment, 'captures.cdx')} in ${((Date.now() - started) / 1000).toFixed(1)} s${skipped ? `; ${skipped} skipped (damaged records, missing archives or package entries)` : ''}`,
-      );
-      if (skipped) process.exitCode = 3;
-      return;
+      return this.capturesOnly(args.segment, manifestLines, conf, scope);
     }
     // On this machine the segment's datasets are written by one reduce per thread; the task
     // threads start now, while the exclusions are read and the archives planned.
@@ -147,55 +128,29 @@ line whose offset does not start a record of its URL is reported with its CDX fi
     const { segmentName } = await import('../segment/segment.js');
     const segment = (cdx.length ? args.manifest : args.segment) ?? join(flags.dir, 'segments', segmentName());
     const temps: string[] = [];
-    let captureLines: string | undefined;
-    // What a killed import of this segment left beside it (a CDX plan, a sorted exclusion list).
-    const { sweepDead } = await import('../util/litter.js');
-    const { basename, dirname, resolve } = await import('node:path');
-    for (const what of ['records-', 'exclusions-', 'captures-']) sweepDead(dirname(resolve(segment)), `${basename(segment)}.${what}`);
-    // The segment's folder (`crawl/segments/`) may not exist yet: the plan and the sorted
-    // exclusion list are written beside the segment before the job makes it.
-    if (flags.engine === 'local') (await import('node:fs')).mkdirSync(dirname(resolve(segment)), { recursive: true });
+    await this.clearLitter(segment, flags.engine === 'local');
     try {
       const badExclusions = await this.exclusions(flags.exclude ?? conf.getString('nwax.import.exclusions'), segment, conf, flags.engine, defines, temps);
       const options = await jobActionOptions(conf, { ...flags, define: defines }, undefined, (m) => this.sayLine(m));
       if (localReduces !== undefined) options.reduces = localReduces;
       let input = manifest!;
       let skipped = badExclusions;
+      let captureLines: string | undefined;
       if (cdx.length) {
         // The records to read, planned from the CDX; on Hadoop the plan is kept, to be copied to HDFS.
         input = `${segment}.records${flags.engine === 'local' ? `-${process.pid}` : ''}`;
         if (flags.engine === 'local') temps.push(input);
         skipped += await this.planCdx(cdx, input, flags, conf, options.threads);
       } else if (flags.engine === 'local') {
-        if (scope !== 'none') {
-          // The capture index's lines, written by the map tasks as they read (capture-lines.ts).
-          captureLines = `${segment}.captures-${process.pid}`;
-          temps.push(captureLines);
-          (await import('node:fs')).mkdirSync(captureLines);
-          options.properties = [...(options.properties ?? []), `nwax.import.captures.dir=${resolve(captureLines)}`];
-        }
-        // A WACZ package stands for its WARCs: one manifest line each (PACKAGE#ENTRY), in a
-        // manifest of their own; a package that cannot be read, or an entry whose digest is
-        // not datapackage.json's, is named and counted as skipped.
-        if (manifestLines.some((l) => l.entry && /\.wacz$/i.test(l.entry.location))) {
-          const { expandManifest } = await import('../segment/manifest-packages.js');
-          const expanded = await expandManifest(manifestLines, `${segment}.manifest-${process.pid}`, (m) => this.sayLine(m), { toTask: true });
-          temps.push(expanded.file);
-          manifestLines = expanded.lines;
-          input = expanded.file;
-          skipped += expanded.problems;
-        }
-        // Large local archives cut into several map tasks (both cores on one archive).
-        const planned = await this.planSplits(manifestLines, segment, conf.getBytes('nwax.import.split.size'), options.threads);
-        if (planned) {
-          temps.push(planned);
-          input = planned;
-        }
+        const local = await this.localInput(input, manifestLines, segment, scope, conf, options.threads, temps);
+        ({ input, manifestLines, captureLines } = local);
+        skipped += local.skipped;
+        if (captureLines) options.properties = [...(options.properties ?? []), `nwax.import.captures.dir=${(await import('node:path')).resolve(captureLines)}`];
       }
       const { findJob } = await import('../jobs/registry.js');
       const { runJobAction } = await import('../mapreduce/job-cli.js');
       const job = (await findJob('import'))!;
-      const linesDir = captureLines;
+      const entries = manifestLines.flatMap((l) => (l.entry ? [l.entry] : []));
       process.exitCode = await runJobAction(job, 'run', [input], {
         ...options,
         files: this.shipped,
@@ -203,45 +158,120 @@ line whose offset does not start a record of its URL is reported with its CDX fi
         // Exit 3 when something was skipped: damaged records, unreadable archives, bad list or CDX lines.
         exitCode: (c) =>
           (c['read-error'] ?? 0) + (c['archives failed'] ?? 0) + (c['bad manifest lines'] ?? 0) + (c['cdx-offset-mismatch'] ?? 0) + skipped > 0 ? 3 : 0,
-        // What replay looks URLs up in (every record of these archives, redirects and revisits
-        // too), written into the segment before it is renamed into place: a kill leaves the old
-        // segment or the new one with its capture index, never one that replays nothing.
-        commitJob: linesDir
-          ? async (dir) => {
-              const { writeCaptureIndex } = await import('../segment/capture-index.js');
-              const started = Date.now();
-              const lines = await writeCaptureIndex(
-                dir,
-                manifestLines.flatMap((l) => (l.entry ? [l.entry] : [])),
-                {
-                  scope: scope as 'local' | 'all',
-                  linesDir,
-                  memory: conf.getString('nwax.sort.memory'),
-                  tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
-                  say: (m) => this.sayLine(m),
-                },
-              );
-              this.sayLine(
-                `capture index for replay: ${lines} lines sorted into ${join(segment, 'captures.cdx')} in ${((Date.now() - started) / 1000).toFixed(1)} s`,
-              );
-            }
-          : undefined,
+        commitJob: captureLines ? this.captureIndexCommit(segment, entries, captureLines, scope as 'local' | 'all', conf) : undefined,
       });
     } finally {
       for (const f of temps) rmSync(f, { force: true, recursive: true });
     }
   }
 
+  /** What a killed import of this segment left beside it (a CDX plan, a sorted exclusion list); the segment's folder made where `local`. */
+  private async clearLitter(segment: string, local: boolean): Promise<void> {
+    const { sweepDead } = await import('../util/litter.js');
+    const { basename, dirname, resolve } = await import('node:path');
+    for (const what of ['records-', 'exclusions-', 'captures-']) sweepDead(dirname(resolve(segment)), `${basename(segment)}.${what}`);
+    // The segment's folder (`crawl/segments/`) may not exist yet: the plan and the sorted
+    // exclusion list are written beside the segment before the job makes it.
+    if (local) (await import('node:fs')).mkdirSync(dirname(resolve(segment)), { recursive: true });
+  }
+
+  /**
+   * A local import's input: the directory the map tasks write the capture index's lines to
+   * (capture-lines.ts), a WACZ package's WARCs as manifest lines of their own, and large
+   * archives cut into several map tasks; the problems with packages counted as skipped.
+   */
+  private async localInput(
+    manifest: string,
+    lines: ManifestLine[],
+    segment: string,
+    scope: string,
+    conf: Configuration,
+    threads: number,
+    temps: string[],
+  ): Promise<{ input: string; manifestLines: ManifestLine[]; captureLines: string | undefined; skipped: number }> {
+    let input = manifest;
+    let skipped = 0;
+    let captureLines: string | undefined;
+    if (scope !== 'none') {
+      captureLines = `${segment}.captures-${process.pid}`;
+      temps.push(captureLines);
+      (await import('node:fs')).mkdirSync(captureLines);
+    }
+    // A WACZ package stands for its WARCs: one manifest line each (PACKAGE#ENTRY), in a
+    // manifest of their own; a package that cannot be read, or an entry whose digest is
+    // not datapackage.json's, is named and counted as skipped.
+    if (lines.some((l) => l.entry && /\.wacz$/i.test(l.entry.location))) {
+      const { expandManifest } = await import('../segment/manifest-packages.js');
+      const expanded = await expandManifest(lines, `${segment}.manifest-${process.pid}`, (m) => this.sayLine(m), { toTask: true });
+      temps.push(expanded.file);
+      lines = expanded.lines;
+      input = expanded.file;
+      skipped += expanded.problems;
+    }
+    // Large local archives cut into several map tasks (both cores on one archive).
+    const planned = await this.planSplits(lines, segment, conf.getBytes('nwax.import.split.size'), threads);
+    if (planned) {
+      temps.push(planned);
+      input = planned;
+    }
+    return { input, manifestLines: lines, captureLines, skipped };
+  }
+
+  /**
+   * What replay looks URLs up in (every record of these archives, redirects and revisits too),
+   * written into the segment before it is renamed into place: a kill leaves the old segment or
+   * the new one with its capture index, never one that replays nothing.
+   */
+  private captureIndexCommit(segment: string, entries: ManifestEntry[], linesDir: string, scope: 'local' | 'all', conf: Configuration) {
+    return async (dir: string) => {
+      const { writeCaptureIndex } = await import('../segment/capture-index.js');
+      const { join } = await import('node:path');
+      const started = Date.now();
+      const lines = await writeCaptureIndex(dir, entries, {
+        scope,
+        linesDir,
+        memory: conf.getString('nwax.sort.memory'),
+        tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
+        say: (m) => this.sayLine(m),
+      });
+      this.sayLine(`capture index for replay: ${lines} lines sorted into ${join(segment, 'captures.cdx')} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    };
+  }
+
+  /** --captures-only: the capture index of an imported segment, rebuilt from the archives the manifest lists. */
+  private async capturesOnly(segment: string, manifestLines: ManifestLine[], conf: Configuration, scope: string): Promise<void> {
+    const { rebuildCaptureIndex } = await import('../segment/capture-rebuild.js');
+    const { rmSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const started = Date.now();
+    let entries = manifestLines.flatMap((l) => (l.entry ? [l.entry] : []));
+    let packageProblems = 0;
+    if (entries.some((e) => /\.wacz$/i.test(e.location))) {
+      // A WACZ package stands for its WARCs here too.
+      const { expandManifest } = await import('../segment/manifest-packages.js');
+      const expanded = await expandManifest(manifestLines, `${segment}.manifest-${process.pid}`, (m) => this.sayLine(m));
+      rmSync(expanded.file, { force: true });
+      entries = expanded.lines.flatMap((l) => (l.entry ? [l.entry] : []));
+      packageProblems = expanded.problems;
+    }
+    const { lines, skipped: damaged } = await rebuildCaptureIndex(segment, entries, {
+      scope: scope === 'none' ? 'local' : (scope as 'local' | 'all'),
+      memory: conf.getString('nwax.sort.memory'),
+      tmpDir: conf.getString('nwax.sort.tmpdir') || undefined,
+      say: (m) => this.sayLine(m),
+    });
+    const skipped = damaged + packageProblems;
+    this.sayLine(
+      `capture index for replay: ${lines} lines sorted into ${join(segment, 'captures.cdx')} in ${((Date.now() - started) / 1000).toFixed(1)} s${skipped ? `; ${skipped} skipped (damaged records, missing archives or package entries)` : ''}`,
+    );
+    if (skipped) process.exitCode = 3;
+  }
+
   /**
    * The manifest's archives larger than the split size as task lines of byte ranges
    * (archive-splits.ts), the other lines as they are; undefined when nothing is cut.
    */
-  private async planSplits(
-    manifest: { line: string; entry: ManifestEntry | undefined }[],
-    segment: string,
-    splitSize: number,
-    threads: number,
-  ): Promise<string | undefined> {
+  private async planSplits(manifest: ManifestLine[], segment: string, splitSize: number, threads: number): Promise<string | undefined> {
     if (splitSize <= 0) return undefined;
     const { writeFileSync } = await import('node:fs');
     const { planSplits, splittableBytes } = await import('../segment/archive-splits.js');
