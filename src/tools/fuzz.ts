@@ -91,45 +91,39 @@ class Pool {
   }
 }
 
-async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const opt = (name: string, d: number) => {
-    const i = args.indexOf(`--${name}`);
-    return i >= 0 ? Number(args[i + 1]) : d;
-  };
-  const cases = opt('cases', 1000);
-  const seed = opt('seed', 1);
-  const timeout = opt('timeout', 10000);
-  const dir = conformanceDir();
-  const files = readManifest(join(dir, 'manifest.tsv'))
-    .map((r) => r.file)
-    .filter((f) => statSync(join(dir, f)).size <= 1 << 20);
-  const rand = rng(seed);
-  const pools = [new Pool(timeout), new Pool(timeout)];
-  const baseline = new Map<string, Outcome>();
-  const counts = { cases: 0, hangs: 0, crashes: 0, stacks: 0, lost: 0, withIssues: 0, clean: 0 };
-  const byMutation: Record<string, number> = {};
-  const failures: string[] = [];
+/** Hangs, crashes and stack traces counted, and every failure said once. */
+class Judge {
+  readonly failures: string[] = [];
+
+  constructor(private readonly timeout: number) {}
+
   /** Counts a hang, a crash or a stack trace; whether there is an outcome to check further. */
-  const answered = (o: Outcome | 'hang', tag: string, c: { hangs: number; crashes: number; stacks: number }): o is Outcome => {
+  answered(o: Outcome | 'hang', tag: string, c: { hangs: number; crashes: number; stacks: number }): o is Outcome {
     if (o === 'hang') {
       c.hangs++;
-      failures.push(`${tag}: no result in ${timeout} ms`);
+      this.failures.push(`${tag}: no result in ${this.timeout} ms`);
       return false;
     }
     if (o.error) {
       c.crashes++;
-      failures.push(`${tag}: ${o.error}`);
+      this.failures.push(`${tag}: ${o.error}`);
       return false;
     }
     if (o.messages.some((m) => /\n\s+at .*:\d+:\d+/.test(m))) {
       c.stacks++;
-      failures.push(`${tag}: a message carries a stack trace`);
+      this.failures.push(`${tag}: a message carries a stack trace`);
     }
     return true;
-  };
-  let next = 0;
+  }
+}
 
+/** Damaged copies of the fixture archives: none hangs, crashes or says a stack trace, and every record before the damage is still there. */
+async function fuzzFixtures(pools: Pool[], dir: string, files: string[], cases: number, seed: number, judge: Judge) {
+  const rand = rng(seed);
+  const baseline = new Map<string, Outcome>();
+  const counts = { cases: 0, hangs: 0, crashes: 0, stacks: 0, lost: 0, withIssues: 0, clean: 0 };
+  const byMutation: Record<string, number> = {};
+  let next = 0;
   const work = async (pool: Pool) => {
     while (next < cases) {
       const id = next++;
@@ -146,7 +140,7 @@ async function main(): Promise<void> {
       counts.cases++;
       const o = await pool.run(c.bytes, file);
       const tag = `case ${id} (${c.mutation} at ${c.at} of ${file}, seed ${seed})`;
-      if (!answered(o, tag, counts)) continue;
+      if (!judge.answered(o, tag, counts)) continue;
       if (o.messages.length) counts.withIssues++;
       else counts.clean++;
       // Every record that ends before the damage is still there, to the letter: bytes damaged
@@ -157,18 +151,22 @@ async function main(): Promise<void> {
         const end = Number(f[9]) + Number(f[8]);
         if (end <= c.at && !got.has(l)) {
           counts.lost++;
-          failures.push(`${tag}: lost the record at offset ${f[9]}`);
+          judge.failures.push(`${tag}: lost the record at offset ${f[9]}`);
           break;
         }
       }
     }
   };
   await Promise.all(pools.map(work));
+  return { counts, byMutation, archives: baseline.size };
+}
 
-  // The damage kit: each kind in turn, every undamaged record checked by URL and digest. Most
-  // cases use a 1 MiB in-memory limit and 3 MiB "big" records (the streamed path, at a tenth
-  // of the cost); one case in eight uses the defaults and 40 MiB records.
-  const kitCases = opt('kit-cases', Math.max(DAMAGE_KINDS.length * 2, Math.round(cases / 5)));
+/**
+ * The damage kit: each kind in turn, every undamaged record checked by URL and digest. Most
+ * cases use a 1 MiB in-memory limit and 3 MiB "big" records (the streamed path, at a tenth of
+ * the cost); one case in eight uses the defaults and 40 MiB records.
+ */
+async function fuzzKit(pools: Pool[], kitCases: number, seed: number, judge: Judge) {
   const kitRand = rng(seed + 7919);
   const kit = { cases: 0, hangs: 0, crashes: 0, stacks: 0, lost: 0, unreported: 0, wrongExit: 0 };
   const kitByKind: Record<string, number> = {};
@@ -184,7 +182,7 @@ async function main(): Promise<void> {
       kit.cases++;
       const tag = `kit case ${id} (${kind}${full ? ', 40 MiB' : ''}, damage at ${a.at}, seed ${seed})`;
       const o = await pool.run(a.bytes, a.name, limits);
-      if (!answered(o, tag, kit)) continue;
+      if (!judge.answered(o, tag, kit)) continue;
       const got = new Map(
         o.lines.map((l) => {
           const f = l.split(' ');
@@ -195,41 +193,58 @@ async function main(): Promise<void> {
       const leaked = a.skips ? a.damaged.filter((u) => got.has(u)) : [];
       if (lost.length || leaked.length) {
         kit.lost++;
-        failures.push(
+        judge.failures.push(
           `${tag}: ${lost.length ? `lost or wrong: ${lost.map((r) => r.url).join(', ')}` : ''}${leaked.length ? ` indexed though damaged: ${leaked.join(', ')}` : ''}`,
         );
       }
       const skipped = o.messages.some((m) => /(record|bytes) skipped/.test(m));
       if (a.skips !== skipped) {
         kit.wrongExit++;
-        failures.push(`${tag}: ${a.skips ? 'the damage was not reported as a skip (exit 3)' : 'a record was skipped where a warning was the answer'}`);
+        judge.failures.push(`${tag}: ${a.skips ? 'the damage was not reported as a skip (exit 3)' : 'a record was skipped where a warning was the answer'}`);
       }
       if (!o.messages.length) {
         kit.unreported++;
-        failures.push(`${tag}: nothing reported`);
+        judge.failures.push(`${tag}: nothing reported`);
       }
     }
   };
   await Promise.all(pools.map(kitWork));
-  console.log(
-    `fuzz: ${counts.cases} damaged copies of ${baseline.size} fixture archives (${Object.entries(byMutation)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', ')})`,
-  );
+  return { kit, kitByKind };
+}
+
+const tally = (m: Record<string, number>) =>
+  Object.entries(m)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const opt = (name: string, d: number) => {
+    const i = args.indexOf(`--${name}`);
+    return i >= 0 ? Number(args[i + 1]) : d;
+  };
+  const cases = opt('cases', 1000);
+  const seed = opt('seed', 1);
+  const timeout = opt('timeout', 10000);
+  const dir = conformanceDir();
+  const files = readManifest(join(dir, 'manifest.tsv'))
+    .map((r) => r.file)
+    .filter((f) => statSync(join(dir, f)).size <= 1 << 20);
+  const pools = [new Pool(timeout), new Pool(timeout)];
+  const judge = new Judge(timeout);
+  const { counts, byMutation, archives } = await fuzzFixtures(pools, dir, files, cases, seed, judge);
+  const { kit, kitByKind } = await fuzzKit(pools, opt('kit-cases', Math.max(DAMAGE_KINDS.length * 2, Math.round(cases / 5))), seed, judge);
+  console.log(`fuzz: ${counts.cases} damaged copies of ${archives} fixture archives (${tally(byMutation)})`);
   console.log(
     `fuzz: ${counts.withIssues} reported damage, ${counts.clean} read clean; crashes ${counts.crashes}, hangs ${counts.hangs}, stack traces ${counts.stacks}, records lost before the damage ${counts.lost}`,
   );
-  console.log(
-    `fuzz: damage kit ${kit.cases} archives (${Object.entries(kitByKind)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', ')})`,
-  );
+  console.log(`fuzz: damage kit ${kit.cases} archives (${tally(kitByKind)})`);
   console.log(
     `fuzz: damage kit: crashes ${kit.crashes}, hangs ${kit.hangs}, stack traces ${kit.stacks}, undamaged records lost or wrong ${kit.lost}, damage not reported ${kit.unreported}, wrong skip/warning ${kit.wrongExit}`,
   );
-  for (const f of failures.slice(0, 20)) console.log(`FAIL ${f}`);
+  for (const f of judge.failures.slice(0, 20)) console.log(`FAIL ${f}`);
   const failed = counts.crashes + counts.hangs + counts.stacks + counts.lost;
-  const kitFailed = new Set(failures.filter((f) => f.startsWith('kit case')).map((f) => f.split(':')[0])).size;
+  const kitFailed = new Set(judge.failures.filter((f) => f.startsWith('kit case')).map((f) => f.split(':')[0])).size;
   console.log(`${counts.cases - failed + kit.cases - kitFailed} passed, ${failed + kitFailed} failed`);
   process.exit(failed + kitFailed ? 1 : 0);
 }
