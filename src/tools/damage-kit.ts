@@ -129,6 +129,223 @@ export interface KitOptions {
   bigSize?: number;
 }
 
+/** What every kind of damage builds on: the small records around the damaged one, and a lie for a length field. */
+interface Kit {
+  kind: DamageKind;
+  rand: () => number;
+  bigSize: number;
+  before: number;
+  pre: KitRecord[];
+  post: KitRecord[];
+  preGz: Buffer[];
+  postGz: Buffer[];
+  intact: { url: string; digest: string }[];
+  lie: number;
+}
+
+const gz = (b: Buffer) => gzipSync(b, { level: 1 });
+const gzipAll = (parts: Buffer[]) => Buffer.concat(parts);
+const startOf = (parts: Buffer[]) => parts.reduce((n, b) => n + b.length, 0);
+
+/** big-flip, big-crc, big-cut-then-good */
+function damageBigMember(k: Kit): DamagedArchive {
+  const { kind, rand, bigSize, before, preGz, postGz, intact } = k;
+  const big = warcResponse('http://example.org/big', page(kind === 'big-cut-then-good' ? bigSize / 4 : bigSize, 'big'), before);
+  const member = Buffer.from(gz(big.bytes));
+  let bad: Buffer;
+  let at: number;
+  if (kind === 'big-flip') {
+    at = Math.floor(member.length * (0.2 + rand() * 0.6));
+    for (let i = 0; i < 8; i++) member[at + i] ^= 1 + Math.floor(rand() * 255);
+    bad = member;
+  } else if (kind === 'big-crc') {
+    at = member.length - 8 + Math.floor(rand() * 4);
+    member[at] ^= 1 + Math.floor(rand() * 255);
+    bad = member;
+  } else {
+    at = Math.floor(member.length * (0.1 + rand() * 0.8));
+    bad = member.subarray(0, at);
+  }
+  return {
+    kind,
+    name: `${kind}.warc.gz`,
+    bytes: gzipAll([...preGz, bad, ...postGz]),
+    intact,
+    damaged: [big.url],
+    skips: true,
+    at: startOf(preGz) + at,
+  };
+}
+
+/** big-lying-length */
+function damageBigLyingLength(k: Kit): DamagedArchive {
+  const { kind, rand, bigSize, before, preGz, postGz, intact } = k;
+  const liar = warcResponse('http://example.org/liar', page(2000, 'liar'), before, bigSize + Math.floor(rand() * 1000));
+  return {
+    kind,
+    name: `${kind}.warc.gz`,
+    bytes: gzipAll([...preGz, gz(liar.bytes), ...postGz]),
+    intact: [...intact, { url: liar.url, digest: liar.digest }],
+    damaged: [],
+    skips: false,
+    at: startOf(preGz),
+  };
+}
+
+/** cut-then-good */
+function damageCutThenGood(k: Kit): DamagedArchive {
+  const { kind, rand, before, preGz, postGz, intact } = k;
+  const victim = gz(warcResponse('http://example.org/cut', page(3000, 'cut'), before).bytes);
+  const at = 10 + Math.floor(rand() * (victim.length - 10));
+  return {
+    kind,
+    name: `${kind}.warc.gz`,
+    bytes: gzipAll([...preGz, victim.subarray(0, at), ...postGz]),
+    intact,
+    damaged: ['http://example.org/cut'],
+    skips: true,
+    at: startOf(preGz) + at,
+  };
+}
+
+/** arc-gz-off-by-n, arc-off-by-n: A length too long ends at the next record (a warning, the true digest); a length too short is read as declared, and the bytes after it, which start no record, are reported and skipped (exit 3): a record never takes bytes beyond its declared length. */
+function damageArcOffByN(k: Kit): DamagedArchive {
+  const { kind, before, pre, post, preGz, postGz, intact, lie } = k;
+  const body = page(1500, 'odd');
+  const odd = arcRecord('http://example.org/odd', body, lie);
+  const gzipped = kind === 'arc-gz-off-by-n';
+  const parts = gzipped
+    ? [gz(ARC_FILEDESC), ...preGz, gz(odd.bytes), ...postGz]
+    : [ARC_FILEDESC, ...pre.map((r) => r.bytes), odd.bytes, ...post.map((r) => r.bytes)];
+  return {
+    kind,
+    name: gzipped ? `${kind}.arc.gz` : `${kind}.arc`,
+    bytes: Buffer.concat(parts),
+    intact: [...intact, { url: odd.url, digest: lie > 0 ? odd.digest : shortDigest(body, lie) }],
+    damaged: [],
+    skips: lie < 0,
+    at: startOf(parts.slice(0, 1 + before)),
+  };
+}
+
+/** warc-off-by-n */
+function damageWarcOffByN(k: Kit): DamagedArchive {
+  const { kind, before, pre, post, intact, lie } = k;
+  const body = page(1500, 'odd');
+  const odd = warcResponse('http://example.org/odd', body, before, lie);
+  const parts = [...pre.map((r) => r.bytes), odd.bytes, ...post.map((r) => r.bytes)];
+  return {
+    kind,
+    name: `${kind}.warc`,
+    bytes: Buffer.concat(parts),
+    intact: [...intact, { url: odd.url, digest: lie > 0 ? odd.digest : shortDigest(body, lie) }],
+    damaged: [],
+    skips: lie < 0,
+    at: startOf(parts.slice(0, before)),
+  };
+}
+
+/** plain-lying-length */
+function damagePlainLyingLength(k: Kit): DamagedArchive {
+  const { kind, rand, bigSize, before, pre, post, intact } = k;
+  const liar = warcResponse('http://example.org/liar', page(2000, 'liar'), before, bigSize + Math.floor(rand() * 1000));
+  const parts = [...pre.map((r) => r.bytes), liar.bytes, ...post.map((r) => r.bytes)];
+  return {
+    kind,
+    name: `${kind}.warc`,
+    bytes: Buffer.concat(parts),
+    intact,
+    damaged: [liar.url],
+    skips: true,
+    at: startOf(parts.slice(0, before)),
+  };
+}
+
+/** trailing-bytes */
+function damageTrailingBytes(k: Kit): DamagedArchive {
+  const { kind, rand, before, pre, post } = k;
+  // Bytes after a whole record (its separator included) that start no record: a few
+  // letters or a line of garbage at the end of the file or between two records, or NUL
+  // padding. Every record keeps its digest; the garbage is reported and skipped (exit 3),
+  // NULs with a warning.
+  const isArc = rand() < 0.5;
+  const all = [...pre, ...post].map((r, i) => (isArc ? arcRecord(r.url, page(800, `t${i}`)) : warcResponse(r.url, page(800, `t${i}`), i)));
+  const variants = ['ga', 'garbage\n', '\0\0\0\0\0', 'x'];
+  const junk = Buffer.from(variants[Math.floor(rand() * variants.length)], 'latin1');
+  const between = rand() < 0.5;
+  const cut = between ? before : all.length;
+  const parts = [...(isArc ? [ARC_FILEDESC] : []), ...all.slice(0, cut).map((r) => r.bytes), junk, ...all.slice(cut).map((r) => r.bytes)];
+  return {
+    kind,
+    name: isArc ? `${kind}.arc` : `${kind}.warc`,
+    bytes: Buffer.concat(parts),
+    intact: all.map((r) => ({ url: r.url, digest: r.digest })),
+    damaged: [],
+    skips: junk[0] !== 0,
+    at: startOf(parts.slice(0, (isArc ? 1 : 0) + cut)),
+  };
+}
+
+/** arc-bad-length */
+function damageArcBadLength(k: Kit): DamagedArchive {
+  const { kind, rand, before, pre, post, preGz, postGz, intact } = k;
+  // One record's ARC header length negative, not a number, or missing. In .arc.gz its
+  // member bounds it: read from the member with a warning where the line still has its five
+  // fields, as CDX-Writer and warcio read one; skipped where it has four. Never read into
+  // the record before it.
+  const victim = arcRecord('http://example.org/bad-length', page(1500, 'bad length'));
+  const eol = victim.bytes.indexOf(10);
+  const field = ['-10', '-1', 'xyz', ''][Math.floor(rand() * 4)];
+  const line = victim.bytes.toString('latin1', 0, eol).replace(/ \d+$/, field ? ` ${field}` : '');
+  const bad = Buffer.concat([Buffer.from(line, 'latin1'), victim.bytes.subarray(eol)]);
+  // Plain: no member bounds the record, so it is skipped whatever its length field says.
+  const gzipped = rand() < 0.7;
+  const parts = gzipped ? [gz(ARC_FILEDESC), ...preGz, gz(bad), ...postGz] : [ARC_FILEDESC, ...pre.map((r) => r.bytes), bad, ...post.map((r) => r.bytes)];
+  const skipped = !gzipped || !field;
+  return {
+    kind,
+    name: gzipped ? `${kind}.arc.gz` : `${kind}.arc`,
+    bytes: Buffer.concat(parts),
+    intact,
+    damaged: skipped ? [victim.url] : [],
+    skips: skipped,
+    at: startOf(parts.slice(0, 1 + before)),
+  };
+}
+
+/** garbage-no-newline */
+function damageGarbageNoNewline(k: Kit): DamagedArchive {
+  const { kind, rand, before, pre, post } = k;
+  const isArc = rand() < 0.5;
+  const all = [...pre, ...post].map((r, i) => (isArc ? arcRecord(r.url, page(800, `g${i}`)) : warcResponse(r.url, page(800, `g${i}`), i)));
+  const garbage = Buffer.from('GARBAGE'.slice(0, 1 + Math.floor(rand() * 7)));
+  const parts = [...(isArc ? [ARC_FILEDESC] : []), ...all.slice(0, before).map((r) => r.bytes), garbage, ...all.slice(before).map((r) => r.bytes)];
+  return {
+    kind,
+    name: isArc ? `${kind}.arc` : `${kind}.warc`,
+    bytes: Buffer.concat(parts),
+    intact: all.map((r) => ({ url: r.url, digest: r.digest })),
+    damaged: [],
+    skips: true,
+    at: startOf(parts.slice(0, (isArc ? 1 : 0) + before)),
+  };
+}
+
+const DAMAGE: Record<DamageKind, (k: Kit) => DamagedArchive> = {
+  'big-flip': damageBigMember,
+  'big-crc': damageBigMember,
+  'big-cut-then-good': damageBigMember,
+  'big-lying-length': damageBigLyingLength,
+  'cut-then-good': damageCutThenGood,
+  'arc-gz-off-by-n': damageArcOffByN,
+  'arc-off-by-n': damageArcOffByN,
+  'warc-off-by-n': damageWarcOffByN,
+  'plain-lying-length': damagePlainLyingLength,
+  'trailing-bytes': damageTrailingBytes,
+  'arc-bad-length': damageArcBadLength,
+  'garbage-no-newline': damageGarbageNoNewline,
+};
+
 /**
  * One damaged archive of `kind`: a few small records, the damaged one somewhere among them
  * (chosen with `rand`), more small records after it.
@@ -141,183 +358,16 @@ export function makeDamaged(kind: DamageKind, rand: () => number, opts: KitOptio
     make(`http://example.org/page-${i}`, page(500 + Math.floor(rand() * 4000), `page ${i}`), i);
   const warc = (url: string, body: Buffer, n: number) => warcResponse(url, body, n);
   const arc = (url: string, body: Buffer) => arcRecord(url, body);
-  const gz = (b: Buffer) => gzipSync(b, { level: 1 });
   const pre = Array.from({ length: before }, (_, i) => small(i, kind.startsWith('arc') ? arc : warc));
   const post = Array.from({ length: after }, (_, i) => small(before + 1 + i, kind.startsWith('arc') ? arc : warc));
   const intact = [...pre, ...post].map((r) => ({ url: r.url, digest: r.digest }));
-  const gzipAll = (parts: Buffer[]) => Buffer.concat(parts);
   const preGz = pre.map((r) => gz(r.bytes));
   const postGz = post.map((r) => gz(r.bytes));
-  const startOf = (parts: Buffer[]) => parts.reduce((n, b) => n + b.length, 0);
   let lie = (1 + Math.floor(rand() * 6)) * (rand() < 0.5 ? -1 : 1);
   // A record whose length also counts its separator (ARC +1, WARC +4) is read as the length
   // says, as the reference indexers read it: the next record starts right there (in gzip, the
   // member ends there), and nothing tells those bytes from a payload's own last newlines.
   if ((kind.startsWith('arc') && lie === 1) || (kind === 'warc-off-by-n' && lie === 4)) lie = 2;
 
-  switch (kind) {
-    case 'big-flip':
-    case 'big-crc':
-    case 'big-cut-then-good': {
-      const big = warcResponse('http://example.org/big', page(kind === 'big-cut-then-good' ? bigSize / 4 : bigSize, 'big'), before);
-      const member = Buffer.from(gz(big.bytes));
-      let bad: Buffer;
-      let at: number;
-      if (kind === 'big-flip') {
-        at = Math.floor(member.length * (0.2 + rand() * 0.6));
-        for (let i = 0; i < 8; i++) member[at + i] ^= 1 + Math.floor(rand() * 255);
-        bad = member;
-      } else if (kind === 'big-crc') {
-        at = member.length - 8 + Math.floor(rand() * 4);
-        member[at] ^= 1 + Math.floor(rand() * 255);
-        bad = member;
-      } else {
-        at = Math.floor(member.length * (0.1 + rand() * 0.8));
-        bad = member.subarray(0, at);
-      }
-      return {
-        kind,
-        name: `${kind}.warc.gz`,
-        bytes: gzipAll([...preGz, bad, ...postGz]),
-        intact,
-        damaged: [big.url],
-        skips: true,
-        at: startOf(preGz) + at,
-      };
-    }
-    case 'big-lying-length': {
-      const liar = warcResponse('http://example.org/liar', page(2000, 'liar'), before, bigSize + Math.floor(rand() * 1000));
-      return {
-        kind,
-        name: `${kind}.warc.gz`,
-        bytes: gzipAll([...preGz, gz(liar.bytes), ...postGz]),
-        intact: [...intact, { url: liar.url, digest: liar.digest }],
-        damaged: [],
-        skips: false,
-        at: startOf(preGz),
-      };
-    }
-    case 'cut-then-good': {
-      const victim = gz(warcResponse('http://example.org/cut', page(3000, 'cut'), before).bytes);
-      const at = 10 + Math.floor(rand() * (victim.length - 10));
-      return {
-        kind,
-        name: `${kind}.warc.gz`,
-        bytes: gzipAll([...preGz, victim.subarray(0, at), ...postGz]),
-        intact,
-        damaged: ['http://example.org/cut'],
-        skips: true,
-        at: startOf(preGz) + at,
-      };
-    }
-    // A length too long ends at the next record (a warning, the true digest); a length too
-    // short is read as declared, and the bytes after it, which start no record, are reported
-    // and skipped (exit 3): a record never takes bytes beyond its declared length.
-    case 'arc-gz-off-by-n':
-    case 'arc-off-by-n': {
-      const body = page(1500, 'odd');
-      const odd = arcRecord('http://example.org/odd', body, lie);
-      const gzipped = kind === 'arc-gz-off-by-n';
-      const parts = gzipped
-        ? [gz(ARC_FILEDESC), ...preGz, gz(odd.bytes), ...postGz]
-        : [ARC_FILEDESC, ...pre.map((r) => r.bytes), odd.bytes, ...post.map((r) => r.bytes)];
-      return {
-        kind,
-        name: gzipped ? `${kind}.arc.gz` : `${kind}.arc`,
-        bytes: Buffer.concat(parts),
-        intact: [...intact, { url: odd.url, digest: lie > 0 ? odd.digest : shortDigest(body, lie) }],
-        damaged: [],
-        skips: lie < 0,
-        at: startOf(parts.slice(0, 1 + before)),
-      };
-    }
-    case 'warc-off-by-n': {
-      const body = page(1500, 'odd');
-      const odd = warcResponse('http://example.org/odd', body, before, lie);
-      const parts = [...pre.map((r) => r.bytes), odd.bytes, ...post.map((r) => r.bytes)];
-      return {
-        kind,
-        name: `${kind}.warc`,
-        bytes: Buffer.concat(parts),
-        intact: [...intact, { url: odd.url, digest: lie > 0 ? odd.digest : shortDigest(body, lie) }],
-        damaged: [],
-        skips: lie < 0,
-        at: startOf(parts.slice(0, before)),
-      };
-    }
-    case 'plain-lying-length': {
-      const liar = warcResponse('http://example.org/liar', page(2000, 'liar'), before, bigSize + Math.floor(rand() * 1000));
-      const parts = [...pre.map((r) => r.bytes), liar.bytes, ...post.map((r) => r.bytes)];
-      return {
-        kind,
-        name: `${kind}.warc`,
-        bytes: Buffer.concat(parts),
-        intact,
-        damaged: [liar.url],
-        skips: true,
-        at: startOf(parts.slice(0, before)),
-      };
-    }
-    case 'trailing-bytes': {
-      // Bytes after a whole record (its separator included) that start no record: a few
-      // letters or a line of garbage at the end of the file or between two records, or NUL
-      // padding. Every record keeps its digest; the garbage is reported and skipped (exit 3),
-      // NULs with a warning.
-      const isArc = rand() < 0.5;
-      const all = [...pre, ...post].map((r, i) => (isArc ? arcRecord(r.url, page(800, `t${i}`)) : warcResponse(r.url, page(800, `t${i}`), i)));
-      const variants = ['ga', 'garbage\n', '\0\0\0\0\0', 'x'];
-      const junk = Buffer.from(variants[Math.floor(rand() * variants.length)], 'latin1');
-      const between = rand() < 0.5;
-      const cut = between ? before : all.length;
-      const parts = [...(isArc ? [ARC_FILEDESC] : []), ...all.slice(0, cut).map((r) => r.bytes), junk, ...all.slice(cut).map((r) => r.bytes)];
-      return {
-        kind,
-        name: isArc ? `${kind}.arc` : `${kind}.warc`,
-        bytes: Buffer.concat(parts),
-        intact: all.map((r) => ({ url: r.url, digest: r.digest })),
-        damaged: [],
-        skips: junk[0] !== 0,
-        at: startOf(parts.slice(0, (isArc ? 1 : 0) + cut)),
-      };
-    }
-    case 'arc-bad-length': {
-      // One record's ARC header length negative, not a number, or missing. In .arc.gz its
-      // member bounds it: read from the member with a warning where the line still has its five
-      // fields, as CDX-Writer and warcio read one; skipped where it has four. Never read into
-      // the record before it.
-      const victim = arcRecord('http://example.org/bad-length', page(1500, 'bad length'));
-      const eol = victim.bytes.indexOf(10);
-      const field = ['-10', '-1', 'xyz', ''][Math.floor(rand() * 4)];
-      const line = victim.bytes.toString('latin1', 0, eol).replace(/ \d+$/, field ? ` ${field}` : '');
-      const bad = Buffer.concat([Buffer.from(line, 'latin1'), victim.bytes.subarray(eol)]);
-      // Plain: no member bounds the record, so it is skipped whatever its length field says.
-      const gzipped = rand() < 0.7;
-      const parts = gzipped ? [gz(ARC_FILEDESC), ...preGz, gz(bad), ...postGz] : [ARC_FILEDESC, ...pre.map((r) => r.bytes), bad, ...post.map((r) => r.bytes)];
-      const skipped = !gzipped || !field;
-      return {
-        kind,
-        name: gzipped ? `${kind}.arc.gz` : `${kind}.arc`,
-        bytes: Buffer.concat(parts),
-        intact,
-        damaged: skipped ? [victim.url] : [],
-        skips: skipped,
-        at: startOf(parts.slice(0, 1 + before)),
-      };
-    }
-    case 'garbage-no-newline': {
-      const isArc = rand() < 0.5;
-      const all = [...pre, ...post].map((r, i) => (isArc ? arcRecord(r.url, page(800, `g${i}`)) : warcResponse(r.url, page(800, `g${i}`), i)));
-      const garbage = Buffer.from('GARBAGE'.slice(0, 1 + Math.floor(rand() * 7)));
-      const parts = [...(isArc ? [ARC_FILEDESC] : []), ...all.slice(0, before).map((r) => r.bytes), garbage, ...all.slice(before).map((r) => r.bytes)];
-      return {
-        kind,
-        name: isArc ? `${kind}.arc` : `${kind}.warc`,
-        bytes: Buffer.concat(parts),
-        intact: all.map((r) => ({ url: r.url, digest: r.digest })),
-        damaged: [],
-        skips: true,
-        at: startOf(parts.slice(0, (isArc ? 1 : 0) + before)),
-      };
-    }
-  }
+  return DAMAGE[kind]({ kind, rand, bigSize, before, pre, post, preGz, postGz, intact, lie });
 }
