@@ -18,158 +18,13 @@
  */
 import { decodeHTML, decodeHTMLAttribute, DecodingMode } from 'entities/decode';
 import { hashStep, matchName, nameHash, NameTable } from './tag-names.js';
+import { HtmlTree, type HtmlHandler } from './html-tree.js';
 
-export interface HtmlHandler {
-  /** Whether text is wanted now: when false, text is passed over without being sliced or decoded. */
-  readonly wantsText: boolean;
-  /**
-   * The attributes `onOpen` needs of this tag: their names (lower case, ASCII), true for all of
-   * them, false for none (it gets an empty object). Attributes not asked for are not sliced.
-   */
-  wantsAttributes(name: string): readonly string[] | boolean;
-  onOpen(name: string, attrs: Record<string, string>): void;
-  onClose(name: string): void;
-  /**
-   * Text: `text` from `start` to `end` (the scanner's buffer, not sliced, so that the many runs
-   * of white space between tags cost no string; or text with its entities decoded).
-   */
-  onText(text: string, start: number, end: number): void;
-}
-
-const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string, string>;
-
-// htmlparser2's tree rules (Parser.ts), as data.
-const FORM_TAGS = new Set(['input', 'option', 'optgroup', 'select', 'button', 'datalist', 'textarea']);
-const P_TAG = new Set(['p']);
-const HEADING_TAGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p']);
-const TABLE_SECTION_TAGS = new Set(['thead', 'tbody']);
-const DDT_TAGS = new Set(['dd', 'dt']);
-const RTP_TAGS = new Set(['rt', 'rp']);
-const OPEN_IMPLIES_CLOSE = new Map<string, Set<string>>([
-  ['tr', new Set(['tr', 'th', 'td'])],
-  ['th', new Set(['th'])],
-  ['td', new Set(['thead', 'th', 'td'])],
-  ['body', new Set(['head', 'link', 'script'])],
-  ['a', new Set(['a'])],
-  ['li', new Set(['li'])],
-  ['p', P_TAG],
-  ['h1', HEADING_TAGS],
-  ['h2', HEADING_TAGS],
-  ['h3', HEADING_TAGS],
-  ['h4', HEADING_TAGS],
-  ['h5', HEADING_TAGS],
-  ['h6', HEADING_TAGS],
-  ['select', FORM_TAGS],
-  ['input', FORM_TAGS],
-  ['output', FORM_TAGS],
-  ['button', FORM_TAGS],
-  ['datalist', FORM_TAGS],
-  ['textarea', FORM_TAGS],
-  ['option', new Set(['option'])],
-  ['optgroup', new Set(['optgroup', 'option'])],
-  ['dd', DDT_TAGS],
-  ['dt', DDT_TAGS],
-  ...[
-    'address',
-    'article',
-    'aside',
-    'blockquote',
-    'details',
-    'div',
-    'dl',
-    'fieldset',
-    'figcaption',
-    'figure',
-    'footer',
-    'form',
-    'header',
-    'hr',
-    'main',
-    'nav',
-    'ol',
-    'pre',
-    'section',
-    'table',
-    'ul',
-  ].map((t) => [t, P_TAG] as [string, Set<string>]),
-  ['rt', RTP_TAGS],
-  ['rp', RTP_TAGS],
-  ['tbody', TABLE_SECTION_TAGS],
-  ['tfoot', TABLE_SECTION_TAGS],
-]);
-const VOID = new Set([
-  'area',
-  'base',
-  'basefont',
-  'br',
-  'col',
-  'command',
-  'embed',
-  'frame',
-  'hr',
-  'img',
-  'input',
-  'isindex',
-  'keygen',
-  'link',
-  'meta',
-  'param',
-  'source',
-  'track',
-  'wbr',
-]);
-const INTEGRATION = new Set(['mi', 'mo', 'mn', 'ms', 'mtext', 'annotation-xml', 'foreignObject', 'desc', 'title']);
-const SVG_NAMES = new Map(
-  [
-    'altGlyph',
-    'altGlyphDef',
-    'altGlyphItem',
-    'animateColor',
-    'animateMotion',
-    'animateTransform',
-    'clipPath',
-    'feBlend',
-    'feColorMatrix',
-    'feComponentTransfer',
-    'feComposite',
-    'feConvolveMatrix',
-    'feDiffuseLighting',
-    'feDisplacementMap',
-    'feDistantLight',
-    'feDropShadow',
-    'feFlood',
-    'feFuncA',
-    'feFuncB',
-    'feFuncG',
-    'feFuncR',
-    'feGaussianBlur',
-    'feImage',
-    'feMerge',
-    'feMergeNode',
-    'feMorphology',
-    'feOffset',
-    'fePointLight',
-    'feSpecularLighting',
-    'feSpotLight',
-    'feTile',
-    'feTurbulence',
-    'foreignObject',
-    'glyphRef',
-    'linearGradient',
-    'radialGradient',
-    'textPath',
-  ].map((n) => [n.toLowerCase(), n]),
-);
+export type { HtmlHandler } from './html-tree.js';
 
 /** Elements whose content is text up to their end tag: raw, or with entities decoded (RCDATA). */
 const RAW_TEXT = new Set(['script', 'style', 'iframe', 'noembed', 'noframes', 'xmp']);
 const RCDATA = new Set(['title', 'textarea']);
-
-const enum Context {
-  Html,
-  Svg,
-  MathML,
-}
 
 const GT = 0x3e,
   SLASH = 0x2f,
@@ -235,22 +90,15 @@ export function decodeRcdata(t: string, name: string): string {
 
 export class HtmlScanner {
   private buf = '';
-  /** Open elements, innermost last. */
-  private readonly stack: string[] = [];
-  /**
-   * How many of each name the stack holds: whether one is open is then one lookup, not a walk
-   * down the stack (`<div>` a million times and then as many `</span>` took time quadratic in
-   * the page's size).
-   */
-  private readonly open = new Map<string, number>();
-  private readonly contexts: Context[] = [Context.Html];
+  /** The open elements and their contexts (html-tree.ts). */
+  private readonly tree: HtmlTree;
   /** Raw-text or RCDATA element whose content is being read ('' for none; 'plaintext' to the end). */
   private raw = '';
-  /** The tag whose attributes are being read (htmlparser2's `tagname`; '' for a second `<form>`). */
-  private tag = '';
   private ended = false;
 
-  constructor(private readonly handler: HtmlHandler) {}
+  constructor(private readonly handler: HtmlHandler) {
+    this.tree = new HtmlTree(handler);
+  }
 
   write(chunk: string): void {
     this.buf = this.buf.length ? this.buf + chunk : chunk;
@@ -263,7 +111,7 @@ export class HtmlScanner {
     this.scan(true);
     this.buf = '';
     // htmlparser2 closes what is still open, innermost first (without popping its contexts).
-    for (let i = this.stack.length - 1; i >= 0; i--) this.handler.onClose(this.stack[i]);
+    this.tree.closeAll();
   }
 
   /** Reads what the buffer holds; keeps an unfinished construct for the next write unless `final`. */
@@ -377,7 +225,7 @@ export class HtmlScanner {
       const close = s.indexOf(']]>', start);
       if (close < 0) return final ? len : NEED_MORE;
       // Text inside SVG or MathML, a comment elsewhere.
-      if (this.contexts[this.contexts.length - 1] !== Context.Html) this.text(s, start, close, undefined);
+      if (this.tree.inForeign) this.text(s, start, close, undefined);
       return close + 3;
     }
     if ((c | 0x20) === 0x64) {
@@ -439,7 +287,7 @@ export class HtmlScanner {
     if (e >= len) return final ? len : NEED_MORE; // an unfinished end tag is dropped
     const gt = s.charCodeAt(e) === GT ? e : s.indexOf('>', e);
     if (gt < 0 && !final) return NEED_MORE;
-    this.endTag(this.tagName(names.get(s, p, e, h)));
+    this.tree.endTag(this.tree.tagName(names.get(s, p, e, h)));
     return gt < 0 ? len : gt + 1;
   }
 
@@ -453,27 +301,27 @@ export class HtmlScanner {
     if (e >= len) return final ? len : NEED_MORE;
     const lower = names.get(s, lt + 1, e, h);
     // Raw text and the name's case are decided before this tag changes the context.
-    const inForeign = this.contexts[this.contexts.length - 1] !== Context.Html;
-    const name = this.tagName(lower);
+    const inForeign = this.tree.inForeign;
+    const name = this.tree.tagName(lower);
     const special = !inForeign && (RAW_TEXT.has(lower) || RCDATA.has(lower) || lower === 'plaintext') ? lower : '';
-    const ignored = name === 'form' && this.isOpen('form');
+    const ignored = name === 'form' && this.tree.isOpen('form');
     const wanted = ignored ? false : this.handler.wantsAttributes(name);
     const attrs = wanted !== false ? ({} as Record<string, string>) : undefined;
     const end = this.attributes(s, e, attrs, wanted === true ? undefined : wanted || undefined);
     if (end < 0) {
       if (!final) return NEED_MORE;
       // Cut by the end of the input: htmlparser2 has opened it (its name), never ended it.
-      this.openName(name);
+      this.tree.openName(name);
       return len;
     }
-    this.openName(name);
-    if (this.selfClosing && this.contexts[this.contexts.length - 1] !== Context.Html) {
+    this.tree.openName(name);
+    if (this.selfClosing && this.tree.inForeign) {
       // A self-closing mark is honoured in SVG and MathML only.
-      const tag = this.tag;
-      this.endOpen(attrs);
-      if (this.stack[this.stack.length - 1] === tag) this.pop();
+      const tag = this.tree.tag;
+      this.tree.endOpen(attrs);
+      if (this.tree.top === tag) this.tree.pop();
     } else {
-      this.endOpen(attrs);
+      this.tree.endOpen(attrs);
     }
     if (special) this.raw = special;
     return end;
@@ -593,77 +441,7 @@ export class HtmlScanner {
     }
     this.text(s, pos, at, rcdata ? DecodingMode.Legacy : undefined, rcdata ? this.raw : '');
     this.raw = '';
-    this.endTag(this.tagName(names.get(s, at + 2, nameEnd, nameHash(s, at + 2, nameEnd))));
+    this.tree.endTag(this.tree.tagName(names.get(s, at + 2, nameEnd, nameHash(s, at + 2, nameEnd))));
     return gt < 0 ? len : gt + 1;
-  }
-
-  // htmlparser2's tree rules (Parser: readTagName, emitOpenTag, endOpenTag, onclosetag, popElement).
-
-  /** A tag's name as htmlparser2 reads it: `name` is lower case already (NameTable). */
-  private tagName(name: string): string {
-    const ctx = this.contexts[this.contexts.length - 1];
-    if (ctx === Context.Svg) return SVG_NAMES.get(name) ?? name;
-    if (this.contexts.length > 1) {
-      const adjusted = SVG_NAMES.get(name);
-      if (adjusted !== undefined && this.isOpen(adjusted)) return adjusted;
-    }
-    if (ctx === Context.Html) return name === 'image' ? 'img' : name;
-    return name;
-  }
-
-  private openName(name: string): void {
-    this.tag = name;
-    // A second <form> while one is open is ignored, as the HTML spec says.
-    if (name === 'form' && this.isOpen('form')) {
-      this.tag = '';
-      return;
-    }
-    const implied = OPEN_IMPLIES_CLOSE.get(name);
-    if (implied) while (this.stack.length > 0 && implied.has(this.stack[this.stack.length - 1])) this.pop();
-    if (!VOID.has(name)) {
-      this.stack.push(name);
-      this.open.set(name, (this.open.get(name) ?? 0) + 1);
-      if (name === 'svg') this.contexts.push(Context.Svg);
-      else if (name === 'math') this.contexts.push(Context.MathML);
-      else if (INTEGRATION.has(name)) this.contexts.push(Context.Html);
-    }
-  }
-
-  private endOpen(attrs: Record<string, string> | undefined): void {
-    const name = this.tag;
-    this.tag = '';
-    if (name === '') return;
-    this.handler.onOpen(name, attrs ?? NO_ATTRIBUTES);
-    if (VOID.has(name)) this.handler.onClose(name);
-  }
-
-  private endTag(name: string): void {
-    if (!VOID.has(name)) {
-      // Found or not in one lookup; where found, the walk down is paid for by the pops.
-      const at = this.isOpen(name) ? this.stack.lastIndexOf(name) : -1;
-      if (at !== -1) {
-        while (this.stack.length > at) this.pop();
-      } else if (name === 'p') {
-        // `</p>` with no open p: an empty paragraph.
-        this.openName('p');
-        this.endOpen(undefined);
-        if (this.stack[this.stack.length - 1] === 'p') this.pop();
-      }
-    } else if (name === 'br') {
-      // `</br>` is a line break.
-      this.handler.onOpen('br', NO_ATTRIBUTES);
-      this.handler.onClose('br');
-    }
-  }
-
-  private isOpen(name: string): boolean {
-    return (this.open.get(name) ?? 0) > 0;
-  }
-
-  private pop(): void {
-    const name = this.stack.pop()!;
-    this.open.set(name, this.open.get(name)! - 1);
-    if (name === 'svg' || name === 'math' || INTEGRATION.has(name)) this.contexts.pop();
-    this.handler.onClose(name);
   }
 }
