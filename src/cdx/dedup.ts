@@ -11,6 +11,7 @@ import { CdxLineReader, bareDigest } from './cdx-reader.js';
 import { ExternalSorter, type SortOptions } from '../mapreduce/external-sort.js';
 import { lineChunks } from '../mapreduce/line-reader.js';
 import { copyBytes } from '../mapreduce/line-arena.js';
+import { nativeSort } from '../mapreduce/native.js';
 import {
   CDX_DUPS_FIELDS,
   CDX_DUPS_GROUP_LEN,
@@ -20,8 +21,8 @@ import {
   CDX_KEYS_FIELDS,
   CDX_KEYS_LINES,
   CDX_KEYS_NO_DIGEST,
-  nativeSort,
-} from '../mapreduce/native.js';
+  addCdxKeys,
+} from './cdx-keys-native.js';
 
 export interface DedupStats {
   /** Told about lines that are not CDX: the file, the line number and what is wrong. */
@@ -133,7 +134,7 @@ async function addCaptures(path: string, kind: Kind, stats: DedupStats, sorter: 
         // The addon takes plain CDX11 lines in bulk, as addLine's fast path would; the lines it
         // leaves (a legend, CDXJ, anything to report) are taken one at a time below.
         st[CDX_KEYS_LINES] = st[CDX_KEYS_CAPTURES] = st[CDX_KEYS_NO_DIGEST] = 0;
-        const at = await sorter.addCdxKeys(addon, chunk, s, chunk.length, kind === 'revisits', st);
+        const at = await addCdxKeys(sorter, addon, chunk, s, chunk.length, kind === 'revisits', st);
         lineNo += st[CDX_KEYS_LINES];
         stats.lines += st[CDX_KEYS_CAPTURES];
         stats.noDigest += st[CDX_KEYS_NO_DIGEST];

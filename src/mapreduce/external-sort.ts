@@ -10,8 +10,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { compareBytes, hasHighChars } from './byte-order.js';
 import { lineBatches } from './line-reader.js';
-import { LineArena, decodeLines, writeRun } from './line-arena.js';
-import { CDX_KEYS_FULL, CDX_KEYS_NEED, CDX_KEYS_ROOM, CDX_KEYS_STATUS, type NativeSort } from './native.js';
+import { LineArena, decodeLines, writeRun, type ArenaStorage, type FillStop } from './line-arena.js';
 import { ArenaLines, FileLines, fileChunks, lowerBound, mergeLines, mergeToFile, middleLine, type LineCursor, type RunRange } from './byte-merge.js';
 import type { MergeMessage, SpillDone, SpillMessage } from './sort-worker.js';
 import { Worker } from 'node:worker_threads';
@@ -223,19 +222,17 @@ export class ExternalSorter {
   }
 
   /**
-   * dedup-cdx's keys of the CDX11 lines of `chunk[from, to)` (native/cdx-keys.h), spilling runs
-   * on the way; resolves to where it stopped: `to`, or a line the addon leaves to the caller
-   * (`st[CDX_KEYS_STATUS]` is CDX_KEYS_SLOW). `st`'s counts are added to.
+   * Lines written in place by a kernel (line-arena.ts's `fill`), called again after making
+   * room or spilling a run until it stops done; resolves to where it stopped in its input.
    */
-  async addCdxKeys(addon: NativeSort, chunk: Buffer, from: number, to: number, revisits: boolean, st: Int32Array): Promise<number> {
+  async fill(f: (storage: ArenaStorage) => FillStop): Promise<number> {
     for (;;) {
-      from = this.arena.addCdxKeys(addon, chunk, from, to, revisits, st);
-      const status = st[CDX_KEYS_STATUS];
-      if (status === CDX_KEYS_ROOM) this.arena.makeRoom(st[CDX_KEYS_NEED]);
-      else if (status === CDX_KEYS_FULL) {
+      const stop = this.arena.fill(f);
+      if (stop.status === 'room') this.arena.makeRoom(stop.need!);
+      else if (stop.status === 'full') {
         const pending = this.spill();
         if (pending) await pending;
-      } else return from;
+      } else return stop.at;
     }
   }
 

@@ -7,7 +7,7 @@
  */
 import { isAscii } from 'node:buffer';
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { CDX_KEYS_COUNT, CDX_KEYS_USED, nativeSort, type NativeSort } from './native.js';
+import { nativeSort, type NativeSort } from './native.js';
 import { sortLineIndex } from './radix-sort.js';
 
 /** start + length + partition (Int32 each) + sorted index (Int32) + sort cache (Float64). */
@@ -43,6 +43,26 @@ const FIRST_BYTES = 1 << 20;
 const MAX_FIRST = 1 << 30;
 const FIRST_LINES = 1 << 14;
 const NEWLINE = 0x0a;
+
+/** An arena's storage as a kernel that writes lines in place sees it: the buffer and index arrays, and the fill it advances. */
+export interface ArenaStorage {
+  readonly buf: Buffer;
+  readonly start: Int32Array;
+  readonly len: Int32Array;
+  readonly part: Int32Array;
+  /** The arena's byte budget, and what a line costs of it besides its bytes. */
+  readonly limit: number;
+  readonly bytesPerLine: number;
+  used: number;
+  count: number;
+}
+
+/** How a fill stopped, at `at` in its input: done (or a line left to its caller), out of room (`need` more bytes of buffer), or the arena full (spill it first). */
+export interface FillStop {
+  at: number;
+  status: 'done' | 'room' | 'full';
+  need?: number;
+}
 
 export class LineArena {
   buf: Buffer;
@@ -191,17 +211,25 @@ export class LineArena {
   }
 
   /**
-   * dedup-cdx's keys of the CDX11 lines of `chunk[from, to)` through the addon
-   * (`NativeSort.cdxKeys`); `st` as its fields, the arena's own set here. Returns the first
-   * line not taken; `st[CDX_KEYS_STATUS]` says why (`makeRoom` for CDX_KEYS_ROOM).
+   * Lines written in place by a kernel (dedup-cdx's native CDX keys): `f` gets the arena's
+   * storage and its fill, advances the fill, and says how it stopped (the external sorter calls
+   * it again after making room or spilling a run).
    */
-  addCdxKeys(addon: NativeSort, chunk: Uint8Array, from: number, to: number, revisits: boolean, st: Int32Array): number {
-    st[CDX_KEYS_USED] = this.used;
-    st[CDX_KEYS_COUNT] = this.count;
-    const p = addon.cdxKeys(this.buf, this.start, this.len, this.part, st, this.limit, INDEX_BYTES_PER_LINE, chunk, from, to, revisits);
-    this.used = st[CDX_KEYS_USED];
-    this.count = st[CDX_KEYS_COUNT];
-    return p;
+  fill(f: (storage: ArenaStorage) => FillStop): FillStop {
+    const s: ArenaStorage = {
+      buf: this.buf,
+      start: this.start,
+      len: this.len,
+      part: this.part,
+      limit: this.limit,
+      bytesPerLine: INDEX_BYTES_PER_LINE,
+      used: this.used,
+      count: this.count,
+    };
+    const stop = f(s);
+    this.used = s.used;
+    this.count = s.count;
+    return stop;
   }
 
   /** Room for one more line of `bytes` (its newline included), in the buffer and the index. */

@@ -87,7 +87,7 @@ export interface NativeSort {
   mergeRun(m: object, out: Uint8Array, st: Int32Array): number;
   /**
    * dedup-cdx's keys (`URLKEY sha1:DIGEST DATE[ FILE]`) of the CDX11 lines of `chunk[from,
-   * to)` added to an arena of lines; `st` as native/cdx-keys.h's fields (CDX_KEYS_* below).
+   * to)` added to an arena of lines; `st` as native/cdx-keys.h's fields (CDX_KEYS_* in cdx/cdx-keys-native.ts).
    * Returns the position of the first line not taken; `st[CDX_KEYS_STATUS]` says why.
    */
   cdxKeys(
@@ -130,26 +130,6 @@ export const SUM_FIELDS = 9;
 export const SUM_KEY_ROOM = 2;
 export const SUM_VALUE = 3;
 export const SUM_EMIT = 4;
-
-/** `cdxKeys`' state fields and statuses (native/cdx-keys.h). */
-export const CDX_KEYS_USED = 0;
-export const CDX_KEYS_COUNT = 1;
-export const CDX_KEYS_LINES = 2;
-export const CDX_KEYS_CAPTURES = 3;
-export const CDX_KEYS_NO_DIGEST = 4;
-export const CDX_KEYS_STATUS = 5;
-export const CDX_KEYS_NEED = 6;
-export const CDX_KEYS_FIELDS = 7;
-// Status 0: done.
-export const CDX_KEYS_SLOW = 1;
-export const CDX_KEYS_ROOM = 2;
-export const CDX_KEYS_FULL = 3;
-
-/** `cdxDups`' state fields (native/cdx-keys.h). */
-export const CDX_DUPS_GROUP_LEN = 0;
-export const CDX_DUPS_USED = 1;
-export const CDX_DUPS_LINES = 2;
-export const CDX_DUPS_FIELDS = 3;
 
 /** The addon, or undefined where it is not built or `NWAX_NATIVE` leaves the sort kernel to JavaScript. */
 export const nativeSort: NativeSort | undefined = nativeKernel('sort') as NativeSort | undefined;
