@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import type { Job } from '../src/mapreduce/job.js';
 // The built modules (npm test builds first): the sort starts its spill worker from dist.
 import { externalSort } from '../dist/mapreduce/external-sort.js';
-import { LineArena, writeRun } from '../dist/mapreduce/line-arena.js';
+import { LineArena } from '../dist/mapreduce/line-arena.js';
+import { writeRun } from '../dist/mapreduce/run-writer.js';
 import { FileLines, mergeLines } from '../dist/mapreduce/byte-merge.js';
 import { runLocal } from '../dist/mapreduce/local-runner.js';
 import { nwax, partRecords, tempDir } from './helpers.js';

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { nativeSort } from '../dist/mapreduce/native.js';
 import { sortLineIndex } from '../dist/mapreduce/radix-sort.js';
 import { LineArena } from '../dist/mapreduce/line-arena.js';
+import { arenaChunks } from '../dist/mapreduce/run-writer.js';
 import { ArenaLines, FileLines, mergeLines, mergeLinesJs } from '../dist/mapreduce/byte-merge.js';
 import { runLocal } from '../dist/mapreduce/local-runner.js';
 import { longSum } from '../dist/mapreduce/long-sum.js';
@@ -99,7 +100,7 @@ describe.skipIf(!built)('the native sort', () => {
     const { order } = arena.sorted();
     for (const unique of [false, true]) {
       for (const size of [64, 1000, 1 << 20]) {
-        const got = collect(arena.chunks(order, 0, arena.count, unique, Buffer.allocUnsafe(size)));
+        const got = collect(arenaChunks(arena, order, 0, arena.count, unique, Buffer.allocUnsafe(size)));
         const sorted = reference(lines);
         expect(got.equals(joined(unique ? uniq(sorted) : sorted))).toBe(true);
       }

@@ -5,7 +5,8 @@
  * that wants strings decodes each output chunk at once (`decodeLines`).
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { OutBuffer, copyBytes, type LineArena } from './line-arena.js';
+import { copyBytes, type LineArena } from './line-arena.js';
+import { OutBuffer } from './out-buffer.js';
 import { MERGE_DONE, MERGE_OUT_FULL, nativeSort, type NativeSort } from './native.js';
 
 /** A sorted source of lines: after `next()` returns true, the line is `buf[s, e)`. */

@@ -8,7 +8,8 @@ import { closeSync, openSync, rmSync, statSync, type WriteStream } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
-import { LineArena, decodeLines, writeRun, type ArenaStorage, type FillStop } from './line-arena.js';
+import { LineArena, decodeLines, type ArenaStorage, type FillStop } from './line-arena.js';
+import { arenaChunks, writeArenaLines, writeRun } from './run-writer.js';
 import { ArenaLines, FileLines, fileChunks, lowerBound, mergeLines, middleLine, type LineCursor, type RunRange } from './byte-merge.js';
 import { SpillWorker } from './spill-worker.js';
 import { mergeDown } from './run-merge.js';
@@ -215,7 +216,7 @@ export class ExternalSorter {
       const { order } = arena.sorted();
       await this.worker.drain();
       if (this.runs.length === 0) {
-        yield* arena.chunks(order, 0, arena.count, this.unique);
+        yield* arenaChunks(arena, order, 0, arena.count, this.unique);
         return;
       }
       // The spare arena's memory goes to the merge's read buffers.
@@ -272,7 +273,7 @@ export class ExternalSorter {
     const tail = join(this.dir!, 'tail');
     const fd = openSync(tail, 'w');
     try {
-      arena.writeLines(fd, order, k, arena.count, this.unique);
+      writeArenaLines(arena, fd, order, k, arena.count, this.unique);
     } finally {
       closeSync(fd);
     }

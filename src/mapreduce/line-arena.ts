@@ -6,7 +6,7 @@
  * `INDEX_BYTES_PER_LINE` for the index arrays and the sort's scratch space.
  */
 import { isAscii } from 'node:buffer';
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import { nativeSort, type NativeSort } from './native.js';
 import { sortLineIndex } from './radix-sort.js';
 
@@ -19,7 +19,7 @@ const KEY_BYTES_PER_LINE = 4;
  * Buffer's own UTF-8 encoder without `write()`'s argument handling (a third of the cost of
  * writing a short key): the caller has made sure of the room.
  */
-const utf8Write = (buf: Buffer, s: string, at: number): number => (buf as unknown as { utf8Write(s: string, at: number): number }).utf8Write(s, at);
+export const utf8Write = (buf: Buffer, s: string, at: number): number => (buf as unknown as { utf8Write(s: string, at: number): number }).utf8Write(s, at);
 
 /** Copies a short range byte by byte (Buffer#copy's call costs more below this length). */
 const SHORT_COPY = 32;
@@ -391,85 +391,10 @@ export class LineArena {
     const s = this.start[i];
     return this.buf.toString('utf8', s, s + this.len[i]);
   }
-
-  /** Writes the lines `order[from, to)` to `fd`, as `chunks()` gives them. */
-  writeLines(fd: number, order: Int32Array, from: number, to: number, unique = false): void {
-    writeScratch ??= Buffer.allocUnsafeSlow(1 << 20);
-    for (const chunk of this.chunks(order, from, to, unique, writeScratch)) writeAll(fd, chunk);
-  }
-
-  /**
-   * The lines `order[from, to)` as chunks of about `chunkBytes` of whole lines (each with its
-   * newline); a chunk is valid until the next is asked for.
-   */
-  *chunks(order: Int32Array, from: number, to: number, unique = false, chunk: Buffer = Buffer.allocUnsafeSlow(1 << 20)): Generator<Buffer> {
-    if (nativeSort) {
-      yield* this.nativeChunks(nativeSort, order, from, to, unique, chunk);
-      return;
-    }
-    let used = 0;
-    let prev = -1;
-    for (let k = from; k < to; k++) {
-      const i = order[k];
-      if (unique && prev >= 0 && this.same(prev, i)) continue;
-      prev = i;
-      const n = this.len[i] + 1;
-      if (used + n > chunk.length) {
-        if (used > 0) yield chunk.subarray(0, used);
-        used = 0;
-        if (n > chunk.length) {
-          yield this.buf.subarray(this.start[i], this.start[i] + n);
-          continue;
-        }
-      }
-      copyBytes(this.buf, this.start[i], this.start[i] + n, chunk, used);
-      used += n;
-    }
-    if (used > 0) yield chunk.subarray(0, used);
-  }
-
-  /** `chunks()` through the native gather: one call per chunk, not a copy through JavaScript per line. */
-  private *nativeChunks(addon: NativeSort, order: Int32Array, from: number, to: number, unique: boolean, chunk: Buffer): Generator<Buffer> {
-    // Bytes of the chunk used, and the last line put out (for `unique`).
-    const st = Int32Array.of(0, -1);
-    let k = from;
-    while (k < to) {
-      k = addon.gatherLines(this.buf, this.start, this.len, order, k, to, chunk, st, unique);
-      if (k === to) break;
-      if (st[0] > 0) yield chunk.subarray(0, st[0]);
-      else {
-        // A line longer than the chunk goes as it lies.
-        const i = order[k++];
-        yield this.buf.subarray(this.start[i], this.start[i] + this.len[i] + 1);
-        st[1] = i;
-      }
-      st[0] = 0;
-    }
-    if (st[0] > 0) yield chunk.subarray(0, st[0]);
-  }
 }
 
 /** `addRecordBatch`'s state for the addon: bytes used, lines. */
 const batchState = new Int32Array(2);
-/** `putSingles`' state for the addon: bytes used. */
-const gatherState = new Int32Array(1);
-
-/**
- * The chunk that runs are written through, one per thread and kept: a new megabyte per run was
- * garbage outside V8's heap that it collected late (a 2 GB sort-cdx writes 128 runs).
- */
-let writeScratch: Buffer | undefined;
-
-/** Sorts an arena's lines and writes them to `path` as one run. */
-export function writeRun(arena: LineArena, path: string, unique: boolean): void {
-  const { order } = arena.sorted();
-  const fd = openSync(path, 'w');
-  try {
-    arena.writeLines(fd, order, 0, arena.count, unique);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /**
  * Whole lines (each ending with `\n`) in `buf[0, end)`, decoded: Latin-1 where the bytes are
@@ -480,87 +405,8 @@ export function decodeLines(buf: Buffer, end: number): string[] {
   return text.split('\n');
 }
 
-/**
- * Bytes to a file descriptor through a 1 MiB buffer; from byte `position` of the file on when
- * one is given (a part of a file that another thread writes the rest of), else at its offset.
- */
-export class OutBuffer {
-  private readonly buf = Buffer.allocUnsafeSlow(1 << 20);
-  private used = 0;
-
-  constructor(
-    private readonly fd: number,
-    private position?: number,
-  ) {}
-
-  put(src: Uint8Array, from: number, to: number): void {
-    const n = to - from;
-    if (this.used + n > this.buf.length) {
-      this.flush();
-      if (n > this.buf.length) {
-        this.write(src.subarray(from, to));
-        return;
-      }
-    }
-    copyBytes(src, from, to, this.buf, this.used);
-    this.used += n;
-  }
-
-  /**
-   * Records `order[from, ...)` of a record arena while each one's key differs from the next
-   * one's (the single keys a combine passes on), through the addon; returns where the first
-   * group of a repeated key starts (`to` when none does). Without the addon, `from`.
-   */
-  putSingles(arena: LineArena, order: Int32Array, from: number, to: number): number {
-    if (!nativeSort || arena.klen.length < arena.count) return from;
-    const st = gatherState;
-    let k = from;
-    for (;;) {
-      st[0] = this.used;
-      k = nativeSort.gatherSingles(arena.buf, arena.start, arena.len, arena.klen, order, k, to, this.buf, st);
-      this.used = st[0];
-      if (k === to) return k;
-      const i = order[k];
-      const single = k + 1 === to || !arena.sameKey(i, order[k + 1]);
-      if (!single) return k;
-      // A line that did not fit: a new buffer, or a line larger than one, written as it lies.
-      if (this.used > 0) this.flush();
-      else {
-        this.write(arena.buf.subarray(arena.start[i], arena.start[i] + arena.len[i] + 1));
-        k++;
-      }
-    }
-  }
-
-  /** A line (without its newline), encoded as UTF-8, and a newline. */
-  putLine(line: string): void {
-    const need = line.length * 3 + 1;
-    if (this.used + need > this.buf.length) {
-      this.flush();
-      if (need > this.buf.length) {
-        this.write(Buffer.from(`${line}\n`));
-        return;
-      }
-    }
-    this.used += utf8Write(this.buf, line, this.used);
-    this.buf[this.used++] = 0x0a;
-  }
-
-  flush(): void {
-    if (this.used > 0) this.write(this.buf.subarray(0, this.used));
-    this.used = 0;
-  }
-
-  private write(bytes: Uint8Array): void {
-    if (this.position === undefined) writeAll(this.fd, bytes);
-    else {
-      for (let off = 0; off < bytes.length; ) off += writeSync(this.fd, bytes, off, bytes.length - off, this.position + off);
-      this.position += bytes.length;
-    }
-  }
-}
-
-function writeAll(fd: number, bytes: Uint8Array): void {
+/** All of `bytes` written to `fd` at its offset. */
+export function writeAll(fd: number, bytes: Uint8Array): void {
   let off = 0;
   while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
 }

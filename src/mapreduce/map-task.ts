@@ -11,7 +11,9 @@ import { hashPartition } from './partition.js';
 import { isGzip, splitChunks, splitLines, type Split } from './splits.js';
 import { mapper, combiner } from './streaming.js';
 import { lineBatches, lineChunks } from './line-reader.js';
-import { LineArena, OutBuffer, writeRun } from './line-arena.js';
+import { LineArena } from './line-arena.js';
+import { writeArenaLines, writeRun } from './run-writer.js';
+import { OutBuffer } from './out-buffer.js';
 import { FileLines } from './byte-merge.js';
 import { nativeSort } from './native.js';
 import { LongSumGroups, longSum } from './long-sum.js';
@@ -45,7 +47,7 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
       let inOrder = true;
       try {
         if (job.combine) inOrder = combineRun(job, arena, order, bounds[p], bounds[p + 1], fd, counters, task.properties);
-        else arena.writeLines(fd, order, bounds[p], bounds[p + 1]);
+        else writeArenaLines(arena, fd, order, bounds[p], bounds[p + 1]);
       } finally {
         closeSync(fd);
       }

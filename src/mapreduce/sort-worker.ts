@@ -4,7 +4,8 @@
  * beside the main thread (a merge pass, or the upper half of the final merge).
  */
 import { parentPort } from 'node:worker_threads';
-import { LineArena, writeRun } from './line-arena.js';
+import { LineArena } from './line-arena.js';
+import { writeRun } from './run-writer.js';
 import { mergeToFile, type RunRange } from './byte-merge.js';
 
 export interface SpillMessage {
