@@ -1,5 +1,6 @@
 /**
- * Sorted record files: the parts of every nwax dataset (DESIGN, "Data on disk"). Lines
+ * Sorted record files: the parts of every nwax dataset (DESIGN, "Data on disk"), written here
+ * and read by record-file-reader.ts. Lines
  * `key TAB value-json`, sorted by key in byte order, cut into blocks that are each one gzip
  * member, with a hidden sidecar index `.<part>.idx` of `firstKey TAB offset TAB length` per
  * block. The part (`part-00000.gz`) streams like text (`zcat`), greps like text, feeds Hadoop
@@ -13,13 +14,13 @@
  * output compression) is read whole. Sidecars of older nwax (`<part>.idx`, beside parts
  * without `.gz`) are found as well.
  */
-import { closeSync, existsSync, openSync, readFileSync, readSync, writeSync, fstatSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { compareBytes } from './byte-order.js';
-import { NwaxError, visible } from '../util/errors.js';
+import { NwaxError } from '../util/errors.js';
 import { nativeSort } from './native.js';
 import { gzipBlock } from './block-gzip.js';
+import { indexPath } from './record-file-reader.js';
 
 export interface RecordFileOptions {
   /** Uncompressed bytes per block (one gzip member each); default 64 KiB. */
@@ -28,27 +29,8 @@ export interface RecordFileOptions {
   level?: number;
 }
 
-interface BlockEntry {
-  firstKey: string;
-  offset: number;
-  length: number;
-}
-
 /** A gzip member of no bytes (20 bytes): what an empty part holds. */
 const EMPTY_MEMBER = gzipSync(Buffer.alloc(0));
-
-/** The block index of a part: hidden, so that Hadoop's FileInputFormat leaves it out of a job's input. */
-export function indexPath(part: string): string {
-  return join(dirname(part), `.${basename(part)}.idx`);
-}
-
-/** Where nwax before 0.2 put the block index (beside the part, not hidden). */
-function legacyIndexPath(part: string): string {
-  return `${part}.idx`;
-}
-
-/** Text blocks cut when a part without a block index is scanned. */
-const SCAN_BLOCK = 64 * 1024;
 
 function checkKey(key: string, where: string): void {
   if (key.includes('\t') || key.includes('\n')) {
@@ -250,203 +232,4 @@ export class RecordFileWriter {
   }
 }
 
-export interface Record {
-  key: string;
-  /** The value, parsed from its JSON. */
-  value: unknown;
-}
-
-/** Reads one part: everything in order, by key, or a key range. */
-export class RecordFileReader {
-  private readonly blocks: BlockEntry[];
-  /** How the blocks are stored: gzip members (the record file), plain text, or one gzip stream read whole. */
-  private readonly kind: 'members' | 'text' | 'stream';
-  private whole: string[] | undefined;
-
-  constructor(readonly path: string) {
-    const idx = [indexPath(path), legacyIndexPath(path)].find((p) => existsSync(p));
-    if (idx === undefined) {
-      const scanned = RecordFileReader.scan(path);
-      this.kind = scanned.gzip ? 'stream' : 'text';
-      this.blocks = scanned.blocks;
-      return;
-    }
-    this.kind = 'members';
-    const text = readFileSync(idx, 'utf8');
-    this.blocks = text
-      .split('\n')
-      .filter(Boolean)
-      .map((l, i) => {
-        const [firstKey, offset, length] = l.split('\t');
-        if (length === undefined || !/^\d+$/.test(offset) || !/^\d+$/.test(length)) {
-          throw new NwaxError('NWAX_FORMAT', `${idx}: line ${i + 1}: not "key TAB offset TAB length"`);
-        }
-        return { firstKey, offset: Number(offset), length: Number(length) };
-      });
-  }
-
-  /**
-   * A part with no block index: plain text is cut into blocks at line ends (one read of the
-   * file); a gzip stream is one block, inflated whole when read.
-   */
-  private static scan(path: string): { gzip: boolean; blocks: BlockEntry[] } {
-    let fd: number;
-    try {
-      fd = openSync(path, 'r');
-    } catch {
-      throw new NwaxError('NWAX_INPUT', `${path}: no such part`);
-    }
-    try {
-      const size = fstatSync(fd).size;
-      const head = Buffer.alloc(2);
-      readSync(fd, head, 0, 2, 0);
-      if (size >= 2 && head[0] === 0x1f && head[1] === 0x8b) return { gzip: true, blocks: size ? [{ firstKey: '', offset: 0, length: size }] : [] };
-      const blocks: BlockEntry[] = [];
-      const buf = Buffer.allocUnsafe(1 << 20);
-      let start = 0; // where the current block starts
-      let pos = 0;
-      let atLineStart = true;
-      let key: number[] | undefined = [];
-      let keyDone = false;
-      while (pos < size) {
-        const n = readSync(fd, buf, 0, buf.length, pos);
-        if (n <= 0) break;
-        for (let i = 0; i < n; i++) {
-          const c = buf[i];
-          if (atLineStart && pos + i - start >= SCAN_BLOCK) {
-            blocks.push({ firstKey: Buffer.from(key!).toString('utf8'), offset: start, length: pos + i - start });
-            start = pos + i;
-            key = [];
-            keyDone = false;
-          }
-          atLineStart = c === 0x0a;
-          if (!keyDone) {
-            if (c === 0x09 || c === 0x0a) keyDone = true;
-            else key!.push(c);
-          }
-        }
-        pos += n;
-      }
-      if (size > start) blocks.push({ firstKey: Buffer.from(key!).toString('utf8'), offset: start, length: size - start });
-      return { gzip: false, blocks };
-    } finally {
-      closeSync(fd);
-    }
-  }
-
-  get blockCount(): number {
-    return this.blocks.length;
-  }
-
-  private readBlock(fd: number, b: BlockEntry): string[] {
-    if (this.kind === 'stream') return (this.whole ??= this.inflateWhole(fd));
-    const buf = Buffer.allocUnsafe(b.length);
-    const n = readSync(fd, buf, 0, b.length, b.offset);
-    if (n !== b.length) throw new NwaxError('NWAX_FORMAT', `${this.path}: offset ${b.offset}: block cut short (${n} of ${b.length} bytes)`);
-    let text: string;
-    if (this.kind === 'text') text = buf.toString('utf8');
-    else {
-      try {
-        text = gunzipSync(buf).toString('utf8');
-      } catch (err) {
-        throw new NwaxError('NWAX_FORMAT', `${this.path}: offset ${b.offset}: corrupt block (${(err as Error).message})`);
-      }
-    }
-    const lines = text.split('\n');
-    // A last line without its newline (a text part cut by hand) is still a record.
-    if (lines[lines.length - 1] === '') lines.pop();
-    return lines;
-  }
-
-  private inflateWhole(fd: number): string[] {
-    const size = fstatSync(fd).size;
-    const buf = Buffer.allocUnsafe(size);
-    readSync(fd, buf, 0, size, 0);
-    let text: string;
-    try {
-      text = gunzipSync(buf).toString('utf8');
-    } catch (err) {
-      throw new NwaxError('NWAX_FORMAT', `${this.path}: corrupt gzip stream (${(err as Error).message})`);
-    }
-    const lines = text.split('\n');
-    if (lines[lines.length - 1] === '') lines.pop();
-    return lines;
-  }
-
-  private static parse(line: string, path: string): Record {
-    const tab = line.indexOf('\t');
-    try {
-      return { key: line.slice(0, tab), value: JSON.parse(line.slice(tab + 1)) };
-    } catch {
-      throw new NwaxError('NWAX_FORMAT', `${path}: a record whose value is not JSON: ${visible(JSON.stringify(line.slice(0, 80)))}`);
-    }
-  }
-
-  /** Index of the last block whose first key is <= key (the block that may hold it), or -1. */
-  private blockFor(key: string): number {
-    let lo = 0;
-    let hi = this.blocks.length - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (compareBytes(this.blocks[mid].firstKey, key) <= 0) {
-        found = mid;
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    return found;
-  }
-
-  /** Every record with a key in [from, to) (to undefined: to the end), in order. */
-  *range(from: string, to?: string): Generator<Record> {
-    if (this.blocks.length === 0) return;
-    const fd = openSync(this.path, 'r');
-    try {
-      // Equal keys may run over from earlier blocks: start at the first block that can hold `from`.
-      let i = Math.max(0, this.blockFor(from));
-      while (i > 0 && this.blocks[i].firstKey === from) i--;
-      for (; i < this.blocks.length; i++) {
-        if (to !== undefined && compareBytes(this.blocks[i].firstKey, to) >= 0) return;
-        for (const line of this.readBlock(fd, this.blocks[i])) {
-          const key = line.slice(0, line.indexOf('\t'));
-          if (compareBytes(key, from) < 0) continue;
-          if (to !== undefined && compareBytes(key, to) >= 0) return;
-          yield RecordFileReader.parse(line, this.path);
-        }
-      }
-    } finally {
-      closeSync(fd);
-    }
-  }
-
-  /** The values stored under `key` (one block read, more only when the key spans blocks). */
-  get(key: string): unknown[] {
-    const out: unknown[] = [];
-    for (const r of this.range(key, `${key}\u0000`)) if (r.key === key) out.push(r.value);
-    return out;
-  }
-
-  /** Every record whose key starts with `prefix`. */
-  *prefix(prefix: string): Generator<Record> {
-    for (const r of this.range(prefix)) {
-      if (!r.key.startsWith(prefix)) return;
-      yield r;
-    }
-  }
-
-  /** Every record, in order. */
-  *entries(): Generator<Record> {
-    if (this.blocks.length === 0) return;
-    yield* this.range(this.blocks[0].firstKey);
-  }
-
-  /** Size of the part in bytes. */
-  size(): number {
-    const fd = openSync(this.path, 'r');
-    try {
-      return fstatSync(fd).size;
-    } finally {
-      closeSync(fd);
-    }
-  }
-}
+export { RecordFileReader, indexPath, type Record } from './record-file-reader.js';
