@@ -15,82 +15,17 @@
 import type Database from 'better-sqlite3';
 import { openIndex, type Db } from '../index/schema.js';
 import type { IndexSet } from './index-sets.js';
-import { dateYears, ftsExclusions, ftsFields, ftsMatch, ftsTier, wholeYears, words, type Query } from './query.js';
-import type { Scoring } from './bm25.js';
+import { dateYears, ftsExclusions, ftsFields, ftsMatch, wholeYears, words, type Query } from './query.js';
 import { fieldFilters, shownOnly } from './set-filters.js';
-import { ftsPhrases, type FtsPhrase } from './fts-phrases.js';
-import { best, SetScoring, type Scored } from './set-scoring.js';
-import type { Facets, StoredRef } from './types.js';
+import { ftsPhrases } from './fts-phrases.js';
+import { SetScoring, type Scored } from './set-scoring.js';
+import type { PlanSet, WordPlan } from './set-word-query.js';
+import { MAX_SCORED, type Facets, type FieldOrder, type RankLimits, type Row, type SetResult, type StoredRef } from './types.js';
 import { NwaxError } from '../util/errors.js';
-import type { CaptureFields } from '../index/capture-fields.js';
 import { SetAccess } from './access-view.js';
-
-/** An order other than score: every match sorted by a stored field. */
-export interface FieldOrder {
-  field: 'date' | 'url';
-  desc: boolean;
-}
-
-export interface Row extends CaptureFields {
-  id: number;
-  url: string;
-  digest: string;
-  title: string;
-  dates: string;
-  host: string;
-  rank: number;
-  inlinks: number;
-  /** Undefined where the row was read without it (OpenSet.textAndLang gives it). */
-  lang?: string;
-}
-
-/**
- * Matches of a word query counted exactly and ranked exactly in the collection (the default of
- * `nwax.search.max.scored`); beyond, the total is a lower bound and the ranking capped.
- */
-export const MAX_SCORED = 10_000;
 
 /** BM25's column weights: title, content, anchors, URL words, host (and 0 for the years). */
 const WEIGHTS = [4.0, 1.0, 2.0, 1.0, 0.5];
-
-/** A word query on one set (OpenSet.wordPlan). */
-export interface WordPlan {
-  q: Query;
-  /** The MATCH text scored, and its phrases. */
-  match: string;
-  phrases: FtsPhrase[];
-  /** The MATCH text that finds the matches (match, narrowed by a site's host phrase where that helps). */
-  narrow: string;
-  /** FROM, WHERE (the MATCH first) and the parameters after the MATCH text. */
-  from: string;
-  cond: string;
-  params: unknown[];
-}
-
-/** How one query's ranking may spend its work. */
-export interface RankLimits {
-  /** Rank every match exactly, however many (default false: capped past `maxScored`). */
-  exact?: boolean;
-  /** Matches counted and ranked exactly before the ranking is capped (default MAX_SCORED). */
-  maxScored?: number;
-  /**
-   * performance.now() past which the query takes no further step: it scores the candidates it
-   * has (the answer is then partial). Looked at between steps, each bounded by `maxScored`
-   * matches but for counting under a filter few matches pass.
-   */
-  deadline?: number;
-}
-
-export interface SetResult {
-  total: number;
-  rows: Row[];
-  /** The total is a lower bound (more than `maxScored` matches). */
-  capped?: boolean;
-  /** The ranking scored this many matches, not all of them. */
-  rankedAmong?: number;
-  /** The time budget ran out: the candidates are those found before it did. */
-  partial?: boolean;
-}
 
 export class OpenSet {
   readonly db: Db;
@@ -109,6 +44,8 @@ export class OpenSet {
   private readonly extraYears: Set<string> | undefined = new Set();
   /** Its side of the collection-wide BM25: its statistics, and its matches scored (set-scoring.ts). */
   readonly scoring: SetScoring;
+  /** What this set's word plans run on (set-word-query.ts). */
+  private readonly planSet: PlanSet;
   constructor(readonly set: IndexSet) {
     const main = openIndex(set.main, 'main');
     this.db = main.db;
@@ -134,6 +71,7 @@ export class OpenSet {
     // The documents dedup marked leave the statistics (a scan of the documents where there are some).
     const deletedIds = this.hasDeleted ? (this.db.prepare('SELECT id FROM docs WHERE deleted = 1').pluck().all() as number[]) : [];
     this.scoring = new SetScoring(this.db, (sql) => this.stmt(sql), this.hasYears ? [...WEIGHTS, 0.0] : WEIGHTS, deletedIds);
+    this.planSet = { stmt: (sql) => this.stmt(sql), scoring: this.scoring };
     // Recent captures under an embargo are found through the years column where it answers.
     this.access = new SetAccess(this.db, set.dates !== undefined, (years) =>
       this.yearsAnswer(years) ? `years : (${years.map((y) => `"${y}"`).join(' OR ')})` : undefined,
@@ -379,21 +317,8 @@ export class OpenSet {
       from: plain ? 'fts' : `fts CROSS JOIN docs ON docs.id = fts.rowid ${join}`,
       cond: plain ? `fts MATCH ?${w ? ` AND ${shownOnly(w, 'fts.rowid')}` : ''}` : `fts MATCH ? AND ${where.join(' AND ')}`,
       params: plain ? [] : params,
+      set: this.planSet,
     };
-  }
-
-  /** Matches of the plan, counted up to `n` (in C: fetching them costs a row each). */
-  countMatches(p: WordPlan, n: number): number {
-    return (this.stmt(`SELECT count(*) AS n FROM (SELECT 1 FROM ${p.from} WHERE ${p.cond} LIMIT ${n})`).get(p.narrow, ...p.params) as { n: number }).n;
-  }
-
-  /** The first `n` matches in document order (key order: the index job wrote them sorted); `tier`: of the title/anchor/URL tier only. */
-  firstMatches(p: WordPlan, n: number, tier = false): number[] {
-    const m = tier ? ftsTier(p.q, p.narrow) : p.narrow;
-    if (!m) return [];
-    return this.stmt(`SELECT fts.rowid AS id FROM ${p.from} WHERE ${p.cond} LIMIT ${n}`)
-      .pluck()
-      .all(m, ...p.params) as number[];
   }
 
   /** The documents' keys (`URL digest`, the order the index job wrote them in), by number. */
@@ -407,31 +332,6 @@ export class OpenSet {
       string,
     ][];
     return new Map(rows);
-  }
-
-  /**
-   * The `n` best matches by BM25 with the collection's statistics, ties in document order:
-   * key order (the index job and merge write documents sorted by `URL digest`), so a set's
-   * best `n` hold its share of the collection's best `n` by score, URL and digest.
-   */
-  rankTop(p: WordPlan, s: Scoring, n: number): Scored[] {
-    // A site that narrows the matches (fewer than the cap: rankTop is for an uncapped query):
-    // every one scored, where FTS5's rank path would score every match of the words on all
-    // sites first; the same without the extension (its twin scores rows it is given).
-    if (p.narrow !== p.match || !this.scoring.native) return best(this.score(p, s, this.firstMatches(p, Number.MAX_SAFE_INTEGER)), n);
-    // `ORDER BY rank, rowid` is SQLite's top-n sort over FTS5's scores (0.6x the time of
-    // FTS5's own `ORDER BY rank` at a million documents), with the ties in document order.
-    const sql =
-      p.from === 'fts'
-        ? `SELECT rowid AS id, rank AS r FROM fts WHERE ${p.cond} AND rank MATCH ? ORDER BY rank, rowid LIMIT ?`
-        : `SELECT docs.id AS id, fts.rank AS r FROM ${p.from} WHERE ${p.cond} AND fts.rank MATCH ? ORDER BY fts.rank, docs.id LIMIT ?`;
-    const rank = this.scoring.rankFunction(s);
-    return (p.from === 'fts' ? this.stmt(sql).all(p.match, rank, n) : this.stmt(sql).all(p.match, ...p.params, rank, n)) as Scored[];
-  }
-
-  /** Matches `ids` of the plan scored by BM25 with the collection's statistics. */
-  score(p: WordPlan, s: Scoring, ids: readonly number[]): Scored[] {
-    return this.scoring.score(p.match, p.phrases, s, ids);
   }
 
   /** Scored documents as rows (their rank the score), without the language (see cols). */

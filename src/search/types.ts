@@ -156,3 +156,55 @@ export interface LocalStats {
   head?: string[];
   tier?: string[];
 }
+
+/** What one index set gives of a query (open-set.ts). */
+/** An order other than score: every match sorted by a stored field. */
+export interface FieldOrder {
+  field: 'date' | 'url';
+  desc: boolean;
+}
+
+/** A document as an index set reads it for a hit. */
+export interface Row extends CaptureFields {
+  id: number;
+  url: string;
+  digest: string;
+  title: string;
+  dates: string;
+  host: string;
+  rank: number;
+  inlinks: number;
+  /** Undefined where the row was read without it (OpenSet.textAndLang gives it). */
+  lang?: string;
+}
+
+/**
+ * Matches of a word query counted exactly and ranked exactly in the collection (the default of
+ * `nwax.search.max.scored`); beyond, the total is a lower bound and the ranking capped.
+ */
+export const MAX_SCORED = 10_000;
+
+/** How one query's ranking may spend its work. */
+export interface RankLimits {
+  /** Rank every match exactly, however many (default false: capped past `maxScored`). */
+  exact?: boolean;
+  /** Matches counted and ranked exactly before the ranking is capped (default MAX_SCORED). */
+  maxScored?: number;
+  /**
+   * performance.now() past which the query takes no further step: it scores the candidates it
+   * has (the answer is then partial). Looked at between steps, each bounded by `maxScored`
+   * matches but for counting under a filter few matches pass.
+   */
+  deadline?: number;
+}
+
+export interface SetResult {
+  total: number;
+  rows: Row[];
+  /** The total is a lower bound (more than `maxScored` matches). */
+  capped?: boolean;
+  /** The ranking scored this many matches, not all of them. */
+  rankedAmong?: number;
+  /** The time budget ran out: the candidates are those found before it did. */
+  partial?: boolean;
+}

@@ -15,8 +15,9 @@
  *    re-ranking (ranking.ts) sees the same candidates, whatever the sets.
  */
 import { idf, type Scoring } from './bm25.js';
-import type { OpenSet, RankLimits, Row, WordPlan } from './open-set.js';
-import { MAX_SCORED } from './open-set.js';
+import type { OpenSet } from './open-set.js';
+import { countMatches, firstMatches, rankTop, scoreMatches, type WordPlan } from './set-word-query.js';
+import { MAX_SCORED, type RankLimits, type Row } from './types.js';
 import { best, type Scored } from './set-scoring.js';
 import type { LocalStats, SharedStats } from './types.js';
 
@@ -39,12 +40,12 @@ export function localStats(sets: OpenSet[], plans: WordPlan[], cap: number, keys
   const hits: Record<string, number> = {};
   for (const p of plans) for (const ph of p.phrases) hits[ph.text] ??= sets.reduce((n, s) => n + s.scoring.phraseRows(ph.text), 0);
   let counted = 0;
-  for (const [i, s] of sets.entries()) counted += s.countMatches(plans[i], cap + 1 - Math.min(counted, cap));
+  for (const [i, _s] of sets.entries()) counted += countMatches(plans[i], cap + 1 - Math.min(counted, cap));
   if (!keys) return { rows, tokens, hits, counted };
   const keysOf = (tier: boolean) =>
     mergeFirsts(
       sets,
-      sets.map((s, i) => s.firstMatches(plans[i], cap, tier)),
+      sets.map((_, i) => firstMatches(plans[i], cap, tier)),
       cap,
     ).map((x) => x.key);
   return { rows, tokens, hits, counted, head: keysOf(false), tier: keysOf(true) };
@@ -183,20 +184,20 @@ export function searchWords(sets: OpenSet[], plans: WordPlan[], candidates: numb
     partial = true;
     const pools = firstOfAll(
       sets,
-      sets.map((s, i) => s.firstMatches(plans[i], candidates)),
+      sets.map((_, i) => firstMatches(plans[i], candidates)),
       candidates,
     );
     // Only the best of each set's pool can be among the collection's candidates.
-    scored = sets.map((s, i) => best(s.score(plans[i], scoring[i], pools[i]), candidates));
+    scored = sets.map((_, i) => best(scoreMatches(plans[i], scoring[i], pools[i]), candidates));
     rankedAmong = pools.reduce((n, p) => n + p.length, 0);
   } else if (!capped) {
-    scored = sets.map((s, i) => s.rankTop(plans[i], scoring[i], candidates));
+    scored = sets.map((_, i) => rankTop(plans[i], scoring[i], candidates));
   } else {
     // Capped: the head (the first matches in key order) and the tier of matches whose short
     // fields hold every word, where the best answers are (a champion list).
     const heads = firstOfAll(
       sets,
-      sets.map((s, i) => s.firstMatches(plans[i], cap)),
+      sets.map((_, i) => firstMatches(plans[i], cap)),
       cap,
       shared && { upTo: shared.headUpTo },
     );
@@ -205,13 +206,13 @@ export function searchWords(sets: OpenSet[], plans: WordPlan[], candidates: numb
     else
       tiers = firstOfAll(
         sets,
-        sets.map((s, i) => s.firstMatches(plans[i], cap, true)),
+        sets.map((_, i) => firstMatches(plans[i], cap, true)),
         cap,
         shared && { upTo: shared.tierUpTo },
       );
     const pools = heads.map((h, i) => [...new Set([...h, ...tiers[i]])]);
     // Only the best of each set's pool can be among the collection's candidates.
-    scored = sets.map((s, i) => best(s.score(plans[i], scoring[i], pools[i]), candidates));
+    scored = sets.map((_, i) => best(scoreMatches(plans[i], scoring[i], pools[i]), candidates));
     rankedAmong = pools.reduce((n, p) => n + p.length, 0);
   }
   const rows = sets.flatMap((s, i) => s.scoredRows(scored[i]).map((r) => ({ ...r, set: s })));

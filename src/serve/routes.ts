@@ -11,7 +11,7 @@ import type { ServeOptions } from './serve-options.js';
 import type { AccessPolicy } from '../access/policy.js';
 import type { Metrics } from './observe.js';
 import { shardOptions } from './shard-protocol.js';
-import { MAX_SCORED } from '../search/open-set.js';
+import { MAX_SCORED } from '../search/types.js';
 import { BadRequest, searchParams } from './params.js';
 import { renderBlocked, renderError, renderHome, renderResults } from './render-html.js';
 import { openSearchDescription, renderRss } from './render-rss.js';

@@ -11,7 +11,7 @@ import type { Facets, Hit, LocalStats, SearchOptions, SearchResult, ShardCandida
 import { parseQuery } from '../search/query.js';
 import { compareCandidates } from '../search/word-search.js';
 import { rerankBasis } from '../search/ranking.js';
-import { MAX_SCORED } from '../search/open-set.js';
+import { MAX_SCORED } from '../search/types.js';
 import { collapse, dedupKey, markMore, mergeVersions, searchResult, sumFacets } from '../search/collapse.js';
 
 export interface ShardResult extends SearchResult {

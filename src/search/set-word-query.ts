@@ -1,0 +1,72 @@
+/**
+ * A word query planned on one index set (OpenSet.wordPlan: the MATCH texts, the conditions,
+ * the statements and scoring of its set), and what word-search.ts asks of its matches: counted
+ * up to a cap, the first in key order, the best by BM25 with the collection's statistics.
+ */
+import type Database from 'better-sqlite3';
+import { ftsTier, type Query } from './query.js';
+import type { FtsPhrase } from './fts-phrases.js';
+import type { Scoring } from './bm25.js';
+import { best, type Scored, type SetScoring } from './set-scoring.js';
+
+/** What a plan runs on: its set's statements (prepared once) and its side of the scoring. */
+export interface PlanSet {
+  stmt(sql: string): Database.Statement;
+  readonly scoring: SetScoring;
+}
+
+/** A word query on one set (OpenSet.wordPlan). */
+export interface WordPlan {
+  /** The set it runs on. */
+  set: PlanSet;
+  q: Query;
+  /** The MATCH text scored, and its phrases. */
+  match: string;
+  phrases: FtsPhrase[];
+  /** The MATCH text that finds the matches (match, narrowed by a site's host phrase where that helps). */
+  narrow: string;
+  /** FROM, WHERE (the MATCH first) and the parameters after the MATCH text. */
+  from: string;
+  cond: string;
+  params: unknown[];
+}
+
+/** Matches of the plan, counted up to `n` (in C: fetching them costs a row each). */
+export function countMatches(p: WordPlan, n: number): number {
+  return (p.set.stmt(`SELECT count(*) AS n FROM (SELECT 1 FROM ${p.from} WHERE ${p.cond} LIMIT ${n})`).get(p.narrow, ...p.params) as { n: number }).n;
+}
+
+/** The first `n` matches in document order (key order: the index job wrote them sorted); `tier`: of the title/anchor/URL tier only. */
+export function firstMatches(p: WordPlan, n: number, tier = false): number[] {
+  const m = tier ? ftsTier(p.q, p.narrow) : p.narrow;
+  if (!m) return [];
+  return p.set
+    .stmt(`SELECT fts.rowid AS id FROM ${p.from} WHERE ${p.cond} LIMIT ${n}`)
+    .pluck()
+    .all(m, ...p.params) as number[];
+}
+
+/**
+ * The `n` best matches by BM25 with the collection's statistics, ties in document order:
+ * key order (the index job and merge write documents sorted by `URL digest`), so a set's
+ * best `n` hold its share of the collection's best `n` by score, URL and digest.
+ */
+export function rankTop(p: WordPlan, s: Scoring, n: number): Scored[] {
+  // A site that narrows the matches (fewer than the cap: rankTop is for an uncapped query):
+  // every one scored, where FTS5's rank path would score every match of the words on all
+  // sites first; the same without the extension (its twin scores rows it is given).
+  if (p.narrow !== p.match || !p.set.scoring.native) return best(scoreMatches(p, s, firstMatches(p, Number.MAX_SAFE_INTEGER)), n);
+  // `ORDER BY rank, rowid` is SQLite's top-n sort over FTS5's scores (0.6x the time of
+  // FTS5's own `ORDER BY rank` at a million documents), with the ties in document order.
+  const sql =
+    p.from === 'fts'
+      ? `SELECT rowid AS id, rank AS r FROM fts WHERE ${p.cond} AND rank MATCH ? ORDER BY rank, rowid LIMIT ?`
+      : `SELECT docs.id AS id, fts.rank AS r FROM ${p.from} WHERE ${p.cond} AND fts.rank MATCH ? ORDER BY fts.rank, docs.id LIMIT ?`;
+  const rank = p.set.scoring.rankFunction(s);
+  return (p.from === 'fts' ? p.set.stmt(sql).all(p.match, rank, n) : p.set.stmt(sql).all(p.match, ...p.params, rank, n)) as Scored[];
+}
+
+/** Matches `ids` of the plan scored by BM25 with the collection's statistics. */
+export function scoreMatches(p: WordPlan, s: Scoring, ids: readonly number[]): Scored[] {
+  return p.set.scoring.score(p.match, p.phrases, s, ids);
+}
