@@ -305,6 +305,7 @@ describe('access rules on every route', () => {
 
   it('a takedown written while queries stream holds for every answer after the reload; a file that does not parse keeps the rules in force', async () => {
     expect((await api('quokka')).total).toBe(1);
+    expect(JSON.stringify(await (await fetch(`${srv.url}/suggest?q=quok`)).json())).toContain('Quokka');
     const answers: { sent: number; total: number }[] = [];
     let streaming = true;
     const stream = (async () => {
@@ -329,6 +330,8 @@ describe('access rules on every route', () => {
     expect(after.length).toBeGreaterThan(3);
     expect(after.map((a) => a.total)).toEqual(after.map(() => 0));
     expect((await fetch(`${replay}/replay/web/2010mp_/http://site.example/takedown.html`)).status).toBe(404);
+    // Suggestions are made again from what is served: the page's title is no longer offered.
+    expect(JSON.stringify(await (await fetch(`${srv.url}/suggest?q=quok`)).json())).not.toContain('Quokka');
 
     // A line that does not parse: the rules before it stay in force (quokka stays down, harbour up), and the service says so.
     writeRules(rules, `${RULES}example,site)/takedown.html - {"access": "exclude"}\nexample,site)/index.html - {"access": "exclude"\n`);

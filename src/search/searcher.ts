@@ -51,11 +51,18 @@ export class Searcher {
 
   /** The access rules applied to every answer; none where no property asks for any. */
   readonly access: AccessPolicy | undefined;
+  /** The rules' generation and epoch the public's views were last built for (refresh). */
+  private warmedFor = '';
 
+  /**
+   * `opts.rulesAtReload`: the access rules are read again only when told to (refresh(true): a
+   * search worker, told by the service when it has seen them change), not as queries come.
+   */
   constructor(
     readonly dir: string,
     private readonly log: (message: string) => void = () => {},
     access?: AccessSettings | AccessPolicy,
+    private readonly opts: { rulesAtReload?: boolean } = {},
   ) {
     this.access = access instanceof AccessPolicy ? access : access ? new AccessPolicy(access, log) : undefined;
     this.sets = findIndexSets(dir).map((s) => new OpenSet(s));
@@ -81,15 +88,26 @@ export class Searcher {
    * place; an index run renames its dataset) or that appeared is opened beside the old ones, and
    * the list of sets switches at once, between two queries, so a query sees the old sets or the
    * new ones, never a mix. A new set that does not open (damaged, half-written) is not served;
-   * the set it would replace serves on; either is logged once.
+   * the set it would replace serves on; either is logged once. Where the access rules or the
+   * sets changed (or the hour, for rules that move with the clock), the public's views are
+   * built now, between queries, not by the first query after the change.
    */
   refresh(force = false): ReloadResult {
+    const r = this.look(force);
+    const epoch = `${this.generation} ${this.accessEpoch()}`;
+    if (!this.access?.active || epoch === this.warmedFor) return r;
+    this.warmedFor = epoch;
+    this.scope(undefined);
+    return { ...r, changed: true };
+  }
+
+  private look(force: boolean): ReloadResult {
     const now = Date.now();
     const errors = () => [...this.failed.values(), ...(this.access?.errors ?? [])];
     if (!force && now - this.checked < 1000) return { changed: false, generation: this.generation, errors: errors() };
     this.checked = now;
     // Changed access rules make every answer after this one new (the cache is by generation).
-    const rules = this.access?.reload();
+    const rules = force || !this.opts.rulesAtReload ? this.access?.reload() : undefined;
     if (rules?.changed) {
       this.generation++;
       this.lastReload = now;

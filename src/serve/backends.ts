@@ -39,11 +39,14 @@ export function localBackend(opts: ServeOptions, access?: AccessPolicy): Backend
   // This thread keeps a searcher for the light work (stored copies, health, suggestions);
   // queries run on the pool's threads when there is one.
   const searcher = new Searcher(opts.dir, opts.log, access);
-  const suggester = new Suggester(searcher, opts.suggestTitles);
+  let suggester = new Suggester(searcher, opts.suggestTitles);
   const pool = opts.threads && opts.threads > 0 ? new SearchPool(opts.dir, opts.threads, opts.queryTimeout ?? 0, opts.access) : undefined;
   const reload = async (force: boolean) => {
     const here: ReloadResult = searcher.refresh(force);
-    // The workers look for themselves on their next query; told now when something changed.
+    // Suggestions are made again from what is served now (a takedown's title goes with it).
+    if (here.changed) suggester = new Suggester(searcher, opts.suggestTitles);
+    // The workers look for new sets themselves on their next query, for new rules when told:
+    // told now when something changed.
     const workers = pool && (force || here.changed) ? await pool.reload() : [];
     const errors = [...new Set([...here.errors, ...workers.flatMap((w) => w.errors)])];
     return { generation: Math.max(here.generation, ...workers.map((w) => w.generation)), errors };

@@ -5,7 +5,8 @@ import type { SearchOptions } from '../search/types.js';
 import type { AccessSettings } from '../access/policy.js';
 
 const data = workerData as { dir: string; access?: AccessSettings };
-const searcher = new Searcher(data.dir, undefined, data.access);
+// The rules are read again when the service says so (it has seen them change), between queries.
+const searcher = new Searcher(data.dir, undefined, data.access, { rulesAtReload: true });
 
 type Message = { id: number; query: string; opts: SearchOptions } | { id: number; reload: true };
 
