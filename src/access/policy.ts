@@ -15,7 +15,7 @@ import type { Interval } from './aclj.js';
 import { parseAclj, type AccessRule } from './aclj.js';
 import { parseDuration } from './dates.js';
 import { AccessRules, type Decision, type Verdict } from './rules.js';
-import { NwaxError } from '../util/errors.js';
+import { NwaxError, describeFsError } from '../util/errors.js';
 import type { Configuration } from '../conf/config.js';
 
 /** The policy's properties, plain data (a search worker gets a copy). */
@@ -120,7 +120,7 @@ function readRules(files: string[], keepUrls: boolean): { rules: AccessRule[]; e
     try {
       text = readFileSync(f, 'utf8');
     } catch (err) {
-      errors.push(`${f}: cannot read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      errors.push(describeFsError(f, err as NodeJS.ErrnoException));
       continue;
     }
     const r = parseAclj(text, f, keepUrls);

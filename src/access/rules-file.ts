@@ -7,11 +7,17 @@
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { formatRule, parseAclj, sortLines, type AccessRule } from './aclj.js';
-import { NwaxError } from '../util/errors.js';
+import { InputError, NwaxError } from '../util/errors.js';
 
-/** The rules of a file (none where it does not exist yet); a line that does not parse is an error naming it. */
-export function readRulesFile(path: string): AccessRule[] {
-  if (!existsSync(path)) return [];
+/**
+ * The rules of a file; a line that does not parse is an error naming it. A file that does not
+ * exist has none where `created` (add makes it), and is an error otherwise.
+ */
+export function readRulesFile(path: string, created = false): AccessRule[] {
+  if (!existsSync(path)) {
+    if (created) return [];
+    throw new InputError(`${path}: no such file`);
+  }
   const { rules, errors } = parseAclj(readFileSync(path, 'utf8'), path);
   if (errors.length)
     throw new NwaxError('NWAX_FORMAT', `${path}: line ${errors[0].line}: ${errors[0].message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`);
@@ -28,7 +34,7 @@ const same = (a: AccessRule, key: string, user: string | undefined) => a.key ===
 
 /** Adds `rule` (replacing the rule of its key and user); returns the rule it replaced, if any. */
 export function addRule(path: string, rule: AccessRule): AccessRule | undefined {
-  const rules = readRulesFile(path);
+  const rules = readRulesFile(path, true);
   const i = rules.findIndex((r) => same(r, rule.key, rule.user));
   const old = i >= 0 ? rules[i] : undefined;
   if (i >= 0) rules.splice(i, 1);

@@ -261,19 +261,16 @@ function damagePlainLyingLength(k: Kit): DamagedArchive {
   };
 }
 
-/** trailing-bytes */
-function damageTrailingBytes(k: Kit): DamagedArchive {
-  const { kind, rand, before, pre, post } = k;
-  // Bytes after a whole record (its separator included) that start no record: a few
-  // letters or a line of garbage at the end of the file or between two records, or NUL
-  // padding. Every record keeps its digest; the garbage is reported and skipped (exit 3),
-  // NULs with a warning.
+/**
+ * The records with a fresh page each (ARC or WARC, as `rand` says), and `junk` put before
+ * record `cut` (after the last where `cut` is their count): trailing-bytes and
+ * garbage-no-newline. `place` chooses the junk, where it goes, and whether it is a skip.
+ */
+function junkAmongRecords(k: Kit, tag: string, place: (count: number) => { junk: Buffer; cut: number; skips: boolean }): DamagedArchive {
+  const { kind, rand, pre, post } = k;
   const isArc = rand() < 0.5;
-  const all = [...pre, ...post].map((r, i) => (isArc ? arcRecord(r.url, page(800, `t${i}`)) : warcResponse(r.url, page(800, `t${i}`), i)));
-  const variants = ['ga', 'garbage\n', '\0\0\0\0\0', 'x'];
-  const junk = Buffer.from(variants[Math.floor(rand() * variants.length)], 'latin1');
-  const between = rand() < 0.5;
-  const cut = between ? before : all.length;
+  const all = [...pre, ...post].map((r, i) => (isArc ? arcRecord(r.url, page(800, `${tag}${i}`)) : warcResponse(r.url, page(800, `${tag}${i}`), i)));
+  const { junk, cut, skips } = place(all.length);
   const parts = [...(isArc ? [ARC_FILEDESC] : []), ...all.slice(0, cut).map((r) => r.bytes), junk, ...all.slice(cut).map((r) => r.bytes)];
   return {
     kind,
@@ -281,9 +278,24 @@ function damageTrailingBytes(k: Kit): DamagedArchive {
     bytes: Buffer.concat(parts),
     intact: all.map((r) => ({ url: r.url, digest: r.digest })),
     damaged: [],
-    skips: junk[0] !== 0,
+    skips,
     at: startOf(parts.slice(0, (isArc ? 1 : 0) + cut)),
   };
+}
+
+/**
+ * trailing-bytes: bytes after a whole record (its separator included) that start no record: a
+ * few letters or a line of garbage at the end of the file or between two records, or NUL
+ * padding. Every record keeps its digest; the garbage is reported and skipped (exit 3), NULs
+ * with a warning.
+ */
+function damageTrailingBytes(k: Kit): DamagedArchive {
+  return junkAmongRecords(k, 't', (count) => {
+    const variants = ['ga', 'garbage\n', '\0\0\0\0\0', 'x'];
+    const junk = Buffer.from(variants[Math.floor(k.rand() * variants.length)], 'latin1');
+    const between = k.rand() < 0.5;
+    return { junk, cut: between ? k.before : count, skips: junk[0] !== 0 };
+  });
 }
 
 /** arc-bad-length */
@@ -313,22 +325,9 @@ function damageArcBadLength(k: Kit): DamagedArchive {
   };
 }
 
-/** garbage-no-newline */
+/** garbage-no-newline: a few letters of garbage between two records, reported and skipped. */
 function damageGarbageNoNewline(k: Kit): DamagedArchive {
-  const { kind, rand, before, pre, post } = k;
-  const isArc = rand() < 0.5;
-  const all = [...pre, ...post].map((r, i) => (isArc ? arcRecord(r.url, page(800, `g${i}`)) : warcResponse(r.url, page(800, `g${i}`), i)));
-  const garbage = Buffer.from('GARBAGE'.slice(0, 1 + Math.floor(rand() * 7)));
-  const parts = [...(isArc ? [ARC_FILEDESC] : []), ...all.slice(0, before).map((r) => r.bytes), garbage, ...all.slice(before).map((r) => r.bytes)];
-  return {
-    kind,
-    name: isArc ? `${kind}.arc` : `${kind}.warc`,
-    bytes: Buffer.concat(parts),
-    intact: all.map((r) => ({ url: r.url, digest: r.digest })),
-    damaged: [],
-    skips: true,
-    at: startOf(parts.slice(0, (isArc ? 1 : 0) + before)),
-  };
+  return junkAmongRecords(k, 'g', () => ({ junk: Buffer.from('GARBAGE'.slice(0, 1 + Math.floor(k.rand() * 7))), cut: k.before, skips: true }));
 }
 
 const DAMAGE: Record<DamageKind, (k: Kit) => DamagedArchive> = {
