@@ -59,17 +59,31 @@ export function ensureSegment() {
 }
 
 /** One bare FTS5 table with the rows of the index parts (title, content; host and dates stored). */
-export function buildBare(parts, path) {
+export async function buildBare(parts, path) {
   const Database = require(join(ROOT, 'node_modules', 'better-sqlite3'));
+  const { SegmentTexts, textRoots } = await import(join(ROOT, 'dist', 'segment', 'segment-texts.js'));
+  const { readInfo } = await import(join(ROOT, 'dist', 'index', 'schema.js'));
   rmSync(path, { force: true });
   const b = new Database(path);
   b.pragma('journal_mode = OFF');
   b.pragma('synchronous = OFF');
   b.exec("CREATE VIRTUAL TABLE t USING fts5(title, content, host UNINDEXED, dates UNINDEXED, tokenize='unicode61 remove_diacritics 2')");
+  // The index keeps no text since schema 4: the bare table takes it from the segments, as the searcher does.
+  const texts = new SegmentTexts();
+  let near = [];
+  b.function('seg_text', (seg, url, digest) => texts.text(seg ?? '', url, digest, near) ?? '');
   const t0 = Date.now();
   for (const p of parts) {
+    const src = new Database(p, { readonly: true });
+    const info = readInfo(src, p);
+    const stored = src
+      .prepare('PRAGMA table_info(docs)')
+      .all()
+      .some((c) => c.name === 'text');
+    src.close();
+    near = textRoots(p, info.segmentRoots);
     b.prepare('ATTACH DATABASE ? AS src').run(p);
-    b.exec('INSERT INTO t(title, content, host, dates) SELECT title, text, host, dates FROM src.docs');
+    b.exec(`INSERT INTO t(title, content, host, dates) SELECT title, ${stored ? 'text' : 'seg_text(segment, url, digest)'}, host, dates FROM src.docs`);
     b.exec('DETACH DATABASE src');
   }
   const seconds = (Date.now() - t0) / 1000;
@@ -78,7 +92,7 @@ export function buildBare(parts, path) {
 }
 
 /** Latency rows (p50/p95/p99 ms) of nwax search over `crawl` and of the bare table at `bare`. */
-export async function latencyRows(crawl, parts, bare) {
+export async function latencyRows(crawl, parts, bare, root = ROOT) {
   const Database = require(join(ROOT, 'node_modules', 'better-sqlite3'));
   const b = bare ? new Database(bare, { readonly: true }) : undefined;
   const queries = makeQueries(new Database(parts[0], { readonly: true }));
@@ -91,7 +105,7 @@ export async function latencyRows(crawl, parts, bare) {
     const match = qq.words.map((w) => `"${w}"`).join(' ');
     return qq.site ? bareStmt.site.all(match, qq.site, qq.site) : qq.year ? bareStmt.year.all(match, qq.year) : bareStmt.plain.all(match);
   };
-  const { Searcher } = await import(join(ROOT, 'dist', 'search', 'searcher.js'));
+  const { Searcher } = await import(join(root, 'dist', 'search', 'searcher.js'));
   const searcher = new Searcher(crawl);
   const nwaxQuery = (qq) => `${qq.words.join(' ')}${qq.site ? ` site:${qq.site}` : ''}${qq.year ? ` date:${qq.year}` : ''}`;
   const time = (fn) =>
@@ -167,30 +181,57 @@ export async function latencyRows(crawl, parts, bare) {
   return rows;
 }
 
+function du(path) {
+  return existsSync(path) ? Number(execFileSync('du', ['-sb', path]).toString().split('\t')[0]) : 0;
+}
+
+/**
+ * NWAX_BENCH_BASELINE_INDEX=REF: the same index step by an earlier nwax (a worktree built under
+ * the corpus folder), alternated with this one's in the same run, its bytes beside these.
+ */
+async function baseline() {
+  const ref = process.env.NWAX_BENCH_BASELINE_INDEX;
+  if (!ref) return undefined;
+  const { baselineCheckout } = await import('./serve-baseline.mjs');
+  return { ref, bin: join(baselineCheckout(ref), 'bin', 'run.js') };
+}
+
 export async function benchIndex({ runs = 5 } = {}) {
   const { crawl, seg } = ensureSegment();
-  const m = measure(
-    {
-      'nwax index (2 partitions, 2 threads)': `node ${q(NWAX)} index --force --reduces 2 --threads 2 ${q(join(crawl, 'indexes'))} ${q(join(crawl, 'crawldb'))} ${q(join(crawl, 'linkdb'))} ${q(seg)} 2>/dev/null`,
-    },
-    runs,
-  );
+  const before = await baseline();
+  const step = (bin, out) =>
+    `node ${q(bin)} index --force --reduces 2 --threads 2 ${q(out)} ${q(join(crawl, 'crawldb'))} ${q(join(crawl, 'linkdb'))} ${q(seg)} 2>/dev/null`;
+  const NAME = 'nwax index (2 partitions, 2 threads)';
+  const OLD = before && `nwax ${before.ref} index, same run`;
+  const oldOut = join(CORPUS_DIR, 'index-crawl-baseline-indexes');
+  const m = measure({ [NAME]: step(NWAX, join(crawl, 'indexes')), ...(before ? { [OLD]: step(before.bin, oldOut) } : {}) }, runs);
   const Database = require(join(ROOT, 'node_modules', 'better-sqlite3'));
   const parts = [0, 1].map((p) => join(crawl, 'indexes', `part-0000${p}`));
   const docs = parts.reduce((n, p) => n + new Database(p, { readonly: true }).prepare('SELECT count(*) n FROM docs').get().n, 0);
   const bytes = parts.reduce((n, p) => n + statSync(p).size, 0);
-  const idx = m['nwax index (2 partitions, 2 threads)'];
+  const idx = m[NAME];
+  // The index's bytes beside the archive's, and the whole crawl folder's (segments, CrawlDb, LinkDb, indexes).
+  const warc = statSync(join(CORPUS_DIR, 'nwax-bench.warc.gz')).size;
+  const rest = ['segments', 'crawldb', 'linkdb'].reduce((n, d) => n + du(join(crawl, d)), 0);
+  const sizes = [['index', 'MB', 'bytes/document', 'x the WARC', 'crawl folder x the WARC']];
+  sizes.push(['nwax (this)', (bytes / 1e6).toFixed(1), Math.round(bytes / docs), (bytes / warc).toFixed(3), ((bytes + rest) / warc).toFixed(2)]);
+  if (before) {
+    const old = du(oldOut);
+    sizes.push([`nwax ${before.ref}`, (old / 1e6).toFixed(1), Math.round(old / docs), (old / warc).toFixed(3), ((old + rest) / warc).toFixed(2)]);
+  }
   const bare = join(CORPUS_DIR, 'bare-fts5.db');
-  const bb = buildBare(parts, bare);
+  const bb = await buildBare(parts, bare);
   const rows = await latencyRows(crawl, parts, bare);
   rmSync(bare, { force: true });
+  const builds = [['build', 'seconds', 'documents/s', 'bytes/document', 'peak RSS MB']];
+  builds.push([NAME, idx.seconds.toFixed(2), Math.round(docs / idx.seconds), Math.round(bytes / docs), idx.rssMB.toFixed(0)]);
+  if (before) builds.push([OLD, m[OLD].seconds.toFixed(2), Math.round(docs / m[OLD].seconds), Math.round(du(oldOut) / docs), m[OLD].rssMB.toFixed(0)]);
+  builds.push(['bare FTS5 insert of the same rows (1 thread)', bb.seconds.toFixed(2), Math.round(docs / bb.seconds), Math.round(bb.bytes / docs), '-']);
   return [
-    `nwax index benchmark: the bench corpus's import (${docs} documents); medians of ${runs}`,
-    table([
-      ['build', 'seconds', 'documents/s', 'bytes/document', 'peak RSS MB'],
-      ['nwax index (2 partitions, 2 threads)', idx.seconds.toFixed(2), Math.round(docs / idx.seconds), Math.round(bytes / docs), idx.rssMB.toFixed(0)],
-      ['bare FTS5 insert of the same rows (1 thread)', bb.seconds.toFixed(2), Math.round(docs / bb.seconds), Math.round(bb.bytes / docs), '-'],
-    ]),
+    `nwax index benchmark: the bench corpus's import (${docs} documents, ${(warc / 1e6).toFixed(1)} MB of WARC); medians of ${runs}`,
+    table(builds),
+    ...(before ? [`  index step / ${before.ref}'s, same run: ${(idx.seconds / m[OLD].seconds).toFixed(2)}x the time (target 0.6)`] : []),
+    table(sizes),
     `  search latency over 500 queries (1-3 title words; a third with site:, a third with date:), ms:`,
     table([['run', 'p50', 'p95', 'p99'], ...rows]),
     rows.overlap,

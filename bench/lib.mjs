@@ -83,9 +83,9 @@ export function startServe(args, bin = NWAX) {
  * Whether a built index can be reused: it exists and has the schema and analyzer this nwax
  * reads (a bench's index left by an older version is rebuilt, not a crash).
  */
-export async function indexIsCurrent(path) {
+export async function indexIsCurrent(path, root = ROOT) {
   if (!existsSync(path)) return false;
-  const { openIndex, SCHEMA_VERSION } = await import(join(ROOT, 'dist', 'index', 'schema.js'));
+  const { openIndex, SCHEMA_VERSION } = await import(join(root, 'dist', 'index', 'schema.js'));
   try {
     const { db, info } = openIndex(path);
     db.close();

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { CORPUS_DIR, NWAX, ROOT, indexIsCurrent, median, startServe, table } from './lib.mjs';
 import { buildCrawl } from './serve-ops.mjs';
-import { querySets } from './relevance.mjs';
+import { querySets, textReader } from './relevance.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -96,6 +96,7 @@ export async function benchParts() {
   const { words } = await import(join(ROOT, 'dist', 'search', 'query.js'));
   const { Searcher } = await import(join(ROOT, 'dist', 'search', 'searcher.js'));
   const db = new Database(join(crawl, 'indexes', 'part-00000'), { readonly: true });
+  await textReader();
   const sets = querySets(db, words);
   db.close();
   // And common words, alone and in pairs: past nwax.search.max.scored matches, the capped ranking.

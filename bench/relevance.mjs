@@ -21,10 +21,39 @@ function rng(seed) {
   };
 }
 
+/**
+ * The SQL of a document's text over `db` (an index opened by the bench): its `text` column
+ * before schema 4, since then nwax_text(segment, url, digest), read from the segments by
+ * dist's SegmentTexts (`texts`, loaded by the caller: textReader()).
+ */
+export function textColumn(db) {
+  if (
+    db
+      .prepare('PRAGMA table_info(docs)')
+      .all()
+      .some((c) => c.name === 'text')
+  )
+    return 'text';
+  if (!textReader.loaded) throw new Error('await textReader() before reading texts of a schema 4 index');
+  const { SegmentTexts, textRoots, readInfo } = textReader.loaded;
+  const texts = new SegmentTexts();
+  const near = textRoots(db.name, readInfo(db, db.name).segmentRoots);
+  db.function('nwax_text', (seg, url, digest) => texts.text(seg ?? '', url, digest, near) ?? '');
+  return 'nwax_text(segment, url, digest)';
+}
+
+/** Loads what textColumn needs from dist. */
+export async function textReader() {
+  const { SegmentTexts, textRoots } = await import(join(ROOT, 'dist', 'segment', 'segment-texts.js'));
+  const { readInfo } = await import(join(ROOT, 'dist', 'index', 'schema.js'));
+  textReader.loaded = { SegmentTexts, textRoots, readInfo };
+}
+
 /** The three query sets, each a list of { query, url }. */
 export function querySets(db, words, n = 300) {
   const rnd = rng(7);
-  const rows = db.prepare("SELECT url, title, text FROM docs WHERE deleted = 0 AND mime = 'text/html'").all();
+  // Since schema 4 the text is in the segments (textColumn registers nwax_text where the rows lack it).
+  const rows = db.prepare(`SELECT url, title, ${textColumn(db)} AS text FROM docs WHERE deleted = 0 AND mime = 'text/html'`).all();
   const byTitle = new Map();
   for (const r of rows) if (r.title) byTitle.set(r.title, (byTitle.get(r.title) ?? 0) + 1);
   const pick = (list, k) => {
@@ -118,6 +147,7 @@ export async function benchRelevance() {
   const { Searcher } = await import(join(ROOT, 'dist', 'search', 'searcher.js'));
   const ranking = await import(join(ROOT, 'dist', 'search', 'ranking.js')).catch(() => undefined);
   const db = new Database(join(crawl, 'indexes', 'part-00000'), { readonly: true });
+  await textReader();
   const sets = querySets(db, words);
   db.close();
   const searcher = new Searcher(crawl);

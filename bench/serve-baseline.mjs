@@ -15,9 +15,10 @@ import { makeQueries } from './index.mjs';
 const require = createRequire(import.meta.url);
 
 /** The baseline's checkout, installed and built once. */
-function baselineCheckout(ref) {
+export function baselineCheckout(ref) {
   const dir = join(CORPUS_DIR, `baseline-${ref}`);
-  if (existsSync(join(dir, 'dist', 'index.js'))) return dir;
+  // (dist/index.js until the library entry became dist/library.js)
+  if (['index.js', 'library.js'].some((f) => existsSync(join(dir, 'dist', f)))) return dir;
   if (!existsSync(dir)) execFileSync('git', ['-C', ROOT, 'worktree', 'add', '--detach', '-f', dir, ref], { stdio: 'ignore' });
   process.stderr.write(`  building nwax ${ref} in ${dir}\n`);
   // The lock of an older npm may not match npm 11's view of optional packages: install, not ci.

@@ -133,7 +133,7 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
     const db = new Database(part, { readonly: true });
     const rows = db
       .prepare(
-        'SELECT url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, inlinks, boost, text FROM docs ORDER BY id',
+        'SELECT url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, inlinks, boost FROM docs ORDER BY id',
       )
       .all() as Record<string, unknown>[];
     db.close();
@@ -146,8 +146,8 @@ describe.skipIf(!HAVE_FIXTURES)('local runner and Hadoop Streaming give the same
       .map((l) => {
         const tab = l.indexOf('\t');
         const d = JSON.parse(l.slice(tab + 1));
-        const { url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, inlinks, boost, text } = d;
-        return `${l.slice(0, tab)}\t${JSON.stringify({ url, digest, date, dates: dates.join(' ').split(' '), mime, status, length, collection, segment, file, location, offset, clen, title, inlinks, boost, text })}\n`;
+        const { url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, inlinks, boost } = d;
+        return `${l.slice(0, tab)}\t${JSON.stringify({ url, digest, date, dates: dates.join(' ').split(' '), mime, status, length, collection, segment, file, location, offset, clen, title, inlinks, boost })}\n`;
       })
       .join('');
   const sh = async (script: string, stdin?: string) => {

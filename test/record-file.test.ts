@@ -42,6 +42,29 @@ describe('sorted record files', () => {
     expect(r.get('zzz')).toEqual([]);
   });
 
+  it('gives the value of a key stored once from the head of its block, as get() gives it; none for a key not there', () => {
+    // (Well-formed keys: a lone surrogate of the keys above is written as U+FFFD.)
+    const wellFormed = (k: string) => Buffer.from(k).toString() === k;
+    const once = base.filter((k, i) => (i % 7 === 0 || i < 40) && wellFormed(k));
+    for (const k of once) expect(r.valueOf(k), k).toEqual(r.get(k)[0]);
+    // Keys that start a block (matched where no newline comes before them), and keys between, before and after all.
+    const firsts = keys.filter((k, i) => i > 0 && keys[i - 1] !== k && keys[i + 1] !== k && wellFormed(k)).slice(0, 400);
+    for (const k of firsts) expect(r.valueOf(k)).toEqual(r.get(k)[0]);
+    for (const k of ['a', 'org,example)/page/1?q=', 'org,example)/page/10?q=é ', 'zzz']) expect(r.valueOf(k), k).toBeUndefined();
+    // A value across the whole of a block larger than one inflation step.
+    const big = join(dir, 'part-00009');
+    const wb = new RecordFileWriter(big, { blockSize: 1 << 20 });
+    const long = 'é'.repeat(300_000);
+    wb.append('a', 'x');
+    wb.append('b', long);
+    wb.append('c', 'y');
+    wb.close();
+    const rb = new RecordFileReader(big);
+    expect(rb.valueOf('b')).toBe(long);
+    expect(rb.valueOf('c')).toBe('y');
+    expect(rb.valueOf('a')).toBe('x');
+  });
+
   it('scans ranges and prefixes in order', () => {
     const pre = [...r.prefix('org,example)/page/12')].map((x) => x.key);
     expect(pre).toEqual(keys.filter((k) => k.startsWith('org,example)/page/12')));

@@ -1,5 +1,6 @@
 /** dumpindex: a parallel set of indexes, joined by document number, as lines. */
-import { openIndex, type Db } from './schema.js';
+import { openIndex, TEXT_IN_SEGMENTS, type Db } from './schema.js';
+import { SegmentTexts, textRoots } from '../segment/segment-texts.js';
 import { NwaxError } from '../util/errors.js';
 
 export interface DumpOptions {
@@ -45,18 +46,26 @@ export function* dumpIndexes(paths: string[], opts: DumpOptions): Generator<stri
     // Field name -> the index that holds it (a later index's field of the same name is shown
     // as NAME.N, N its position: the dates of a dates index next to the main index's own).
     const fields: { name: string; db: Db; table: string; column: string }[] = [];
+    const texts = new SegmentTexts();
     open.forEach((o, i) => {
       const cols = o.info.kind === 'main' ? [...MAIN_FIELDS, 'text'] : ['dates'];
       for (const c of cols) {
         const name = fields.some((f) => f.name === c) ? `${c}.${i}` : c;
-        fields.push({ name, db: o.db, table: o.info.kind === 'main' ? 'docs' : 'dates', column: c });
+        let column = c;
+        if (c === 'text' && o.info.version >= TEXT_IN_SEGMENTS) {
+          // The text is in the document's segment, beside the index: read there, row by row.
+          const near = textRoots(o.path, o.info.segmentRoots);
+          o.db.function('nwax_text', (seg: unknown, url: unknown, digest: unknown) => texts.text(String(seg ?? ''), String(url), String(digest), near) ?? '');
+          column = 'nwax_text(segment, url, digest)';
+        }
+        fields.push({ name, db: o.db, table: o.info.kind === 'main' ? 'docs' : 'dates', column });
       }
     });
     if (opts.list) {
       for (const f of fields) yield f.name;
       return;
     }
-    const chosen = opts.field ? fields.filter((f) => f.name === opts.field) : fields.filter((f) => f.column !== 'text');
+    const chosen = opts.field ? fields.filter((f) => f.name === opts.field) : fields.filter((f) => f.name !== 'text' && !f.name.startsWith('text.'));
     if (chosen.length === 0) throw new NwaxError('NWAX_USAGE', `no field ${opts.field} (fields: ${fields.map((f) => f.name).join(', ')})`, 2);
     // One cursor per database (a connection runs one query at a time), in document order.
     const dbs = [...new Set(chosen.map((f) => f.db))];

@@ -6,6 +6,7 @@
  * a URL lands in one partition, in digest order. Documents flagged noindex are left out and
  * counted. Boost: ln(e + inlinks) x the CrawlDb score, as Nutch did.
  */
+import { dirname, resolve } from 'node:path';
 import type { Job } from '../mapreduce/job.js';
 import { RawJson } from '../mapreduce/value-json.js';
 import { datasetOf, segmentOf, type CrawlDatum } from '../crawl/crawl-datum.js';
@@ -25,9 +26,22 @@ function indexedParseData(pd: ParseData): IndexedParseData {
   return { title: pd.title, noindex: pd.noindex, meta: { length: pd.meta.length, lang: pd.meta.lang } };
 }
 
+/**
+ * The folder that holds the segment an input file is of (`/c/segments` for
+ * `/c/segments/S/parse_data/part-00000`), made absolute where it is a local path: the index
+ * records it, so its texts are found there (segment/segment-texts.ts) wherever the index is.
+ */
+function segmentRootOf(inputFile: string): string {
+  if (inputFile === '') return '';
+  const root = dirname(dirname(dirname(inputFile)));
+  // Hadoop names a local input as a file: URI (local mode, NFS); another file system's stays a URL.
+  if (/^file:/i.test(root)) return resolve(decodeURIComponent(root.replace(/^file:(\/\/[^/]*)?/i, '')));
+  return /^[a-z][a-z0-9+.-]+:/i.test(root) ? root : resolve(root);
+}
+
 /** One piece of a version, tagged by where it came from. */
 type Piece =
-  | { d: string; pd: IndexedParseData; seg: string }
+  | { d: string; pd: IndexedParseData; seg: string; at: string }
   | { d: string; text: string }
   | { d: string; content: ContentPointer }
   | { d: string; fetch: CrawlFetch }
@@ -47,7 +61,7 @@ function parseDataPiece(before: string, after: string, d: string, inputFile: str
   } catch {
     return undefined;
   }
-  return { d, pd: indexedParseData(pd), seg: segmentOf(inputFile) };
+  return { d, pd: indexedParseData(pd), seg: segmentOf(inputFile), at: segmentRootOf(inputFile) };
 }
 
 function mapParseData(key: string, text: string, emit: (key: string, value: unknown) => void, inputFile: string): boolean {
@@ -113,7 +127,7 @@ export const indexJob: Job = {
     const { url, digest: d } = splitDocumentKey(key);
     switch (from) {
       case 'parse_data':
-        emit(url, { d, pd: indexedParseData(value as ParseData), seg: segmentOf(ctx.inputFile) });
+        emit(url, { d, pd: indexedParseData(value as ParseData), seg: segmentOf(ctx.inputFile), at: segmentRootOf(ctx.inputFile) });
         break;
       case 'parse_text':
         emit(url, { d, text: value });
@@ -193,7 +207,10 @@ export const indexJob: Job = {
   },
   reduce(url, values, emit, ctx) {
     let inlinks: Inlinks['inlinks'] = [];
-    const versions = new Map<string, { pd?: IndexedParseData; seg?: string; text?: string; content?: ContentPointer; dates: Set<string>; db?: CrawlDatum }>();
+    const versions = new Map<
+      string,
+      { pd?: IndexedParseData; seg?: string; at?: string; text?: string; content?: ContentPointer; dates: Set<string>; db?: CrawlDatum }
+    >();
     for (const v of values as Piece[]) {
       if ('inlinks' in v) {
         inlinks = inlinks.concat(v.inlinks);
@@ -204,6 +221,7 @@ export const indexJob: Job = {
       if ('pd' in v) {
         ver.pd = v.pd;
         ver.seg = v.seg;
+        ver.at = v.at;
       } else if ('text' in v) ver.text = v.text;
       else if ('content' in v) ver.content = v.content;
       else if ('fetch' in v) for (const date of v.fetch.dates ?? [v.fetch.date]) ver.dates.add(date);
@@ -232,6 +250,7 @@ export const indexJob: Job = {
         length: ver.pd.meta.length,
         collection: c.collection,
         segment: ver.seg ?? '',
+        ...(ver.at ? { segmentRoot: ver.at } : {}),
         file: c.file,
         location: c.location,
         offset: c.offset,

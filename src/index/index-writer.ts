@@ -1,7 +1,7 @@
 /**
  * Writes documents into a main index, in one transaction. Stored
- * fields are what a hit shows and what filters read; the text is kept for snippets (a window
- * around the first matches, not a re-tokenized page).
+ * fields are what a hit shows and what filters read; the text is indexed, not stored: snippets
+ * read it from the document's segment (segment/segment-texts.ts).
  *
  * FTS5 holds new terms in memory until a transaction ends or they pass its `hashsize`, then
  * writes them as a segment and merges segments as they pile up; `optimize` merges them all
@@ -9,7 +9,7 @@
  * corpus a part of 9k documents is one segment, and the index's reduce took 3.0 s for 3.3 s.
  * A reader never sees the index before it is renamed into place, so nothing waits on a commit.
  */
-import { createIndex, finishIndex, type Db } from './schema.js';
+import { createIndex, finishIndex, urlKey, type Db } from './schema.js';
 import type Database from 'better-sqlite3';
 import { indexText } from '../analysis/analyzer.js';
 import type { CaptureFields } from './capture-fields.js';
@@ -21,12 +21,15 @@ export interface IndexDocument extends CaptureFields {
   date: string;
   dates: string[];
   title: string;
+  /** Indexed, not stored: the segment named by `segment` keeps it under `url digest`. */
   text: string;
   anchors: string[];
   inlinks: number;
   boost: number;
   /** The language (ISO 639-1 where there is one, else 639-3), '' when unknown. */
   lang: string;
+  /** The folder holding the segment (`crawl/segments`): recorded once for the index, not per row. */
+  segmentRoot?: string;
 }
 
 /** Host for site: (lower case, without `www.`). */
@@ -67,6 +70,8 @@ export class IndexWriter {
   private readonly insertDoc: Database.Statement;
   private readonly insertFts: Database.Statement;
   private count = 0;
+  /** Where the documents' segments lie (segment_roots in the index's info). */
+  private readonly segmentRoots = new Set<string>();
 
   constructor(
     readonly path: string,
@@ -74,8 +79,8 @@ export class IndexWriter {
   ) {
     this.db = createIndex(path, 'main');
     this.insertDoc =
-      this.db.prepare(`INSERT INTO docs(id, url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, host, inlinks, boost, text, anchors, lang)
-      VALUES (@id, @url, @digest, @date, @dates, @mime, @status, @length, @collection, @segment, @file, @location, @offset, @clen, @title, @host, @inlinks, @boost, @text, @anchors, @lang)`);
+      this.db.prepare(`INSERT INTO docs(id, url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, host, inlinks, boost, anchors, lang, urlkey)
+      VALUES (@id, @url, @digest, @date, @dates, @mime, @status, @length, @collection, @segment, @file, @location, @offset, @clen, @title, @host, @inlinks, @boost, @anchors, @lang, @urlkey)`);
     this.insertFts = this.db.prepare('INSERT INTO fts(rowid, title, content, anchors, urlwords, host, years) VALUES (?, ?, ?, ?, ?, ?, ?)');
     // An integer in the SQL text: FTS5 takes only an INTEGER value, and a bound JS number is a REAL.
     if (opts.ftsHashSize !== undefined) this.db.exec(`INSERT INTO fts(fts, rank) VALUES('hashsize', ${Math.max(1, Math.floor(opts.ftsHashSize))})`);
@@ -91,6 +96,7 @@ export class IndexWriter {
   add(d: IndexDocument): void {
     const id = ++this.count;
     const host = siteHost(d.url);
+    if (d.segmentRoot) this.segmentRoots.add(d.segmentRoot);
     this.insertDoc.run({
       id,
       url: d.url,
@@ -110,9 +116,9 @@ export class IndexWriter {
       host,
       inlinks: d.inlinks,
       boost: d.boost,
-      text: d.text,
       anchors: d.anchors.join('\n'),
       lang: d.lang,
+      urlkey: urlKey(d.url),
     });
     this.insertFts.run(
       id,
@@ -125,13 +131,18 @@ export class IndexWriter {
     );
   }
 
+  /** Folders where the documents' segments lie, beside those the documents named (merge: its inputs'). */
+  addSegmentRoots(roots: readonly string[]): void {
+    for (const r of roots) this.segmentRoots.add(r);
+  }
+
   close(): number {
     this.db.exec('COMMIT');
     this.db.exec("INSERT INTO fts(fts) VALUES('optimize')");
     // FTS5 keeps its options in the index: FTS5's defaults again, for whatever writes it next.
     this.db.exec("INSERT INTO fts(fts, rank) VALUES('automerge', 4)");
     this.db.exec("INSERT INTO fts(fts, rank) VALUES('crisismerge', 16)");
-    finishIndex(this.db, this.count, { deleted: '0' });
+    finishIndex(this.db, this.count, { deleted: '0', segment_roots: JSON.stringify([...this.segmentRoots].sort()) });
     return this.count;
   }
 }

@@ -8,7 +8,8 @@
  */
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { openIndex } from './schema.js';
+import { openIndex, TEXT_IN_SEGMENTS } from './schema.js';
+import { SegmentTexts, textRoots } from '../segment/segment-texts.js';
 import { IndexWriter, type IndexDocument, type IndexWriterOptions } from './index-writer.js';
 import { NwaxError } from '../util/errors.js';
 import { sweepDead } from '../util/litter.js';
@@ -23,10 +24,13 @@ interface DocRow extends CaptureFields {
   title: string;
   inlinks: number;
   boost: number;
-  text: string;
+  /** Stored in indexes before schema 4; since, read from the segment. */
+  text?: string | null;
   anchors: string | null;
   lang: string | null;
   deleted: number;
+  /** The index it came from (not a column). */
+  from: string;
 }
 
 export interface MergeResult {
@@ -59,6 +63,8 @@ export function mergeIndexes(out: string, inputs: string[], parallel: boolean, w
   rmSync(tmp, { force: true });
   const result: MergeResult = { documents: 0, leftOut: 0 };
   const opened = inputs.map((p) => ({ path: p, ...openIndex(p) }));
+  // Cursors still open when an error stops the merge: ended before their databases close.
+  const reading: Iterator<DocRow>[] = [];
   try {
     const mains = parallel ? [opened[0]] : opened;
     if (parallel) {
@@ -81,7 +87,38 @@ export function mergeIndexes(out: string, inputs: string[], parallel: boolean, w
       }
     }
     const w = new IndexWriter(tmp, writer);
-    for (const r of byKey(mains.map((m) => m.db.prepare('SELECT * FROM docs ORDER BY id').iterate() as Iterator<DocRow>))) {
+    // The texts of schema 4 inputs are indexed again from their segments, read in key order: each
+    // block of parse_text inflated once.
+    const texts = new SegmentTexts();
+    const nearOf = new Map(mains.map((m) => [m.path, textRoots(m.path, m.info.segmentRoots)]));
+    for (const m of mains) w.addSegmentRoots(m.info.segmentRoots);
+    const textOf = (r: DocRow): string => {
+      if (r.text !== undefined) return r.text ?? '';
+      const near = nearOf.get(r.from)!;
+      const seg = r.segment;
+      if (seg !== '' && texts.where(seg, near) === undefined) {
+        throw new NwaxError(
+          'NWAX_INPUT',
+          `${r.from}: the texts of its documents are in segment ${seg}, found neither where the index was made nor beside it (looked in ${near.join(', ')}); merge the indexes where their segments are`,
+        );
+      }
+      return texts.text(seg, r.url, r.digest, near) ?? '';
+    };
+    const rows = (m: (typeof mains)[number]) => {
+      const it = m.db.prepare('SELECT * FROM docs ORDER BY id').iterate() as Iterator<DocRow>;
+      reading.push(it);
+      const withText = m.info.version < TEXT_IN_SEGMENTS;
+      return {
+        next: () => {
+          const n = it.next();
+          if (n.done) return n;
+          n.value.from = m.path;
+          if (!withText) n.value.text = undefined;
+          return n;
+        },
+      };
+    };
+    for (const r of byKey(mains.map(rows))) {
       if (r.deleted) {
         result.leftOut++;
         continue;
@@ -94,7 +131,7 @@ export function mergeIndexes(out: string, inputs: string[], parallel: boolean, w
         dates,
         ...captureFieldsOf(r),
         title: r.title,
-        text: r.text ?? '',
+        text: textOf(r),
         anchors: r.anchors ? r.anchors.split('\n') : [],
         inlinks: r.inlinks,
         boost: r.boost,
@@ -110,6 +147,7 @@ export function mergeIndexes(out: string, inputs: string[], parallel: boolean, w
     rmSync(tmp, { force: true });
     throw err;
   } finally {
+    for (const it of reading) it.return?.();
     for (const o of opened) o.db.close();
   }
 }

@@ -3,7 +3,8 @@
  * why: no load time, memory independent of size, BM25, phrases. `main` holds one row per
  * document (rowid = document number) with the stored fields and a contentless FTS5 table over
  * title, content, anchors, URL words and host, holding the terms of nwax's analyzer (one term
- * per space, under FTS5's ascii tokenizer, so FTS5 neither splits nor folds them again); a
+ * per space, under FTS5's ascii tokenizer, so FTS5 neither splits nor folds them again). The
+ * page's text is not stored: the segment's parse_text holds it (segment/segment-texts.ts); a
  * parallel `dates` index holds, per document number, every capture date. Each database records its kind, document count and schema
  * version; opening one of another version is a clear error. Rows are never removed (numbers
  * stay aligned with the parallel indexes): dedup marks a duplicate `deleted`.
@@ -19,11 +20,34 @@ import { ANALYZER } from '../analysis/analyzer.js';
  *    inside FTS5 rather than reading every match's row; documents indexed by MIME type and
  *    collection, so type: and collection: alone read only their documents. Version 2 indexes are
  *    still read: those filters go through the rows, as before.
+ * 4: no `text` column: a document's text is read from its segment's parse_text by key, not kept
+ *    a second time, uncompressed, in every row (two thirds of a version 3 index's bytes); URLs
+ *    found by a 32-bit hash of the URL (`urlkey`, urlKey()) with the URL compared after, not by an
+ *    index holding every URL a second time.
+ *    Versions 2 and 3 are still read, their text from their rows.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 /** The versions this nwax reads. */
-const READABLE = new Set([2, 3]);
+const READABLE = new Set([2, 3, 4]);
+/** The versions read, as a message says them: `2, 3 and 4`. */
+function readable(): string {
+  const v = [...READABLE];
+  return `${v.slice(0, -1).join(', ')} and ${v[v.length - 1]}`;
+}
+/** The first version whose documents hold no text (it is read from the segments). */
+export const TEXT_IN_SEGMENTS = 4;
 export type IndexKind = 'main' | 'dates';
+
+/**
+ * The `urlkey` of a URL (schema 4): FNV-1a over its UTF-16 units, 32 bits, so SQLite stores it in
+ * four bytes. Lookups ask `urlkey = urlKey(u) AND url = u`: a collision costs a row read, not a
+ * wrong answer.
+ */
+export function urlKey(url: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < url.length; i++) h = Math.imul(h ^ url.charCodeAt(i), 0x01000193);
+  return h | 0;
+}
 export type Db = Database.Database;
 
 export const MAIN_SCHEMA = `
@@ -31,9 +55,9 @@ CREATE TABLE info(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE docs(
   id INTEGER PRIMARY KEY, url TEXT NOT NULL, digest TEXT NOT NULL, date TEXT NOT NULL, dates TEXT NOT NULL,
   mime TEXT, status INTEGER, length INTEGER, collection TEXT, segment TEXT, file TEXT, location TEXT,
-  offset INTEGER, clen INTEGER, title TEXT, host TEXT, inlinks INTEGER, boost REAL NOT NULL, text TEXT, anchors TEXT,
-  lang TEXT NOT NULL DEFAULT '', deleted INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX docs_url ON docs(url);
+  offset INTEGER, clen INTEGER, title TEXT, host TEXT, inlinks INTEGER, boost REAL NOT NULL, anchors TEXT,
+  lang TEXT NOT NULL DEFAULT '', deleted INTEGER NOT NULL DEFAULT 0, urlkey INTEGER NOT NULL);
+CREATE INDEX docs_urlkey ON docs(urlkey);
 CREATE INDEX docs_host ON docs(host);
 CREATE INDEX docs_lang ON docs(lang);
 CREATE INDEX docs_mime ON docs(mime);
@@ -59,6 +83,8 @@ export interface IndexInfo {
   extraYears?: string[];
   /** Documents dedup marked deleted, as recorded (undefined for an index made before it was). */
   deleted?: number;
+  /** The folders that held the documents' segments when the index was made (schema 4). */
+  segmentRoots: string[];
 }
 
 export function readInfo(db: Db, path: string): IndexInfo {
@@ -75,7 +101,7 @@ export function readInfo(db: Db, path: string): IndexInfo {
     const older = version === 1 ? ' (its words were cut by an older text analysis, which lost Greek, Hindi, Korean, Thai and Khmer words)' : '';
     throw new NwaxError(
       'NWAX_FORMAT',
-      `${path}: index schema version ${m.get('schema_version') ?? '?'}${older}, this nwax reads versions ${[...READABLE].join(' and ')}; rebuild it with this version: nwax index OUTDIR CRAWLDB LINKDB SEGMENT... (the segments stay as they are)`,
+      `${path}: index schema version ${m.get('schema_version') ?? '?'}${older}, this nwax reads versions ${readable()}; rebuild it with this version: nwax index OUTDIR CRAWLDB LINKDB SEGMENT... (the segments stay as they are)`,
     );
   }
   const kind = m.get('kind') as IndexKind;
@@ -87,12 +113,20 @@ export function readInfo(db: Db, path: string): IndexInfo {
     );
   }
   const extra = m.get('extra_years');
+  let segmentRoots: string[] = [];
+  try {
+    const roots = JSON.parse(m.get('segment_roots') ?? '[]') as unknown;
+    if (Array.isArray(roots)) segmentRoots = roots.filter((r): r is string => typeof r === 'string');
+  } catch {
+    // Unreadable: the segments are looked for beside the index only.
+  }
   const deleted = m.get('deleted');
   return {
     kind,
     analyzer,
     docCount: Number(m.get('doc_count')),
     version,
+    segmentRoots,
     ...(extra !== undefined ? { extraYears: extra.split(' ').filter(Boolean) } : {}),
     ...(deleted !== undefined ? { deleted: Number(deleted) } : {}),
   };

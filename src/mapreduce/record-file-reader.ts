@@ -8,6 +8,8 @@ import { basename, dirname, join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { compareBytes } from './byte-order.js';
 import { NwaxError, visible } from '../util/errors.js';
+import type { BlockCache } from './block-cache.js';
+import { gunzipPrefixSync } from '../util/gunzip-prefix.js';
 
 interface BlockEntry {
   firstKey: string;
@@ -34,14 +36,25 @@ export interface Record {
   value: unknown;
 }
 
+/** Readers made so far (each its own name in a block cache). */
+let readers = 0;
+
 /** Reads one part: everything in order, by key, or a key range. */
 export class RecordFileReader {
   private readonly blocks: BlockEntry[];
   /** How the blocks are stored: gzip members (the record file), plain text, or one gzip stream read whole. */
   private readonly kind: 'members' | 'text' | 'stream';
   private whole: string[] | undefined;
+  /** The block the last valueOf looked in. */
+  private lastLookup = -1;
+  /** This reader's blocks in a shared cache: a part written again at the same path is another reader. */
+  private readonly serial = ++readers;
 
-  constructor(readonly path: string) {
+  /** `cache`: inflated blocks shared with other readers (lookups by key that come back to a block). */
+  constructor(
+    readonly path: string,
+    private readonly cache?: BlockCache,
+  ) {
     const idx = [indexPath(path), legacyIndexPath(path)].find((p) => existsSync(p));
     if (idx === undefined) {
       const scanned = RecordFileReader.scan(path);
@@ -118,6 +131,14 @@ export class RecordFileReader {
 
   private readBlock(fd: number, b: BlockEntry): string[] {
     if (this.kind === 'stream') return (this.whole ??= this.inflateWhole(fd));
+    if (this.cache === undefined) return this.inflateBlock(fd, b);
+    const key = `${this.serial}:${b.offset}`;
+    let lines = this.cache.get(key);
+    if (lines === undefined) this.cache.set(key, (lines = this.inflateBlock(fd, b)));
+    return lines;
+  }
+
+  private inflateBlock(fd: number, b: BlockEntry): string[] {
     const buf = Buffer.allocUnsafe(b.length);
     const n = readSync(fd, buf, 0, b.length, b.offset);
     if (n !== b.length) throw new NwaxError('NWAX_FORMAT', `${this.path}: offset ${b.offset}: block cut short (${n} of ${b.length} bytes)`);
@@ -195,6 +216,54 @@ export class RecordFileReader {
     } finally {
       closeSync(fd);
     }
+  }
+
+  /**
+   * The value of a key stored once (a document's text in parse_text), its block inflated only
+   * as far as the key's line: a lookup among many, as the searcher's; undefined where the key is
+   * not there. (A key stored many times may start in an earlier block: get() gives all.)
+   */
+  valueOf(key: string): unknown {
+    const i = this.blockFor(key);
+    if (i < 0) return undefined;
+    // Lookups that come back to a block (an export in key order) read it whole, once, through the cache.
+    const again = this.lastLookup === i;
+    this.lastLookup = i;
+    if (this.kind !== 'members' || (this.cache && (again || this.cache.get(`${this.serial}:${this.blocks[i].offset}`)))) return this.get(key)[0];
+    const b = this.blocks[i];
+    const member = Buffer.allocUnsafe(b.length);
+    const fd = openSync(this.path, 'r');
+    try {
+      const n = readSync(fd, member, 0, b.length, b.offset);
+      if (n !== b.length) throw new NwaxError('NWAX_FORMAT', `${this.path}: offset ${b.offset}: block cut short (${n} of ${b.length} bytes)`);
+    } finally {
+      closeSync(fd);
+    }
+    // The key's line: `\nKEY\t`, or `KEY\t` where it starts the block (no newline before it).
+    const starts = b.firstKey === key;
+    const needle = Buffer.from(starts ? `${key}\t` : `\n${key}\t`, 'utf8');
+    const find = (out: Buffer, from: number) =>
+      starts ? (out.length >= needle.length && out.subarray(0, needle.length).equals(needle) ? 0 : -1) : out.indexOf(needle, from);
+    let at = -1;
+    let searched = 0;
+    let bytes: Buffer;
+    try {
+      bytes = gunzipPrefixSync(member, (out, length) => {
+        if (at < 0) {
+          at = find(out.subarray(0, length), Math.max(0, searched - needle.length));
+          searched = length;
+        }
+        return at >= 0 && out.subarray(0, length).indexOf(0x0a, at + needle.length) >= 0;
+      });
+    } catch (err) {
+      throw new NwaxError('NWAX_FORMAT', `${this.path}: offset ${b.offset}: corrupt block (${(err as Error).message})`);
+    }
+    if (at < 0) at = find(bytes, 0);
+    if (at < 0) return undefined;
+    const start = at + needle.length;
+    let end = bytes.indexOf(0x0a, start);
+    if (end < 0) end = bytes.length;
+    return RecordFileReader.parse(`${key}\t${bytes.toString('utf8', start, end)}`, this.path).value;
   }
 
   /** The values stored under `key` (one block read, more only when the key spans blocks). */

@@ -13,7 +13,8 @@
  * hundreds of milliseconds for a common word at a million documents). `exact` ranks every match.
  */
 import type Database from 'better-sqlite3';
-import { openIndex, type Db } from '../index/schema.js';
+import { openIndex, TEXT_IN_SEGMENTS, type Db } from '../index/schema.js';
+import { SegmentTexts, textRoots } from '../segment/segment-texts.js';
 import type { IndexSet } from './index-sets.js';
 import { dateYears, ftsExclusions, ftsFields, ftsMatch, wholeYears, words, type Query } from './query.js';
 import { fieldFilters, shownOnly } from './set-filters.js';
@@ -46,10 +47,18 @@ export class OpenSet {
   readonly scoring: SetScoring;
   /** What this set's word plans run on (set-word-query.ts). */
   private readonly planSet: PlanSet;
-  constructor(readonly set: IndexSet) {
+  /** Where the documents' texts are read: the segments (schema 4), or undefined where each row holds its own. */
+  private readonly texts: { store: SegmentTexts; near: string[] } | undefined;
+
+  /** `texts`: the searcher's reader of segment texts (shared, with its cache of blocks). */
+  constructor(
+    readonly set: IndexSet,
+    texts: SegmentTexts = new SegmentTexts(),
+  ) {
     const main = openIndex(set.main, 'main');
     this.db = main.db;
     this.docCount = main.info.docCount;
+    this.texts = main.info.version >= TEXT_IN_SEGMENTS ? { store: texts, near: textRoots(set.main, main.info.segmentRoots) } : undefined;
     if (set.dates) {
       const dates = openIndex(set.dates, 'dates');
       dates.db.close();
@@ -136,6 +145,7 @@ export class OpenSet {
           mimes: this.mimeIndexed ? () => this.mimes() : undefined,
           dates: this.datesExpr(),
           withheld: this.access.withheldTable,
+          urlKeyed: this.texts !== undefined,
         },
         // A version's years in the text index may be of captures the view withholds.
         years !== undefined && wholeYears(q) && !this.access.partial,
@@ -360,10 +370,28 @@ export class OpenSet {
    * both lie at the end of its row, past the text's overflow pages.
    */
   textAndLang(id: number, text = true): { text: string; lang: string } {
+    if (this.texts) {
+      const r = this.stmt('SELECT segment, url, digest, lang FROM docs WHERE id = ?').get(id) as
+        | { segment: string | null; url: string; digest: string; lang: string }
+        | undefined;
+      if (r === undefined) return { text: '', lang: '' };
+      return { text: text ? this.segmentText(r) : '', lang: r.lang ?? '' };
+    }
     const r = this.stmt(text ? 'SELECT text, lang FROM docs WHERE id = ?' : "SELECT '' AS text, lang FROM docs WHERE id = ?").get(id) as
       | { text: string | null; lang: string }
       | undefined;
     return { text: r?.text ?? '', lang: r?.lang ?? '' };
+  }
+
+  /** A version's text from its segment ('' where the segment is not beside the index, nor where the searcher looks). */
+  private segmentText(r: { segment: string | null; url: string; digest: string }): string {
+    const { store, near } = this.texts!;
+    try {
+      return store.text(r.segment ?? '', r.url, r.digest, near) ?? '';
+    } catch {
+      // A damaged block of parse_text: the hit is shown without its snippet, the query goes on.
+      return '';
+    }
   }
 
   hosts(): string[] {
@@ -405,6 +433,7 @@ export class OpenSet {
 
   /** The first characters of the stored text of a document (the ranking's exact feature). */
   head(id: number, chars = 1000): string {
+    if (this.texts) return this.textAndLang(id).text.slice(0, chars);
     return (this.stmt('SELECT substr(text, 1, ?) AS t FROM docs WHERE id = ?').get(chars, id) as { t: string | null } | undefined)?.t ?? '';
   }
 

@@ -7,6 +7,7 @@
  * it. A date filter matches a version when any of its capture dates is in range.
  */
 import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { findIndexSets, type IndexSet } from './index-sets.js';
 import { parseQuery, words, type Query } from './query.js';
 import { snippetOf } from './snippet.js';
@@ -19,6 +20,7 @@ import { DEFAULT_WEIGHTS, marked, rerank } from './ranking.js';
 import { compareCandidates, localStats, searchWords, type WordResult } from './word-search.js';
 import { captureFieldsOf } from '../index/capture-fields.js';
 import { AccessPolicy, type AccessSettings } from '../access/policy.js';
+import { SegmentTexts } from '../segment/segment-texts.js';
 
 /** The identity of the files of a set (inode and change time): a swapped-in file has another. */
 function stamp(set: IndexSet): string {
@@ -49,6 +51,9 @@ export class Searcher {
   /** The last error of each set that failed to open, so each is logged once. */
   private readonly failed = new Map<string, string>();
 
+  /** The texts of the documents (snippets, heads), read from the segments with one cache of blocks. */
+  private readonly texts: SegmentTexts;
+
   /** The access rules applied to every answer; none where no property asks for any. */
   readonly access: AccessPolicy | undefined;
   /** The rules' generation and epoch the public's views were last built for (refresh). */
@@ -65,7 +70,9 @@ export class Searcher {
     private readonly opts: { rulesAtReload?: boolean } = {},
   ) {
     this.access = access instanceof AccessPolicy ? access : access ? new AccessPolicy(access, log) : undefined;
-    this.sets = findIndexSets(dir).map((s) => new OpenSet(s));
+    // Nutch's searcher.dir holds the segments beside the indexes: the texts of hits are read there.
+    this.texts = new SegmentTexts([join(dir, 'segments')]);
+    this.sets = findIndexSets(dir).map((s) => new OpenSet(s, this.texts));
     this.stamps = this.sets.map((s) => stamp(s.set));
   }
 
@@ -137,7 +144,7 @@ export class Searcher {
         continue;
       }
       try {
-        sets.push(new OpenSet(set));
+        sets.push(new OpenSet(set, this.texts));
         stamps.push(st);
         changed = true;
         this.failed.delete(set.name);

@@ -5,6 +5,7 @@
  * where dedup set some, and the versions the access rules withhold.
  */
 import type { Query } from './query.js';
+import { urlKey } from '../index/schema.js';
 
 /** `P` when the range `from-to` is P000... to P999... (one whole year, month, day...), else undefined. */
 function periodPrefix(range: string): string | undefined {
@@ -29,6 +30,8 @@ export interface FilterContext {
   dates: string;
   /** The temporary table of the versions the access rules withhold from this query's class, if any (access-view.ts). */
   withheld?: string;
+  /** Whether URLs are found by their hash (schema 4's `urlkey`; before, an index of the URLs). */
+  urlKeyed?: boolean;
 }
 
 /** WHERE clauses and parameters for the query's fields. */
@@ -73,16 +76,17 @@ export function fieldFilters(q: Query, ctx: FilterContext, datesAnswered = false
     () => 'docs.lang = ?',
     (l) => [l],
   );
+  const href = (u: string) => {
+    try {
+      return new URL(u).href;
+    } catch {
+      return u;
+    }
+  };
   anyOf(
     q.url,
-    () => 'docs.url = ?',
-    (u) => {
-      try {
-        return [new URL(u).href];
-      } catch {
-        return [u];
-      }
-    },
+    () => (ctx.urlKeyed ? '(docs.urlkey = ? AND docs.url = ?)' : 'docs.url = ?'),
+    (u) => (ctx.urlKeyed ? [urlKey(href(u)), href(u)] : [href(u)]),
   );
   // A whole period (date:2016, date:200710) is a prefix of its dates: a native string test;
   // any other range goes through the JavaScript function.

@@ -1,0 +1,123 @@
+/**
+ * A version's text read from its segment's parse_text, by key (`URL digest`), through the
+ * part's block index: one block inflated per lookup, the same block kept for the next one
+ * (Nutch's and NutchWAX's searchers made their summaries from the segments the same way). The
+ * index stores no copy of the text (docs/decisions.md, "A compact index"); snippets, the
+ * ranking's look at a page's head, merge and exports read it here.
+ *
+ * A segment is found by its name under the first root that holds `NAME/parse_text`: the roots
+ * the caller gives (the searcher's `segments` folder), then those beside the index asking: its
+ * folder's ancestors, each as `ANCESTOR/segments/NAME` and `ANCESTOR/NAME` (`crawl/indexes/part-0`
+ * finds `crawl/segments/NAME`), from the path given and from the file it links to.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { ancestorsOf } from '../util/ancestors.js';
+import { BlockCache } from '../mapreduce/block-cache.js';
+import { parts } from '../mapreduce/dataset.js';
+import { hashPartition } from '../mapreduce/partition.js';
+import { RecordFileReader } from '../mapreduce/record-file.js';
+
+/** Characters of inflated blocks kept (about 256 blocks of 64 KiB). */
+const CACHE_CHARS = 16 << 20;
+/** How long a segment not found stays not found before it is looked for again (one may be copied in). */
+const RETRY_MS = 60_000;
+/** How far up from an index its segments are looked for (`crawl/pindexes/NAME/main`: three). */
+const ANCESTORS = 3;
+
+/** The folders beside an index where its segments may lie, nearest first. */
+export function rootsNear(indexPath: string): string[] {
+  return ancestorsOf(indexPath, ANCESTORS).flatMap((dir) => [join(dir, 'segments'), dir]);
+}
+
+/** Where an index's segments are looked for: where they were when it was made (its info), then beside it. */
+export function textRoots(indexPath: string, recorded: readonly string[]): string[] {
+  return [...new Set([...recorded, ...rootsNear(indexPath)])];
+}
+
+interface Found {
+  /** The parse_text parts, in partition order; undefined: not found (since `at`). */
+  readers?: RecordFileReader[];
+  /** The parse_text folder's identity when opened: a segment written again is another folder (renamed into place). */
+  dir?: string;
+  ino?: number;
+  at: number;
+}
+
+/** How often a found segment's folder is checked for having been replaced. */
+const RECHECK_MS = 1000;
+
+function inode(dir: string): number | undefined {
+  try {
+    return statSync(dir).ino;
+  } catch {
+    return undefined;
+  }
+}
+
+export class SegmentTexts {
+  private readonly cache = new BlockCache(CACHE_CHARS);
+  private readonly found = new Map<string, Found>();
+
+  /**
+   * `roots`: folders that hold segments, looked in before those beside an index. A block is
+   * inflated only as far as the key asked (a searcher's hits, anywhere in the segment), or
+   * whole and kept where lookups come back to it (merge, an export: texts in key order).
+   */
+  constructor(private readonly roots: readonly string[] = []) {}
+
+  /**
+   * The text of the version `url digest` of segment `segment`, looking beside `near` (an
+   * index's path) after the given roots; undefined where the segment or the key is not found.
+   */
+  text(segment: string, url: string, digest: string, near?: readonly string[]): string | undefined {
+    const readers = this.readers(segment, near);
+    if (readers === undefined || readers.length === 0) return undefined;
+    const key = `${url} ${digest}`;
+    // The job's partitioner put the key in one part; the others are asked only if it is not there
+    // (a segment whose parts were cut otherwise).
+    const home = hashPartition(key, readers.length);
+    const one = (r: RecordFileReader) => r.valueOf(key);
+    const first = one(readers[home]);
+    if (typeof first === 'string') return first;
+    for (let i = 0; i < readers.length; i++) {
+      if (i === home) continue;
+      const v = one(readers[i]);
+      if (typeof v === 'string') return v;
+    }
+    return undefined;
+  }
+
+  /** Where a segment's text was found (its parse_text folder), for messages; undefined if not. */
+  where(segment: string, near?: readonly string[]): string | undefined {
+    const r = this.readers(segment, near);
+    return r?.length ? dirname(r[0].path) : undefined;
+  }
+
+  private readers(segment: string, near: readonly string[] | undefined): RecordFileReader[] | undefined {
+    if (segment === '' || segment.includes('/') || segment.includes('\\') || segment === '.' || segment === '..') return undefined;
+    const key = `${segment}\u0000${near?.join('\u0000') ?? ''}`;
+    const known = this.found.get(key);
+    const now = Date.now();
+    if (known?.readers) {
+      if (now - known.at < RECHECK_MS) return known.readers;
+      known.at = now;
+      if (inode(known.dir!) === known.ino) return known.readers;
+    } else if (known && now - known.at < RETRY_MS) return undefined;
+    const found: Found = { at: now };
+    for (const root of [...this.roots, ...(near ?? [])]) {
+      const dir = basename(root) === segment && existsSync(join(root, 'parse_text')) ? join(root, 'parse_text') : join(root, segment, 'parse_text');
+      if (!existsSync(dir)) continue;
+      try {
+        found.readers = parts(dir).map((p) => new RecordFileReader(p, this.cache));
+        found.dir = dir;
+        found.ino = inode(dir);
+        break;
+      } catch {
+        // Unfinished (no _SUCCESS) or a damaged block index: look on, and again later.
+      }
+    }
+    this.found.set(key, found);
+    return found.readers;
+  }
+}
