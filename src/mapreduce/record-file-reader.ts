@@ -10,6 +10,7 @@ import { compareBytes } from './byte-order.js';
 import { NwaxError, visible } from '../util/errors.js';
 import type { BlockCache } from './block-cache.js';
 import { gunzipPrefixSync } from '../util/gunzip-prefix.js';
+import { jsonStringFromBytes, jsonStringHead } from '../util/json-bytes.js';
 
 interface BlockEntry {
   firstKey: string;
@@ -45,8 +46,8 @@ export class RecordFileReader {
   /** How the blocks are stored: gzip members (the record file), plain text, or one gzip stream read whole. */
   private readonly kind: 'members' | 'text' | 'stream';
   private whole: string[] | undefined;
-  /** The block the last valueOf looked in. */
-  private lastLookup = -1;
+  /** The block the last lookup by key looked in, and for which key (another key there: lookups in key order). */
+  private lastLookup = { block: -1, key: '' };
   /** This reader's blocks in a shared cache: a part written again at the same path is another reader. */
   private readonly serial = ++readers;
 
@@ -224,12 +225,56 @@ export class RecordFileReader {
    * not there. (A key stored many times may start in an earlier block: get() gives all.)
    */
   valueOf(key: string): unknown {
+    const r = this.lookUp(key, Infinity);
+    return r === undefined || 'value' in r ? r?.value : this.decode(key, r.bytes, r.start, r.end);
+  }
+
+  /** A value from its bytes: a text (a JSON string) made straight from them by the addon; anything else, or without the addon, decoded and parsed. */
+  private decode(key: string, bytes: Buffer, start: number, end: number): unknown {
+    if (bytes[start] === 0x22) {
+      const s = jsonStringFromBytes(bytes, start, end);
+      if (s !== undefined) return s;
+    }
+    return RecordFileReader.parse(`${key}\t${bytes.toString('utf8', start, end)}`, this.path).value;
+  }
+
+  /**
+   * The head of a string value of a key stored once: at least `chars` characters of it, fewer
+   * only where it is shorter (`whole`), its block inflated only that far; undefined where the
+   * key is not there or its value is not a string.
+   */
+  stringHead(key: string, chars: number): { text: string; whole: boolean } | undefined {
+    // Most text is a byte of JSON a character: that much first, more (up to the 6 bytes of a
+    // \uXXXX escape a character) where the head decodes shorter.
+    for (let want = chars + 64; ; want = Math.min(6 * chars + 1, 2 * want)) {
+      const r = this.lookUp(key, want);
+      if (r === undefined || 'value' in r) return typeof r?.value === 'string' ? { text: r.value, whole: true } : undefined;
+      if (r.bytes[r.start] !== 0x22) return undefined;
+      if (r.whole) {
+        const text = this.decode(key, r.bytes, r.start, r.end);
+        return typeof text === 'string' ? { text, whole: true } : undefined;
+      }
+      const text = jsonStringHead(r.bytes, r.start, r.end);
+      if (text === undefined) throw new NwaxError('NWAX_FORMAT', `${this.path}: the value of ${visible(JSON.stringify(key))} is not a JSON string`);
+      if (text.length >= chars || want >= 6 * chars + 1) return { text, whole: false };
+    }
+  }
+
+  /**
+   * A key's line from the head of its block: its value's bytes `[start, end)` in `bytes`, up to
+   * the line's end or, past `want` bytes of it, cut there (`whole` false); `value` where the
+   * block was read whole (a cached one, or lookups coming back to it); undefined: no such key.
+   */
+  private lookUp(key: string, want: number): { bytes: Buffer; start: number; end: number; whole: boolean } | { value: unknown } | undefined {
     const i = this.blockFor(key);
     if (i < 0) return undefined;
     // Lookups that come back to a block (an export in key order) read it whole, once, through the cache.
-    const again = this.lastLookup === i;
-    this.lastLookup = i;
-    if (this.kind !== 'members' || (this.cache && (again || this.cache.get(`${this.serial}:${this.blocks[i].offset}`)))) return this.get(key)[0];
+    const again = this.lastLookup.block === i && this.lastLookup.key !== key;
+    this.lastLookup = { block: i, key };
+    if (this.kind !== 'members' || (this.cache && (again || this.cache.get(`${this.serial}:${this.blocks[i].offset}`)))) {
+      const values = this.get(key);
+      return values.length ? { value: values[0] } : undefined;
+    }
     const b = this.blocks[i];
     const member = Buffer.allocUnsafe(b.length);
     const fd = openSync(this.path, 'r');
@@ -253,7 +298,7 @@ export class RecordFileReader {
           at = find(out.subarray(0, length), Math.max(0, searched - needle.length));
           searched = length;
         }
-        return at >= 0 && out.subarray(0, length).indexOf(0x0a, at + needle.length) >= 0;
+        return at >= 0 && (length - at - needle.length > want || out.subarray(0, length).indexOf(0x0a, at + needle.length) >= 0);
       });
     } catch (err) {
       throw new NwaxError('NWAX_FORMAT', `${this.path}: offset ${b.offset}: corrupt block (${(err as Error).message})`);
@@ -261,9 +306,10 @@ export class RecordFileReader {
     if (at < 0) at = find(bytes, 0);
     if (at < 0) return undefined;
     const start = at + needle.length;
-    let end = bytes.indexOf(0x0a, start);
-    if (end < 0) end = bytes.length;
-    return RecordFileReader.parse(`${key}\t${bytes.toString('utf8', start, end)}`, this.path).value;
+    const nl = bytes.indexOf(0x0a, start);
+    // The line ends in what was inflated, or the block ended (a last line without its newline).
+    if (nl >= 0 || bytes.length - start <= want) return { bytes, start, end: nl >= 0 ? nl : bytes.length, whole: true };
+    return { bytes, start, end: bytes.length, whole: false };
   }
 
   /** The values stored under `key` (one block read, more only when the key spans blocks). */

@@ -23,7 +23,11 @@ import { SetScoring, type Scored } from './set-scoring.js';
 import type { PlanSet, WordPlan } from './set-word-query.js';
 import { MAX_SCORED, type Facets, type FieldOrder, type RankLimits, type Row, type SetResult, type StoredRef } from './types.js';
 import { NwaxError } from '../util/errors.js';
+import { SNIPPET_READS, snippetOf, snippetOfHead, type Snippet } from './snippet.js';
 import { SetAccess } from './access-view.js';
+
+/** Characters of a text read for its snippet first (a long page's snippet is nearly always near its top). */
+const SNIPPET_HEAD = 8192;
 
 /** BM25's column weights: title, content, anchors, URL words, host (and 0 for the years). */
 const WEIGHTS = [4.0, 1.0, 2.0, 1.0, 0.5];
@@ -383,6 +387,42 @@ export class OpenSet {
     return { text: r?.text ?? '', lang: r?.lang ?? '' };
   }
 
+  /**
+   * A hit's snippet and language. From its segment: the snippet of the text's first kilobytes
+   * where they hold it (snippetOfHead), else of the whole text; from its row (schema 3), the
+   * whole text as stored.
+   */
+  snippetAndLang(id: number, highlight: string[]): { snippet: Snippet; lang: string } {
+    if (this.texts) {
+      const r = this.stmt('SELECT segment, url, digest, lang FROM docs WHERE id = ?').get(id) as
+        | { segment: string | null; url: string; digest: string; lang: string }
+        | undefined;
+      if (r === undefined) return { snippet: snippetOf('', highlight), lang: '' };
+      let head = this.segmentHead(r, SNIPPET_HEAD);
+      // Longer heads where the first does not hold the snippet, at most as far as a snippet can
+      // look (SNIPPET_READS), not a long page's whole.
+      for (const more of [SNIPPET_HEAD * 8, SNIPPET_READS]) {
+        if (!head || head.whole) break;
+        const quick = snippetOfHead(head.text, highlight);
+        if (quick) return { snippet: quick, lang: r.lang ?? '' };
+        head = this.segmentHead(r, more);
+      }
+      return { snippet: snippetOf(head?.text ?? '', highlight), lang: r.lang ?? '' };
+    }
+    const { text, lang } = this.textAndLang(id);
+    return { snippet: snippetOf(text, highlight), lang };
+  }
+
+  /** At least the first `chars` characters of a version's text from its segment; undefined where it is not found or its block is damaged. */
+  private segmentHead(r: { segment: string | null; url: string; digest: string }, chars: number): { text: string; whole: boolean } | undefined {
+    const { store, near } = this.texts!;
+    try {
+      return store.head(r.segment ?? '', r.url, r.digest, chars, near);
+    } catch {
+      return undefined; // a damaged block: the hit without its snippet, the query goes on
+    }
+  }
+
   /** A version's text from its segment ('' where the segment is not beside the index, nor where the searcher looks). */
   private segmentText(r: { segment: string | null; url: string; digest: string }): string {
     const { store, near } = this.texts!;
@@ -433,7 +473,15 @@ export class OpenSet {
 
   /** The first characters of the stored text of a document (the ranking's exact feature). */
   head(id: number, chars = 1000): string {
-    if (this.texts) return this.textAndLang(id).text.slice(0, chars);
+    if (this.texts) {
+      const r = this.stmt('SELECT segment, url, digest FROM docs WHERE id = ?').get(id) as { segment: string | null; url: string; digest: string } | undefined;
+      if (r === undefined) return '';
+      try {
+        return this.texts.store.head(r.segment ?? '', r.url, r.digest, chars, this.texts.near)?.text.slice(0, chars) ?? '';
+      } catch {
+        return '';
+      }
+    }
     return (this.stmt('SELECT substr(text, 1, ?) AS t FROM docs WHERE id = ?').get(chars, id) as { t: string | null } | undefined)?.t ?? '';
   }
 

@@ -10,7 +10,6 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { findIndexSets, type IndexSet } from './index-sets.js';
 import { parseQuery, words, type Query } from './query.js';
-import { snippetOf } from './snippet.js';
 import type { Hit, LocalStats, ReloadResult, SearchOptions, SearchResult, ShardCandidate, StoredRef } from './types.js';
 import { OpenSet } from './open-set.js';
 import type { WordPlan } from './set-word-query.js';
@@ -270,7 +269,7 @@ export class Searcher {
     const hits: Hit[] = page.map((r) => {
       const snippets = opts.snippets !== false;
       // The text and the language lie at the end of the row: read together, once.
-      const tail = snippets || r.lang === undefined ? r.set.textAndLang(r.id, snippets) : undefined;
+      const tail = snippets ? r.set.snippetAndLang(r.id, q.highlight) : r.lang === undefined ? r.set.textAndLang(r.id, false) : undefined;
       return {
         url: r.url,
         digest: r.digest,
@@ -280,7 +279,7 @@ export class Searcher {
         host: r.host,
         lang: r.lang ?? tail?.lang ?? '',
         score: -r.rank,
-        snippet: snippets ? snippetOf(tail!.text, q.highlight) : { text: '', marks: [] },
+        snippet: tail && 'snippet' in tail ? tail.snippet : { text: '', marks: [] },
         set: r.set.set.name,
         doc: r.id,
         moreFromSite: 0,

@@ -17,6 +17,12 @@ const WINDOW = 240;
 const BEFORE = 60;
 /** Text searched for a first match: past it the snippet is the page's head (bounded work per hit). */
 const SCAN = 200_000;
+/**
+ * Characters of a text its snippet can depend on: the first match is looked for in the first
+ * SCAN, and the window cut after it. snippetOf of a text's first SNIPPET_READS characters, where
+ * the text goes on, is snippetOf of the whole.
+ */
+export const SNIPPET_READS = SCAN + WINDOW + 16;
 
 /** How a token matches: as a whole term, by its first character (a one-character CJK query), or not. */
 type Match = 'whole' | 'first' | undefined;
@@ -162,6 +168,23 @@ export function snippetOf(text: string, highlight: string[]): Snippet {
   const prefix = start > 0 ? '… ' : '';
   const window = text.slice(start, end);
   return { text: prefix + window + (end < text.length ? ' …' : ''), marks: marksIn(window, hit, prefix.length) };
+}
+
+/**
+ * The snippet snippetOf gives of a text that begins with `head` and goes on past it, or
+ * undefined where the head cannot tell (no match written as the query's terms in it, or one too
+ * near its end): a long page's snippet from its first kilobytes, read from its segment without
+ * the rest. The same: snippetOf finds the first match as written before any other way, and
+ * reads nothing past the window it cuts after that match.
+ */
+export function snippetOfHead(head: string, highlight: string[]): Snippet | undefined {
+  const terms = [...new Set(highlight.filter(Boolean))];
+  if (terms.length === 0 || highlight.length === 0) return head.length > WINDOW ? snippetOf(head, highlight) : undefined;
+  const first = quickFirst(head, terms);
+  // Room for the window and for the checks either side of the match (a word must stand alone).
+  const longest = Math.max(...terms.map((t) => t.length));
+  if (first < 0 || first + longest + WINDOW + 8 >= head.length) return undefined;
+  return snippetOf(head, highlight);
 }
 
 /** The snippet with its marks between `open` and `close`, every piece passed through `escapeText`. */

@@ -71,19 +71,30 @@ export class SegmentTexts {
    * index's path) after the given roots; undefined where the segment or the key is not found.
    */
   text(segment: string, url: string, digest: string, near?: readonly string[]): string | undefined {
+    const v = this.ask(segment, `${url} ${digest}`, near, (r, key) => r.valueOf(key));
+    return typeof v === 'string' ? v : undefined;
+  }
+
+  /**
+   * At least the first `chars` characters of that text (`whole` where that is all of it), its
+   * block inflated only that far: what a snippet near the top of a long page needs.
+   */
+  head(segment: string, url: string, digest: string, chars: number, near?: readonly string[]): { text: string; whole: boolean } | undefined {
+    return this.ask(segment, `${url} ${digest}`, near, (r, key) => r.stringHead(key, chars));
+  }
+
+  private ask<T>(segment: string, key: string, near: readonly string[] | undefined, read: (r: RecordFileReader, key: string) => T | undefined): T | undefined {
     const readers = this.readers(segment, near);
     if (readers === undefined || readers.length === 0) return undefined;
-    const key = `${url} ${digest}`;
     // The job's partitioner put the key in one part; the others are asked only if it is not there
     // (a segment whose parts were cut otherwise).
     const home = hashPartition(key, readers.length);
-    const one = (r: RecordFileReader) => r.valueOf(key);
-    const first = one(readers[home]);
-    if (typeof first === 'string') return first;
+    const first = read(readers[home], key);
+    if (first !== undefined) return first;
     for (let i = 0; i < readers.length; i++) {
       if (i === home) continue;
-      const v = one(readers[i]);
-      if (typeof v === 'string') return v;
+      const v = read(readers[i], key);
+      if (v !== undefined) return v;
     }
     return undefined;
   }
