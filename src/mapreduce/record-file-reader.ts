@@ -264,6 +264,7 @@ export class RecordFileReader {
    * A key's line from the head of its block: its value's bytes `[start, end)` in `bytes`, up to
    * the line's end or, past `want` bytes of it, cut there (`whole` false); `value` where the
    * block was read whole (a cached one, or lookups coming back to it); undefined: no such key.
+   * `bytes` is gunzipPrefixSync's: decoded before the next lookup.
    */
   private lookUp(key: string, want: number): { bytes: Buffer; start: number; end: number; whole: boolean } | { value: unknown } | undefined {
     const i = this.blockFor(key);

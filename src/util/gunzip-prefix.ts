@@ -28,23 +28,29 @@ function theEngine(): Engine | null {
   return (engine = e);
 }
 
+/** Where every call inflates: kept between calls (a lookup's block, hundreds of kilobytes, is garbage the moment it is read). */
+let scratch = Buffer.allocUnsafeSlow(256 << 10);
+
 /**
  * Inflates `member` until `enough(bytes, length)` is true of the first `length` bytes inflated
- * or the member ends; returns those bytes. Throws a GunzipError for corrupt data.
+ * or the member ends; returns those bytes, **valid until the next call** (one buffer serves
+ * every call). Throws a GunzipError for corrupt data.
  */
 export function gunzipPrefixSync(member: Buffer, enough: (bytes: Buffer, length: number) => boolean, step = 16 << 10): Buffer {
   const e = theEngine();
   if (!e) return zlib.gunzipSync(member);
   e.handle.reset();
   e.error = undefined;
-  let out = Buffer.allocUnsafe(Math.max(step, member.length * 4));
+  let out = scratch;
   let length = 0;
   let inOff = 0;
   let availIn = member.length;
   for (;;) {
     if (out.length - length < step) {
-      const bigger = Buffer.allocUnsafe(out.length * 2);
+      const bigger = Buffer.allocUnsafeSlow(out.length * 2);
       out.copy(bigger, 0, 0, length);
+      // Kept up to 16 MB (a page's text is at most nwax.import.content.limit, 1M characters by default).
+      if (bigger.length <= 16 << 20) scratch = bigger;
       out = bigger;
     }
     e.handle.writeSync(Z_FINISH, member, inOff, availIn, out, length, step);
