@@ -5,7 +5,7 @@
  * still searches (without snippets); one of the previous schema, text inside, is still read.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { cpSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { writeWarc } from '../scripts/make-fixtures.mjs';
@@ -180,6 +180,22 @@ describe('texts read from the segments, not stored in the index', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/the texts of its documents are in segment 20200101000000, found neither where the index was made nor beside it/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('names a damaged block of parse_text by file and offset, in a crawl folder copied whole (its own copy read, not the original)', async () => {
+    const copy = join(dir, 'damaged');
+    cpSync(crawl, copy, { recursive: true });
+    const text = join(copy, 'segments', '20200101000000', 'parse_text');
+    const part = readdirSync(text).find((f) => /^part-\d{5}\.gz$/.test(f) && statSync(join(text, f)).size > 200)!;
+    const bytes = readFileSync(join(text, part));
+    bytes.fill(0, 40, bytes.length - 40);
+    writeFileSync(join(text, part), bytes);
+    const r = await run(['dumpindex', '-f', 'text', join(copy, 'indexes', 'part-00000')]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${join(text, part)}: offset 0: corrupt block`);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    // The search answers on, the damaged texts' hits without snippets.
+    expect(snippets(copy, 'heron').map((h) => h.url)).toEqual(['http://alpha.example/']);
   });
 
   it('reads an index of the previous schema, its text in its rows', () => {

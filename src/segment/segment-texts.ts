@@ -8,7 +8,8 @@
  * A segment is found by its name under the first root that holds `NAME/parse_text`: the roots
  * the caller gives (the searcher's `segments` folder), then those beside the index asking: its
  * folder's ancestors, each as `ANCESTOR/segments/NAME` and `ANCESTOR/NAME` (`crawl/indexes/part-0`
- * finds `crawl/segments/NAME`), from the path given and from the file it links to.
+ * finds `crawl/segments/NAME`), from the path given and from the file it links to; last where
+ * the index recorded its segments were when it was made.
  */
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -30,9 +31,12 @@ export function rootsNear(indexPath: string): string[] {
   return ancestorsOf(indexPath, ANCESTORS).flatMap((dir) => [join(dir, 'segments'), dir]);
 }
 
-/** Where an index's segments are looked for: where they were when it was made (its info), then beside it. */
+/**
+ * Where an index's segments are looked for: beside it, then where they were when it was made
+ * (its info). A crawl folder copied whole reads its own copy, not the one it was copied from.
+ */
 export function textRoots(indexPath: string, recorded: readonly string[]): string[] {
-  return [...new Set([...recorded, ...rootsNear(indexPath)])];
+  return [...new Set([...rootsNear(indexPath), ...recorded])];
 }
 
 interface Found {
@@ -57,7 +61,9 @@ function inode(dir: string): number | undefined {
 
 export class SegmentTexts {
   private readonly cache = new BlockCache(CACHE_CHARS);
-  private readonly found = new Map<string, Found>();
+  /** Segments looked for, by segment name, for each list of places beside an index (an open set's, kept by it). */
+  private readonly found = new WeakMap<readonly string[], Map<string, Found>>();
+  private static readonly NOWHERE: readonly string[] = [];
 
   /**
    * `roots`: folders that hold segments, looked in before those beside an index. A block is
@@ -107,8 +113,11 @@ export class SegmentTexts {
 
   private readers(segment: string, near: readonly string[] | undefined): RecordFileReader[] | undefined {
     if (segment === '' || segment.includes('/') || segment.includes('\\') || segment === '.' || segment === '..') return undefined;
-    const key = `${segment}\u0000${near?.join('\u0000') ?? ''}`;
-    const known = this.found.get(key);
+    // By the list's identity, not its text: a lookup makes no key of a dozen paths.
+    const places = near ?? SegmentTexts.NOWHERE;
+    let bySegment = this.found.get(places);
+    if (bySegment === undefined) this.found.set(places, (bySegment = new Map()));
+    const known = bySegment.get(segment);
     const now = Date.now();
     if (known?.readers) {
       if (now - known.at < RECHECK_MS) return known.readers;
@@ -128,7 +137,7 @@ export class SegmentTexts {
         // Unfinished (no _SUCCESS) or a damaged block index: look on, and again later.
       }
     }
-    this.found.set(key, found);
+    bySegment.set(segment, found);
     return found.readers;
   }
 }
