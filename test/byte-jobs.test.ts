@@ -358,7 +358,7 @@ describe("the index reduce's values from bytes", () => {
     let fromBytes = 0;
     for (const v of values) {
       const line = Buffer.from(`url\t${v}`);
-      const got = indexJob.reduceValueFromBytes!(line, 4, line.length);
+      const got = indexJob.encoding!.reduceValueFromBytes!(line, 4, line.length);
       if (got === undefined) continue;
       fromBytes++;
       expect(got, v).toEqual(JSON.parse(v));
@@ -367,7 +367,7 @@ describe("the index reduce's values from bytes", () => {
     // Every text piece is made from its bytes where the addon is built, and no other piece is.
     expect(fromBytes).toBe(nativeKernel('json')?.jsonStringDecode ? texts.length : 0);
     const damaged = Buffer.from([...Buffer.from('url\t{"d":"AAAA","text":"bad '), 0xff, ...Buffer.from('"}')]);
-    expect(indexJob.reduceValueFromBytes!(damaged, 4, damaged.length)).toBeUndefined();
+    expect(indexJob.encoding!.reduceValueFromBytes!(damaged, 4, damaged.length)).toBeUndefined();
   });
 
   it('groups and reduces as the Grouper does over the decoded lines', async () => {
@@ -496,7 +496,7 @@ describe('invertlinks over bytes', () => {
       ['{"inlinks":[]}', '{"inlinks":[{"from":"d","anchor":"\u{1F600}"}]}'],
     ];
     for (const g of groups) {
-      const pieces = invertlinksJob.combineBytes!(g.map((t) => Buffer.from(t)));
+      const pieces = invertlinksJob.encoding!.combineBytes!(g.map((t) => Buffer.from(t)));
       expect(pieces).toBeDefined();
       expect([Buffer.concat(pieces!.map((p) => Buffer.from(p))).toString('utf8')]).toEqual(viaCombine(g));
     }
@@ -505,7 +505,7 @@ describe('invertlinks over bytes', () => {
       ['{"inlinks":[{"from":"a","anchor":"b"}]', '{"inlinks":[]}'],
       ['{"inlinks":[{"from":"a","anchor":"b"}] }'],
     ]) {
-      expect(invertlinksJob.combineBytes!(g.map((t) => Buffer.from(t))), g.join(' ')).toBeUndefined();
+      expect(invertlinksJob.encoding!.combineBytes!(g.map((t) => Buffer.from(t))), g.join(' ')).toBeUndefined();
     }
   });
 
@@ -545,7 +545,7 @@ describe('invertlinks over bytes', () => {
         const values = g.map((v) => Buffer.from(v));
         const byBytes: string[] = [];
         const c2: Counters = {};
-        const took = invertlinksJob.reduceBytes!(
+        const took = invertlinksJob.encoding!.reduceBytes!(
           Buffer.from('k'),
           values,
           (fields) => void byBytes.push(Buffer.concat((fields[0] as Uint8Array[]).map((p) => Buffer.from(p))).toString()),

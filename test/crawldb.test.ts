@@ -251,15 +251,16 @@ describe('index map (Nutch Indexer)', () => {
       const viaMap: string[] = [];
       void indexJob.map(key, value, (k, v) => viaMap.push(`${k}\t${emittedJson(v)}`), newContext({}, [], inputFile));
       const viaText: string[] = [];
-      expect(indexJob.mapText!(key, JSON.stringify(value), (k, v) => viaText.push(`${k}\t${emittedJson(v)}`), newContext({}, [], inputFile))).toBe(true);
+      const took = indexJob.encoding!.mapText!(key, JSON.stringify(value), (k, v) => viaText.push(`${k}\t${emittedJson(v)}`), newContext({}, [], inputFile));
+      expect(took).toBe(true);
       expect(viaText).toEqual(viaMap);
     }
     // Other datasets, keys and shapes go to map.
     const ctx = (d: string) => newContext({}, [], `/c/segments/1/${d}/part-00000.gz`);
-    expect(indexJob.mapText!(key, '{"title":"t"}', () => {}, ctx('parse_data'))).toBe(false);
-    expect(indexJob.mapText!(key, '{"title":"t","noindex":false,"outlinks":[],"meta":{}}', () => {}, ctx('parse_data'))).toBe(false);
-    expect(indexJob.mapText!('http://a.example/', '"text"', () => {}, ctx('parse_text'))).toBe(false);
-    expect(indexJob.mapText!(key, '{"not":"a string"}', () => {}, ctx('parse_text'))).toBe(false);
-    expect(indexJob.mapText!(key, '"a string"', () => {}, ctx('content'))).toBe(false);
+    expect(indexJob.encoding!.mapText!(key, '{"title":"t"}', () => {}, ctx('parse_data'))).toBe(false);
+    expect(indexJob.encoding!.mapText!(key, '{"title":"t","noindex":false,"outlinks":[],"meta":{}}', () => {}, ctx('parse_data'))).toBe(false);
+    expect(indexJob.encoding!.mapText!('http://a.example/', '"text"', () => {}, ctx('parse_text'))).toBe(false);
+    expect(indexJob.encoding!.mapText!(key, '{"not":"a string"}', () => {}, ctx('parse_text'))).toBe(false);
+    expect(indexJob.encoding!.mapText!(key, '"a string"', () => {}, ctx('content'))).toBe(false);
   });
 });

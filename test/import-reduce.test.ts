@@ -56,7 +56,7 @@ function byStrings(values: string[]): Record<string, string> {
 function byBytes(values: string[]): Record<string, string> | undefined {
   const out: Record<string, string> = {};
   const counters = {};
-  const took = importJob.reduceBytes!(
+  const took = importJob.encoding!.reduceBytes!(
     Buffer.from('k'),
     values.map((v) => Buffer.from(v)),
     (fields) => {

@@ -146,76 +146,6 @@ export const invertlinksJob: Job = {
       emit(l.url, new RawJson(`${head}${JSON.stringify(l.anchor.slice(0, max))}}]}`));
     }
   },
-  // The map over bytes: a page's outlinks go from the input's bytes to the sort's, each
-  // value a head written once per page, the anchor's bytes as they lie, and its close.
-  mapRecordBytes(line, start, tab, end, emit, ctx) {
-    const value = line.subarray(tab + 1, end);
-    if (datasetOf(ctx.inputFile) !== 'crawl_parse') {
-      // An inlinks entry of the LinkDb already there, as this job wrote it (JSON.stringify of
-      // `{ inlinks }`, what `map`'s parse and stringify give).
-      if (!isInlinksJson(value)) return false;
-      emit(line, start, tab, [value]);
-      return true;
-    }
-    // Telling hosts apart needs the URL parser: `map` does it.
-    if (ctx.conf.getBoolean('db.ignore.internal.links')) return false;
-    const n = value.length;
-    if (!bytesAt(value, 0, B_OUTLINKS_OPEN) || value[n - 2] !== 0x5d || value[n - 1] !== 0x7d || !unescaped(value, 0, n)) return false;
-    // Every outlink found and checked before the first is emitted: a value of another shape
-    // goes to `map` whole.
-    let count = 0;
-    let p = B_OUTLINKS_OPEN.length;
-    if (value[p] !== 0x5d) {
-      for (;;) {
-        if (!bytesAt(value, p, B_URL)) return false;
-        const u0 = p + B_URL.length;
-        const u1 = value.indexOf(0x22, u0);
-        if (u1 < 0 || !bytesAt(value, u1, B_ANCHOR)) return false;
-        const a0 = u1 + B_ANCHOR.length;
-        const a1 = value.indexOf(0x22, a0);
-        if (a1 < 0 || value[a1 + 1] !== 0x7d) return false;
-        if (4 * count + 4 > spans.length) {
-          const grown = new Int32Array(2 * spans.length);
-          grown.set(spans);
-          spans = grown;
-        }
-        const at = 4 * count++;
-        spans[at] = u0;
-        spans[at + 1] = u1;
-        spans[at + 2] = a0;
-        spans[at + 3] = a1;
-        p = a1 + 2;
-        if (value[p] === 0x2c) p++;
-        else if (value[p] === 0x5d && p === n - 2) break;
-        else return false;
-      }
-    } else if (n !== B_OUTLINKS_OPEN.length + 2) return false;
-    const inKey = line.subarray(start, tab).lastIndexOf(0x20);
-    const keyEnd = inKey < 0 ? tab : start + inKey;
-    const from = line.toString('utf8', start, keyEnd);
-    const fromLength = keyEnd - start;
-    const max = ctx.conf.getNumber('db.max.anchor.length');
-    const head = Buffer.from(`${INLINKS_OPEN}{"from":${JSON.stringify(from)},"anchor":`);
-    const v0 = tab + 1;
-    for (let i = 0; i < count; i++) {
-      const u0 = v0 + spans[4 * i];
-      const u1 = v0 + spans[4 * i + 1];
-      if (u1 - u0 === fromLength && line.compare(line, start, keyEnd, u0, u1) === 0) continue;
-      const a0 = v0 + spans[4 * i + 2];
-      const a1 = v0 + spans[4 * i + 3];
-      // No more bytes than max: no more UTF-16 units either, so slice(0, max) keeps it whole.
-      let anchor: Uint8Array | string = line.subarray(a0 - 1, a1 + 1);
-      if (a1 - a0 > max) {
-        const text = line.toString('utf8', a0, a1);
-        if (text.length > max) anchor = JSON.stringify(text.slice(0, max));
-      }
-      emit(line, u0, u1, [head, anchor, B_INLINK_CLOSE]);
-    }
-    return true;
-  },
-  // The combine joins the lists as JSON text: 694k inlinks on the bench corpus were parsed and
-  // stringified again only to be put in one array.
-  rawCombineValues: true,
   combine(key, values, emit) {
     const texts = values as string[];
     const lists: string[] = [];
@@ -228,41 +158,6 @@ export const invertlinksJob: Job = {
       if (t.length > INLINKS_OPEN.length + 2) lists.push(t.slice(INLINKS_OPEN.length, -2));
     }
     emit(key, new RawJson(`${INLINKS_OPEN}${lists.join(',')}]}`));
-  },
-  // combine's join over the values' bytes, where each is a list this job wrote.
-  combineBytes(values) {
-    const pieces: Uint8Array[] = [B_INLINKS_OPEN];
-    for (const v of values) {
-      if (!isInlinksJson(v)) return undefined;
-      if (v.length === B_INLINKS_OPEN.length + 2) continue;
-      if (pieces.length > 1) pieces.push(B_COMMA);
-      pieces.push(v.subarray(B_INLINKS_OPEN.length, v.length - 2));
-    }
-    pieces.push(B_LIST_CLOSE);
-    return pieces;
-  },
-  // reduce over the lists' bytes, where every inlink is `{"from":"F","anchor":"A"}` as this job
-  // writes it: kept once, sorted and capped as reduce does, and copied out as it lies.
-  reduceBytes(_key, values, emit, ctx) {
-    const links = inlinksIn(values);
-    if (!links) return false;
-    // Latin-1 strings of UTF-8 bytes compare as the bytes do, and (no character past the BMP)
-    // the bytes as the UTF-16 strings reduce sorts. Sorted first, a duplicate is the one before.
-    links.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : a.anchor < b.anchor ? -1 : a.anchor > b.anchor ? 1 : 0));
-    const max = ctx.conf.getNumber('db.max.inlinks');
-    const pieces: Uint8Array[] = [B_INLINKS_OPEN];
-    let unique = 0;
-    for (let i = 0; i < links.length; i++) {
-      const l = links[i];
-      if (i > 0 && l.from === links[i - 1].from && l.anchor === links[i - 1].anchor) continue;
-      if (unique++ >= max) continue;
-      if (unique > 1) pieces.push(B_COMMA);
-      pieces.push(values[l.v].subarray(l.s, l.e));
-    }
-    if (unique > max) ctx.count('inlinks over db.max.inlinks dropped', unique - max);
-    pieces.push(B_LIST_CLOSE);
-    emit([pieces]);
-    return true;
   },
   reduce(key, values, emit, ctx) {
     const max = ctx.conf.getNumber('db.max.inlinks');
@@ -279,5 +174,112 @@ export const invertlinksJob: Job = {
     inlinks.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : a.anchor < b.anchor ? -1 : a.anchor > b.anchor ? 1 : 0));
     if (inlinks.length > max) ctx.count('inlinks over db.max.inlinks dropped', inlinks.length - max);
     emit(key, { inlinks: inlinks.slice(0, max) });
+  },
+  encoding: {
+    // The map over bytes: a page's outlinks go from the input's bytes to the sort's, each
+    // value a head written once per page, the anchor's bytes as they lie, and its close.
+    mapRecordBytes(line, start, tab, end, emit, ctx) {
+      const value = line.subarray(tab + 1, end);
+      if (datasetOf(ctx.inputFile) !== 'crawl_parse') {
+        // An inlinks entry of the LinkDb already there, as this job wrote it (JSON.stringify of
+        // `{ inlinks }`, what `map`'s parse and stringify give).
+        if (!isInlinksJson(value)) return false;
+        emit(line, start, tab, [value]);
+        return true;
+      }
+      // Telling hosts apart needs the URL parser: `map` does it.
+      if (ctx.conf.getBoolean('db.ignore.internal.links')) return false;
+      const n = value.length;
+      if (!bytesAt(value, 0, B_OUTLINKS_OPEN) || value[n - 2] !== 0x5d || value[n - 1] !== 0x7d || !unescaped(value, 0, n)) return false;
+      // Every outlink found and checked before the first is emitted: a value of another shape
+      // goes to `map` whole.
+      let count = 0;
+      let p = B_OUTLINKS_OPEN.length;
+      if (value[p] !== 0x5d) {
+        for (;;) {
+          if (!bytesAt(value, p, B_URL)) return false;
+          const u0 = p + B_URL.length;
+          const u1 = value.indexOf(0x22, u0);
+          if (u1 < 0 || !bytesAt(value, u1, B_ANCHOR)) return false;
+          const a0 = u1 + B_ANCHOR.length;
+          const a1 = value.indexOf(0x22, a0);
+          if (a1 < 0 || value[a1 + 1] !== 0x7d) return false;
+          if (4 * count + 4 > spans.length) {
+            const grown = new Int32Array(2 * spans.length);
+            grown.set(spans);
+            spans = grown;
+          }
+          const at = 4 * count++;
+          spans[at] = u0;
+          spans[at + 1] = u1;
+          spans[at + 2] = a0;
+          spans[at + 3] = a1;
+          p = a1 + 2;
+          if (value[p] === 0x2c) p++;
+          else if (value[p] === 0x5d && p === n - 2) break;
+          else return false;
+        }
+      } else if (n !== B_OUTLINKS_OPEN.length + 2) return false;
+      const inKey = line.subarray(start, tab).lastIndexOf(0x20);
+      const keyEnd = inKey < 0 ? tab : start + inKey;
+      const from = line.toString('utf8', start, keyEnd);
+      const fromLength = keyEnd - start;
+      const max = ctx.conf.getNumber('db.max.anchor.length');
+      const head = Buffer.from(`${INLINKS_OPEN}{"from":${JSON.stringify(from)},"anchor":`);
+      const v0 = tab + 1;
+      for (let i = 0; i < count; i++) {
+        const u0 = v0 + spans[4 * i];
+        const u1 = v0 + spans[4 * i + 1];
+        if (u1 - u0 === fromLength && line.compare(line, start, keyEnd, u0, u1) === 0) continue;
+        const a0 = v0 + spans[4 * i + 2];
+        const a1 = v0 + spans[4 * i + 3];
+        // No more bytes than max: no more UTF-16 units either, so slice(0, max) keeps it whole.
+        let anchor: Uint8Array | string = line.subarray(a0 - 1, a1 + 1);
+        if (a1 - a0 > max) {
+          const text = line.toString('utf8', a0, a1);
+          if (text.length > max) anchor = JSON.stringify(text.slice(0, max));
+        }
+        emit(line, u0, u1, [head, anchor, B_INLINK_CLOSE]);
+      }
+      return true;
+    },
+    // The combine joins the lists as JSON text: 694k inlinks on the bench corpus were parsed and
+    // stringified again only to be put in one array.
+    rawCombineValues: true,
+    // combine's join over the values' bytes, where each is a list this job wrote.
+    combineBytes(values) {
+      const pieces: Uint8Array[] = [B_INLINKS_OPEN];
+      for (const v of values) {
+        if (!isInlinksJson(v)) return undefined;
+        if (v.length === B_INLINKS_OPEN.length + 2) continue;
+        if (pieces.length > 1) pieces.push(B_COMMA);
+        pieces.push(v.subarray(B_INLINKS_OPEN.length, v.length - 2));
+      }
+      pieces.push(B_LIST_CLOSE);
+      return pieces;
+    },
+    // reduce over the lists' bytes, where every inlink is `{"from":"F","anchor":"A"}` as this job
+    // writes it: kept once, sorted and capped as reduce does, and copied out as it lies.
+    reduceBytes(_key, values, emit, ctx) {
+      const links = inlinksIn(values);
+      if (!links) return false;
+      // Latin-1 strings of UTF-8 bytes compare as the bytes do, and (no character past the BMP)
+      // the bytes as the UTF-16 strings reduce sorts. Sorted first, a duplicate is the one before.
+      links.sort((a, b) => (a.from < b.from ? -1 : a.from > b.from ? 1 : a.anchor < b.anchor ? -1 : a.anchor > b.anchor ? 1 : 0));
+      const max = ctx.conf.getNumber('db.max.inlinks');
+      const pieces: Uint8Array[] = [B_INLINKS_OPEN];
+      let unique = 0;
+      for (let i = 0; i < links.length; i++) {
+        const l = links[i];
+        if (i > 0 && l.from === links[i - 1].from && l.anchor === links[i - 1].anchor) continue;
+        if (unique++ >= max) continue;
+        if (unique > 1) pieces.push(B_COMMA);
+        pieces.push(values[l.v].subarray(l.s, l.e));
+      }
+      if (unique > max) ctx.count('inlinks over db.max.inlinks dropped', unique - max);
+      pieces.push(B_LIST_CLOSE);
+      emit([pieces]);
+      return true;
+    },
   },
 };

@@ -70,15 +70,6 @@ export const updatedbJob: Job = {
       emit(key, { db: value as CrawlDatum });
     }
   },
-  // An import's crawl_parse (keys `URL DIGEST`): map takes nothing from it, so its records
-  // are passed over from their bytes, never decoded or parsed (their outlinks were most of
-  // the job's input and half of its map's time). A damaged one is reported by invertlinks,
-  // which reads them, not here.
-  mapRecordBytes(line, start, tab, _end, _emit, ctx) {
-    if (datasetOf(ctx.inputFile) !== 'crawl_parse') return false;
-    // A space in the key, looked for inside the key only (a URL key has none: not on through the chunk).
-    return line.subarray(start, tab).includes(0x20);
-  },
   reduce(key, values, emit, ctx) {
     const interval = ctx.conf.getNumber('db.fetch.interval.default');
     let old: CrawlDatum | undefined;
@@ -118,5 +109,16 @@ export const updatedbJob: Job = {
       ctx.count('new URLs from links');
     } else return;
     emit(key, datum);
+  },
+  encoding: {
+    // An import's crawl_parse (keys `URL DIGEST`): map takes nothing from it, so its records
+    // are passed over from their bytes, never decoded or parsed (their outlinks were most of
+    // the job's input and half of its map's time). A damaged one is reported by invertlinks,
+    // which reads them, not here.
+    mapRecordBytes(line, start, tab, _end, _emit, ctx) {
+      if (datasetOf(ctx.inputFile) !== 'crawl_parse') return false;
+      // A space in the key, looked for inside the key only (a URL key has none: not on through the chunk).
+      return line.subarray(start, tab).includes(0x20);
+    },
   },
 };

@@ -142,69 +142,6 @@ export const indexJob: Job = {
         emit(url, { d, db: value });
     }
   },
-  // A version's text and content pointer go on as the segment holds them: the text, most of
-  // the job's input, was parsed and stringified again only to be passed on.
-  mapText(key, text, emit, ctx) {
-    const from = datasetOf(ctx.inputFile);
-    if (from === 'parse_data' && key.includes(' ')) return mapParseData(key, text, emit, ctx.inputFile);
-    if ((from !== 'parse_text' && from !== 'content') || !key.includes(' ') || text.length < 2) return false;
-    // The shape map would see (a string, an object); anything else is parsed (and reported) there.
-    const [open, close] = from === 'parse_text' ? [0x22, 0x22] : [0x7b, 0x7d];
-    if (text.charCodeAt(0) !== open || text.charCodeAt(text.length - 1) !== close) return false;
-    if (from === 'parse_text' && !quotesEscaped(text, text.length)) return false;
-    const { url, digest } = splitDocumentKey(key);
-    emit(url, new RawJson(`{"d":${JSON.stringify(digest)},"${from === 'parse_text' ? 'text' : 'content'}":${text}}`));
-    return true;
-  },
-  // mapText over the record's bytes, and the LinkDb's inlinks: the text and content pointer
-  // go from the input's bytes to the sort's, and parse_data's outlinks are never decoded.
-  mapRecordBytes(line, start, tab, end, emit, ctx) {
-    const from = datasetOf(ctx.inputFile);
-    if (from === 'linkdb') {
-      // A URL's inlinks, passed on as invertlinks wrote them (JSON.stringify of `{ inlinks }`,
-      // the bytes map would emit): parsing and stringifying them again was a third of the map.
-      const value = line.subarray(tab + 1, end);
-      if (!isInlinksJson(value)) return false;
-      emit(line, start, tab, [value]);
-      return true;
-    }
-    if (from !== 'parse_text' && from !== 'content' && from !== 'parse_data') return false;
-    // The key's last space, looked for inside the key only (not back through earlier lines).
-    const inKey = line.subarray(start, tab).lastIndexOf(0x20);
-    if (inKey < 0) return false;
-    const sp = start + inKey;
-    const value = line.subarray(tab + 1, end);
-    if (from === 'parse_data') {
-      const o = outlinksIn(value);
-      if (!o) return false;
-      const piece = parseDataPiece(value.toString('utf8', 0, o.start), value.toString('utf8', o.end), line.toString('utf8', sp + 1, tab), ctx.inputFile);
-      if (!piece) return false;
-      emit(line, start, sp, [JSON.stringify(piece)]);
-      return true;
-    }
-    const [open, close] = from === 'parse_text' ? [0x22, 0x22] : [0x7b, 0x7d];
-    if (value.length < 2 || value[0] !== open || value[value.length - 1] !== close || !plainAscii(line, sp + 1, tab)) return false;
-    if (from === 'parse_text' && !quotesEscaped(value, value.length)) return false;
-    emit(line, start, sp, [D_OPEN, line.subarray(sp + 1, tab), from === 'parse_text' ? TEXT_FIELD : CONTENT_FIELD, value, CLOSE]);
-    return true;
-  },
-  // A version's text, the most of the reduce's input, made once from the shuffle's bytes
-  // (jsonStringFromBytes); every other piece is parsed.
-  reduceValueFromBytes(bytes, start, end) {
-    const d = start + D_OPEN.length;
-    if (end - start < D_OPEN.length + TEXT_FIELD.length + 3 || bytes.compare(D_OPEN, 0, D_OPEN.length, start, d) !== 0 || bytes[end - 1] !== 0x7d)
-      return undefined;
-    const q = bytes.indexOf(0x22, d);
-    if (
-      q < 0 ||
-      q + TEXT_FIELD.length >= end - 1 ||
-      !plainAscii(bytes, d, q) ||
-      bytes.compare(TEXT_FIELD, 0, TEXT_FIELD.length, q, q + TEXT_FIELD.length) !== 0
-    )
-      return undefined;
-    const text = jsonStringFromBytes(bytes, q + TEXT_FIELD.length, end - 1);
-    return text === undefined ? undefined : { d: bytes.toString('latin1', d, q), text };
-  },
   reduce(url, values, emit, ctx) {
     let inlinks: Inlinks['inlinks'] = [];
     const versions = new Map<
@@ -269,5 +206,70 @@ export const indexJob: Job = {
   outputFormat(partPath, ctx) {
     const w = new IndexWriter(partPath, { ftsHashSize: ctx.conf.getBytes('nwax.index.fts.hashsize') });
     return { write: (_key, value) => w.add(value as IndexDocument), close: () => void w.close() };
+  },
+  encoding: {
+    // A version's text and content pointer go on as the segment holds them: the text, most of
+    // the job's input, was parsed and stringified again only to be passed on.
+    mapText(key, text, emit, ctx) {
+      const from = datasetOf(ctx.inputFile);
+      if (from === 'parse_data' && key.includes(' ')) return mapParseData(key, text, emit, ctx.inputFile);
+      if ((from !== 'parse_text' && from !== 'content') || !key.includes(' ') || text.length < 2) return false;
+      // The shape map would see (a string, an object); anything else is parsed (and reported) there.
+      const [open, close] = from === 'parse_text' ? [0x22, 0x22] : [0x7b, 0x7d];
+      if (text.charCodeAt(0) !== open || text.charCodeAt(text.length - 1) !== close) return false;
+      if (from === 'parse_text' && !quotesEscaped(text, text.length)) return false;
+      const { url, digest } = splitDocumentKey(key);
+      emit(url, new RawJson(`{"d":${JSON.stringify(digest)},"${from === 'parse_text' ? 'text' : 'content'}":${text}}`));
+      return true;
+    },
+    // mapText over the record's bytes, and the LinkDb's inlinks: the text and content pointer
+    // go from the input's bytes to the sort's, and parse_data's outlinks are never decoded.
+    mapRecordBytes(line, start, tab, end, emit, ctx) {
+      const from = datasetOf(ctx.inputFile);
+      if (from === 'linkdb') {
+        // A URL's inlinks, passed on as invertlinks wrote them (JSON.stringify of `{ inlinks }`,
+        // the bytes map would emit): parsing and stringifying them again was a third of the map.
+        const value = line.subarray(tab + 1, end);
+        if (!isInlinksJson(value)) return false;
+        emit(line, start, tab, [value]);
+        return true;
+      }
+      if (from !== 'parse_text' && from !== 'content' && from !== 'parse_data') return false;
+      // The key's last space, looked for inside the key only (not back through earlier lines).
+      const inKey = line.subarray(start, tab).lastIndexOf(0x20);
+      if (inKey < 0) return false;
+      const sp = start + inKey;
+      const value = line.subarray(tab + 1, end);
+      if (from === 'parse_data') {
+        const o = outlinksIn(value);
+        if (!o) return false;
+        const piece = parseDataPiece(value.toString('utf8', 0, o.start), value.toString('utf8', o.end), line.toString('utf8', sp + 1, tab), ctx.inputFile);
+        if (!piece) return false;
+        emit(line, start, sp, [JSON.stringify(piece)]);
+        return true;
+      }
+      const [open, close] = from === 'parse_text' ? [0x22, 0x22] : [0x7b, 0x7d];
+      if (value.length < 2 || value[0] !== open || value[value.length - 1] !== close || !plainAscii(line, sp + 1, tab)) return false;
+      if (from === 'parse_text' && !quotesEscaped(value, value.length)) return false;
+      emit(line, start, sp, [D_OPEN, line.subarray(sp + 1, tab), from === 'parse_text' ? TEXT_FIELD : CONTENT_FIELD, value, CLOSE]);
+      return true;
+    },
+    // A version's text, the most of the reduce's input, made once from the shuffle's bytes
+    // (jsonStringFromBytes); every other piece is parsed.
+    reduceValueFromBytes(bytes, start, end) {
+      const d = start + D_OPEN.length;
+      if (end - start < D_OPEN.length + TEXT_FIELD.length + 3 || bytes.compare(D_OPEN, 0, D_OPEN.length, start, d) !== 0 || bytes[end - 1] !== 0x7d)
+        return undefined;
+      const q = bytes.indexOf(0x22, d);
+      if (
+        q < 0 ||
+        q + TEXT_FIELD.length >= end - 1 ||
+        !plainAscii(bytes, d, q) ||
+        bytes.compare(TEXT_FIELD, 0, TEXT_FIELD.length, q, q + TEXT_FIELD.length) !== 0
+      )
+        return undefined;
+      const text = jsonStringFromBytes(bytes, q + TEXT_FIELD.length, end - 1);
+      return text === undefined ? undefined : { d: bytes.toString('latin1', d, q), text };
+    },
   },
 };

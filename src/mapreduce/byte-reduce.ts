@@ -25,7 +25,7 @@ export function reduceRunsBytes(
   counters: Counters,
   recordFile?: RecordFileOptions,
 ): void {
-  const reduceBytes = job.reduceBytes!;
+  const reduceBytes = job.encoding!.reduceBytes!;
   const ctx = newContext(counters, properties);
   const sink = job.outputs ? namedSink(job.outputs, dir, recordPartName(partition), recordFile) : recordSink(dir, partition, recordFile);
   const decoded = new Grouper(
@@ -88,5 +88,5 @@ export function reduceRunsBytes(
 
 /** Whether a reduce task of this job goes through reduceRunsBytes. */
 export function reducesBytes(job: Job): boolean {
-  return job.reduceBytes !== undefined && job.outputFormat === undefined;
+  return job.encoding?.reduceBytes !== undefined && job.outputFormat === undefined;
 }

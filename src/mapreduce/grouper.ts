@@ -23,7 +23,7 @@ export class Grouper {
     private readonly ctx: TaskContext,
     private readonly counter = 'reduce input groups',
   ) {
-    this.raw = counter === 'reduce input groups' ? job.rawValues === true : job.rawCombineValues === true;
+    this.raw = counter === 'reduce input groups' ? job.encoding?.rawValues === true : job.encoding?.rawCombineValues === true;
   }
 
   /** Values handed over as their JSON text (Job.rawValues in reduce, Job.rawCombineValues in combine). */
@@ -57,7 +57,7 @@ export class Grouper {
     const key = line.toString('utf8', start, hasTab ? tab : end);
     let value: unknown = null;
     if (hasTab) {
-      value = this.job.reduceValueFromBytes!(line, tab + 1, end);
+      value = this.job.encoding!.reduceValueFromBytes!(line, tab + 1, end);
       if (value === undefined) value = this.parse(line.toString('utf8', tab + 1, end));
     }
     if (key !== this.key) this.flush();

@@ -6,7 +6,8 @@
  */
 import { closeSync, openSync } from 'node:fs';
 import { isAscii } from 'node:buffer';
-import { checkedKey, newContext, type BytesEmit, type Counters, type Job } from './job.js';
+import { checkedKey, newContext, type Counters, type Job } from './job.js';
+import type { BytesEmit } from './job-encoding.js';
 import { hashPartition } from './partition.js';
 import { isGzip, splitChunks, splitLines, type Split } from './splits.js';
 import { mapper, combiner } from './streaming.js';
@@ -76,8 +77,8 @@ export async function runMapTask(job: Job, task: MapTask, counters: Counters): P
     task.split.start,
   );
   const { split } = task;
-  if (job.mapBytes && job.input === 'lines') await mapLinesAsBytes(job, task, counters, arena, map, spill);
-  else if (job.mapRecordBytes && job.input === 'records') {
+  if (job.encoding?.mapBytes && job.input === 'lines') await mapLinesAsBytes(job, task, counters, arena, map, spill);
+  else if (job.encoding?.mapRecordBytes && job.input === 'records') {
     await mapRecordsAsBytes(
       job,
       split,
@@ -127,6 +128,7 @@ async function mapLinesAsBytes(
   const { split, reduces } = task;
   const ctx = newContext(counters, task.properties, split.path);
   const custom = job.partition;
+  const encoding = job.encoding!;
   const emitOne: BytesEmit = (key, s, e, value) => {
     counters['map output records'] = (counters['map output records'] ?? 0) + 1;
     // Hadoop's hash of the key's bytes, and the key's check, in one walk over it.
@@ -183,7 +185,7 @@ async function mapLinesAsBytes(
       const nl = chunk.indexOf(0x0a, s);
       if (ascii || isAscii(chunk.subarray(s, nl))) {
         records++;
-        job.mapBytes!(chunk, s, nl, emit, ctx);
+        encoding.mapBytes!(chunk, s, nl, emit, ctx);
       } else {
         flush();
         // `map` counts its own input records (and its line numbers are the task's lines it saw).
@@ -236,7 +238,7 @@ function combineRun(job: Job, arena: LineArena, order: Int32Array, from: number,
       out.put(arena.buf, arena.start[i], arena.start[i] + arena.len[i] + 1);
       // Still a group of the combine step (Hadoop, which calls the combiner on it, counts it).
       singles++;
-    } else if (job.combineBytes && arena.klen.length >= arena.count && combineBytes(job, arena, order, k, e, out)) {
+    } else if (job.encoding?.combineBytes && arena.klen.length >= arena.count && combineBytes(job, arena, order, k, e, out)) {
       counters['combine input groups'] = (counters['combine input groups'] ?? 0) + 1;
     } else if (sums) {
       for (let j = k; j < e; j++) sums.push(arena.buf, arena.start[order[j]], arena.start[order[j]] + arena.len[order[j]]);
@@ -254,7 +256,7 @@ function combineRun(job: Job, arena: LineArena, order: Int32Array, from: number,
 
 const NEWLINE = Buffer.from('\n');
 
-/** The group `order[from, to)` through `job.combineBytes`, written to `out`; false where it declined (nothing written). */
+/** The group `order[from, to)` through the encoding's `combineBytes`, written to `out`; false where it declined (nothing written). */
 function combineBytes(job: Job, arena: LineArena, order: Int32Array, from: number, to: number, out: OutBuffer): boolean {
   const values: Buffer[] = [];
   for (let j = from; j < to; j++) {
@@ -262,7 +264,7 @@ function combineBytes(job: Job, arena: LineArena, order: Int32Array, from: numbe
     const s = arena.start[i];
     values.push(arena.buf.subarray(s + arena.klen[i] + 1, s + arena.len[i]));
   }
-  const pieces = job.combineBytes!(values);
+  const pieces = job.encoding!.combineBytes!(values);
   if (!pieces) return false;
   const i = order[from];
   out.put(arena.buf, arena.start[i], arena.start[i] + arena.klen[i] + 1);

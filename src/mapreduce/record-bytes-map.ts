@@ -7,7 +7,8 @@
  * streaming task does (invalid bytes become U+FFFD there).
  */
 import { isUtf8 } from 'node:buffer';
-import { newContext, type Counters, type Job, type RecordBytesEmit } from './job.js';
+import { newContext, type Counters, type Job } from './job.js';
+import type { RecordBytesEmit } from './job-encoding.js';
 import { hashPartitionBytes } from './partition.js';
 import { splitChunks, type Split } from './splits.js';
 import { lineChunks } from './line-reader.js';
@@ -31,7 +32,7 @@ export async function mapRecordsAsBytes(
     const p = reduces === 1 ? 0 : custom ? custom(key.toString('utf8', s, e), reduces) : hashPartitionBytes(key, s, e, reduces);
     out(key, s, e, value, p);
   };
-  const mapRecord = job.mapRecordBytes!;
+  const mapRecord = job.encoding!.mapRecordBytes!;
   let lineNo = 0;
   // The same chunks the string path's lines come from: a whole file (gzip included) or a split.
   const chunks = split.start === 0 && split.end < 0 ? lineChunks(split.path, () => lineNo) : splitChunks(split);

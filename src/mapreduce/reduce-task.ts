@@ -69,7 +69,7 @@ export async function runReduceTask(job: Job, task: ReduceTask, counters: Counte
     },
     ctx,
   );
-  if (job.reduceValueFromBytes && !job.rawValues) {
+  if (job.encoding?.reduceValueFromBytes && !job.encoding.rawValues) {
     for (const chunk of mergeLines(
       runs.map((r) => new FileLines(r)),
       false,

@@ -48,13 +48,14 @@ export function mapper(
   const file = ctx.inputFile || 'stdin';
   const from = splitStart ? ` of the split at byte ${splitStart}` : '';
   let lineNo = 0;
+  const { encoding } = job;
   return (line, at) => {
     lineNo = at ?? lineNo + 1;
     if (line === '' && job.input === 'records') return;
     ctx.count('map input records');
-    if (job.mapText && job.input === 'records') {
+    if (encoding?.mapText && job.input === 'records') {
       const tab = line.indexOf('\t');
-      if (tab >= 0 && job.mapText(line.slice(0, tab), line.slice(tab + 1), emit, ctx)) return;
+      if (tab >= 0 && encoding.mapText(line.slice(0, tab), line.slice(tab + 1), emit, ctx)) return;
     }
     const [k, v] = splitInput(job, line, `job ${job.name}: ${file}: line ${lineNo}${from}`);
     return job.map(k, v, emit, ctx);

@@ -142,7 +142,6 @@ export const importJob: Job = {
     }
     await importArchive(entry, await importOptions(ctx), emit, ctx);
   },
-  rawValues: true,
   reduce(key, values, emit, ctx) {
     // Values arrive in the byte order of their JSON (Grouper), which starts with the date: the
     // first is the version's first capture, under either engine. Its datasets are passed on as
@@ -160,20 +159,24 @@ export const importJob: Job = {
       crawl_parse: new RawJson(crawlParseText(first.parse_data)),
     });
   },
-  // The same, over bytes, for the common version of one capture; a version captured several
-  // times goes to `reduce`, which merges the dates.
-  reduceBytes(_key, values, emit, ctx) {
-    if (values.length !== 1) return false;
-    const v = values[0] as Buffer;
-    const f = fieldCuts(v);
-    // (dateOf, over bytes.)
-    const dateEnd = v.indexOf(0x22, 9);
-    if (!f || !startsAt(v, '{"date":"', 0) || dateEnd < 0) return false;
-    const [content, parseData, parseText, crawlFetch] = f.map(([s, e]) => v.subarray(s, e));
-    const date = v.toString('utf8', 9, dateEnd);
-    ctx.count('documents');
-    emit([content, parseData, parseText, Buffer.from(crawlFetchText(crawlFetch.toString(), [date])), crawlParseBytes(parseData)]);
-    return true;
+  encoding: {
+    // reduce is given each capture's fields as the map wrote them (their JSON text).
+    rawValues: true,
+    // reduce, over bytes, for the common version of one capture; a version captured several
+    // times goes to `reduce`, which merges the dates.
+    reduceBytes(_key, values, emit, ctx) {
+      if (values.length !== 1) return false;
+      const v = values[0] as Buffer;
+      const f = fieldCuts(v);
+      // (dateOf, over bytes.)
+      const dateEnd = v.indexOf(0x22, 9);
+      if (!f || !startsAt(v, '{"date":"', 0) || dateEnd < 0) return false;
+      const [content, parseData, parseText, crawlFetch] = f.map(([s, e]) => v.subarray(s, e));
+      const date = v.toString('utf8', 9, dateEnd);
+      ctx.count('documents');
+      emit([content, parseData, parseText, Buffer.from(crawlFetchText(crawlFetch.toString(), [date])), crawlParseBytes(parseData)]);
+      return true;
+    },
   },
 };
 
