@@ -13,7 +13,8 @@ import { pipeline } from './example-pipeline.js';
 import { writeWarc } from '../scripts/make-fixtures.mjs';
 import { indexText, terms, tokens } from '../src/analysis/analyzer.js';
 import { detectLanguage, primaryLanguage } from '../src/analysis/language.js';
-import { parseQuery, ftsMatch } from '../src/search/query.js';
+import { parseQuery } from '../src/search/query.js';
+import { compileQuery } from '../src/search/query-plan.js';
 
 /** What FTS5's ascii tokenizer makes of the stored text: ASCII alphanumerics fold case, every other ASCII byte separates. */
 function ftsAscii(stored: string): string[] {
@@ -55,7 +56,7 @@ describe('the analyzer', () => {
     for (const word of ['東京', '天気', '予報', '東京都']) expect(hasPhrase(stored, terms(word)), word).toBe(true);
     expect(hasPhrase(ftsAscii(indexText('서울에서')), terms('서울'))).toBe(true);
     // A lone character is a prefix search, which the tails make complete.
-    expect(ftsMatch(parseQuery('報'))).toBe('"報" *');
+    expect(compileQuery(parseQuery('報')).match(false, false)).toBe('"報" *');
     expect(stored).toContain('報');
   });
 

@@ -19,6 +19,7 @@ import { Searcher } from '../src/search/searcher.js';
 import type { OpenSet } from '../src/search/open-set.js';
 import { searchWords } from '../src/search/word-search.js';
 import { parseQuery } from '../src/search/query.js';
+import { compileQuery } from '../src/search/query-plan.js';
 
 /** The first match as it was found before: the /iu pattern, else the analyzer over the whole text. */
 function reference(text: string, highlight: string[]): number | undefined {
@@ -156,7 +157,7 @@ describe('site: scores a page by its words, however the site was found', () => {
         ['rare.example', 3],
       ] as const) {
         const set = (searcher as unknown as { sets: OpenSet[] }).sets[0];
-        const plan = set.wordPlan(parseQuery(`alligator site:${site}`))!;
+        const plan = set.wordPlan(compileQuery(parseQuery(`alligator site:${site}`)))!;
         // Whether the site's phrase narrowed the match: it does for the rare site only.
         expect(plan.narrow !== plan.match, site).toBe(site === 'rare.example');
         const r = searchWords([set], [plan], 100, {});

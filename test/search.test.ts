@@ -7,6 +7,8 @@ import { pipeline, workedExample } from './example-pipeline.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc, dedupExampleRecords } from '../scripts/make-fixtures.mjs';
 import { parseQuery } from '../src/search/query.js';
+import { compileQuery } from '../src/search/query-plan.js';
+import { urlKey } from '../src/index/schema.js';
 import { snippetOf, markSnippet } from '../src/search/snippet.js';
 import { surt } from '../src/cdx/surt.js';
 
@@ -88,6 +90,35 @@ describe('the query language', () => {
     expect(() => parseQuery('x date:07')).toThrow(/date:07 is not YYYY/);
     expect(() => parseQuery('-crocodile')).toThrow(/needs a word or a field besides -exclusions/);
     expect(() => parseQuery('   ')).toThrow(/empty query/);
+  });
+
+  it('compiles a query once into the MATCH texts and filter values every index set chooses from', () => {
+    const p = compileQuery(parseQuery('Alligator -crocodile "fresh water" title:Swamp site:www.Example.org date:2007-200802 url:http://a.example'));
+    // The words, then the host phrase, then the years; the exclusions after.
+    expect(p.match(false, false)).toBe('("alligator" AND "fresh water" AND title : "swamp") NOT ("crocodile")');
+    expect(p.match(false, true)).toBe('("alligator" AND "fresh water" AND title : "swamp" AND (host : "example org")) NOT ("crocodile")');
+    expect(p.match(true, true)).toBe(
+      '("alligator" AND "fresh water" AND title : "swamp" AND (host : "example org") AND years : ("2007" OR "2008")) NOT ("crocodile")',
+    );
+    expect(p.years).toEqual(['2007', '2008']);
+    expect(p.wholeYears).toBe(false);
+    expect(p.exclusions).toBe('"crocodile"');
+    expect(p.tier('M')).toBe('(M) AND {title anchors urlwords} : ("alligator" AND "fresh water")');
+    expect(p.siteTerms).toEqual([['example', 'org']]);
+    // url: as the index stores it (with its hash), date: with the prefix of a whole period where it is one.
+    expect(p.urls).toEqual([{ href: 'http://a.example/', key: urlKey('http://a.example/') }]);
+    expect(p.dates).toEqual([{ from: '20070000000000', to: '20080299999999', prefix: undefined }]);
+    expect(compileQuery(parseQuery('x date:2016')).dates[0].prefix).toBe('2016');
+    // Fields alone: found through the text index by the site and the years; no words, no match.
+    const f = compileQuery(parseQuery('site:example.org date:2016'));
+    expect(f.match(true, true)).toBeUndefined();
+    expect(f.fields(false)).toBe('(host : "example org")');
+    expect(f.fields(true)).toBe('(host : "example org") AND years : ("2016")');
+    expect(f.wholeYears).toBe(true);
+    // A range too wide to ask year by year is tested on the rows.
+    expect(compileQuery(parseQuery('x date:1900-2100')).years).toBeUndefined();
+    // Phrases are read once per MATCH text.
+    expect(p.phrases(p.match(false, false)!)).toBe(p.phrases(p.match(false, false)!));
   });
 
   it('makes snippets from a window around the first match, words marked', () => {

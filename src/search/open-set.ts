@@ -16,9 +16,8 @@ import type Database from 'better-sqlite3';
 import { openIndex, TEXT_IN_SEGMENTS, type Db } from '../index/schema.js';
 import { SegmentTexts, textRoots } from '../segment/segment-texts.js';
 import type { IndexSet } from './index-sets.js';
-import { dateYears, ftsExclusions, ftsFields, ftsMatch, wholeYears, words, type Query } from './query.js';
+import type { QueryPlan } from './query-plan.js';
 import { fieldFilters, shownOnly } from './set-filters.js';
-import { ftsPhrases } from './fts-phrases.js';
 import { SetScoring, type Scored } from './set-scoring.js';
 import type { PlanSet, WordPlan } from './set-word-query.js';
 import { MAX_SCORED, type Facets, type FieldOrder, type RankLimits, type Row, type SetResult, type StoredRef } from './types.js';
@@ -113,13 +112,12 @@ export class OpenSet {
   }
 
   /**
-   * The years a word query's date filter can ask of the text index: none when the index has no
-   * years column, or when the dates index gives some document one of these years that the main
-   * index does not have (add-dates recorded which), since those documents would be missed.
+   * Whether a query's date filter can ask its years of the text index: not when the index has
+   * no years column, nor when the dates index gives some document one of these years that the
+   * main index does not have (add-dates recorded which), since those documents would be missed.
    */
-  private queryYears(q: Query): string[] | undefined {
-    const years = this.hasYears ? dateYears(q) : undefined;
-    return years && this.yearsAnswer(years) ? years : undefined;
+  private yearsAsked(plan: QueryPlan): boolean {
+    return this.hasYears && plan.years !== undefined && this.yearsAnswer(plan.years);
   }
 
   /**
@@ -131,19 +129,19 @@ export class OpenSet {
    * phrase's position checks cost more than the SQL test they save: 6.3 -> 0.6 ms for `admin
    * site:127.0.0.1` on the bench corpus).
    */
-  private plan(q: Query): { match: string | undefined; narrow: string | undefined; driver: string | undefined; where: string[]; params: unknown[] } {
-    const years = this.queryYears(q);
-    const match = ftsMatch(q, years, false);
-    const narrow = match && this.siteIsNarrow(q) ? ftsMatch(q, years) : match;
+  private plan(p: QueryPlan): { match: string | undefined; narrow: string | undefined; driver: string | undefined; where: string[]; params: unknown[] } {
+    const years = this.yearsAsked(p);
+    const match = p.match(years, false);
+    const narrow = match && this.siteIsNarrow(p) ? p.match(years, true) : match;
     // A query of fields alone is found through the text index where it has site: or date:.
-    const driver = match ? undefined : ftsFields(q, years);
+    const driver = match ? undefined : p.fields(years);
     // Whole years are answered by the years column itself; other ranges are still tested on the rows.
     return {
       match,
       narrow,
       driver,
       ...fieldFilters(
-        q,
+        p,
         {
           hasDeleted: this.hasDeleted,
           mimes: this.mimeIndexed ? () => this.mimes() : undefined,
@@ -152,7 +150,7 @@ export class OpenSet {
           urlKeyed: this.texts !== undefined,
         },
         // A version's years in the text index may be of captures the view withholds.
-        years !== undefined && wholeYears(q) && !this.access.partial,
+        years && p.wholeYears && !this.access.partial,
       ),
     };
   }
@@ -164,8 +162,8 @@ export class OpenSet {
    * Whether the query's sites are a small part of this index (at most a fifth of its documents,
    * each site counted by its rarest host term: a doclist read up to that many rows, no phrase).
    */
-  private siteIsNarrow(q: Query): boolean {
-    if (q.site.length === 0 || this.docCount === 0) return false;
+  private siteIsNarrow(p: QueryPlan): boolean {
+    if (p.siteTerms.length === 0 || this.docCount === 0) return false;
     const limit = Math.floor(this.docCount / 5);
     const common = (term: string): boolean => {
       let c = this.commonHost.get(term);
@@ -176,10 +174,7 @@ export class OpenSet {
       return c;
     };
     // Every site rare: one common site makes the phrase cost more than it saves.
-    return q.site.every((site) => {
-      const terms = words(site);
-      return terms.length > 0 && !terms.every(common);
-    });
+    return p.siteTerms.every((terms) => terms.length > 0 && !terms.every(common));
   }
 
   /** The MIME types the documents have, read once from the docs_mime index. */
@@ -197,8 +192,8 @@ export class OpenSet {
   }
 
   /** Counts of the matching documents by host, type and year of first capture (the top 10 of each). */
-  facets(q: Query, limits: RankLimits = {}): Facets {
-    const { narrow, driver, where, params } = this.plan(q);
+  facets(p: QueryPlan, limits: RankLimits = {}): Facets {
+    const { narrow, driver, where, params } = this.plan(p);
     const words = narrow;
     const match = words ?? driver;
     const join = this.joins();
@@ -210,7 +205,7 @@ export class OpenSet {
       all.push(match);
     }
     if (!words) {
-      const excl = ftsExclusions(q);
+      const excl = p.exclusions;
       if (excl) {
         where.push('docs.id NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)');
         params.push(excl);
@@ -235,14 +230,14 @@ export class OpenSet {
   }
 
   /** The FROM, WHERE and parameters that select every match of a query, unranked. */
-  private everyMatch(q: Query): { from: string; cond: string; all: unknown[] } {
-    const { match, narrow, driver, where, params } = this.plan(q);
+  private everyMatch(p: QueryPlan): { from: string; cond: string; all: unknown[] } {
+    const { match, narrow, driver, where, params } = this.plan(p);
     const join = this.joins();
     const m = narrow ?? driver;
     const from = m ? `fts CROSS JOIN docs ON docs.id = fts.rowid ${join}` : `docs ${join}`;
     const all = m ? [m, ...params] : [...params];
     if (m) where.unshift('fts MATCH ?');
-    const excl = match ? undefined : ftsExclusions(q);
+    const excl = match ? undefined : p.exclusions;
     if (excl) {
       where.push('docs.id NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)');
       all.push(excl);
@@ -251,8 +246,8 @@ export class OpenSet {
   }
 
   /** The document numbers of every match of a query, in document order (an export: no ranking, no cap). */
-  matchIds(q: Query): number[] {
-    const { from, cond, all } = this.everyMatch(q);
+  matchIds(p: QueryPlan): number[] {
+    const { from, cond, all } = this.everyMatch(p);
     return this.stmt(`SELECT docs.id FROM ${from} ${cond} ORDER BY docs.id`)
       .pluck()
       .all(...all) as number[];
@@ -268,13 +263,13 @@ export class OpenSet {
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
-  search(q: Query, limit: number, order?: FieldOrder, limits: RankLimits = {}): SetResult {
-    const { match, driver, where, params } = this.plan(q);
+  search(p: QueryPlan, limit: number, order?: FieldOrder, limits: RankLimits = {}): SetResult {
+    const { match, driver, where, params } = this.plan(p);
     const join = this.joins();
     const cap = Math.max(1, limits.maxScored ?? MAX_SCORED);
     if (order) {
       // Every match in the order of a stored field (FTS5's rank does not apply).
-      const { from, cond, all } = this.everyMatch(q);
+      const { from, cond, all } = this.everyMatch(p);
       const dir = order.desc ? 'DESC' : 'ASC';
       const total = (this.stmt(`SELECT count(*) AS n FROM ${from} ${cond}`).get(...all) as { n: number }).n;
       const rows = this.stmt(
@@ -286,7 +281,7 @@ export class OpenSet {
       // Fields only: the documents that pass, best boost first; found through the text index
       // where there is a site: or date: to find them by, counted up to the cap, and past it
       // the best of the first `cap` in index order (every one with `exact`).
-      const excl = ftsExclusions(q);
+      const excl = p.exclusions;
       if (excl) {
         where.push('docs.id NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)');
         params.push(excl);
@@ -315,8 +310,8 @@ export class OpenSet {
    * the deleted mark need the documents table, without them FTS5 answers alone. Undefined for
    * a query without words.
    */
-  wordPlan(q: Query): WordPlan | undefined {
-    const { match, narrow, where, params } = this.plan(q);
+  wordPlan(p: QueryPlan): WordPlan | undefined {
+    const { match, narrow, where, params } = this.plan(p);
     if (!match || !narrow) return undefined;
     // Without filters FTS5 answers alone; the versions the access rules withhold are left out
     // by document number then, with no read of the documents table.
@@ -324,10 +319,10 @@ export class OpenSet {
     const plain = where.filter((c) => !w || c !== shownOnly(w)).length === 1 && !this.hasDeleted;
     const join = this.joins();
     return {
-      q,
+      query: p,
       match,
       narrow,
-      phrases: ftsPhrases(match),
+      phrases: p.phrases(match),
       from: plain ? 'fts' : `fts CROSS JOIN docs ON docs.id = fts.rowid ${join}`,
       cond: plain ? `fts MATCH ?${w ? ` AND ${shownOnly(w, 'fts.rowid')}` : ''}` : `fts MATCH ? AND ${where.join(' AND ')}`,
       params: plain ? [] : params,

@@ -7,9 +7,10 @@
  * last second of 2008). A comma list means any of them (collection:a,b). Errors point at the
  * bad token. Words become terms through the analyzer the index was made with
  * (analysis/analyzer.ts): a word that is several terms (東京都, e-mail) is a phrase of them.
+ * What a query is in FTS5's syntax and SQL is compiled from this once (query-plan.ts).
  */
 import { NwaxError } from '../util/errors.js';
-import { isCjkUnit, markTerms, surfaces, terms } from '../analysis/analyzer.js';
+import { markTerms, surfaces, terms } from '../analysis/analyzer.js';
 import { primaryLanguage } from '../analysis/language.js';
 
 export interface DateRange {
@@ -168,86 +169,4 @@ export function parseQuery(query: string): Query {
     throw new QuerySyntaxError(query, 0, q.not.length ? 'a query needs a word or a field besides -exclusions' : 'empty query');
   }
   return q;
-}
-
-/**
- * One phrase of terms in FTS5's syntax. A phrase that ends in a lone CJK character ends in a
- * prefix search: the index holds characters as bigrams (and each piece's last one alone), so
- * `天` is every term that starts with it, and `abc東` finds abc東京.
- */
-export function ftsPhrase(ws: string[]): string {
-  return isCjkUnit(ws[ws.length - 1] ?? '') ? `"${ws.join(' ')}" *` : `"${ws.join(' ')}"`;
-}
-
-/** At most this many years are asked of the `years` column (a wider range is tested on the rows). */
-const MAX_YEARS = 64;
-
-/** The years the query's date ranges touch, or undefined when it has none or too many. */
-export function dateYears(q: Query): string[] | undefined {
-  if (q.date.length === 0) return undefined;
-  const years = new Set<string>();
-  for (const r of q.date) {
-    const from = Number(r.from.slice(0, 4));
-    const to = Number(r.to.slice(0, 4));
-    if (to - from + 1 > MAX_YEARS) return undefined;
-    for (let y = from; y <= to; y++) years.add(String(y).padStart(4, '0'));
-  }
-  return years.size > MAX_YEARS ? undefined : [...years].sort();
-}
-
-/** Whether every date range is whole years (date:2007, date:2007-2009): the years say it all. */
-export function wholeYears(q: Query): boolean {
-  return q.date.every((r) => /^\d{4}0{10}$/.test(r.from) && /^\d{4}9{10}$/.test(r.to));
-}
-
-/**
- * FTS5 MATCH text for the query's word parts, or undefined when it has none. `years`: capture
- * years any of which a match must have (the index's `years` column), so FTS5 intersects them
- * with the words rather than the rows being read for their dates.
- */
-export function ftsMatch(q: Query, years?: readonly string[], hosts = true): string | undefined {
-  const phrase = ftsPhrase;
-  const pos = [...q.must.map(phrase), ...q.title.map((t) => `title : ${phrase(t)}`)];
-  if (pos.length === 0) return undefined;
-  pos.push(...fieldClauses(q, years, hosts));
-  const not = q.not.map(phrase);
-  return not.length ? `(${pos.join(' AND ')}) NOT (${not.join(' OR ')})` : pos.join(' AND ');
-}
-
-/**
- * site: and date: as FTS5 clauses. site: can narrow the match inside FTS5 (the host column
- * holds the host's words), so a common word on one site of many is found among that site's
- * pages, not all of them (`hosts`: the caller decides, since the host's phrase costs a check
- * of positions in every match); the exact host test still follows in SQL. `years` (capture
- * years) likewise.
- */
-function fieldClauses(q: Query, years?: readonly string[], withHosts = true): string[] {
-  const out: string[] = [];
-  const hosts = withHosts ? q.site.map((s) => words(s)).filter((ws) => ws.length > 0) : [];
-  if (hosts.length) out.push(`(${hosts.map((ws) => `host : ${ftsPhrase(ws)}`).join(' OR ')})`);
-  if (years?.length) out.push(`years : (${years.map((y) => `"${y}"`).join(' OR ')})`);
-  return out;
-}
-
-/**
- * FTS5 MATCH text that finds a query of fields alone (site:, date:) by the text index rather
- * than a scan of every document, or undefined when it has neither.
- */
-export function ftsFields(q: Query, years?: readonly string[]): string | undefined {
-  const clauses = fieldClauses(q, years);
-  return clauses.length ? clauses.join(' AND ') : undefined;
-}
-
-/**
- * The query's words restricted to the short fields (title, anchor text, URL words): the tier of
- * matches the capped ranking scores first (open-set.ts), or undefined when there is no such word.
- */
-export function ftsTier(q: Query, match: string): string | undefined {
-  if (q.must.length === 0) return undefined;
-  return `(${match}) AND {title anchors urlwords} : (${q.must.map(ftsPhrase).join(' AND ')})`;
-}
-
-/** FTS5 MATCH text for the exclusions alone (a query of fields and -words). */
-export function ftsExclusions(q: Query): string | undefined {
-  return q.not.length ? q.not.map(ftsPhrase).join(' OR ') : undefined;
 }

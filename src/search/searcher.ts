@@ -9,7 +9,8 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { findIndexSets, type IndexSet } from './index-sets.js';
-import { parseQuery, words, type Query } from './query.js';
+import { parseQuery, words } from './query.js';
+import { compileQuery, type QueryPlan } from './query-plan.js';
 import type { Hit, LocalStats, ReloadResult, SearchOptions, SearchResult, ShardCandidate, StoredRef } from './types.js';
 import { OpenSet } from './open-set.js';
 import type { WordPlan } from './set-word-query.js';
@@ -208,7 +209,9 @@ export class Searcher {
   private searchUncached(query: string, opts: SearchOptions, t0: number): SearchResult {
     const generation = this.generation;
     this.scope(opts.user);
-    const q = parseQuery(query);
+    // Compiled once: every set runs the same plan.
+    const plan = compileQuery(parseQuery(query));
+    const { q } = plan;
     const start = Math.max(0, opts.start ?? 0);
     const want = Math.max(1, opts.hits ?? 10);
     let perSite = Math.max(0, opts.hitsPerSite ?? 0);
@@ -224,7 +227,7 @@ export class Searcher {
     const budget = opts.budgetMs ?? 1000;
     const limits = { exact: opts.exact === true, maxScored: opts.maxScored, deadline: budget > 0 ? t0 + budget : undefined };
     let candidates: (Row & { set: OpenSet })[] = [];
-    const words = order ? undefined : this.wordCandidates(q, opts, limit, limits);
+    const words = order ? undefined : this.wordCandidates(plan, opts, limit, limits);
     if (words) {
       ({ total, rankedAmong } = words);
       totalExact = !words.capped;
@@ -235,7 +238,7 @@ export class Searcher {
       if (cut) candidates = candidates.filter((c) => compareCandidates(c, { rank: cut.last[0], url: cut.last[1], digest: cut.last[2] }) <= 0);
     } else
       for (const s of this.sets) {
-        const r = s.search(q, limit, order, limits);
+        const r = s.search(plan, limit, order, limits);
         total += r.total;
         if (r.capped) totalExact = false;
         if (r.rankedAmong !== undefined) rankedAmong = (rankedAmong ?? 0) + r.rankedAmong;
@@ -286,13 +289,13 @@ export class Searcher {
       };
     });
     markMore(hits, hidden, keyOf);
-    const facets = opts.facets ? sumFacets(this.sets.map((s) => s.facets(q, limits))) : undefined;
+    const facets = opts.facets ? sumFacets(this.sets.map((s) => s.facets(plan, limits))) : undefined;
     return { ...searchResult(query, start, hits, { total, totalExact, rankedAmong, partial, facets, t0 }), generation };
   }
 
   /** A word query's candidates over every set, ranked as one collection (word-search.ts); undefined for a query without words. */
-  private wordCandidates(q: Query, opts: SearchOptions, limit: number, limits: RankLimits): WordResult | undefined {
-    const plans = this.sets.map((s) => s.wordPlan(q));
+  private wordCandidates(plan: QueryPlan, opts: SearchOptions, limit: number, limits: RankLimits): WordResult | undefined {
+    const plans = this.sets.map((s) => s.wordPlan(plan));
     if (plans.length === 0 || plans.some((p) => p === undefined)) return undefined;
     return searchWords(this.sets, plans as WordPlan[], Math.max(limit * 3, 100), limits, opts.shared);
   }
@@ -306,7 +309,8 @@ export class Searcher {
   shardStats(query: string, cap: number, keys: boolean, user?: string): LocalStats | undefined {
     this.refresh();
     this.scope(user);
-    const plans = this.sets.map((s) => s.wordPlan(parseQuery(query)));
+    const plan = compileQuery(parseQuery(query));
+    const plans = this.sets.map((s) => s.wordPlan(plan));
     if (plans.length === 0 || plans.some((p) => p === undefined)) return undefined;
     return localStats(this.sets, plans as WordPlan[], cap, keys);
   }
@@ -315,7 +319,7 @@ export class Searcher {
   shardCandidates(query: string, opts: SearchOptions): ShardCandidate[] {
     this.refresh();
     this.scope(opts.user);
-    const r = this.wordCandidates(parseQuery(query), opts, 0, { exact: opts.exact === true });
+    const r = this.wordCandidates(compileQuery(parseQuery(query)), opts, 0, { exact: opts.exact === true });
     return (r?.rows ?? []).map((c) => ({ rank: c.rank, url: c.url, digest: c.digest, titleTerms: words(c.title ?? '').length, titled: !!c.title }));
   }
 
@@ -340,10 +344,10 @@ export class Searcher {
 
   /** Every version a query finds (no ranking, no cap: an export), a thousand rows at a time, with its set's name. */
   *matchingDocuments(query: string, user?: string): Generator<Row & { setName: string }> {
-    const q = parseQuery(query);
+    const plan = compileQuery(parseQuery(query));
     for (const s of this.sets) {
       this.scope(user);
-      const ids = s.matchIds(q);
+      const ids = s.matchIds(plan);
       for (let i = 0; i < ids.length; i += 1000) for (const d of s.rowsOf(ids.slice(i, i + 1000))) yield { ...d, setName: s.set.name };
     }
   }

@@ -4,16 +4,7 @@
  * period as a prefix of the dates, any other range through nwax_dates_in), the deleted mark
  * where dedup set some, and the versions the access rules withhold.
  */
-import type { Query } from './query.js';
-import { urlKey } from '../index/schema.js';
-
-/** `P` when the range `from-to` is P000... to P999... (one whole year, month, day...), else undefined. */
-function periodPrefix(range: string): string | undefined {
-  const [from, to] = range.split('-');
-  let i = 0;
-  while (i < from.length && from[i] === to[i]) i++;
-  return i > 0 && /^0*$/.test(from.slice(i)) && /^9*$/.test(to.slice(i)) ? from.slice(0, i) : undefined;
-}
+import type { QueryPlan } from './query-plan.js';
 
 /** The condition that leaves out the documents of a table of withheld ones (access-view.ts), on `column`. */
 export function shownOnly(table: string, column = 'docs.id'): string {
@@ -35,13 +26,14 @@ export interface FilterContext {
 }
 
 /** WHERE clauses and parameters for the query's fields. */
-export function fieldFilters(q: Query, ctx: FilterContext, datesAnswered = false): { where: string[]; params: unknown[] } {
+export function fieldFilters(plan: QueryPlan, ctx: FilterContext, datesAnswered = false): { where: string[]; params: unknown[] } {
+  const { q } = plan;
   // The deleted mark only where dedup marked some: it is stored after the text, and testing it
   // reads each row's text from its overflow pages.
   const where: string[] = [ctx.hasDeleted ? 'docs.deleted = 0' : '1'];
   if (ctx.withheld) where.push(shownOnly(ctx.withheld));
   const params: unknown[] = [];
-  const anyOf = (items: string[], one: (v: string) => string, values: (v: string) => unknown[]) => {
+  const anyOf = <T>(items: readonly T[], one: (v: T) => string, values: (v: T) => unknown[]) => {
     if (items.length === 0) return;
     where.push(`(${items.map(one).join(' OR ')})`);
     for (const v of items) params.push(...values(v));
@@ -76,25 +68,18 @@ export function fieldFilters(q: Query, ctx: FilterContext, datesAnswered = false
     () => 'docs.lang = ?',
     (l) => [l],
   );
-  const href = (u: string) => {
-    try {
-      return new URL(u).href;
-    } catch {
-      return u;
-    }
-  };
   anyOf(
-    q.url,
+    plan.urls,
     () => (ctx.urlKeyed ? '(docs.urlkey = ? AND docs.url = ?)' : 'docs.url = ?'),
-    (u) => (ctx.urlKeyed ? [urlKey(href(u)), href(u)] : [href(u)]),
+    (u) => (ctx.urlKeyed ? [u.key, u.href] : [u.href]),
   );
   // A whole period (date:2016, date:200710) is a prefix of its dates: a native string test;
   // any other range goes through the JavaScript function.
   if (!datesAnswered)
     anyOf(
-      q.date.map((r) => `${r.from}-${r.to}`),
-      (r) => (periodPrefix(r) ? `instr(' ' || ${ctx.dates}, ?) > 0` : `nwax_dates_in(${ctx.dates}, ?, ?)`),
-      (r) => (periodPrefix(r) ? [` ${periodPrefix(r)}`] : r.split('-')),
+      plan.dates,
+      (r) => (r.prefix ? `instr(' ' || ${ctx.dates}, ?) > 0` : `nwax_dates_in(${ctx.dates}, ?, ?)`),
+      (r) => (r.prefix ? [` ${r.prefix}`] : [r.from, r.to]),
     );
   return { where, params };
 }

@@ -4,7 +4,7 @@
  * up to a cap, the first in key order, the best by BM25 with the collection's statistics.
  */
 import type Database from 'better-sqlite3';
-import { ftsTier, type Query } from './query.js';
+import type { QueryPlan } from './query-plan.js';
 import type { FtsPhrase } from './fts-phrases.js';
 import type { Scoring } from './bm25.js';
 import { best, type Scored, type SetScoring } from './set-scoring.js';
@@ -19,7 +19,8 @@ export interface PlanSet {
 export interface WordPlan {
   /** The set it runs on. */
   set: PlanSet;
-  q: Query;
+  /** The query, compiled once for every set. */
+  query: QueryPlan;
   /** The MATCH text scored, and its phrases. */
   match: string;
   phrases: FtsPhrase[];
@@ -38,7 +39,7 @@ export function countMatches(p: WordPlan, n: number): number {
 
 /** The first `n` matches in document order (key order: the index job wrote them sorted); `tier`: of the title/anchor/URL tier only. */
 export function firstMatches(p: WordPlan, n: number, tier = false): number[] {
-  const m = tier ? ftsTier(p.q, p.narrow) : p.narrow;
+  const m = tier ? p.query.tier(p.narrow) : p.narrow;
   if (!m) return [];
   return p.set
     .stmt(`SELECT fts.rowid AS id FROM ${p.from} WHERE ${p.cond} LIMIT ${n}`)
