@@ -33,7 +33,7 @@ const all = {
 const chosen = which.length ? which : Object.keys(all);
 // Which sort, merge, sum and HTML extraction the figures are of (native/, or JavaScript without
 // it or with NWAX_NATIVE=0).
-const { KERNELS, nativeKernels } = await import('../dist/util/native-addon.js');
+const { KERNELS, nativeKernels } = await import('../dist/native/addon.js');
 console.log(
   `nwax's native kernels (build/Release/nwax_native.node): ${nativeKernels().join(', ') || 'none'}; in JavaScript: ${KERNELS.filter((k) => !nativeKernels().includes(k)).join(', ') || 'none'} (no native build, or NWAX_NATIVE)\n`,
 );

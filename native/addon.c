@@ -1,7 +1,10 @@
 /*
- * Node-API bindings of the native sort, merge and sum (build/Release/nwax_native.node). Its
- * only caller is src/mapreduce/native.ts's users, which keep to the shapes documented there;
- * a wrong type or an index outside its array throws rather than crashes.
+ * Node-API bindings of the addon's kernels (build/Release/nwax_native.node): the sort, merge,
+ * gathers, batch adds and sum of lines and records, dedup-cdx's keys, the HTML extractor and
+ * its UTF-8 decoding, eld's scores and JSON strings. Its callers are the modules of
+ * src/native/, one per kernel, which keep to the shapes documented there; the `st` fields both
+ * sides read are generated/shared.h's (from native/shared.json). A wrong type or an index
+ * outside its array throws rather than crashes.
  */
 #define NAPI_VERSION 8
 #include <node_api.h>
@@ -87,7 +90,8 @@ static napi_value sort_lines(napi_env env, napi_callback_info info) {
 
 /*
  * gatherLines(buf, start, len, order, from, to, out, st, unique): copies lines order[from, to)
- * into out from st[0] on (st[1]: the last line put out, for unique); returns where it stopped.
+ * into out from st[GATHER_USED] on (st[GATHER_PREV]: the last line put out, for unique);
+ * returns where it stopped.
  */
 static napi_value gather_lines(napi_env env, napi_callback_info info) {
   ARGS(9);
@@ -101,12 +105,12 @@ static napi_value gather_lines(napi_env env, napi_callback_info info) {
   if (from < 0 || to < from || (size_t)to * 4 > a[3].n) BAD_ARGUMENT();
   nwax_lines lines = {a[0].p, a[0].n, a[1].p, a[2].p};
   int32_t *st = a[5].p;
-  return int_result(env, nwax_gather_lines(&lines, a[3].p, from, to, a[4].p, a[4].n, &st[0], unique, &st[1]));
+  return int_result(env, nwax_gather_lines(&lines, a[3].p, from, to, a[4].p, a[4].n, &st[GATHER_USED], unique, &st[GATHER_PREV]));
 }
 
 /*
  * gatherSingles(buf, start, len, klen, order, from, to, out, st): copies records of single
- * keys order[from, ...) into out from st[0] on; returns where it stopped.
+ * keys order[from, ...) into out from st[GATHER_USED] on; returns where it stopped.
  */
 static napi_value gather_singles(napi_env env, napi_callback_info info) {
   ARGS(9);
@@ -117,7 +121,8 @@ static napi_value gather_singles(napi_env env, napi_callback_info info) {
   const int32_t to = int_arg(env, argv[6]);
   if (from < 0 || to < from || (size_t)to * 4 > a[4].n) BAD_ARGUMENT();
   nwax_lines lines = {a[0].p, a[0].n, a[1].p, a[2].p};
-  return int_result(env, nwax_gather_singles(&lines, a[3].p, a[4].p, from, to, a[5].p, a[5].n, a[6].p));
+  int32_t *st = a[6].p;
+  return int_result(env, nwax_gather_singles(&lines, a[3].p, a[4].p, from, to, a[5].p, a[5].n, &st[GATHER_USED]));
 }
 
 /*

@@ -12,26 +12,12 @@
 
 #include <stdint.h>
 
+#include "generated/shared.h"
+
 #include "record-add.h"
 
 /* st's fields: in and out, then out only (added to, never reset here). */
-enum {
-  CDX_KEYS_USED = 0,  /* the arena's bytes used */
-  CDX_KEYS_COUNT,     /* the arena's lines */
-  CDX_KEYS_LINES,     /* lines taken (newlines passed) */
-  CDX_KEYS_CAPTURES,  /* capture lines read (dedup.ts's stats.lines) */
-  CDX_KEYS_NO_DIGEST, /* captures without a digest */
-  CDX_KEYS_STATUS,    /* why the call returned, below */
-  CDX_KEYS_NEED,      /* with CDX_KEYS_ROOM: the bytes the line's key needs, its newline included */
-  CDX_KEYS_FIELDS
-};
-
-enum {
-  CDX_KEYS_DONE = 0, /* every line of the range taken */
-  CDX_KEYS_SLOW,     /* the line at the position returned is the caller's (not plain CDX11, or to report) */
-  CDX_KEYS_ROOM,     /* the arena has no room for the key of the line at the position returned */
-  CDX_KEYS_FULL      /* the arena reached its budget with the line before the position returned */
-};
+/* cdxKeys' `st` fields and statuses (CDX_KEYS_*) are in generated/shared.h. */
 
 /*
  * Takes the lines of chunk[from, to) (each ending with a newline) until one of the statuses
@@ -41,7 +27,7 @@ enum {
 int32_t nwax_cdx_keys(nwax_record_arena *a, int32_t *st, const uint8_t *chunk, int32_t from, int32_t to, int revisits);
 
 /* cdx_dups' st fields. */
-enum { CDX_DUPS_GROUP_LEN = 0, CDX_DUPS_USED, CDX_DUPS_LINES, CDX_DUPS_FIELDS };
+/* cdxDups' `st` fields (CDX_DUPS_*): generated/shared.h. */
 
 /*
  * dedup-cdx's output from its sorted keys: of each group of lines that share URLKEY

@@ -69,19 +69,10 @@ enum {
 /* The parser's contexts (html-scanner.ts's Context). */
 enum { CTX_HTML, CTX_SVG, CTX_MATHML };
 
-/* Implied-close sets (OPEN_IMPLIES_CLOSE), as bits of the names that are members of one. */
+/* Implied closes (OPEN_IMPLIES_CLOSE) as bits of the named tags' ids (N_*). */
 #define B(id) (1ULL << (id))
-enum {
-  N_TR, N_TH, N_TD, N_THEAD, N_HEAD, N_LINK, N_SCRIPT, N_A, N_LI, N_P, N_H1, N_H2, N_H3, N_H4,
-  N_H5, N_H6, N_INPUT, N_OPTION, N_OPTGROUP, N_SELECT, N_BUTTON, N_DATALIST, N_TEXTAREA, N_DD,
-  N_DT, N_RT, N_RP, N_TBODY,
-  /* names with a role or a rule, not members of a set */
-  N_TITLE, N_HTML, N_BASE, N_META, N_FORM, N_BR, N_IMAGE, N_IMG, N_BODY, N_AREA, N_FRAME,
-  N_IFRAME, N_SVG, N_MATH, N_OTHER_FIRST
-};
-#define SET_P B(N_P)
-#define SET_H (B(N_H1) | B(N_H2) | B(N_H3) | B(N_H4) | B(N_H5) | B(N_H6) | B(N_P))
-#define SET_FORM (B(N_INPUT) | B(N_OPTION) | B(N_OPTGROUP) | B(N_SELECT) | B(N_BUTTON) | B(N_DATALIST) | B(N_TEXTAREA))
+/* The tag names, their ids, flags and closes: native/html-names.json, the scanner's too. */
+#include "generated/html-names.h"
 
 typedef struct {
   const char *name;
@@ -90,109 +81,11 @@ typedef struct {
   uint64_t closes;
 } known_name;
 
-static known_name KNOWN[] = {
-  {"tr", N_TR, F_BLOCK, B(N_TR) | B(N_TH) | B(N_TD)},
-  {"th", N_TH, F_BLOCK, B(N_TH)},
-  {"td", N_TD, F_BLOCK, B(N_THEAD) | B(N_TH) | B(N_TD)},
-  {"thead", N_THEAD, 0, 0},
-  {"head", N_HEAD, 0, 0},
-  {"link", N_LINK, F_VOID, 0},
-  {"script", N_SCRIPT, F_RAW | F_HIDDEN, 0},
-  {"a", N_A, F_LINK_HREF, B(N_A)},
-  {"li", N_LI, F_BLOCK, B(N_LI)},
-  {"p", N_P, F_BLOCK, SET_P},
-  {"h1", N_H1, F_BLOCK, SET_H},
-  {"h2", N_H2, F_BLOCK, SET_H},
-  {"h3", N_H3, F_BLOCK, SET_H},
-  {"h4", N_H4, F_BLOCK, SET_H},
-  {"h5", N_H5, F_BLOCK, SET_H},
-  {"h6", N_H6, F_BLOCK, SET_H},
-  {"input", N_INPUT, F_VOID, SET_FORM},
-  {"option", N_OPTION, F_BLOCK, B(N_OPTION)},
-  {"optgroup", N_OPTGROUP, 0, B(N_OPTGROUP) | B(N_OPTION)},
-  {"select", N_SELECT, 0, SET_FORM},
-  {"button", N_BUTTON, 0, SET_FORM},
-  {"datalist", N_DATALIST, 0, SET_FORM},
-  {"textarea", N_TEXTAREA, F_RCDATA, SET_FORM},
-  {"dd", N_DD, F_BLOCK, B(N_DD) | B(N_DT)},
-  {"dt", N_DT, F_BLOCK, B(N_DD) | B(N_DT)},
-  {"rt", N_RT, 0, B(N_RT) | B(N_RP)},
-  {"rp", N_RP, 0, B(N_RT) | B(N_RP)},
-  {"tbody", N_TBODY, 0, B(N_THEAD) | B(N_TBODY)},
-  {"title", N_TITLE, F_RCDATA | F_BLOCK | F_OTHER | F_INTEGRATION, 0},
-  {"html", N_HTML, F_OTHER, 0},
-  {"base", N_BASE, F_VOID | F_OTHER, 0},
-  {"meta", N_META, F_VOID | F_OTHER, 0},
-  {"form", N_FORM, F_BLOCK, SET_P},
-  {"br", N_BR, F_VOID | F_BLOCK, 0},
-  {"image", N_IMAGE, 0, 0},
-  {"img", N_IMG, F_VOID, 0},
-  {"body", N_BODY, F_BLOCK, B(N_HEAD) | B(N_LINK) | B(N_SCRIPT)},
-  {"area", N_AREA, F_VOID | F_LINK_HREF, 0},
-  {"frame", N_FRAME, F_VOID | F_LINK_SRC, 0},
-  {"iframe", N_IFRAME, F_RAW | F_LINK_SRC, 0},
-  {"svg", N_SVG, F_HIDDEN, 0},
-  {"math", N_MATH, F_HIDDEN, 0},
-  /* the rest: numbered from N_OTHER_FIRST in this order */
-  {"output", -1, 0, SET_FORM},
-  {"tfoot", -1, 0, B(N_THEAD) | B(N_TBODY)},
-  {"address", -1, F_BLOCK, SET_P},
-  {"article", -1, F_BLOCK, SET_P},
-  {"aside", -1, F_BLOCK, SET_P},
-  {"blockquote", -1, F_BLOCK, SET_P},
-  {"details", -1, 0, SET_P},
-  {"div", -1, F_BLOCK, SET_P},
-  {"dl", -1, F_BLOCK, SET_P},
-  {"fieldset", -1, 0, SET_P},
-  {"figcaption", -1, F_BLOCK, SET_P},
-  {"figure", -1, F_BLOCK, SET_P},
-  {"footer", -1, F_BLOCK, SET_P},
-  {"header", -1, F_BLOCK, SET_P},
-  {"hr", -1, F_VOID | F_BLOCK, SET_P},
-  {"main", -1, F_BLOCK, SET_P},
-  {"nav", -1, F_BLOCK, SET_P},
-  {"ol", -1, F_BLOCK, SET_P},
-  {"pre", -1, F_BLOCK, SET_P},
-  {"section", -1, F_BLOCK, SET_P},
-  {"table", -1, F_BLOCK, SET_P},
-  {"ul", -1, F_BLOCK, SET_P},
-  {"center", -1, F_BLOCK, 0},
-  {"basefont", -1, F_VOID, 0},
-  {"col", -1, F_VOID, 0},
-  {"command", -1, F_VOID, 0},
-  {"embed", -1, F_VOID, 0},
-  {"isindex", -1, F_VOID, 0},
-  {"keygen", -1, F_VOID, 0},
-  {"param", -1, F_VOID, 0},
-  {"source", -1, F_VOID, 0},
-  {"track", -1, F_VOID, 0},
-  {"wbr", -1, F_VOID, 0},
-  {"style", -1, F_RAW | F_HIDDEN, 0},
-  {"noembed", -1, F_RAW, 0},
-  {"noframes", -1, F_RAW, 0},
-  {"xmp", -1, F_RAW, 0},
-  {"template", -1, F_HIDDEN, 0},
-  {"noscript", -1, F_HIDDEN, 0},
-  {"plaintext", -1, F_PLAINTEXT, 0},
-  {"mi", -1, F_INTEGRATION, 0},
-  {"mo", -1, F_INTEGRATION, 0},
-  {"mn", -1, F_INTEGRATION, 0},
-  {"ms", -1, F_INTEGRATION, 0},
-  {"mtext", -1, F_INTEGRATION, 0},
-  {"annotation-xml", -1, F_INTEGRATION, 0},
-  {"foreignObject", -1, F_INTEGRATION, 0}, /* as SVG_NAMES writes it */
-  {"desc", -1, F_INTEGRATION, 0},
-};
+static known_name KNOWN[] = {NWAX_HTML_NAMES};
 #define KNOWN_COUNT ((int)(sizeof KNOWN / sizeof KNOWN[0]))
 
-/* SVG's mixed-case tag names (html-scanner.ts's SVG_NAMES). */
-static const char *const SVG_NAMES[] = {
-  "altGlyph", "altGlyphDef", "altGlyphItem", "animateColor", "animateMotion", "animateTransform", "clipPath",
-  "feBlend", "feColorMatrix", "feComponentTransfer", "feComposite", "feConvolveMatrix", "feDiffuseLighting",
-  "feDisplacementMap", "feDistantLight", "feDropShadow", "feFlood", "feFuncA", "feFuncB", "feFuncG", "feFuncR",
-  "feGaussianBlur", "feImage", "feMerge", "feMergeNode", "feMorphology", "feOffset", "fePointLight",
-  "feSpecularLighting", "feSpotLight", "feTile", "feTurbulence", "foreignObject", "glyphRef", "linearGradient",
-  "radialGradient", "textPath", NULL};
+/* SVG's mixed-case tag names (html-names.json's svg). */
+static const char *const SVG_NAMES[] = {NWAX_SVG_NAMES, NULL};
 
 /* Per id (the table's order after numbering): flags and implied closes. */
 static int known_flags[KNOWN_COUNT];
@@ -268,7 +161,6 @@ static int table_init(name_table *t) {
 
 /* ---- the scanner's state and the extractor's ---- */
 
-#define TITLE_CHARS 4096
 
 typedef struct {
   const uint16_t *s;

@@ -15,24 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NWAX_HTML_OK 0
-#define NWAX_HTML_FALLBACK 1
-#define NWAX_HTML_ERROR (-1)
+#include "generated/shared.h"
 
-/* What `decode` is asked to decode: text, a title's or a textarea's text (RCDATA), an attribute value. */
-#define NWAX_DECODE_TEXT 0
-#define NWAX_DECODE_TITLE 1
-#define NWAX_DECODE_TEXTAREA 2
-#define NWAX_DECODE_ATTRIBUTE 3
-
-/* Link events, in document order: 8 int32 each (kind, three strings of the pool as offset and
- * length, and an offset into the anchor text). */
-#define NWAX_EV_BASE 1     /* <base href>: href */
-#define NWAX_EV_A 2        /* <a href>: href; the anchor text's offset */
-#define NWAX_EV_CLOSE_A 3  /* the a closes: the anchor text's offset */
-#define NWAX_EV_LINK 4     /* <area href>, <frame src>, <iframe src>: url, alt ?? title ?? '' */
-#define NWAX_EV_META 5     /* <meta>: name, content, http-equiv ('' for a missing one) */
-#define NWAX_EV_FIELDS 8
+/* What it returns (NWAX_HTML_*), what `decode` is asked to decode (NWAX_DECODE_*), the link
+ * events (NWAX_EV_*) and the title's cap (TITLE_CHARS): generated/shared.h. */
 
 typedef struct {
   uint16_t *p;

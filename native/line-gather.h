@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "generated/shared.h"
+
 #include "line-sort.h"
 
 /*

@@ -11,16 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Per source, four int32 in `cur`: the current line [s, e) (e < 0: exhausted), pos, fill. */
-enum { CUR_S = 0, CUR_E = 1, CUR_POS = 2, CUR_FILL = 3, CUR_FIELDS = 4 };
+#include "generated/shared.h"
 
-/* `st` fields: bytes of `out` used, start of the last line put there (-1: none since the
- * chunk was handed over; for `unique`), and the argument: -2 build the tree, -1 go on, w >= 0
- * source w has a new line (after a refill). On MERGE_REFILL the argument is the source to
- * refill. */
-enum { ST_USED = 0, ST_LAST = 1, ST_ARG = 2 };
-
-enum { MERGE_DONE = 0, MERGE_OUT_FULL = 1, MERGE_REFILL = 2 };
+/* The cursors' fields (CUR_*), the `st` fields (ST_*) and the statuses (MERGE_*): generated/shared.h. */
 
 typedef struct {
   int k;

@@ -21,8 +21,8 @@ static inline uint32_t text_hash(const uint8_t *key, size_t k) {
 
 int32_t nwax_add_records(nwax_record_arena *a, int32_t *st, const uint8_t *keys, const int32_t *pairs, int32_t from,
                          int32_t n, const uint8_t *value, size_t value_len, int32_t reduces) {
-  size_t used = (size_t)st[0];
-  size_t count = (size_t)st[1];
+  size_t used = (size_t)st[ADD_USED];
+  size_t count = (size_t)st[ADD_COUNT];
   int32_t j = from;
   while (j < n) {
     const uint8_t *key = keys + pairs[2 * j];
@@ -44,7 +44,7 @@ int32_t nwax_add_records(nwax_record_arena *a, int32_t *st, const uint8_t *keys,
     j++;
     if ((double)used + (double)count * a->per_line >= a->limit) break;
   }
-  st[0] = (int32_t)used;
-  st[1] = (int32_t)count;
+  st[ADD_USED] = (int32_t)used;
+  st[ADD_COUNT] = (int32_t)count;
   return j;
 }

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "generated/shared.h"
+
 /* A record arena (src/mapreduce/line-arena.ts): its bytes and index arrays. */
 typedef struct {
   uint8_t *buf;

@@ -343,7 +343,7 @@ describe('the index map over bytes', () => {
 describe("the index reduce's values from bytes", () => {
   it("gives the values JSON.parse gives, a version's text made from the bytes, every other piece left to JSON.parse", async () => {
     const { indexJob } = await import('../src/index/index-job.js');
-    const { nativeKernel } = await import('../src/util/native-addon.js');
+    const { nativeKernel } = await import('../src/native/addon.js');
     const texts = awkwardStrings().filter((_, i) => i % 5 === 0);
     const values = [
       ...texts.map((t, i) => JSON.stringify({ d: `sha1:${i}`, text: t })),

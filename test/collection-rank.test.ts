@@ -25,11 +25,12 @@ import type { SearchOptions } from '../src/search/types.js';
 import { OpenSet } from '../src/search/open-set.js';
 import { findIndexSets } from '../src/search/index-sets.js';
 import { parseQuery } from '../src/search/query.js';
+import { compileQuery } from '../src/search/query-plan.js';
 import { idf } from '../src/search/bm25.js';
 import { ftsPhrases } from '../src/search/fts-phrases.js';
 import { tableTotals } from '../src/search/fts-stats.js';
 import { scoreRows } from '../src/search/js-bm25.js';
-import { nativeWanted, rankExtension } from '../src/util/native-addon.js';
+import { nativeWanted, rankExtension } from '../src/native/addon.js';
 
 // (Under CI the extension is built; a run with NWAX_NATIVE leaving `rank` to JavaScript tests the twin alone.)
 if (!rankExtension() && process.env.CI === 'true' && nativeWanted('rank'))
@@ -190,7 +191,7 @@ describe('BM25 over the whole collection', () => {
       const hits = (text: string) => (db.prepare('SELECT count(*) AS n FROM fts WHERE fts MATCH ?').get(text) as { n: number }).n;
       let compared = 0;
       for (const query of queries()) {
-        const p = open.wordPlan(parseQuery(query));
+        const p = open.wordPlan(compileQuery(parseQuery(query)));
         if (!p) continue;
         const s = { weights: open.scoring.weights, avgdl: totals.tokens / totals.rows, idf: p.phrases.map((ph) => idf(totals.rows, hits(ph.text))) };
         const w = open.scoring.weights.join(', ');

@@ -3,7 +3,7 @@ import { importJob } from '../src/segment/import-job.js';
 import { newContext } from '../src/mapreduce/job.js';
 import { RawJson } from '../src/mapreduce/value-json.js';
 import { captureJson, crawlParseOf, SEGMENT_PARTS, type Capture } from '../src/segment/segment.js';
-import { nativeKernel } from '../src/util/native-addon.js';
+import { nativeKernel } from '../src/native/addon.js';
 import { awkwardStrings } from './helpers.js';
 
 /** A capture as the import map emits it (importer.ts's field order), with what the test varies. */

@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { eldPackageDir } from '../src/analysis/language.js';
 import { ContentParser } from '../src/parse/parse.js';
 import { HAVE_FIXTURES, fixtureRecords, seededRandom, tempDir } from './helpers.js';
-import { nativeKernel, nativeWanted } from '../src/util/native-addon.js';
+import { nativeKernel, nativeWanted } from '../src/native/addon.js';
 
 const nativeEld = nativeKernel('eld');
 

@@ -12,7 +12,7 @@ import { HtmlScanner } from '../src/parse/html-scanner.js';
 import { nativeHtml } from '../src/parse/native-html.js';
 import { seededRandom } from './helpers.js';
 import { AWKWARD, TOKENS, soup } from './html-soup.js';
-import { nativeWanted } from '../src/util/native-addon.js';
+import { nativeWanted } from '../src/native/addon.js';
 
 const built = nativeHtml !== undefined;
 // (Under CI the addon is built; a run with NWAX_NATIVE leaving this kernel to JavaScript skips.)

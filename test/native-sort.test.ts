@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { nativeSort } from '../dist/mapreduce/native.js';
+import { nativeSort } from '../dist/native/sort.js';
 import { sortLineIndex } from '../dist/mapreduce/radix-sort.js';
 import { LineArena } from '../dist/mapreduce/line-arena.js';
 import { arenaChunks } from '../dist/mapreduce/run-writer.js';
@@ -17,7 +17,7 @@ import { longSum } from '../dist/mapreduce/long-sum.js';
 import type { Job } from '../dist/mapreduce/job.js';
 import { RawJson } from '../dist/mapreduce/value-json.js';
 import { nwax, seededRandom, tempDir } from './helpers.js';
-import { nativeWanted } from '../src/util/native-addon.js';
+import { nativeWanted } from '../src/native/addon.js';
 
 const built = nativeSort !== undefined;
 // (Under CI the addon is built; a run with NWAX_NATIVE leaving this kernel to JavaScript skips.)

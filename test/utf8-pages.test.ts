@@ -14,7 +14,7 @@ import { ContentParser } from '../src/parse/parse.js';
 import { HtmlExtractor } from '../src/parse/html.js';
 import { nativeDecodeUtf8 } from '../src/parse/native-html.js';
 import { ROOT, run, seededRandom, tempDir } from './helpers.js';
-import { nativeWanted } from '../src/util/native-addon.js';
+import { nativeWanted } from '../src/native/addon.js';
 
 const built = nativeDecodeUtf8 !== undefined;
 // (Under CI the addon is built; a run with NWAX_NATIVE leaving this kernel to JavaScript skips.)

@@ -20,7 +20,7 @@ import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nativeKernel } from '../util/native-addon.js';
+import { eldScore, eldTable } from '../native/eld.js';
 
 export interface EldAnswer {
   language: string;
@@ -275,9 +275,6 @@ function detectWith(count: Counter, names: string[], scores: Float64Array, separ
   };
 }
 
-type EldTable = (keys: Uint8Array, keyAt: Int32Array, weights: Int32Array, wAt: Int32Array, dict: Uint8Array, languages: number) => unknown;
-type EldScore = (table: unknown, text: string, scores: Float64Array) => number;
-
 /**
  * eld's database as the addon takes it: each n-gram's characters as bytes (eld's are codes
  * 0..255) at `keys[keyAt[k], keyAt[k + 1])`, and its (language, score) pairs at
@@ -334,8 +331,8 @@ function dictionaryBytes(dictionary: string[]): Uint8Array | undefined {
  * not built, or the data holds a character past 255 (then the JavaScript counts).
  */
 function nativeCounter(table: FlatTable | undefined, dictionary: string[], languages: number): Counter | undefined {
-  const make = nativeKernel('eld')?.eldTable as EldTable | undefined;
-  const score = nativeKernel('eld')?.eldScore as EldScore | undefined;
+  const make = eldTable;
+  const score = eldScore;
   const dict = dictionaryBytes(dictionary);
   if (!make || !score || !dict || !table) return undefined;
   let handle: unknown;

@@ -1,30 +1,12 @@
 /**
- * dedup-cdx's native kernels seen from TypeScript (native/cdx-keys.h): the state fields their
- * `st` arrays carry, and the keys of CDX11 lines written by the addon straight into an external
+ * dedup-cdx's native kernels seen from TypeScript (native/cdx-keys.h; their `st` fields are
+ * native/shared.ts's): the keys of CDX11 lines written by the addon straight into an external
  * sorter's arena of lines (the engine offers the arena through `fill`, knowing nothing of CDX).
  */
 import type { ExternalSorter } from '../mapreduce/external-sort.js';
 import type { FillStop } from '../mapreduce/line-arena.js';
-import type { NativeSort } from '../mapreduce/native.js';
-
-/** `cdxKeys`' state fields and statuses (native/cdx-keys.h). */
-export const CDX_KEYS_USED = 0;
-export const CDX_KEYS_COUNT = 1;
-export const CDX_KEYS_LINES = 2;
-export const CDX_KEYS_CAPTURES = 3;
-export const CDX_KEYS_NO_DIGEST = 4;
-export const CDX_KEYS_STATUS = 5;
-export const CDX_KEYS_NEED = 6;
-export const CDX_KEYS_FIELDS = 7;
-// Status 0: done; 1: a line left to the caller.
-export const CDX_KEYS_ROOM = 2;
-export const CDX_KEYS_FULL = 3;
-
-/** `cdxDups`' state fields (native/cdx-keys.h). */
-export const CDX_DUPS_GROUP_LEN = 0;
-export const CDX_DUPS_USED = 1;
-export const CDX_DUPS_LINES = 2;
-export const CDX_DUPS_FIELDS = 3;
+import type { NativeSort } from '../native/sort.js';
+import { CDX_KEYS_COUNT, CDX_KEYS_FULL, CDX_KEYS_NEED, CDX_KEYS_ROOM, CDX_KEYS_STATUS, CDX_KEYS_USED } from '../native/shared.js';
 
 /**
  * The keys (`URLKEY sha1:DIGEST DATE[ FILE]`) of the CDX11 lines of `chunk[from, to)` added to

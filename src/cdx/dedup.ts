@@ -11,7 +11,7 @@ import { CdxLineReader, bareDigest } from './cdx-reader.js';
 import { ExternalSorter, type SortOptions } from '../mapreduce/external-sort.js';
 import { lineChunks } from '../mapreduce/line-reader.js';
 import { copyBytes } from '../mapreduce/line-arena.js';
-import { nativeSort } from '../mapreduce/native.js';
+import { nativeSort } from '../native/sort.js';
 import {
   CDX_DUPS_FIELDS,
   CDX_DUPS_GROUP_LEN,
@@ -21,8 +21,8 @@ import {
   CDX_KEYS_FIELDS,
   CDX_KEYS_LINES,
   CDX_KEYS_NO_DIGEST,
-  addCdxKeys,
-} from './cdx-keys-native.js';
+} from '../native/shared.js';
+import { addCdxKeys } from './cdx-keys-native.js';
 
 export interface DedupStats {
   /** Told about lines that are not CDX: the file, the line number and what is wrong. */

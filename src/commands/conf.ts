@@ -20,7 +20,7 @@ export default class Conf extends NwaxCommand {
       process.stdout.write(`${n} = ${v}${note}\n    ${def?.description ?? ''}\n`);
     }
     // Which twin each kernel runs here (the environment's NWAX_NATIVE, not a property).
-    const { KERNELS, nativeKernels } = await import('../util/native-addon.js');
+    const { KERNELS, nativeKernels } = await import('../native/addon.js');
     const native = nativeKernels();
     const js = KERNELS.filter((k) => !native.includes(k));
     this.sayLine(

@@ -7,7 +7,8 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { copyBytes, type LineArena } from './line-arena.js';
 import { OutBuffer } from './out-buffer.js';
-import { MERGE_DONE, MERGE_OUT_FULL, nativeSort, type NativeSort } from './native.js';
+import { nativeSort, type NativeSort } from '../native/sort.js';
+import { CUR_E, CUR_FIELDS, CUR_FILL, CUR_POS, CUR_S, MERGE_DONE, MERGE_OUT_FULL, ST_ARG, ST_LAST, ST_USED } from '../native/shared.js';
 
 /** A sorted source of lines: after `next()` returns true, the line is `buf[s, e)`. */
 export interface LineCursor {
@@ -225,9 +226,6 @@ export function* mergeLinesJs(cursors: LineCursor[], unique = false, chunkBytes 
   }
 }
 
-/** Fields per source in the native merge's `cur`: the line [s, e) (e < 0: exhausted), pos, fill. */
-const CUR = 4;
-
 /**
  * `mergeLines` in native code: the addon merges whole lines out of the sources' buffers into
  * the chunk, and returns here when the chunk is full or a file's buffer holds no whole line
@@ -236,25 +234,25 @@ const CUR = 4;
  */
 function* nativeMerge(addon: NativeSort, cursors: (FileLines | ArenaLines)[], unique: boolean, chunkBytes: number): Generator<Buffer> {
   const k = cursors.length;
-  const cur = new Int32Array(CUR * Math.max(1, k));
+  const cur = new Int32Array(CUR_FIELDS * Math.max(1, k));
   const tree = new Int32Array(Math.max(1, k));
   const m = addon.mergeOpen(k, unique, cur, tree);
   // Copies cursor i's line and position into `cur` after its `next()`, and its buffer to the addon.
   const load = (i: number, more: boolean): void => {
     const c = cursors[i];
     if (!more) {
-      cur[CUR * i + 1] = -1;
+      cur[CUR_FIELDS * i + CUR_E] = -1;
       return;
     }
-    cur[CUR * i] = c.s;
-    cur[CUR * i + 1] = c.e;
+    cur[CUR_FIELDS * i + CUR_S] = c.s;
+    cur[CUR_FIELDS * i + CUR_E] = c.e;
     if (c instanceof FileLines) {
-      cur[CUR * i + 2] = c.pos;
-      cur[CUR * i + 3] = c.fill;
+      cur[CUR_FIELDS * i + CUR_POS] = c.pos;
+      cur[CUR_FIELDS * i + CUR_FILL] = c.fill;
       addon.mergeSource(m, i, c.buf);
     } else {
-      cur[CUR * i + 2] = c.k;
-      cur[CUR * i + 3] = c.to;
+      cur[CUR_FIELDS * i + CUR_POS] = c.k;
+      cur[CUR_FIELDS * i + CUR_FILL] = c.to;
       addon.mergeSource(m, i, c.buf, c.order, c.arena.start, c.arena.len);
     }
   };
@@ -262,28 +260,31 @@ function* nativeMerge(addon: NativeSort, cursors: (FileLines | ArenaLines)[], un
     for (let i = 0; i < k; i++) load(i, cursors[i].next());
     let out = Buffer.allocUnsafeSlow(chunkBytes);
     // Bytes used, start of the last line put in `out` (for `unique`), argument (-2: start).
-    const st = Int32Array.of(0, -1, -2);
+    const st = new Int32Array(ST_ARG + 1);
+    st[ST_USED] = 0;
+    st[ST_LAST] = -1;
+    st[ST_ARG] = -2;
     for (;;) {
       const status = addon.mergeRun(m, out, st);
       if (status === MERGE_DONE) break;
       if (status === MERGE_OUT_FULL) {
-        if (st[0] > 0) yield out.subarray(0, st[0]);
+        if (st[ST_USED] > 0) yield out.subarray(0, st[ST_USED]);
         // The line that did not fit was compared with the last one before it: none to compare
         // in the next chunk.
-        st[0] = 0;
-        st[1] = -1;
+        st[ST_USED] = 0;
+        st[ST_LAST] = -1;
         const w = tree[0];
-        const n = cur[CUR * w + 1] - cur[CUR * w];
+        const n = cur[CUR_FIELDS * w + CUR_E] - cur[CUR_FIELDS * w + CUR_S];
         if (n + 1 > out.length) out = Buffer.allocUnsafeSlow(n + 1);
         continue;
       }
       // MERGE_REFILL: the source's file is read on from where the addon left it.
-      const w = st[2];
+      const w = st[ST_ARG];
       const c = cursors[w] as FileLines;
-      c.pos = cur[CUR * w + 2];
+      c.pos = cur[CUR_FIELDS * w + CUR_POS];
       load(w, c.next());
     }
-    if (st[0] > 0) yield out.subarray(0, st[0]);
+    if (st[ST_USED] > 0) yield out.subarray(0, st[ST_USED]);
   } finally {
     for (const c of cursors) c.close();
   }

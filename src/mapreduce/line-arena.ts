@@ -7,8 +7,9 @@
  */
 import { isAscii } from 'node:buffer';
 import { writeSync } from 'node:fs';
-import { nativeSort, type NativeSort } from './native.js';
+import { nativeSort, type NativeSort } from '../native/sort.js';
 import { sortLineIndex } from './radix-sort.js';
+import { ADD_COUNT, ADD_USED } from '../native/shared.js';
 
 /** start + length + partition (Int32 each) + sorted index (Int32) + sort cache (Float64). */
 export const INDEX_BYTES_PER_LINE = 24;
@@ -187,8 +188,8 @@ export class LineArena {
    */
   addRecordBatch(addon: NativeSort, keys: Uint8Array, pairs: Int32Array, from: number, n: number, value: Uint8Array, partitions: number): number {
     const st = batchState;
-    st[0] = this.used;
-    st[1] = this.count;
+    st[ADD_USED] = this.used;
+    st[ADD_COUNT] = this.count;
     const j = addon.addRecords(
       this.buf,
       this.start,
@@ -205,8 +206,8 @@ export class LineArena {
       value,
       partitions,
     );
-    this.used = st[0];
-    this.count = st[1];
+    this.used = st[ADD_USED];
+    this.count = st[ADD_COUNT];
     return j;
   }
 

@@ -16,7 +16,7 @@ import { LineArena } from './line-arena.js';
 import { writeArenaLines, writeRun } from './run-writer.js';
 import { OutBuffer } from './out-buffer.js';
 import { FileLines } from './byte-merge.js';
-import { nativeSort } from './native.js';
+import { nativeSort } from '../native/sort.js';
 import { LongSumGroups, longSum } from './long-sum.js';
 import { mapRecordsAsBytes } from './record-bytes-map.js';
 export interface MapTask {

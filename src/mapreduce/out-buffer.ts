@@ -5,7 +5,8 @@
  */
 import { writeSync } from 'node:fs';
 import { copyBytes, utf8Write, writeAll, type LineArena } from './line-arena.js';
-import { nativeSort } from './native.js';
+import { nativeSort } from '../native/sort.js';
+import { GATHER_USED } from '../native/shared.js';
 
 /** `putSingles`' state for the addon: bytes used. */
 const gatherState = new Int32Array(1);
@@ -46,9 +47,9 @@ export class OutBuffer {
     const st = gatherState;
     let k = from;
     for (;;) {
-      st[0] = this.used;
+      st[GATHER_USED] = this.used;
       k = nativeSort.gatherSingles(arena.buf, arena.start, arena.len, arena.klen, order, k, to, this.buf, st);
-      this.used = st[0];
+      this.used = st[GATHER_USED];
       if (k === to) return k;
       const i = order[k];
       const single = k + 1 === to || !arena.sameKey(i, order[k + 1]);

@@ -18,7 +18,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { compareBytes } from './byte-order.js';
 import { NwaxError } from '../util/errors.js';
-import { nativeSort } from './native.js';
+import { nativeSort } from '../native/sort.js';
 import { gzipBlock } from './block-gzip.js';
 import { indexPath } from './record-file-reader.js';
 

@@ -22,9 +22,8 @@ import {
   SUM_STATUS,
   SUM_USED,
   SUM_VALUE,
-  nativeSort,
-  type NativeSort,
-} from './native.js';
+} from '../native/shared.js';
+import { nativeSort, type NativeSort } from '../native/sort.js';
 import { RecordFileWriter, type RecordFileOptions } from './record-file.js';
 import { LongSumGroups, longSum, numberAt } from './long-sum.js';
 import { recordPartName } from './dataset.js';

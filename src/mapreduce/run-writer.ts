@@ -4,7 +4,8 @@
  */
 import { closeSync, openSync } from 'node:fs';
 import { copyBytes, writeAll, type LineArena } from './line-arena.js';
-import { nativeSort, type NativeSort } from './native.js';
+import { nativeSort, type NativeSort } from '../native/sort.js';
+import { GATHER_PREV, GATHER_USED } from '../native/shared.js';
 
 /**
  * The chunk that runs are written through, one per thread and kept: a new megabyte per run was
@@ -69,19 +70,21 @@ export function* arenaChunks(
 /** `arenaChunks` through the native gather: one call per chunk, not a copy through JavaScript per line. */
 function* nativeChunks(arena: LineArena, addon: NativeSort, order: Int32Array, from: number, to: number, unique: boolean, chunk: Buffer): Generator<Buffer> {
   // Bytes of the chunk used, and the last line put out (for `unique`).
-  const st = Int32Array.of(0, -1);
+  const st = new Int32Array(2);
+  st[GATHER_USED] = 0;
+  st[GATHER_PREV] = -1;
   let k = from;
   while (k < to) {
     k = addon.gatherLines(arena.buf, arena.start, arena.len, order, k, to, chunk, st, unique);
     if (k === to) break;
-    if (st[0] > 0) yield chunk.subarray(0, st[0]);
+    if (st[GATHER_USED] > 0) yield chunk.subarray(0, st[GATHER_USED]);
     else {
       // A line longer than the chunk goes as it lies.
       const i = order[k++];
       yield arena.buf.subarray(arena.start[i], arena.start[i] + arena.len[i] + 1);
-      st[1] = i;
+      st[GATHER_PREV] = i;
     }
-    st[0] = 0;
+    st[GATHER_USED] = 0;
   }
-  if (st[0] > 0) yield chunk.subarray(0, st[0]);
+  if (st[GATHER_USED] > 0) yield chunk.subarray(0, st[GATHER_USED]);
 }

@@ -19,12 +19,13 @@
 import { decodeHTML, decodeHTMLAttribute, DecodingMode } from 'entities/decode';
 import { hashStep, matchName, nameHash, NameTable } from './tag-names.js';
 import { HtmlTree, type HtmlHandler } from './html-tree.js';
+import { TAGS_WITH } from '../native/html-names.js';
 
 export type { HtmlHandler } from './html-tree.js';
 
 /** Elements whose content is text up to their end tag: raw, or with entities decoded (RCDATA). */
-const RAW_TEXT = new Set(['script', 'style', 'iframe', 'noembed', 'noframes', 'xmp']);
-const RCDATA = new Set(['title', 'textarea']);
+const RAW_TEXT = new Set(TAGS_WITH.raw);
+const RCDATA = new Set(TAGS_WITH.rcdata);
 
 const GT = 0x3e,
   SLASH = 0x2f,

@@ -4,6 +4,8 @@
  * implied closes, void elements, the SVG and MathML contexts and their tag names, a second
  * `<form>` ignored, `</p>` with no open p an empty paragraph, `</br>` a line break.
  */
+import { IMPLIED_CLOSES, SVG_NAMES as SVG_NAME_LIST, TAGS_WITH } from '../native/html-names.js';
+
 export interface HtmlHandler {
   /** Whether text is wanted now: when false, text is passed over without being sliced or decoded. */
   readonly wantsText: boolean;
@@ -23,127 +25,13 @@ export interface HtmlHandler {
 
 export const NO_ATTRIBUTES: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
-const FORM_TAGS = new Set(['input', 'option', 'optgroup', 'select', 'button', 'datalist', 'textarea']);
-const P_TAG = new Set(['p']);
-const HEADING_TAGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'p']);
-const TABLE_SECTION_TAGS = new Set(['thead', 'tbody']);
-const DDT_TAGS = new Set(['dd', 'dt']);
-const RTP_TAGS = new Set(['rt', 'rp']);
-const OPEN_IMPLIES_CLOSE = new Map<string, Set<string>>([
-  ['tr', new Set(['tr', 'th', 'td'])],
-  ['th', new Set(['th'])],
-  ['td', new Set(['thead', 'th', 'td'])],
-  ['body', new Set(['head', 'link', 'script'])],
-  ['a', new Set(['a'])],
-  ['li', new Set(['li'])],
-  ['p', P_TAG],
-  ['h1', HEADING_TAGS],
-  ['h2', HEADING_TAGS],
-  ['h3', HEADING_TAGS],
-  ['h4', HEADING_TAGS],
-  ['h5', HEADING_TAGS],
-  ['h6', HEADING_TAGS],
-  ['select', FORM_TAGS],
-  ['input', FORM_TAGS],
-  ['output', FORM_TAGS],
-  ['button', FORM_TAGS],
-  ['datalist', FORM_TAGS],
-  ['textarea', FORM_TAGS],
-  ['option', new Set(['option'])],
-  ['optgroup', new Set(['optgroup', 'option'])],
-  ['dd', DDT_TAGS],
-  ['dt', DDT_TAGS],
-  ...[
-    'address',
-    'article',
-    'aside',
-    'blockquote',
-    'details',
-    'div',
-    'dl',
-    'fieldset',
-    'figcaption',
-    'figure',
-    'footer',
-    'form',
-    'header',
-    'hr',
-    'main',
-    'nav',
-    'ol',
-    'pre',
-    'section',
-    'table',
-    'ul',
-  ].map((t) => [t, P_TAG] as [string, Set<string>]),
-  ['rt', RTP_TAGS],
-  ['rp', RTP_TAGS],
-  ['tbody', TABLE_SECTION_TAGS],
-  ['tfoot', TABLE_SECTION_TAGS],
-]);
-const VOID = new Set([
-  'area',
-  'base',
-  'basefont',
-  'br',
-  'col',
-  'command',
-  'embed',
-  'frame',
-  'hr',
-  'img',
-  'input',
-  'isindex',
-  'keygen',
-  'link',
-  'meta',
-  'param',
-  'source',
-  'track',
-  'wbr',
-]);
-const INTEGRATION = new Set(['mi', 'mo', 'mn', 'ms', 'mtext', 'annotation-xml', 'foreignObject', 'desc', 'title']);
-const SVG_NAMES = new Map(
-  [
-    'altGlyph',
-    'altGlyphDef',
-    'altGlyphItem',
-    'animateColor',
-    'animateMotion',
-    'animateTransform',
-    'clipPath',
-    'feBlend',
-    'feColorMatrix',
-    'feComponentTransfer',
-    'feComposite',
-    'feConvolveMatrix',
-    'feDiffuseLighting',
-    'feDisplacementMap',
-    'feDistantLight',
-    'feDropShadow',
-    'feFlood',
-    'feFuncA',
-    'feFuncB',
-    'feFuncG',
-    'feFuncR',
-    'feGaussianBlur',
-    'feImage',
-    'feMerge',
-    'feMergeNode',
-    'feMorphology',
-    'feOffset',
-    'fePointLight',
-    'feSpecularLighting',
-    'feSpotLight',
-    'feTile',
-    'feTurbulence',
-    'foreignObject',
-    'glyphRef',
-    'linearGradient',
-    'radialGradient',
-    'textPath',
-  ].map((n) => [n.toLowerCase(), n]),
-);
+// The tag names the rules treat apart, written once for this and the C extractor
+// (native/html-names.json).
+/** The open elements a tag's start closes (htmlparser2's openImpliesClose). */
+const OPEN_IMPLIES_CLOSE = new Map(Object.entries(IMPLIED_CLOSES).map(([tag, closes]) => [tag, new Set(closes)]));
+const VOID = new Set(TAGS_WITH.void);
+const INTEGRATION = new Set(TAGS_WITH.integration);
+const SVG_NAMES = new Map(SVG_NAME_LIST.map((n) => [n.toLowerCase(), n]));
 
 export const enum Context {
   Html,

@@ -5,19 +5,9 @@
  * Text past the limit is dropped, but links and meta are still read to the end of the input.
  */
 import { HtmlScanner, type HtmlHandler } from './html-scanner.js';
-import {
-  EV_A,
-  EV_BASE,
-  EV_CLOSE_A,
-  EV_FIELDS,
-  EV_LINK,
-  EV_META,
-  decodeUtf8Page,
-  eventString,
-  nativeHtml,
-  nativeHtmlUtf8,
-  type NativeHtml,
-} from './native-html.js';
+import { decodeUtf8Page, eventString, nativeHtml, nativeHtmlUtf8, type NativeHtml } from './native-html.js';
+import { EV_A, EV_BASE, EV_CLOSE_A, EV_FIELDS, EV_LINK, EV_META, TITLE_CHARS } from '../native/shared.js';
+import { TAGS_WITH } from '../native/html-names.js';
 import { squash, squashText } from './squash.js';
 import { UrlResolver } from './url-resolver.js';
 
@@ -48,49 +38,11 @@ export interface HtmlOptions {
   maxOutlinks: number;
 }
 
-const HIDDEN = new Set(['script', 'style', 'template', 'noscript', 'svg', 'math']);
+const HIDDEN = new Set(TAGS_WITH.hidden);
 /** Elements that end a run of words: text on either side must not run together. */
-const BLOCK = new Set([
-  'p',
-  'div',
-  'br',
-  'li',
-  'ul',
-  'ol',
-  'tr',
-  'td',
-  'th',
-  'table',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'section',
-  'article',
-  'header',
-  'footer',
-  'nav',
-  'aside',
-  'blockquote',
-  'pre',
-  'hr',
-  'dd',
-  'dt',
-  'dl',
-  'form',
-  'option',
-  'title',
-  'body',
-  'main',
-  'figure',
-  'figcaption',
-  'address',
-  'center',
-]);
+const BLOCK = new Set(TAGS_WITH.block);
 /** Link-bearing elements and attributes (as Nutch's DOMContentUtils, without images and scripts). */
-const LINKS: Record<string, string> = { a: 'href', area: 'href', frame: 'src', iframe: 'src' };
+const LINKS: Record<string, string> = Object.fromEntries([...TAGS_WITH.linkHref.map((t) => [t, 'href']), ...TAGS_WITH.linkSrc.map((t) => [t, 'src'])]);
 /** The attributes read, by tag: the links' (with their text for an area or frame), and html's, base's and meta's. */
 const ATTRIBUTES = new Map<string, readonly string[]>([
   ['html', ['lang']],
@@ -112,10 +64,9 @@ const ROLES = new Map<string, number>();
 for (const t of HIDDEN) ROLES.set(t, Role.Hidden);
 for (const t of BLOCK) ROLES.set(t, (ROLES.get(t) ?? 0) | Role.Block);
 for (const t of Object.keys(LINKS)) ROLES.set(t, (ROLES.get(t) ?? 0) | Role.Link);
-for (const t of ['title', 'html', 'base', 'meta']) ROLES.set(t, (ROLES.get(t) ?? 0) | Role.Other);
+for (const t of TAGS_WITH.other) ROLES.set(t, (ROLES.get(t) ?? 0) | Role.Other);
 
-/** Characters of a title and of an anchor text kept before they are squashed. */
-const TITLE_CHARS = 4096;
+/** Characters of an anchor text kept before it is squashed (a title's: TITLE_CHARS, which the extractor shares). */
 const ANCHOR_CHARS = 1024;
 /**
  * Characters of a document held for the native extractor, which reads a document whole; past

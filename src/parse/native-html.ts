@@ -11,47 +11,24 @@
  */
 import { decodeHTML, decodeHTMLAttribute, DecodingMode } from 'entities/decode';
 import { decodeRcdata } from './html-scanner.js';
-import { nativeKernel } from '../util/native-addon.js';
+import { decodeUtf8, htmlExtract, htmlExtractUtf8, type NativeHtml } from '../native/html.js';
+import { DECODE_ATTRIBUTE, DECODE_TEXT, DECODE_TEXTAREA, DECODE_TITLE } from '../native/shared.js';
 
-export interface NativeHtml {
-  /** The first title's text as it came, up to 4,096 characters. */
-  title: string;
-  /** The visible text up to the limit, squashed. */
-  text: string;
-  truncated: boolean;
-  /** The first non-empty `<html lang>`. */
-  lang: string;
-  /** The text read while an `<a>` may be open: anchor texts are ranges of it (EV_A, EV_CLOSE_A). */
-  anchors: string;
-  /** The events' strings. */
-  pool: string;
-  /** EV_FIELDS numbers per event: kind, three pool strings (offset, length; -1: none), an offset in `anchors`. */
-  events: Int32Array;
-}
+export type { NativeHtml };
 
-export const EV_BASE = 1;
-export const EV_A = 2;
-export const EV_CLOSE_A = 3;
-export const EV_LINK = 4;
-export const EV_META = 5;
-export const EV_FIELDS = 8;
-
-/** native/html-extract.h's NWAX_DECODE_* kinds, in order. */
-const DECODERS: ((text: string) => string)[] = [
-  (t) => decodeHTML(t, DecodingMode.Legacy),
-  (t) => decodeRcdata(t, 'title'),
-  (t) => decodeRcdata(t, 'textarea'),
-  (t) => decodeHTMLAttribute(t),
-];
+/** The decoders of the extractor's NWAX_DECODE_* kinds. */
+const DECODERS: ((text: string) => string)[] = [];
+DECODERS[DECODE_TEXT] = (t) => decodeHTML(t, DecodingMode.Legacy);
+DECODERS[DECODE_TITLE] = (t) => decodeRcdata(t, 'title');
+DECODERS[DECODE_TEXTAREA] = (t) => decodeRcdata(t, 'textarea');
+DECODERS[DECODE_ATTRIBUTE] = (t) => decodeHTMLAttribute(t);
 
 function decode(kind: number, text: string): string {
   return DECODERS[kind](text);
 }
 
-type Extract = (html: string, textLimit: number, decode: (kind: number, text: string) => string) => NativeHtml | null;
-type ExtractUtf8 = (bytes: Buffer, bomAt: number, textLimit: number, decode: (kind: number, text: string) => string) => NativeHtml | null;
-const extract = nativeKernel('html')?.htmlExtract as Extract | undefined;
-const extractUtf8 = nativeKernel('html')?.htmlExtractUtf8 as ExtractUtf8 | undefined;
+const extract = htmlExtract;
+const extractUtf8 = htmlExtractUtf8;
 
 /** The parse of `html`, or null for a document the scanner reads; undefined where the addon is not built. */
 export const nativeHtml: ((html: string, textLimit: number) => NativeHtml | null) | undefined = extract
@@ -68,7 +45,7 @@ export const nativeHtmlUtf8: ((bytes: Buffer, bomAt: number, textLimit: number) 
   : undefined;
 
 /** The addon's UTF-8 decoding alone, as nativeHtmlUtf8 reads the bytes (for the tests that hold it to TextDecoder). */
-export const nativeDecodeUtf8 = nativeKernel('html')?.decodeUtf8 as ((bytes: Buffer, bomAt: number) => string) | undefined;
+export const nativeDecodeUtf8 = decodeUtf8;
 
 /** What nativeHtmlUtf8 reads, decoded by TextDecoder: the text the scanner reads where the extractor hands a page back. */
 export function decodeUtf8Page(bytes: Buffer, bomAt: number): string {

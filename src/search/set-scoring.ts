@@ -11,7 +11,7 @@ import { rankArgs, type Scoring, type SetStats } from './bm25.js';
 import type { FtsPhrase } from './fts-phrases.js';
 import { rowLengths, tableTotals } from './fts-stats.js';
 import { scoreRows, type TableCounts } from './js-bm25.js';
-import { rankExtension } from '../util/native-addon.js';
+import { rankExtension } from '../native/addon.js';
 
 /** A document's BM25 score (negative, lower is better, as FTS5's). */
 export interface Scored {

@@ -5,10 +5,7 @@
  * JSON a JavaScript string. `jsonStringFromBytes` is JSON.parse of such bytes: the string made
  * once, straight from them, where a decode then JSON.parse made it twice.
  */
-import { nativeKernel } from './native-addon.js';
-
-const jsonString = nativeKernel('json')?.jsonString as ((s: string) => Buffer) | undefined;
-const jsonStringDecode = nativeKernel('json')?.jsonStringDecode as ((b: Uint8Array, start: number, end: number) => string | undefined) | undefined;
+import { jsonString, jsonStringDecode } from '../native/json.js';
 
 export function jsonStringBytes(s: string): Buffer {
   return jsonString ? jsonString(s) : Buffer.from(JSON.stringify(s));

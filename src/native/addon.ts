@@ -1,18 +1,20 @@
 /**
  * The native addon (native/*.c, build/Release/nwax_native.node), built by `npm install`
- * through node-gyp as better-sqlite3 is, loaded once for every layer that uses a part of it:
- * the sort and merge (src/mapreduce/native.ts) and the HTML extractor
- * (src/parse/native-html.ts), the language scores and JSON strings; and beside it the SQLite
- * extension of the collection-wide BM25 (native/fts-rank.c, build/Release/nwax_rank.node),
- * loaded into each index connection. Without them (no compiler on the machine, or
- * `NWAX_NATIVE` turning a kernel off), their JavaScript twins do the same work, to the same
- * bytes.
+ * through node-gyp as better-sqlite3 is, loaded once for every layer that uses a part of it,
+ * each kernel's surface in a module of its own here: the sort, merge and sums (sort.ts), the
+ * HTML extractor (html.ts), the language scores (eld.ts) and JSON strings (json.ts); the
+ * numbers the C and TypeScript share are generated from native/shared.json (shared.ts). Beside
+ * it, the SQLite extension of the collection-wide BM25 (native/fts-rank.c,
+ * build/Release/nwax_rank.node), loaded into each index connection. Without them (no compiler
+ * on the machine, or `NWAX_NATIVE` turning a kernel off), their JavaScript twins do the same
+ * work, to the same bytes; the module that uses a kernel chooses its twin where this gives it
+ * none.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
-import { UsageError } from './errors.js';
+import { UsageError } from '../util/errors.js';
 
 /**
  * The addon's kernels, each with a JavaScript twin that gives the same bytes: `sort` (the
@@ -46,7 +48,7 @@ const WANTED = wanted();
 function load(): Record<string, unknown> | undefined {
   if (WANTED.size === 0) return undefined;
   try {
-    // dist/util/native-addon.js -> build/Release at the package's root.
+    // dist/native/addon.js -> build/Release at the package's root.
     return createRequire(import.meta.url)('../../build/Release/nwax_native.node') as Record<string, unknown>;
   } catch (e) {
     // Not built is what the install reported; built but not loadable is worth a word, from the

@@ -1,14 +1,16 @@
 /**
- * The native sort and merge (native/*.c), built by `npm install` through node-gyp as
- * better-sqlite3 is, and loaded here when present. Without it (no compiler on the machine, or
- * `NWAX_NATIVE` without `sort`), the JavaScript sort and merge do the same work, to the same bytes: the
- * tests hold the two to each other.
+ * The `sort` kernel's surface (native/line-*.c, record-add.c, long-sum.c, cdx-keys.c): the
+ * sort, gather and merge of lines, records added in batches, the built-in sum, dedup-cdx's keys.
+ * Its `st` fields and statuses are shared.ts's (generated with the C headers' from
+ * native/shared.json). Without it (no compiler on the machine, or `NWAX_NATIVE` without
+ * `sort`), the JavaScript sort and merge do the same work, to the same bytes: the tests hold
+ * the two to each other.
  *
  * Why native: the sort and merge of lines are a byte loop and a memcmp/memcpy per line, and in
  * JavaScript each of those paid a native call's fixed cost or a bounds-checked byte access.
  * They were most of the group-and-count's CPU (docs/decisions.md, "Native sort and merge").
  */
-import { nativeKernel } from '../util/native-addon.js';
+import { nativeKernel } from './addon.js';
 
 export interface NativeSort {
   /** Sorts `order[lo, hi)` (line numbers) by the bytes of the lines; `cache` is scratch as long as `order`. */
@@ -112,24 +114,6 @@ export interface NativeSort {
   /** The UTF-16 code units of the UTF-8 bytes `buf[s, e)` (record-file.ts's utf16Length). */
   utf16Length(buf: Uint8Array, s: number, e: number): number;
 }
-
-export const MERGE_DONE = 0;
-export const MERGE_OUT_FULL = 1;
-export const MERGE_REFILL = 2;
-
-/** `longSum`'s state fields and statuses (native/long-sum.h). */
-export const SUM_KEY_LEN = 0;
-export const SUM_USED = 1;
-export const SUM_GROUPS = 4;
-export const SUM_LINE_NO = 5;
-export const SUM_STATUS = 6;
-export const SUM_ARG = 7;
-export const SUM_ARG2 = 8;
-export const SUM_FIELDS = 9;
-// Statuses 0 (done) and 1 (block full) are answered inside writer.blockFor/blockWritten.
-export const SUM_KEY_ROOM = 2;
-export const SUM_VALUE = 3;
-export const SUM_EMIT = 4;
 
 /** The addon, or undefined where it is not built or `NWAX_NATIVE` leaves the sort kernel to JavaScript. */
 export const nativeSort: NativeSort | undefined = nativeKernel('sort') as NativeSort | undefined;
