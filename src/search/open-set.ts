@@ -22,11 +22,9 @@ import { SetScoring, type Scored } from './set-scoring.js';
 import type { PlanSet, WordPlan } from './set-word-query.js';
 import { MAX_SCORED, type Facets, type FieldOrder, type RankLimits, type Row, type SetResult, type StoredRef } from './types.js';
 import { NwaxError } from '../util/errors.js';
-import { SNIPPET_READS, snippetOf, snippetOfHead, type Snippet } from './snippet.js';
+import type { Snippet } from './snippet.js';
+import { SetTexts } from './set-texts.js';
 import { SetAccess } from './access-view.js';
-
-/** Characters of a text read for its snippet first (a long page's snippet is nearly always near its top). */
-const SNIPPET_HEAD = 8192;
 
 /** BM25's column weights: title, content, anchors, URL words, host (and 0 for the years). */
 const WEIGHTS = [4.0, 1.0, 2.0, 1.0, 0.5];
@@ -50,8 +48,8 @@ export class OpenSet {
   readonly scoring: SetScoring;
   /** What this set's word plans run on (set-word-query.ts). */
   private readonly planSet: PlanSet;
-  /** Where the documents' texts are read: the segments (schema 4), or undefined where each row holds its own. */
-  private readonly texts: { store: SegmentTexts; near: string[] } | undefined;
+  /** The documents' texts: from the segments (schema 4), or each row's own (set-texts.ts). */
+  private readonly texts: SetTexts;
 
   /** `texts`: the searcher's reader of segment texts (shared, with its cache of blocks). */
   constructor(
@@ -61,7 +59,10 @@ export class OpenSet {
     const main = openIndex(set.main, 'main');
     this.db = main.db;
     this.docCount = main.info.docCount;
-    this.texts = main.info.version >= TEXT_IN_SEGMENTS ? { store: texts, near: textRoots(set.main, main.info.segmentRoots) } : undefined;
+    this.texts = new SetTexts(
+      (sql) => this.stmt(sql),
+      main.info.version >= TEXT_IN_SEGMENTS ? { store: texts, near: textRoots(set.main, main.info.segmentRoots) } : undefined,
+    );
     if (set.dates) {
       const dates = openIndex(set.dates, 'dates');
       dates.db.close();
@@ -147,7 +148,7 @@ export class OpenSet {
           mimes: this.mimeIndexed ? () => this.mimes() : undefined,
           dates: this.datesExpr(),
           withheld: this.access.withheldTable,
-          urlKeyed: this.texts !== undefined,
+          urlKeyed: this.texts.inSegments,
         },
         // A version's years in the text index may be of captures the view withholds.
         years && p.wholeYears && !this.access.partial,
@@ -364,69 +365,14 @@ export class OpenSet {
       docs.segment, docs.file, docs.location, docs.offset, docs.clen, docs.host, docs.boost, docs.inlinks${lang ? ', docs.lang' : ''}`;
   }
 
-  /**
-   * A hit's stored text (for its snippet; '' when `text` is false) and language, in one read:
-   * both lie at the end of its row, past the text's overflow pages.
-   */
+  /** A hit's stored text ('' when `text` is false) and language (set-texts.ts). */
   textAndLang(id: number, text = true): { text: string; lang: string } {
-    if (this.texts) {
-      const r = this.stmt('SELECT segment, url, digest, lang FROM docs WHERE id = ?').get(id) as
-        | { segment: string | null; url: string; digest: string; lang: string }
-        | undefined;
-      if (r === undefined) return { text: '', lang: '' };
-      return { text: text ? this.segmentText(r) : '', lang: r.lang ?? '' };
-    }
-    const r = this.stmt(text ? 'SELECT text, lang FROM docs WHERE id = ?' : "SELECT '' AS text, lang FROM docs WHERE id = ?").get(id) as
-      | { text: string | null; lang: string }
-      | undefined;
-    return { text: r?.text ?? '', lang: r?.lang ?? '' };
+    return this.texts.textAndLang(id, text);
   }
 
-  /**
-   * A hit's snippet and language. From its segment: the snippet of the text's first kilobytes
-   * where they hold it (snippetOfHead), else of the whole text; from its row (schema 3), the
-   * whole text as stored.
-   */
+  /** A hit's snippet and language (set-texts.ts). */
   snippetAndLang(id: number, highlight: string[]): { snippet: Snippet; lang: string } {
-    if (this.texts) {
-      const r = this.stmt('SELECT segment, url, digest, lang FROM docs WHERE id = ?').get(id) as
-        | { segment: string | null; url: string; digest: string; lang: string }
-        | undefined;
-      if (r === undefined) return { snippet: snippetOf('', highlight), lang: '' };
-      let head = this.segmentHead(r, SNIPPET_HEAD);
-      // Longer heads where the first does not hold the snippet, at most as far as a snippet can
-      // look (SNIPPET_READS), not a long page's whole.
-      for (const more of [SNIPPET_HEAD * 8, SNIPPET_READS]) {
-        if (!head || head.whole) break;
-        const quick = snippetOfHead(head.text, highlight);
-        if (quick) return { snippet: quick, lang: r.lang ?? '' };
-        head = this.segmentHead(r, more);
-      }
-      return { snippet: snippetOf(head?.text ?? '', highlight), lang: r.lang ?? '' };
-    }
-    const { text, lang } = this.textAndLang(id);
-    return { snippet: snippetOf(text, highlight), lang };
-  }
-
-  /** At least the first `chars` characters of a version's text from its segment; undefined where it is not found or its block is damaged. */
-  private segmentHead(r: { segment: string | null; url: string; digest: string }, chars: number): { text: string; whole: boolean } | undefined {
-    const { store, near } = this.texts!;
-    try {
-      return store.head(r.segment ?? '', r.url, r.digest, chars, near);
-    } catch {
-      return undefined; // a damaged block: the hit without its snippet, the query goes on
-    }
-  }
-
-  /** A version's text from its segment ('' where the segment is not beside the index, nor where the searcher looks). */
-  private segmentText(r: { segment: string | null; url: string; digest: string }): string {
-    const { store, near } = this.texts!;
-    try {
-      return store.text(r.segment ?? '', r.url, r.digest, near) ?? '';
-    } catch {
-      // A damaged block of parse_text: the hit is shown without its snippet, the query goes on.
-      return '';
-    }
+    return this.texts.snippetAndLang(id, highlight);
   }
 
   hosts(): string[] {
@@ -468,16 +414,7 @@ export class OpenSet {
 
   /** The first characters of the stored text of a document (the ranking's exact feature). */
   head(id: number, chars = 1000): string {
-    if (this.texts) {
-      const r = this.stmt('SELECT segment, url, digest FROM docs WHERE id = ?').get(id) as { segment: string | null; url: string; digest: string } | undefined;
-      if (r === undefined) return '';
-      try {
-        return this.texts.store.head(r.segment ?? '', r.url, r.digest, chars, this.texts.near)?.text.slice(0, chars) ?? '';
-      } catch {
-        return '';
-      }
-    }
-    return (this.stmt('SELECT substr(text, 1, ?) AS t FROM docs WHERE id = ?').get(chars, id) as { t: string | null } | undefined)?.t ?? '';
+    return this.texts.head(id, chars);
   }
 
   close(): void {
