@@ -6,7 +6,7 @@
  * tasks call the twin, and the equivalence tests (test/byte-jobs.test.ts) hold the two to the
  * same bytes. The engine reads these; it knows no job's format.
  */
-import type { Emit, TaskContext } from './job.js';
+import type { Emit, TaskContext } from './task-types.js';
 
 /**
  * A key given as the bytes `key[start, end)` (UTF-8) and a value as the bytes of its JSON.
