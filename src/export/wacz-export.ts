@@ -25,6 +25,7 @@ import { InputError, NwaxError, describeFsError } from '../util/errors.js';
 import { RecordBytes } from './record-bytes.js';
 import { ScanPool } from './scan-pool.js';
 import { PackageRecords, type Prepared } from './package-records.js';
+import { firstDate } from '../index/document.js';
 
 export interface ExportOptions {
   /** The crawl directory: its indexes (the versions) and segments (the capture index). */
@@ -82,7 +83,7 @@ function* selectPages(searcher: Searcher, query: string | undefined): Generator<
     seen.add(key);
     const ref = searcher.stored(d.setName, d.id);
     if (!ref || ref === 'blocked') continue;
-    const ts = d.dates.split(' ').filter(Boolean).sort()[0] ?? '';
+    const ts = firstDate(d.dates);
     yield {
       url: d.url,
       ts,

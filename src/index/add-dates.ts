@@ -15,6 +15,7 @@ import { detectCanonicalizer, urlKey, type Canonicalizer } from '../cdx/surt.js'
 import { lineBatches } from '../mapreduce/line-reader.js';
 import { NwaxError } from '../util/errors.js';
 import { sweepDead } from '../util/litter.js';
+import { datesOf, mergeDates } from './document.js';
 
 export interface AddDatesOptions {
   canonicalizer: string;
@@ -99,7 +100,7 @@ function loadPart(keyIndex: string, sources: string[]): PartDates {
       s === key
         ? own.map((dates, id) => ({ id, dates }))
         : (s.db.prepare(`SELECT id, dates FROM ${table}`).iterate() as Iterable<{ id: number; dates: string }>);
-    for (const r of rows) for (const d of r.dates.split(' ')) if (d) dates[r.id].add(d);
+    for (const r of rows) for (const d of datesOf(r.dates)) dates[r.id].add(d);
     if (s !== key) s.db.close();
   }
   return { keyIndex, key, n, own, dates };
@@ -158,7 +159,7 @@ function writePart(part: PartDates, dest: string): void {
     const db = createIndex(tmp, 'dates');
     const insert = db.prepare('INSERT INTO dates(id, dates) VALUES (?, ?)');
     db.transaction(() => {
-      for (let id = 1; id <= n; id++) insert.run(id, [...dates[id]].sort().join(' '));
+      for (let id = 1; id <= n; id++) insert.run(id, mergeDates(dates[id]).join(' '));
     })();
     finishIndex(db, n, { extra_years: [...extraYears].sort().join(' ') });
     renameSync(tmp, dest);

@@ -9,6 +9,7 @@
 import Database from 'better-sqlite3';
 import { readInfo, recordDeleted } from './schema.js';
 import { NwaxError } from '../util/errors.js';
+import { datesOf, mergeDates } from './document.js';
 
 export interface DedupResult {
   groups: number;
@@ -67,7 +68,7 @@ export function dedupIndexes(paths: string[]): DedupResult {
       result.groups++;
       group.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : a.index - b.index || a.id - b.id));
       const [first, ...rest] = group;
-      const dates = [...new Set(group.flatMap((e) => e.dates.split(' ')).filter(Boolean))].sort().join(' ');
+      const dates = mergeDates(...group.map((e) => datesOf(e.dates))).join(' ');
       keep.set(first.index, [...(keep.get(first.index) ?? []), { id: first.id, dates }]);
       for (const e of rest) drop.set(e.index, [...(drop.get(e.index) ?? []), e.id]);
       result.deleted += rest.length;

@@ -2,6 +2,7 @@
 import { openIndex, TEXT_IN_SEGMENTS, type Db } from './schema.js';
 import { SegmentTexts, textRoots } from '../segment/segment-texts.js';
 import { NwaxError } from '../util/errors.js';
+import { SHOWN_COLUMNS } from './document.js';
 
 export interface DumpOptions {
   count: boolean;
@@ -9,28 +10,8 @@ export interface DumpOptions {
   field?: string;
 }
 
-const MAIN_FIELDS = [
-  'url',
-  'digest',
-  'date',
-  'dates',
-  'mime',
-  'status',
-  'length',
-  'collection',
-  'segment',
-  'file',
-  'location',
-  'offset',
-  'clen',
-  'title',
-  'host',
-  'inlinks',
-  'boost',
-  'anchors',
-  'lang',
-  'deleted',
-];
+/** A main index's fields, as its rows hold them (document.ts), and its text. */
+const MAIN_FIELDS = SHOWN_COLUMNS;
 
 export function* dumpIndexes(paths: string[], opts: DumpOptions): Generator<string> {
   const open = paths.map((p) => ({ path: p, ...openIndex(p) }));

@@ -15,6 +15,7 @@ import { normalizeUrl, outlinksIn, splitDocumentKey, type ContentPointer, type C
 import { IndexWriter, type IndexDocument } from './index-writer.js';
 import { languageOf } from '../analysis/language.js';
 import { jsonStringFromBytes } from '../util/json-bytes.js';
+import { mergeDates } from './document.js';
 
 /**
  * What the index takes of a version's parse_data: its outlinks (most of the dataset's bytes,
@@ -176,7 +177,7 @@ export const indexJob: Job = {
         continue;
       }
       const c = ver.content;
-      const dates = [...new Set([...ver.dates, c.date])].sort();
+      const dates = mergeDates(ver.dates, [c.date]);
       const doc: IndexDocument = {
         url,
         digest,

@@ -12,7 +12,7 @@
 import { createIndex, finishIndex, urlKey, type Db } from './schema.js';
 import type Database from 'better-sqlite3';
 import { indexText } from '../analysis/analyzer.js';
-import type { CaptureFields } from './capture-fields.js';
+import { INSERTED_COLUMNS, captureFieldsOf, type CaptureFields } from './document.js';
 
 export interface IndexDocument extends CaptureFields {
   url: string;
@@ -78,9 +78,7 @@ export class IndexWriter {
     opts: IndexWriterOptions = {},
   ) {
     this.db = createIndex(path, 'main');
-    this.insertDoc =
-      this.db.prepare(`INSERT INTO docs(id, url, digest, date, dates, mime, status, length, collection, segment, file, location, offset, clen, title, host, inlinks, boost, anchors, lang, urlkey)
-      VALUES (@id, @url, @digest, @date, @dates, @mime, @status, @length, @collection, @segment, @file, @location, @offset, @clen, @title, @host, @inlinks, @boost, @anchors, @lang, @urlkey)`);
+    this.insertDoc = this.db.prepare(`INSERT INTO docs(${INSERTED_COLUMNS.join(', ')}) VALUES (${INSERTED_COLUMNS.map((c) => `@${c}`).join(', ')})`);
     this.insertFts = this.db.prepare('INSERT INTO fts(rowid, title, content, anchors, urlwords, host, years) VALUES (?, ?, ?, ?, ?, ?, ?)');
     // An integer in the SQL text: FTS5 takes only an INTEGER value, and a bound JS number is a REAL.
     if (opts.ftsHashSize !== undefined) this.db.exec(`INSERT INTO fts(fts, rank) VALUES('hashsize', ${Math.max(1, Math.floor(opts.ftsHashSize))})`);
@@ -103,15 +101,7 @@ export class IndexWriter {
       digest: d.digest,
       date: d.date,
       dates: d.dates.join(' '),
-      mime: d.mime,
-      status: d.status,
-      length: d.length,
-      collection: d.collection,
-      segment: d.segment,
-      file: d.file,
-      location: d.location,
-      offset: d.offset,
-      clen: d.clen,
+      ...captureFieldsOf(d),
       title: d.title,
       host,
       inlinks: d.inlinks,

@@ -13,7 +13,7 @@ import { SegmentTexts, textRoots } from '../segment/segment-texts.js';
 import { IndexWriter, type IndexDocument, type IndexWriterOptions } from './index-writer.js';
 import { NwaxError } from '../util/errors.js';
 import { sweepDead } from '../util/litter.js';
-import { captureFieldsOf, type CaptureFields } from './capture-fields.js';
+import { captureFieldsOf, datesOf, mergeDates, type CaptureFields } from './document.js';
 
 interface DocRow extends CaptureFields {
   id: number;
@@ -83,7 +83,7 @@ export function mergeIndexes(out: string, inputs: string[], parallel: boolean, w
     const extra = new Map<number, string[]>();
     for (const o of parallel ? opened.slice(1) : []) {
       for (const r of o.db.prepare('SELECT id, dates FROM dates').iterate() as Iterable<{ id: number; dates: string }>) {
-        extra.set(r.id, [...(extra.get(r.id) ?? []), ...r.dates.split(' ').filter(Boolean)]);
+        extra.set(r.id, [...(extra.get(r.id) ?? []), ...datesOf(r.dates)]);
       }
     }
     const w = new IndexWriter(tmp, writer);
@@ -123,7 +123,7 @@ export function mergeIndexes(out: string, inputs: string[], parallel: boolean, w
         result.leftOut++;
         continue;
       }
-      const dates = [...new Set([...r.dates.split(' '), ...(extra.get(r.id) ?? [])].filter(Boolean))].sort();
+      const dates = mergeDates(datesOf(r.dates), extra.get(r.id) ?? []);
       const doc: IndexDocument = {
         url: r.url,
         digest: r.digest,

@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { NwaxError } from '../util/errors.js';
 import { ANALYZER } from '../analysis/analyzer.js';
+import { docsTable } from './document.js';
 
 /**
  * 2: terms from the analyzer (analysis/analyzer.ts) under FTS5's ascii tokenizer; a lang column.
@@ -52,11 +53,7 @@ export type Db = Database.Database;
 
 export const MAIN_SCHEMA = `
 CREATE TABLE info(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE docs(
-  id INTEGER PRIMARY KEY, url TEXT NOT NULL, digest TEXT NOT NULL, date TEXT NOT NULL, dates TEXT NOT NULL,
-  mime TEXT, status INTEGER, length INTEGER, collection TEXT, segment TEXT, file TEXT, location TEXT,
-  offset INTEGER, clen INTEGER, title TEXT, host TEXT, inlinks INTEGER, boost REAL NOT NULL, anchors TEXT,
-  lang TEXT NOT NULL DEFAULT '', deleted INTEGER NOT NULL DEFAULT 0, urlkey INTEGER NOT NULL);
+${docsTable()}
 CREATE INDEX docs_urlkey ON docs(urlkey);
 CREATE INDEX docs_host ON docs(host);
 CREATE INDEX docs_lang ON docs(lang);

@@ -14,6 +14,7 @@
 import type { Db } from '../index/schema.js';
 import type { AccessRules, Verdict } from '../access/rules.js';
 import { shownOnly } from './set-filters.js';
+import { datesOf, mergeDates } from '../index/document.js';
 
 /** The tables of a view; undefined where nothing is withheld that way. */
 export interface AccessView {
@@ -80,7 +81,7 @@ export function buildAccessView(
   };
   for (const d of docs) {
     const key = touches(d.host) ? rules.keyOf(d.url) : undefined;
-    const all = [...new Set(d.dates.split(' ').filter(Boolean))].sort();
+    const all = mergeDates(datesOf(d.dates));
     const decide = (ts: string) => (key === undefined ? rules.verdictDefault(ts) : rules.verdict(key, ts, user));
     if (key === undefined ? !o.embargo : !rules.dated(key)) {
       const v = decide(all[0] ?? '');

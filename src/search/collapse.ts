@@ -4,6 +4,7 @@
  * facet counts summed over partitions or shards.
  */
 import type { DedupField, Facets, Hit, SearchResult } from './types.js';
+import { mergeDates } from '../index/document.js';
 
 interface Keyed {
   host: string;
@@ -31,7 +32,7 @@ export function mergeVersions<T extends Keyed & { dates: string | string[] }>(it
       first.set(key, it);
       out.push(it);
     } else if (Array.isArray(f.dates)) {
-      f.dates = [...new Set([...f.dates, ...(it.dates as string[])])].sort();
+      f.dates = mergeDates(f.dates, it.dates as string[]);
     } else {
       f.dates = `${f.dates} ${it.dates as string}`;
     }

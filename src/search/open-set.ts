@@ -24,7 +24,11 @@ import { MAX_SCORED, type Facets, type FieldOrder, type RankLimits, type Row, ty
 import { NwaxError } from '../util/errors.js';
 import type { Snippet } from './snippet.js';
 import { SetTexts } from './set-texts.js';
+import { CAPTURE_FIELDS } from '../index/document.js';
 import { SetAccess } from './access-view.js';
+
+/** A hit's capture fields, as the documents table's columns. */
+const CAPTURE_COLUMNS_SQL = CAPTURE_FIELDS.map((f) => `docs.${f}`).join(', ');
 
 /** BM25's column weights: title, content, anchors, URL words, host (and 0 for the years). */
 const WEIGHTS = [4.0, 1.0, 2.0, 1.0, 0.5];
@@ -361,8 +365,7 @@ export class OpenSet {
 
   /** The columns of a hit; `lang` false leaves out the one stored after the text (Row.lang undefined). */
   private cols(lang = true): string {
-    return `docs.id, docs.url, docs.digest, docs.title, ${this.datesExpr()} AS dates, docs.mime, docs.status, docs.length, docs.collection,
-      docs.segment, docs.file, docs.location, docs.offset, docs.clen, docs.host, docs.boost, docs.inlinks${lang ? ', docs.lang' : ''}`;
+    return `docs.id, docs.url, docs.digest, docs.title, ${this.datesExpr()} AS dates, ${CAPTURE_COLUMNS_SQL}, docs.host, docs.boost, docs.inlinks${lang ? ', docs.lang' : ''}`;
   }
 
   /** A hit's stored text ('' when `text` is false) and language (set-texts.ts). */

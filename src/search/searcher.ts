@@ -18,7 +18,7 @@ import type { FieldOrder, RankLimits, Row } from './types.js';
 import { collapse, dedupKey, markMore, mergeVersions, searchResult, sumFacets } from './collapse.js';
 import { DEFAULT_WEIGHTS, marked, rerank } from './ranking.js';
 import { compareCandidates, localStats, searchWords, type WordResult } from './word-search.js';
-import { captureFieldsOf } from '../index/capture-fields.js';
+import { captureFieldsOf, datesOf, firstDate, mergeDates } from '../index/document.js';
 import { AccessPolicy, type AccessSettings } from '../access/policy.js';
 import { SegmentTexts } from '../segment/segment-texts.js';
 
@@ -247,7 +247,7 @@ export class Searcher {
       }
     const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
     if (order) {
-      const field = order.field === 'date' ? (r: Row) => r.dates.split(' ').filter(Boolean).sort()[0] ?? '' : (r: Row) => r.url;
+      const field = order.field === 'date' ? (r: Row) => firstDate(r.dates) : (r: Row) => r.url;
       const sign = order.desc ? -1 : 1;
       candidates.sort((a, b) => sign * (cmp(field(a), field(b)) || cmp(a.url, b.url)) || cmp(a.digest, b.digest));
     } else {
@@ -277,7 +277,7 @@ export class Searcher {
         url: r.url,
         digest: r.digest,
         title: r.title,
-        dates: [...new Set(r.dates.split(' ').filter(Boolean))].sort(),
+        dates: mergeDates(datesOf(r.dates)),
         ...captureFieldsOf(r),
         host: r.host,
         lang: r.lang ?? tail?.lang ?? '',

@@ -4,7 +4,7 @@
  * LocalStats, ShardCandidate), and where a stored copy lies (StoredRef). The engine's files
  * and the service import them from here, so none imports another for its types alone.
  */
-import type { CaptureFields } from '../index/capture-fields.js';
+import type { CaptureFields } from '../index/document.js';
 import type { Snippet } from './snippet.js';
 import type { BasisOf, RankingWeights, RerankBasis } from './ranking.js';
 
