@@ -58,7 +58,7 @@ export interface QueryPlan {
  * prefix search: the index holds characters as bigrams (and each piece's last one alone), so
  * `天` is every term that starts with it, and `abc東` finds abc東京.
  */
-export function ftsPhrase(ws: readonly string[]): string {
+function ftsPhrase(ws: readonly string[]): string {
   return isCjkUnit(ws[ws.length - 1] ?? '') ? `"${ws.join(' ')}" *` : `"${ws.join(' ')}"`;
 }
 
