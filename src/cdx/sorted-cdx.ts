@@ -11,6 +11,7 @@ import { cdxLineComplete, cdxLineProblem } from './cdx-reader.js';
 
 const PROBE = 8 * 1024;
 const READ = 1 << 20;
+const FIRST_READ = 16 << 10;
 
 export class SortedCdxFile {
   readonly size: number;
@@ -101,11 +102,14 @@ export class SortedCdxFile {
       let at = this.seek(startKey);
       let carry = '';
       const buf = Buffer.allocUnsafe(READ);
-      for (;;) {
-        const n = readSync(fd, buf, 0, buf.length, at);
+      // A lookup wants a few lines (a replay's, an export's resource): the first read is small,
+      // the next ones grow to READ for a long range (a 1 MB read and split cost each of an
+      // export's lookups 0.9 ms).
+      for (let want = FIRST_READ; ; want = Math.min(READ, want * 4)) {
+        const n = readSync(fd, buf, 0, want, at);
         if (n === 0) break;
         // Cut at the last newline so that no UTF-8 sequence is split.
-        const last = n < buf.length ? n : buf.subarray(0, n).lastIndexOf(0x0a) + 1 || n;
+        const last = n < want ? n : buf.subarray(0, n).lastIndexOf(0x0a) + 1 || n;
         at += last;
         const lines = (carry + buf.toString('utf8', 0, last)).split('\n');
         carry = lines.pop()!;
