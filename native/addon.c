@@ -413,6 +413,7 @@ NAPI_MODULE_INIT() {
       {"mergeRun", NULL, merge_run, NULL, NULL, NULL, napi_default, NULL},
       {"htmlExtract", NULL, nwax_html_extract_binding, NULL, NULL, NULL, napi_default, NULL},
       {"htmlExtractUtf8", NULL, nwax_html_extract_utf8_binding, NULL, NULL, NULL, napi_default, NULL},
+      {"htmlResources", NULL, nwax_html_resources_binding, NULL, NULL, NULL, napi_default, NULL},
       {"decodeUtf8", NULL, nwax_decode_utf8_binding, NULL, NULL, NULL, napi_default, NULL},
       {"utf16Length", NULL, utf16_length, NULL, NULL, NULL, napi_default, NULL},
       {"eldTable", NULL, eld_table, NULL, NULL, NULL, napi_default, NULL},

@@ -54,8 +54,11 @@ static napi_value build(napi_env env, const nwax_html_result *r) {
   return obj;
 }
 
-/* Extracts from the document s[0, n) (freed here) with argv[1] the limit and argv[2] the decoder. */
-static napi_value extract(napi_env env, const napi_value *argv, uint16_t *s, size_t n) {
+/*
+ * Extracts from the document s[0, n) (freed here) with argv[1] the limit and argv[2] the
+ * decoder; `resources`: the resource events alone (limit and text unused).
+ */
+static napi_value extract(napi_env env, const napi_value *argv, uint16_t *s, size_t n, int resources) {
   napi_valuetype type;
   double limit;
   if (napi_get_value_double(env, argv[1], &limit) != napi_ok || !(limit >= 0) ||
@@ -65,7 +68,7 @@ static napi_value extract(napi_env env, const napi_value *argv, uint16_t *s, siz
     return NULL;
   }
   decoder d = {env, argv[2]};
-  nwax_html_opts opts = {decode, &d, limit > 1e15 ? (size_t)1e15 : (size_t)limit};
+  nwax_html_opts opts = {decode, &d, limit > 1e15 ? (size_t)1e15 : (size_t)limit, resources};
   nwax_html_result r;
   int status = nwax_html_extract(s, n, &opts, &r);
   free(s);
@@ -101,7 +104,51 @@ napi_value nwax_html_extract_binding(napi_env env, napi_callback_info info) {
   if (!s) return out_of_memory(env);
   size_t copied;
   napi_get_value_string_utf16(env, argv[0], (char16_t *)s, len + 1, &copied);
-  return extract(env, argv, s, copied);
+  return extract(env, argv, s, copied, 0);
+}
+
+/*
+ * htmlResources(html, decode): the resource events of one document, or null (the scanner's);
+ * `html` a string, or a Buffer of its text as latin1 (a byte a character: what an export scans,
+ * with no string made of it).
+ */
+napi_value nwax_html_resources_binding(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value args[2], argv[3];
+  bool is_buffer = false;
+  if (napi_get_cb_info(env, info, &argc, args, NULL, NULL) != napi_ok || argc < 2 || napi_is_buffer(env, args[0], &is_buffer) != napi_ok) {
+    napi_throw_error(env, "NWAX_NATIVE", "nwax native: bad argument");
+    return NULL;
+  }
+  uint16_t *s;
+  size_t n;
+  if (is_buffer) {
+    void *data;
+    if (napi_get_buffer_info(env, args[0], &data, &n) != napi_ok) {
+      napi_throw_error(env, "NWAX_NATIVE", "nwax native: bad argument");
+      return NULL;
+    }
+    s = malloc(n ? n * 2 : 2);
+    if (!s) return out_of_memory(env);
+    for (size_t i = 0; i < n; i++) s[i] = ((const uint8_t *)data)[i];
+  } else {
+    size_t len;
+    if (napi_get_value_string_utf16(env, args[0], NULL, 0, &len) != napi_ok) {
+      napi_throw_error(env, "NWAX_NATIVE", "nwax native: bad argument");
+      return NULL;
+    }
+    s = malloc((len + 1) * 2);
+    if (!s) return out_of_memory(env);
+    napi_get_value_string_utf16(env, args[0], (char16_t *)s, len + 1, &n);
+  }
+  /* extract's arguments: the document, a limit (no text is kept), the decoder. */
+  argv[0] = args[0];
+  argv[2] = args[1];
+  if (napi_create_double(env, 0, &argv[1]) != napi_ok) {
+    free(s);
+    return out_of_memory(env);
+  }
+  return extract(env, argv, s, n, 1);
 }
 
 /* The UTF-8 bytes of argv[0] decoded as nwax_utf8_decode does, from argv[1] (-1: no BOM). */
@@ -133,7 +180,7 @@ napi_value nwax_html_extract_utf8_binding(napi_env env, napi_callback_info info)
   }
   size_t n;
   uint16_t *s = decoded(env, argv, &n);
-  return s ? extract(env, argv + 1, s, n) : NULL;
+  return s ? extract(env, argv + 1, s, n, 0) : NULL;
 }
 
 napi_value nwax_decode_utf8_binding(napi_env env, napi_callback_info info) {

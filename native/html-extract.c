@@ -91,6 +91,7 @@ static const char *const SVG_NAMES[] = {NWAX_SVG_NAMES, NULL};
 static int known_flags[KNOWN_COUNT];
 static uint64_t known_closes[KNOWN_COUNT];
 static const char *known_names[KNOWN_COUNT];
+static int known_style = -1; /* <style>'s id: its text is CSS (resources mode) */
 static pthread_once_t known_once = PTHREAD_ONCE_INIT;
 
 static void number_known(void) {
@@ -100,6 +101,7 @@ static void number_known(void) {
     known_flags[KNOWN[i].id] = KNOWN[i].flags;
     known_closes[KNOWN[i].id] = KNOWN[i].closes;
     known_names[KNOWN[i].id] = KNOWN[i].name;
+    if (strcmp(KNOWN[i].name, "style") == 0) known_style = KNOWN[i].id;
   }
 }
 
@@ -161,6 +163,9 @@ static int table_init(name_table *t) {
 
 /* ---- the scanner's state and the extractor's ---- */
 
+#define ATTR_SLOTS 4
+struct resource_spec;
+
 
 typedef struct {
   const uint16_t *s;
@@ -184,9 +189,12 @@ typedef struct {
   nwax_u16 scratch; /* decoded text */
   /* extractor */
   int hidden, in_title, anchor_open, html_lang_set, space_pending;
+  int in_style; /* resources mode: a <style> is open (its text is CSS, raw or not) */
   size_t text_length;
-  /* attributes of the tag being read: up to three wanted ones, as pool strings (-1: absent) */
-  int32_t attr_at[3], attr_len[3];
+  /* attributes of the tag being read: up to four wanted ones, as pool strings (-1: absent) */
+  int32_t attr_at[ATTR_SLOTS], attr_len[ATTR_SLOTS];
+  /* resources mode: the wanted attributes of the tag being read (resource_spec) */
+  const struct resource_spec *res;
 } ctx;
 
 static int is_space(uint16_t c) {
@@ -373,8 +381,14 @@ static void event(ctx *x, int kind, int a, int b, int c, int32_t offset) {
   if (!i32_push(&x->r->events, ev, NWAX_EV_FIELDS)) x->failed = 1;
 }
 
+static void resources_open(ctx *x, int id);
+
 /* onOpen: `x->attr_*` hold the tag's wanted attributes (wanted_attributes' order). */
 static void on_open(ctx *x, int id) {
+  if (x->o->resources) {
+    resources_open(x, id);
+    return;
+  }
   int f = flags_of(id);
   if (!(f & (F_HIDDEN | F_BLOCK | F_LINK_HREF | F_LINK_SRC | F_OTHER))) return;
   if (id == N_TITLE && x->r->title.n == 0) x->in_title = 1;
@@ -400,6 +414,10 @@ static void on_open(ctx *x, int id) {
 }
 
 static void on_close(ctx *x, int id) {
+  if (x->o->resources) {
+    if (id == known_style) x->in_style = 0;
+    return;
+  }
   int f = flags_of(id);
   if (!(f & (F_HIDDEN | F_BLOCK | F_LINK_HREF | F_LINK_SRC | F_OTHER))) return;
   if (id == N_TITLE) x->in_title = 0;
@@ -414,7 +432,7 @@ static void on_close(ctx *x, int id) {
 /* ---- the scanner's tree rules (HtmlScanner: openName, endOpen, endTag, pop) ---- */
 
 static void no_attributes(ctx *x) {
-  for (int k = 0; k < 3; k++) x->attr_at[k] = -1;
+  for (int k = 0; k < ATTR_SLOTS; k++) x->attr_at[k] = -1;
 }
 
 /* Appends v to the array *p of *n values (room for *cap), growing it. */
@@ -491,7 +509,13 @@ static int has_amp(const uint16_t *s, size_t start, size_t end) {
 }
 
 /* Text s[start, end); `kind` a NWAX_DECODE_* for text whose entities are decoded, -1 for raw. */
+static void style_text(ctx *x, size_t start, size_t end, int kind);
+
 static void text(ctx *x, size_t start, size_t end, int kind) {
+  if (x->o->resources) {
+    if (end > start && x->in_style) style_text(x, start, end, kind);
+    return;
+  }
   if (end <= start || !(x->in_title || x->hidden == 0)) return;
   if (kind < 0 || !has_amp(x->s, start, end)) {
     on_text(x, x->s + start, end - start);
@@ -702,6 +726,94 @@ static size_t attributes(ctx *x, size_t i, const char *const *wanted) {
   return NONE;
 }
 
+/* ---- resources mode (replay/page-resources.ts): what a page embeds ---- */
+
+/*
+ * The attributes read of a tag, in the order page-resources.ts reads them: those naming a
+ * resource (`urls` of them, first), then srcset and style, which any tag may have. A <link>
+ * is a stylesheet or an icon by its rel; <base href> changes what the rest resolve against.
+ */
+typedef struct resource_spec {
+  const char *name;
+  const char *const attrs[ATTR_SLOTS + 1];
+  int urls;
+  int role; /* RES_* */
+} resource_spec;
+
+enum { RES_PLAIN, RES_LINK, RES_BASE };
+
+static const resource_spec RESOURCE_TAGS[] = {
+    {"img", {"src", "srcset", "style", NULL}, 1, RES_PLAIN},
+    {"script", {"src", "srcset", "style", NULL}, 1, RES_PLAIN},
+    {"iframe", {"src", "srcset", "style", NULL}, 1, RES_PLAIN},
+    {"frame", {"src", "srcset", "style", NULL}, 1, RES_PLAIN},
+    {"embed", {"src", "srcset", "style", NULL}, 1, RES_PLAIN},
+    {"source", {"src", "srcset", "style", NULL}, 1, RES_PLAIN},
+    {"video", {"src", "poster", "srcset", "style", NULL}, 2, RES_PLAIN},
+    {"audio", {"src", "srcset", "style", NULL}, 1, RES_PLAIN},
+    {"track", {"src", "srcset", "style", NULL}, 1, RES_PLAIN},
+    {"input", {"src", "srcset", "style", NULL}, 1, RES_PLAIN},
+    {"object", {"data", "srcset", "style", NULL}, 1, RES_PLAIN},
+    {"body", {"background", "srcset", "style", NULL}, 1, RES_PLAIN},
+    {"table", {"background", "srcset", "style", NULL}, 1, RES_PLAIN},
+    {"td", {"background", "srcset", "style", NULL}, 1, RES_PLAIN},
+    {"link", {"href", "rel", "srcset", "style", NULL}, 0, RES_LINK},
+    {"base", {"href", "srcset", "style", NULL}, 0, RES_BASE},
+};
+static const resource_spec ANY_TAG = {"", {"srcset", "style", NULL}, 0, RES_PLAIN};
+
+/* The spec of tag `id` (its name as the table of names holds it), kept in x->res for its events. */
+static const char *const *resource_attributes(ctx *x, int id) {
+  const char *name = x->names->chars + x->names->id_at[id];
+  size_t n = x->names->id_len[id];
+  x->res = &ANY_TAG;
+  for (size_t i = 0; i < sizeof RESOURCE_TAGS / sizeof RESOURCE_TAGS[0]; i++)
+    if (strlen(RESOURCE_TAGS[i].name) == n && memcmp(RESOURCE_TAGS[i].name, name, n) == 0) {
+      x->res = &RESOURCE_TAGS[i];
+      break;
+    }
+  return x->res->attrs;
+}
+
+/* The open tag's events: its URL attributes (or its <link> or <base>), then srcset, then style. */
+static void resources_open(ctx *x, int id) {
+  if (id == known_style) x->in_style = 1;
+  const resource_spec *r = x->res;
+  /* A tag the tree rules open themselves (</p>, </br>) has no attributes. */
+  if (!r) return;
+  x->res = NULL;
+  int k = 0;
+  if (r->role == RES_BASE) {
+    if (x->attr_at[0] >= 0 && x->attr_len[0] > 0) event(x, NWAX_EV_BASE, 0, -1, -1, 0);
+    k = 1;
+  } else if (r->role == RES_LINK) {
+    if (x->attr_at[0] >= 0) event(x, NWAX_EV_STYLESHEET, 0, 1, -1, 0);
+    k = 2;
+  } else {
+    for (; k < r->urls; k++)
+      if (x->attr_at[k] >= 0) event(x, NWAX_EV_RESOURCE, k, -1, -1, 0);
+  }
+  if (x->attr_at[k] >= 0) event(x, NWAX_EV_SRCSET, k, -1, -1, 0);
+  if (x->attr_at[k + 1] >= 0) event(x, NWAX_EV_STYLE, k + 1, -1, -1, 0);
+}
+
+/*
+ * Text read while a <style> is open (its raw text; in SVG, text whose entities `kind` decodes),
+ * as a style event's string.
+ */
+static void style_text(ctx *x, size_t start, size_t end, int kind) {
+  nwax_u16 *pool = &x->r->pool;
+  size_t at = pool->n;
+  int ok = kind >= 0 && has_amp(x->s, start, end) ? x->o->decode(x->o->ctx, kind, x->s + start, end - start, pool)
+                                                  : nwax_u16_append(pool, x->s + start, end - start);
+  if (!ok || pool->n > INT32_MAX) {
+    x->failed = 1;
+    return;
+  }
+  int32_t ev[NWAX_EV_FIELDS] = {NWAX_EV_STYLE, (int32_t)at, (int32_t)(pool->n - at), -1, 0, -1, 0, 0};
+  if (!i32_push(&x->r->events, ev, NWAX_EV_FIELDS)) x->failed = 1;
+}
+
 static size_t open_tag(ctx *x, size_t lt) {
   const uint16_t *s = x->s;
   size_t len = x->len;
@@ -720,7 +832,7 @@ static size_t open_tag(ctx *x, size_t lt) {
   }
   int ignored = id == N_FORM && on_stack(x, N_FORM);
   no_attributes(x);
-  const char *const *wanted = ignored ? NULL : wanted_attributes(id);
+  const char *const *wanted = ignored ? NULL : x->o->resources ? resource_attributes(x, id) : wanted_attributes(id);
   size_t end = attributes(x, e, wanted);
   if (x->fallback) return len;
   if (end == NONE) {

@@ -36,6 +36,9 @@ typedef struct {
   void *ctx;
   /* Characters of text kept (HtmlOptions.textLimit). */
   size_t text_limit;
+  /* Not the text and links but the resources the page embeds (replay/page-resources.ts's
+   * events): NWAX_EV_BASE, NWAX_EV_RESOURCE, NWAX_EV_STYLESHEET, NWAX_EV_SRCSET, NWAX_EV_STYLE. */
+  int resources;
 } nwax_html_opts;
 
 typedef struct {

@@ -14,6 +14,7 @@ import { UrlResolver } from '../src/parse/url-resolver.js';
 import { sniffCharset } from '../src/parse/charset.js';
 import { squash, squashText } from '../src/parse/squash.js';
 import { HAVE_FIXTURES, fixtureRecords, seededRandom } from './helpers.js';
+import { resourceUrls } from '../src/replay/page-resources.js';
 import { AWKWARD, soup } from './html-soup.js';
 
 type Event = ['open', string, string] | ['close', string] | ['text', string];
@@ -202,6 +203,10 @@ describe.skipIf(!HAVE_FIXTURES)('on every HTML record of the shared fixtures', (
       b.write(html);
       const pa = a.end();
       expect(pa, where).toEqual(b.end());
+      // What the page embeds (an export's scan): the extractor's resources mode as the scanner, from
+      // the text and from the bytes read as latin1 (as an export reads them).
+      expect(resourceUrls(html, r.url), where).toEqual(resourceUrls(html, r.url, { native: false }));
+      expect(resourceUrls(head, r.url), where).toEqual(resourceUrls(head.toString('latin1'), r.url, { native: false }));
       // Every href met, against the page's URL: the fast path or the parser, never another answer.
       const resolver = new UrlResolver(r.url);
       for (const m of html.matchAll(/\shref\s*=\s*["']?([^"'\s>#]+)/gi)) {

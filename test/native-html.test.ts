@@ -2,14 +2,16 @@
  * The native HTML extractor (native/html-extract.c) against the JavaScript one it stands in
  * for (the scanner driving HtmlExtractor): the same parse, field for field, on awkward markup,
  * on generated tag soup rich in links, bases, meta and entities, with small text limits and
- * link caps, and on documents it hands back to the scanner. Every HTML record of the shared
+ * link caps, and on documents it hands back to the scanner; in its resources mode, the resources
+ * a page embeds against page-resources.ts's scanner. Every HTML record of the shared
  * fixtures is compared in html-scanner.test.ts, where HtmlExtractor reads them natively.
  * Under CI the addon must be built.
  */
 import { describe, expect, it } from 'vitest';
 import { HtmlExtractor, NATIVE_CHARS, type HtmlOptions } from '../src/parse/html.js';
 import { HtmlScanner } from '../src/parse/html-scanner.js';
-import { nativeHtml } from '../src/parse/native-html.js';
+import { nativeHtml, nativeResources } from '../src/parse/native-html.js';
+import { resourceUrls } from '../src/replay/page-resources.js';
 import { seededRandom } from './helpers.js';
 import { AWKWARD, TOKENS, soup } from './html-soup.js';
 import { nativeWanted } from '../src/native/addon.js';
@@ -285,5 +287,88 @@ describe.skipIf(!built)("the native HTML extractor gives the scanner's parse", (
     const { native, js } = both(html, { url: 'http://example.org/', textLimit: 1 << 20, maxOutlinks: -1 });
     expect(native).toEqual(js);
     expect(native.outlinks).toEqual([{ url: 'http://example.org/one.html', anchor: 'one two' }]);
+  });
+});
+
+/** Tokens of what a page embeds (replay/page-resources.ts), in every way markup may say it. */
+const RESOURCE_TOKENS = [
+  '<img src="i.png">',
+  '<IMG SRC=up.gif>',
+  '<image src=old.png>',
+  '<img src="a&amp;b.png" srcset="s1.png 1x, s2.png 2x , ,">',
+  '<img src="">',
+  "<img src='data:image/png;base64,AAAA'>",
+  '<script src="s.js"></script>',
+  '<script>var u = "url(no.png)"; "<img src=no2.png>"</script>',
+  '<iframe src=f.html>text</iframe>',
+  '<frame src=fr.html>',
+  '<embed src=e.swf>',
+  '<video src=v.mp4 poster=p.jpg><source src=v.webm><track src=t.vtt></video>',
+  '<audio src=a.mp3>',
+  '<input type=image src=btn.png>',
+  '<object data=o.pdf>',
+  '<body background=bg.jpg>',
+  '<table background="tb.jpg"><td background=td.jpg>',
+  '<link rel=stylesheet href=c.css>',
+  '<link rel="shortcut icon" href="/favicon.ico">',
+  '<link rel=alternate href=feed.xml>',
+  '<link href=norel.css>',
+  '<base href="/other/">',
+  '<base href="">',
+  '<base href="http://cdn.example/x/">',
+  '<div style="background: url(\'d.png\')">',
+  '<p style="x" style="background:url(second.png)">',
+  '<span srcset="sp.png">',
+  '<style>body { background: url(b.png) } @import "imp.css"; .x{background:url( "q.png" )}</style>',
+  '<style></style>',
+  '<STYLE>a{b:url(u.png)}</STYLE >',
+  '<a href="not-a-resource.html">',
+  '<img src="http://[bad">',
+  '<img src="javascript:x()">',
+  '<img src="#frag">',
+  '<img src="  spaced.png  ">',
+  '<img src=i.png#part>',
+  '<!-- <img src=commented.png> -->',
+  '<textarea><img src=ta.png></textarea>',
+  '<title><img src=ti.png></title>',
+  '<p>',
+  'text &amp; more',
+];
+
+describe.skipIf(!built)('the resources a page embeds (the extractor in resources mode)', () => {
+  const base = 'http://example.org/dir/page.html';
+
+  it('finds what the scanner finds, in the same order, from the text or from its bytes as latin1', () => {
+    const rand = seededRandom(53);
+    for (let i = 0; i < 3000; i++) {
+      const html = soup(rand, i % 2 ? RESOURCE_TOKENS : [...RESOURCE_TOKENS, ...TOKENS]);
+      const js = resourceUrls(html, base, { native: false });
+      expect(resourceUrls(html, base), html).toEqual(js);
+      const bytes = Buffer.from(html, 'latin1');
+      expect(resourceUrls(bytes, base), html).toEqual(resourceUrls(bytes.toString('latin1'), base, { native: false }));
+    }
+    // What the tokens name, each resolved once against the base in force.
+    const all = resourceUrls(RESOURCE_TOKENS.join(''), base);
+    expect(all).toContain('http://example.org/dir/i.png');
+    expect(all).toContain('http://example.org/dir/a&b.png');
+    expect(all).toContain('http://example.org/dir/s1.png');
+    expect(all).toContain('http://example.org/favicon.ico');
+    expect(all).toContain('http://cdn.example/x/b.png');
+    expect(all).toContain('http://cdn.example/x/imp.css');
+    expect(all).not.toContain('http://cdn.example/x/feed.xml');
+    expect(all.some((u) => /no\.png|no2\.png|commented|ta\.png|ti\.png|not-a-resource/.test(u))).toBe(false);
+  });
+
+  it('hands back to the scanner a page it does not read (<plaintext>), with the same answer', () => {
+    const html = '<img src=before.png><style>a{b:url(c.png)}</style><plaintext><img src=text.png>';
+    expect(nativeResources!(html)).toBeNull();
+    expect(resourceUrls(html, base)).toEqual(['http://example.org/dir/before.png', 'http://example.org/dir/c.png']);
+  });
+
+  it('reads CSS in an SVG <style> (text, its entities decoded) as the scanner does', () => {
+    const html = '<svg><style>a{b:url(s&amp;v.png)}</style><image href=x.png /></svg><p style="c:url(p.png)">';
+    expect(nativeResources!(html)).not.toBeNull();
+    expect(resourceUrls(html, base)).toEqual(resourceUrls(html, base, { native: false }));
+    expect(resourceUrls(html, base)).toEqual(['http://example.org/dir/s&v.png', 'http://example.org/dir/p.png']);
   });
 });

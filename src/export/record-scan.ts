@@ -77,10 +77,10 @@ async function firstRecord(
 }
 
 /**
- * The payload decoded (gzip, br) up to about `limit` bytes, as latin1 text (what the resource
- * scan reads); `whole` when the payload was read to its end.
+ * The payload decoded (gzip, br) up to about `limit` bytes (the resource scan reads them as
+ * latin1); `whole` when the payload was read to its end.
  */
-async function pageHtml(payload: AsyncIterable<Buffer>, encoding: string, limit: number): Promise<{ html: string; whole: boolean }> {
+async function pageHtml(payload: AsyncIterable<Buffer>, encoding: string, limit: number): Promise<{ html: Buffer; whole: boolean }> {
   const enc = encoding.toLowerCase();
   const decoded = /gzip/.test(enc)
     ? Readable.from(payload).pipe(createGunzip())
@@ -101,5 +101,5 @@ async function pageHtml(payload: AsyncIterable<Buffer>, encoding: string, limit:
     // A damaged encoding: what was decoded is scanned.
   }
   if (decoded instanceof Readable) decoded.destroy();
-  return { html: Buffer.concat(parts).toString('latin1'), whole };
+  return { html: parts.length === 1 ? parts[0] : Buffer.concat(parts, n), whole };
 }

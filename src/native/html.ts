@@ -36,5 +36,11 @@ export const htmlExtractUtf8 = kernel?.htmlExtractUtf8 as
   | ((bytes: Buffer, bomAt: number, textLimit: number, decode: HtmlDecode) => NativeHtml | null)
   | undefined;
 
+/**
+ * The resource events alone (`events` and `pool`; the extractor's resources mode) of a
+ * document's text, or of its bytes read as latin1; null for a document the scanner reads.
+ */
+export const htmlResources = kernel?.htmlResources as ((html: string | Buffer, decode: HtmlDecode) => Pick<NativeHtml, 'events' | 'pool'> | null) | undefined;
+
 /** The addon's UTF-8 decoding alone, as htmlExtractUtf8 reads the bytes. */
 export const decodeUtf8 = kernel?.decodeUtf8 as ((bytes: Buffer, bomAt: number) => string) | undefined;

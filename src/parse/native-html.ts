@@ -11,7 +11,7 @@
  */
 import { decodeHTML, decodeHTMLAttribute, DecodingMode } from 'entities/decode';
 import { decodeRcdata } from './html-scanner.js';
-import { decodeUtf8, htmlExtract, htmlExtractUtf8, type NativeHtml } from '../native/html.js';
+import { decodeUtf8, htmlExtract, htmlExtractUtf8, htmlResources, type NativeHtml } from '../native/html.js';
 import { DECODE_ATTRIBUTE, DECODE_TEXT, DECODE_TEXTAREA, DECODE_TITLE } from '../native/shared.js';
 
 export type { NativeHtml };
@@ -44,6 +44,16 @@ export const nativeHtmlUtf8: ((bytes: Buffer, bomAt: number, textLimit: number) 
   ? (bytes, bomAt, textLimit) => extractUtf8(bytes, bomAt, textLimit, decode)
   : undefined;
 
+/**
+ * The resources `html` (a string, or bytes read as latin1) embeds as the extractor's resource events (NWAX_EV_BASE, _RESOURCE,
+ * _STYLESHEET, _SRCSET, _STYLE, in document order), or null for a document the scanner reads;
+ * undefined where the addon is not built.
+ */
+const resources = htmlResources;
+export const nativeResources: ((html: string | Buffer) => Pick<NativeHtml, 'events' | 'pool'> | null) | undefined = resources
+  ? (html) => resources(html, decode)
+  : undefined;
+
 /** The addon's UTF-8 decoding alone, as nativeHtmlUtf8 reads the bytes (for the tests that hold it to TextDecoder). */
 export const nativeDecodeUtf8 = decodeUtf8;
 
@@ -53,7 +63,7 @@ export function decodeUtf8Page(bytes: Buffer, bomAt: number): string {
 }
 
 /** An event's string `k` (0-2), undefined where the attribute was missing. */
-export function eventString(r: NativeHtml, at: number, k: number): string | undefined {
+export function eventString(r: Pick<NativeHtml, 'events' | 'pool'>, at: number, k: number): string | undefined {
   const start = r.events[at + 1 + 2 * k];
   return start < 0 ? undefined : r.pool.slice(start, start + r.events[at + 2 + 2 * k]);
 }

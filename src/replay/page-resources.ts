@@ -4,59 +4,114 @@
  * report looks up. Scripts may load more; those the browser reports (banner.js).
  */
 import { HtmlScanner } from '../parse/html-scanner.js';
+import { eventString, nativeResources } from '../parse/native-html.js';
+import { EV_BASE, EV_FIELDS, EV_RESOURCE, EV_SRCSET, EV_STYLE, EV_STYLESHEET } from '../native/shared.js';
 import { replaceCssUrls } from './css-urls.js';
 
-const SRC: Record<string, string[]> = {
-  img: ['src'],
-  script: ['src'],
-  iframe: ['src'],
-  frame: ['src'],
-  embed: ['src'],
-  source: ['src'],
-  video: ['src', 'poster'],
-  audio: ['src'],
-  track: ['src'],
-  input: ['src'],
-  object: ['data'],
-  body: ['background'],
-  table: ['background'],
-  td: ['background'],
-};
+/** The attributes naming a resource, by tag (native/html-extract.c's RESOURCE_TAGS: the same). */
+const SRC = new Map<string, string[]>([
+  ['img', ['src']],
+  ['script', ['src']],
+  ['iframe', ['src']],
+  ['frame', ['src']],
+  ['embed', ['src']],
+  ['source', ['src']],
+  ['video', ['src', 'poster']],
+  ['audio', ['src']],
+  ['track', ['src']],
+  ['input', ['src']],
+  ['object', ['data']],
+  ['body', ['background']],
+  ['table', ['background']],
+  ['td', ['background']],
+]);
 
 /** The attributes read of a tag, made once per tag name (a page asks for every tag it opens). */
 const WANTED = new Map<string, string[]>();
 function wantsAttributes(name: string): string[] {
   let w = WANTED.get(name);
   if (!w) {
-    w = [...(SRC[name] ?? []), ...(name === 'link' ? ['rel', 'href'] : name === 'base' ? ['href'] : []), 'srcset', 'style'];
+    w = [...(SRC.get(name) ?? []), ...(name === 'link' ? ['rel', 'href'] : name === 'base' ? ['href'] : []), 'srcset', 'style'];
     if (WANTED.size < 1024) WANTED.set(name, w);
   }
   return w;
 }
 
-export function resourceUrls(html: string, base: string): string[] {
-  const found = new Set<string>();
-  let baseUrl = base;
-  const add = (v: string | undefined) => {
+/** What a page names, gathered: URLs resolved against its base (a <base href> changes it) and kept once. */
+class Found {
+  readonly urls = new Set<string>();
+  private baseUrl: string;
+
+  constructor(private readonly page: string) {
+    this.baseUrl = page;
+  }
+
+  base(href: string | undefined): void {
+    if (!href) return;
+    try {
+      this.baseUrl = new URL(href, this.page).href;
+    } catch {
+      // keep the page's URL
+    }
+  }
+
+  add(v: string | undefined): void {
     if (!v || /^(data|blob|javascript|about|mailto):/i.test(v.trim())) return;
     try {
-      const u = new URL(v.trim(), baseUrl);
-      if (/^https?:$/.test(u.protocol)) found.add(u.href.replace(/#.*$/, ''));
+      const u = new URL(v.trim(), this.baseUrl);
+      if (/^https?:$/.test(u.protocol)) this.urls.add(u.href.replace(/#.*$/, ''));
     } catch {
       // not a URL
     }
-  };
-  const css = (text: string) => {
+  }
+
+  /** A <link>: a stylesheet's or an icon's href. */
+  link(href: string | undefined, rel: string | undefined): void {
+    if (/stylesheet|icon/i.test(rel ?? '')) this.add(href);
+  }
+
+  srcset(v: string): void {
+    for (const c of v.split(',')) this.add(c.trim().split(/\s+/)[0]);
+  }
+
+  css(text: string): void {
     // The url()s the replay rewrites, found as it finds them (css-urls.ts: a regular expression
     // of its own here was quadratic in a run of `url(` without a `)`).
     replaceCssUrls(text, (whole, _q, value) => {
-      add(value);
+      this.add(value);
       return whole;
     });
-    for (const m of text.matchAll(/@import\s+["']([^"']+)["']/gi)) add(m[1]);
-  };
-  // nwax's HTML scanner (htmlparser2's events at a fraction of its cost: an export reads every
-  // page for what it embeds): only the attributes that name resources are sliced.
+    for (const m of text.matchAll(/@import\s+["']([^"']+)["']/gi)) this.add(m[1]);
+  }
+}
+
+/** The extractor's resource events replayed, in document order (native/html-extract.c's resources mode). */
+function fromEvents(r: NonNullable<ReturnType<NonNullable<typeof nativeResources>>>, found: Found): void {
+  const ev = r.events;
+  for (let i = 0; i < ev.length; i += EV_FIELDS) {
+    const value = eventString(r, i, 0);
+    switch (ev[i]) {
+      case EV_BASE:
+        found.base(value);
+        break;
+      case EV_RESOURCE:
+        found.add(value);
+        break;
+      case EV_STYLESHEET:
+        found.link(value, eventString(r, i, 1));
+        break;
+      case EV_SRCSET:
+        if (value) found.srcset(value);
+        break;
+      case EV_STYLE:
+        if (value) found.css(value);
+        break;
+    }
+  }
+}
+
+/** The same found by nwax's HTML scanner: only the attributes that name resources are sliced. */
+function fromScanner(html: string, found: Found): void {
   let inStyle = false;
   const scanner = new HtmlScanner({
     get wantsText() {
@@ -64,21 +119,15 @@ export function resourceUrls(html: string, base: string): string[] {
     },
     wantsAttributes,
     onOpen(name, attrs) {
-      if (name === 'base' && attrs.href) {
-        try {
-          baseUrl = new URL(attrs.href, base).href;
-        } catch {
-          // keep the page's URL
-        }
-      }
-      for (const a of SRC[name] ?? []) add(attrs[a]);
-      if (name === 'link' && /stylesheet|icon/i.test(attrs.rel ?? '')) add(attrs.href);
-      if (attrs.srcset) for (const c of attrs.srcset.split(',')) add(c.trim().split(/\s+/)[0]);
-      if (attrs.style) css(attrs.style);
+      if (name === 'base') found.base(attrs.href);
+      for (const a of SRC.get(name) ?? []) found.add(attrs[a]);
+      if (name === 'link') found.link(attrs.href, attrs.rel);
+      if (attrs.srcset) found.srcset(attrs.srcset);
+      if (attrs.style) found.css(attrs.style);
       if (name === 'style') inStyle = true;
     },
     onText(text, start, end) {
-      if (inStyle) css(text.slice(start, end));
+      if (inStyle) found.css(text.slice(start, end));
     },
     onClose(name) {
       if (name === 'style') inStyle = false;
@@ -86,6 +135,18 @@ export function resourceUrls(html: string, base: string): string[] {
   });
   scanner.write(html);
   scanner.end();
-  found.delete(base);
-  return [...found];
+}
+
+/**
+ * The resources `html` embeds (its text, or its bytes read as latin1), as absolute URLs. An export reads every page for them: the
+ * addon's extractor reads a page in one call where it is built (a tenth of the scanner's time),
+ * the scanner reads the pages it hands back (SVG, MathML, names that are not ASCII).
+ */
+export function resourceUrls(html: string | Buffer, base: string, opts: { native?: boolean } = {}): string[] {
+  const found = new Found(base);
+  const native = opts.native !== false ? nativeResources?.(html) : undefined;
+  if (native) fromEvents(native, found);
+  else fromScanner(typeof html === 'string' ? html : html.toString('latin1'), found);
+  found.urls.delete(base);
+  return [...found.urls];
 }
