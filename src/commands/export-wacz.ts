@@ -31,11 +31,17 @@ into place when whole. Without a query, every document of the indexes under -dir
     const words = (argv as string[]).slice(1);
     const t0 = Date.now();
     const dir = flags.dir ?? conf.getString('searcher.dir');
+    const pagesLevel = conf.getNumber('nwax.export.pages.level');
+    if (!Number.isInteger(pagesLevel) || pagesLevel < 0 || pagesLevel > 9) {
+      const { InputError } = await import('../util/errors.js');
+      throw new InputError(`nwax.export.pages.level: ${pagesLevel} is not a deflate level (0 to 9; 0 stores pages.jsonl)`);
+    }
     const r = await exportWacz({
       dir,
       out: args.out,
       query: words.length ? words.join(' ') : undefined,
       resources: !flags['no-resources'],
+      pagesLevel,
       ...(access ? { access } : {}),
       software: `nwax ${this.config.version}`,
       say: (m) => this.sayLine(m),

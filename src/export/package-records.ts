@@ -36,15 +36,19 @@ export interface PageRecord {
   clen: number;
 }
 
-/** `b` written at the file's end (and hashed); its length. */
-export function writeAll(fd: number, b: Buffer, hash?: Hash): number {
-  hash?.update(b);
+/** Where the package's WARC goes: written through, in order (zip-writer.ts's stored entry). */
+export interface WarcSink {
+  write(b: Buffer): void;
+}
+
+/** `b` written at the file's end; its length. */
+function writeAll(fd: number, b: Buffer): number {
   for (let at = 0; at < b.length; ) at += writeSync(fd, b, at);
   return b.length;
 }
 
 /** A record too large to hold (or remote, or in a package) copied as it is read; a plain one gzipped as one member. */
-async function streamRecord(location: string, offset: number, length: number, fd: number, hash: Hash): Promise<number> {
+async function streamRecord(location: string, offset: number, length: number, write: (b: Buffer) => number): Promise<number> {
   const source = await openByteRange(location, { offset, length: length > 0 ? length : undefined });
   let written = 0;
   try {
@@ -56,7 +60,7 @@ async function streamRecord(location: string, offset: number, length: number, fd
       for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
     };
     const gz = first.value[0] === 0x1f && first.value[1] === 0x8b;
-    for await (const c of gz ? rest() : Readable.from(rest()).pipe(createGzip())) written += writeAll(fd, c as Buffer, hash);
+    for await (const c of gz ? rest() : Readable.from(rest()).pipe(createGzip())) written += write(c as Buffer);
   } finally {
     source.close();
   }
@@ -74,15 +78,14 @@ export class PackageRecords {
   bytes = 0;
   resources = 0;
   missing = 0;
-  private readonly warc: number;
   private readonly unsorted: number;
   private indexText = '';
   private readonly copied = new Set<string>();
   private readonly nearest = new Map<string, { location: string; offset: number; length: number } | null>();
 
-  /** The WARC written to `warcPath` (hashed into `warcHash`), its index lines unsorted to `unsortedPath`. */
+  /** The WARC written to `warc` (hashed into `warcHash`), its index lines unsorted to `unsortedPath`. */
   constructor(
-    warcPath: string,
+    private readonly warc: WarcSink,
     readonly warcHash: Hash,
     unsortedPath: string,
     private readonly source: RecordBytes,
@@ -90,7 +93,6 @@ export class PackageRecords {
     private readonly captures: CaptureIndex,
     private readonly opts: { resources: boolean; htmlLimit: number },
   ) {
-    this.warc = openSync(warcPath, 'w');
     this.unsorted = openSync(unsortedPath, 'w');
   }
 
@@ -118,7 +120,7 @@ export class PackageRecords {
     }
     this.copied.add(key);
     const at = this.bytes;
-    const written = r.bytes ? writeAll(this.warc, r.bytes, this.warcHash) : await streamRecord(location, offset, length, this.warc, this.warcHash);
+    const written = r.bytes ? this.write(r.bytes) : await streamRecord(location, offset, length, (b) => this.write(b));
     scan ??= await scanRecord(range, { html, htmlLimit: this.opts.htmlLimit });
     this.bytes += written;
     this.records++;
@@ -127,6 +129,13 @@ export class PackageRecords {
       if (this.indexText.length >= 1 << 20) this.flushIndex();
     }
     return scan.urls ?? [];
+  }
+
+  /** Bytes at the WARC's end, hashed. */
+  private write(b: Buffer): number {
+    this.warcHash.update(b);
+    this.warc.write(b);
+    return b.length;
   }
 
   private flushIndex(): void {
@@ -164,9 +173,8 @@ export class PackageRecords {
     }
   }
 
-  /** The WARC and the unsorted index complete. */
+  /** The unsorted index complete (the WARC is the sink's). */
   close(): void {
-    closeSync(this.warc);
     this.flushIndex();
     closeSync(this.unsorted);
   }

@@ -7,15 +7,13 @@
  * sorted CDXJ of that WARC (`indexes/index.cdx`, as nwax cdx writes it); `pages/pages.jsonl`
  * (each page's URL, capture time, title and extracted text, which ReplayWeb.page searches);
  * `datapackage.json` (every resource's SHA-256 and size) and `datapackage-digest.json`.
- * Streaming: the WARC is written to a file aside (hashed as it is written) and the package
- * put in place by a rename when it is whole.
+ * Streaming, in one pass (zip-writer.ts): the WARC is the package's first entry, written
+ * through (and hashed) as its records are placed; the package is written aside and put in
+ * place by a rename when it is whole.
  */
 import { createHash } from 'node:crypto';
-import { once } from 'node:events';
-import { createWriteStream, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { PassThrough } from 'node:stream';
-import yazl from 'yazl';
 import { externalSort } from '../mapreduce/external-sort.js';
 import { lineBatches } from '../mapreduce/line-reader.js';
 import { CaptureIndex } from '../replay/captures.js';
@@ -25,6 +23,7 @@ import { InputError, NwaxError, describeFsError } from '../util/errors.js';
 import { RecordBytes } from './record-bytes.js';
 import { ScanPool } from './scan-pool.js';
 import { PackageRecords, type Prepared } from './package-records.js';
+import { Deflated, ZipWriter, type EntrySink } from './zip-writer.js';
 import { firstDate } from '../index/document.js';
 
 export interface ExportOptions {
@@ -37,6 +36,8 @@ export interface ExportOptions {
   resources?: boolean;
   /** Bytes of a page's HTML read for what it embeds. */
   htmlLimit?: number;
+  /** pages.jsonl's deflate level, 0-9 (nwax.export.pages.level; default 1). */
+  pagesLevel?: number;
   memory?: string;
   /** The access rules: what they withhold from the public is not exported (nwax.access.*). */
   access?: AccessSettings;
@@ -56,7 +57,8 @@ interface Page {
   url: string;
   ts: string;
   title: string;
-  text: string;
+  /** The page's text as a JSON string (its segment's bytes, copied into pages.jsonl as they are); undefined: none. */
+  text: Buffer | undefined;
   mime: string;
   collection: string;
   location: string;
@@ -81,19 +83,19 @@ function* selectPages(searcher: Searcher, query: string | undefined): Generator<
     const key = `${d.url} ${d.digest}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const ref = searcher.stored(d.setName, d.id);
-    if (!ref || ref === 'blocked') continue;
+    // The rows are the served documents (not deleted, not withheld: the filters searcher.stored()
+    // applies), and hold where each record is.
     const ts = firstDate(d.dates);
     yield {
       url: d.url,
       ts,
       title: d.title,
-      text: searcher.text(d.setName, d.id),
+      text: searcher.textJson(d.setName, d),
       mime: d.mime,
       collection: d.collection,
-      location: ref.location,
-      offset: ref.offset,
-      clen: ref.clen,
+      location: d.location,
+      offset: d.offset,
+      clen: d.clen,
     };
   }
 }
@@ -105,59 +107,90 @@ function* selectPages(searcher: Searcher, query: string | undefined): Generator<
 const AHEAD = 64;
 const AHEAD_BYTES = 64 << 20;
 
-/** pages.jsonl as it is written: deflated into the package on libuv's threads, hashed and counted. */
+/**
+ * pages.jsonl's deflate level by default: its text is most of an export's output that is not
+ * WARC (155 MB for the bench corpus's 18,250 pages); level 6 took 3.8 s of CPU (beside an
+ * export of 7 s on 2 cores), level 1 takes 0.8 s for a fifth more bytes (39 MB, not 32 MB).
+ */
+const PAGES_LEVEL = 1;
+
+/** pages.jsonl as it is written: deflated on libuv's threads into a file of its own, hashed and counted. */
 class PagesWriter {
   readonly hash = createHash('sha256');
-  bytes = 0;
-  private text = '';
+  readonly deflated: Deflated;
+  private parts: Buffer[] = [];
+  private held = 0;
 
-  constructor(private readonly stream: PassThrough) {}
+  constructor(
+    private readonly fd: number,
+    level: number,
+  ) {
+    this.deflated = new Deflated(level, (b) => {
+      for (let at = 0; at < b.length; ) at += writeSync(fd, b, at);
+    });
+  }
 
-  /** A line; they go to the deflater in batches (a write per page cost a trip to libuv's threads each). */
-  async write(line: string): Promise<void> {
-    this.text += line;
-    if (this.text.length >= 1 << 18) await this.flush();
+  /** A line's parts; they go to the deflater in batches (a write per page cost a trip to libuv's threads each). */
+  async write(parts: Buffer[]): Promise<void> {
+    for (const b of parts) {
+      this.parts.push(b);
+      this.held += b.length;
+    }
+    if (this.held >= 1 << 20) await this.flush();
   }
 
   async flush(): Promise<void> {
-    const b = Buffer.from(this.text);
-    this.text = '';
+    const b = Buffer.concat(this.parts, this.held);
+    this.parts = [];
+    this.held = 0;
     this.hash.update(b);
-    this.bytes += b.length;
-    if (!this.stream.write(b)) await once(this.stream, 'drain');
+    await this.deflated.write(b);
+  }
+
+  /** All deflated and written; the file closed. */
+  async end(): Promise<void> {
+    await this.flush();
+    await this.deflated.end();
+    closeSync(this.fd);
   }
 }
 
-/** The page's line of pages.jsonl (its text is what ReplayWeb.page searches). */
-function pageLine(p: Page): string {
+const TEXT_FIELD = Buffer.from(',"text":');
+const LINE_END = Buffer.from('}\n');
+
+/**
+ * The page's line of pages.jsonl (its text is what ReplayWeb.page searches): the text goes in
+ * as the JSON string its segment stores (JSON.stringify's, as it would be written here).
+ */
+function pageLine(p: Page): Buffer[] {
   const id = createHash('sha1').update(`${p.url} ${p.ts}`).digest('hex').slice(0, 20);
-  return `${JSON.stringify({ id, url: p.url, ts: iso(p.ts), ...(p.title ? { title: p.title } : {}), ...(p.text ? { text: p.text } : {}) })}\n`;
+  const head = JSON.stringify({ id, url: p.url, ts: iso(p.ts), ...(p.title ? { title: p.title } : {}) });
+  // An empty text ("") is left out, as JSON.stringify's page was written without it.
+  if (p.text === undefined || p.text.length <= 2) return [Buffer.from(`${head}\n`)];
+  return [Buffer.from(head.slice(0, -1)), TEXT_FIELD, p.text, LINE_END];
 }
 
-/** The index: the records' CDXJ lines sorted (as nwax cdx of the WARC would give them), hashed. */
-async function sortIndex(unsortedPath: string, indexPath: string, work: string): Promise<ReturnType<typeof createHash>> {
-  const index = createWriteStream(indexPath);
+/** The index: the records' CDXJ lines sorted (as nwax cdx of the WARC would give them) into `sink`, hashed. */
+async function sortIndex(unsortedPath: string, sink: EntrySink, work: string): Promise<ReturnType<typeof createHash>> {
   const hash = createHash('sha256');
   for await (const b of externalSort(lineBatches(unsortedPath), { memory: 64 << 20, tmpDir: work })) {
-    const text = b.map((l) => `${l}\n`).join('');
+    const text = Buffer.from(b.map((l) => `${l}\n`).join(''));
     hash.update(text);
-    if (!index.write(text)) await once(index, 'drain');
+    await sink.write(text);
   }
-  index.end();
-  await once(index, 'close');
   return hash;
 }
 
 /** datapackage.json and datapackage-digest.json, as WACZ 1.1.1 says. */
 function datapackageFiles(
   o: ExportOptions,
-  resources: { name: string; path: string; file?: string; bytes?: number; hash: ReturnType<typeof createHash> }[],
+  resources: { name: string; path: string; bytes: number; hash: ReturnType<typeof createHash> }[],
 ): { datapackage: Buffer; digest: Buffer } {
   const datapackage = Buffer.from(
     `${JSON.stringify(
       {
         profile: 'data-package',
-        resources: resources.map((r) => ({ name: r.name, path: r.path, hash: `sha256:${r.hash.digest('hex')}`, bytes: r.bytes ?? statSync(r.file!).size })),
+        resources: resources.map((r) => ({ name: r.name, path: r.path, hash: `sha256:${r.hash.digest('hex')}`, bytes: r.bytes })),
         wacz_version: '1.1.1',
         title: o.query === undefined ? `nwax export of ${o.dir}` : `nwax export of "${o.query}" in ${o.dir}`,
         created: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
@@ -187,6 +220,7 @@ function checkOut(o: ExportOptions): string {
 
 /** The pages placed in the index's order, each read and scanned ahead: the package's bytes do not depend on which thread finished first. */
 async function placePages(selected: Iterable<Page>, records: PackageRecords, pages: PagesWriter): Promise<number> {
+  await pages.write([Buffer.from(`${JSON.stringify(PAGES_HEADER)}\n`)]);
   const ahead: { page: Page; prepared: Promise<Prepared> }[] = [];
   let aheadBytes = 0;
   let n = 0;
@@ -218,47 +252,52 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
   const work = mkdtempSync(join(dirname(out), '.nwax-export-'));
   const bytes = new RecordBytes();
   const pool = new ScanPool();
-  // The package is written as the records are: pages.jsonl is its first entry, deflated on
-  // libuv's threads while the records are copied (the WARC, stored, follows it from its file).
-  const zip = new yazl.ZipFile();
+  // The package is written as the records are: the WARC first, stored, written through as each
+  // record is placed; pages.jsonl meanwhile deflated on libuv's threads into a file aside, then
+  // copied in; the index, then datapackage.json.
   const aside = join(work, 'out.wacz');
-  const zipped = once(zip.outputStream.pipe(createWriteStream(aside)), 'close');
-  zipped.catch(() => {});
-  const pagesStream = new PassThrough({ highWaterMark: 1 << 20 });
-  zip.addReadStream(pagesStream, 'pages/pages.jsonl', { compress: true });
+  const zip = new ZipWriter(aside);
+  const pagesPath = join(work, 'pages.jsonl.deflated');
+  const pages = new PagesWriter(openSync(pagesPath, 'w'), o.pagesLevel ?? PAGES_LEVEL);
   try {
-    const warcPath = join(work, 'data.warc.gz');
     const unsortedPath = join(work, 'index.unsorted');
-    const records = new PackageRecords(warcPath, createHash('sha256'), unsortedPath, bytes, pool, captures, {
-      resources: o.resources !== false,
-      htmlLimit: o.htmlLimit ?? 4 << 20,
+    const warcHash = createHash('sha256');
+    const { records, n } = await zip.stored('archive/data.warc.gz', async (warc) => {
+      const records = new PackageRecords(warc, warcHash, unsortedPath, bytes, pool, captures, {
+        resources: o.resources !== false,
+        htmlLimit: o.htmlLimit ?? 4 << 20,
+      });
+      const n = await placePages(selectPages(searcher, o.query), records, pages);
+      records.close();
+      return { records, n };
     });
-    const pages = new PagesWriter(pagesStream);
-    await pages.write(`${JSON.stringify(PAGES_HEADER)}\n`);
-    const n = await placePages(selectPages(searcher, o.query), records, pages);
-    await pages.flush();
-    pagesStream.end();
-    records.close();
+    await pages.end();
     if (n === 0) throw new NwaxError('NWAX_INPUT', o.query === undefined ? `${o.dir}: no document to export` : `${o.query}: no version found to export`);
-    const indexPath = join(work, 'index.cdx');
-    const indexHash = await sortIndex(unsortedPath, indexPath, work);
+    zip.copyEntry('pages/pages.jsonl', pagesPath, pages.deflated);
+    let indexHash: ReturnType<typeof createHash> | undefined;
+    let indexBytes = 0;
+    await zip.deflated('indexes/index.cdx', 6, async (sink) => {
+      const counted = {
+        write: (b: Buffer) => {
+          indexBytes += b.length;
+          return sink.write(b);
+        },
+      };
+      indexHash = await sortIndex(unsortedPath, counted, work);
+    });
     const { datapackage, digest } = datapackageFiles(o, [
-      { name: 'data.warc.gz', path: 'archive/data.warc.gz', file: warcPath, hash: records.warcHash },
-      { name: 'index.cdx', path: 'indexes/index.cdx', file: indexPath, hash: indexHash },
-      { name: 'pages.jsonl', path: 'pages/pages.jsonl', bytes: pages.bytes, hash: pages.hash },
+      { name: 'data.warc.gz', path: 'archive/data.warc.gz', bytes: records.bytes, hash: warcHash },
+      { name: 'index.cdx', path: 'indexes/index.cdx', bytes: indexBytes, hash: indexHash! },
+      { name: 'pages.jsonl', path: 'pages/pages.jsonl', bytes: pages.deflated.size, hash: pages.hash },
     ]);
-    // The WARC stored (WACZ readers read its records by offset), the rest deflated.
-    zip.addFile(warcPath, 'archive/data.warc.gz', { compress: false });
-    zip.addFile(indexPath, 'indexes/index.cdx', { compress: true });
-    zip.addBuffer(datapackage, 'datapackage.json', { compress: true });
-    zip.addBuffer(digest, 'datapackage-digest.json', { compress: true });
-    zip.end();
-    await zipped;
+    zip.buffer('datapackage.json', datapackage);
+    zip.buffer('datapackage-digest.json', digest);
+    zip.finish();
     renameSync(aside, out);
     return { pages: n, resources: records.resources, records: records.records, missing: records.missing, bytes: records.bytes };
   } finally {
-    pagesStream.destroy();
-    zip.outputStream.unpipe();
+    pages.deflated.destroy();
+    zip.close();
     bytes.close();
     await pool.close();
     searcher.close();

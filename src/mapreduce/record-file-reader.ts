@@ -48,6 +48,8 @@ export class RecordFileReader {
   private whole: string[] | undefined;
   /** The block the last lookup by key looked in, and for which key (another key there: lookups in key order). */
   private lastLookup = { block: -1, key: '' };
+  /** The block valueJson inflated last, and where the line after its last key starts (lookups in key order look there first). */
+  private rawBlock: { block: number; bytes: Buffer; next: number } | undefined;
   /** This reader's blocks in a shared cache: a part written again at the same path is another reader. */
   private readonly serial = ++readers;
 
@@ -139,19 +141,21 @@ export class RecordFileReader {
     return lines;
   }
 
-  private inflateBlock(fd: number, b: BlockEntry): string[] {
+  /** A block's bytes as stored, inflated (gzip members). */
+  private blockBytes(fd: number, b: BlockEntry): Buffer {
     const buf = Buffer.allocUnsafe(b.length);
     const n = readSync(fd, buf, 0, b.length, b.offset);
     if (n !== b.length) throw new NwaxError('NWAX_FORMAT', `${this.path}: offset ${b.offset}: block cut short (${n} of ${b.length} bytes)`);
-    let text: string;
-    if (this.kind === 'text') text = buf.toString('utf8');
-    else {
-      try {
-        text = gunzipSync(buf).toString('utf8');
-      } catch (err) {
-        throw new NwaxError('NWAX_FORMAT', `${this.path}: offset ${b.offset}: corrupt block (${(err as Error).message})`);
-      }
+    if (this.kind === 'text') return buf;
+    try {
+      return gunzipSync(buf);
+    } catch (err) {
+      throw new NwaxError('NWAX_FORMAT', `${this.path}: offset ${b.offset}: corrupt block (${(err as Error).message})`);
     }
+  }
+
+  private inflateBlock(fd: number, b: BlockEntry): string[] {
+    const text = this.blockBytes(fd, b).toString('utf8');
     const lines = text.split('\n');
     // A last line without its newline (a text part cut by hand) is still a record.
     if (lines[lines.length - 1] === '') lines.pop();
@@ -227,6 +231,43 @@ export class RecordFileReader {
   valueOf(key: string): unknown {
     const r = this.lookUp(key, Infinity);
     return r === undefined || 'value' in r ? r?.value : this.decode(key, r.bytes, r.start, r.end);
+  }
+
+  /**
+   * The value of a key stored once as the JSON it is stored in, its bytes (an export copies a
+   * page's text into pages.jsonl so, with no decoding and encoding of it again); the block is
+   * inflated whole once for lookups in key order. Undefined where the key is not there.
+   */
+  valueJson(key: string): Buffer | undefined {
+    if (this.kind === 'stream') {
+      const v = this.valueOf(key);
+      return v === undefined ? undefined : Buffer.from(JSON.stringify(v));
+    }
+    const i = this.blockFor(key);
+    if (i < 0) return undefined;
+    if (this.rawBlock?.block !== i) {
+      const fd = openSync(this.path, 'r');
+      try {
+        this.rawBlock = { block: i, bytes: this.blockBytes(fd, this.blocks[i]), next: 0 };
+      } finally {
+        closeSync(fd);
+      }
+    }
+    const raw = this.rawBlock;
+    const { bytes } = raw;
+    const needle = Buffer.from(`${key}\t`, 'utf8');
+    const startsAt = (at: number) => at + needle.length <= bytes.length && bytes.compare(needle, 0, needle.length, at, at + needle.length) === 0;
+    let at = raw.next < bytes.length && startsAt(raw.next) ? raw.next : startsAt(0) ? 0 : -1;
+    if (at < 0) {
+      const nl = bytes.indexOf(Buffer.concat([Buffer.of(0x0a), needle]));
+      if (nl < 0) return undefined;
+      at = nl + 1;
+    }
+    const start = at + needle.length;
+    const nl = bytes.indexOf(0x0a, start);
+    const end = nl < 0 ? bytes.length : nl;
+    raw.next = end + 1;
+    return bytes.subarray(start, end);
   }
 
   /** A value from its bytes: a text (a JSON string) made straight from them by the addon; anything else, or without the addon, decoded and parsed. */

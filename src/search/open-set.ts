@@ -23,7 +23,7 @@ import type { PlanSet, WordPlan } from './set-word-query.js';
 import { MAX_SCORED, type Facets, type FieldOrder, type RankLimits, type Row, type SetResult, type StoredRef } from './types.js';
 import { NwaxError } from '../util/errors.js';
 import type { Snippet } from './snippet.js';
-import { SetTexts } from './set-texts.js';
+import { SetTexts, type TextRef } from './set-texts.js';
 import { CAPTURE_FIELDS } from '../index/document.js';
 import { SetAccess } from './access-view.js';
 
@@ -371,6 +371,11 @@ export class OpenSet {
   /** A hit's stored text ('' when `text` is false) and language (set-texts.ts). */
   textAndLang(id: number, text = true): { text: string; lang: string } {
     return this.texts.textAndLang(id, text);
+  }
+
+  /** A document's text as its JSON string's bytes (SetTexts.textJson). */
+  textJson(id: number, known?: TextRef): Buffer | undefined {
+    return this.texts.textJson(id, known);
   }
 
   /** A hit's snippet and language (set-texts.ts). */

@@ -357,6 +357,15 @@ export class Searcher {
     return this.sets.find((x) => x.set.name === set)?.textAndLang(doc).text ?? '';
   }
 
+  /**
+   * A document's stored text as a JSON string, its bytes (undefined when not there): what a JSON
+   * writer copies without decoding it. `row`: the document as allDocuments or matchingDocuments
+   * gave it (its segment, URL and digest find the text with no second read of its row).
+   */
+  textJson(set: string, row: Pick<Row, 'id' | 'segment' | 'url' | 'digest'>): Buffer | undefined {
+    return this.sets.find((x) => x.set.name === set)?.textJson(row.id, row);
+  }
+
   /** Site names and the titles of the best pages (by boost), for suggestions. */
   *suggestionSource(titles: number): Generator<{ text: string; kind: 'site' | 'title' }> {
     // What the public may see: suggestions are the same for every class.

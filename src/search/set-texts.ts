@@ -12,7 +12,7 @@ import { SNIPPET_READS, snippetOf, snippetOfHead, type Snippet } from './snippet
 const SNIPPET_HEAD = 8192;
 
 /** Where a version's text is: its segment and key. */
-interface TextRef {
+export interface TextRef {
   segment: string | null;
   url: string;
   digest: string;
@@ -47,6 +47,28 @@ export class SetTexts {
       | { text: string | null; lang: string }
       | undefined;
     return { text: r?.text ?? '', lang: r?.lang ?? '' };
+  }
+
+  /**
+   * A version's text as a JSON string (its bytes), for a writer of JSON that copies it: from its
+   * segment as stored there; undefined where it cannot be read. `known`: its row's segment, URL
+   * and digest, where the caller has read them.
+   */
+  textJson(id: number, known?: TextRef): Buffer | undefined {
+    if (!this.segments) {
+      const { text } = this.textAndLang(id);
+      return Buffer.from(JSON.stringify(text));
+    }
+    const r = known ?? this.refAndLang(id);
+    if (r === undefined) return undefined;
+    const { store, near } = this.segments;
+    try {
+      const json = store.textJson(r.segment ?? '', r.url, r.digest, near);
+      // A value that is not a string (not a text this reader knows) is no text.
+      return json?.[0] === 0x22 ? json : undefined;
+    } catch {
+      return undefined; // a damaged block, as for segmentText
+    }
   }
 
   /**

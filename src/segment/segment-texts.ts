@@ -81,6 +81,11 @@ export class SegmentTexts {
     return typeof v === 'string' ? v : undefined;
   }
 
+  /** That text as the JSON string it is stored as (its bytes; see RecordFileReader.valueJson). */
+  textJson(segment: string, url: string, digest: string, near?: readonly string[]): Buffer | undefined {
+    return this.ask(segment, `${url} ${digest}`, near, (r, key) => r.valueJson(key));
+  }
+
   /**
    * At least the first `chars` characters of that text (`whole` where that is all of it), its
    * block inflated only that far: what a snippet near the top of a long page needs.
