@@ -9,8 +9,8 @@ import { gunzipSync } from 'node:zlib';
 import { compareBytes } from './byte-order.js';
 import { NwaxError, visible } from '../util/errors.js';
 import type { BlockCache } from './block-cache.js';
-import { gunzipPrefixSync } from '../util/gunzip-prefix.js';
-import { jsonStringFromBytes, jsonStringHead } from '../util/json-bytes.js';
+import { GunzipPrefix } from '../util/gunzip-prefix.js';
+import { jsonStringFromBytes, jsonStringHeadCut, jsonStringPiece } from '../util/json-bytes.js';
 
 interface BlockEntry {
   firstKey: string;
@@ -31,6 +31,29 @@ function legacyIndexPath(part: string): string {
 /** Text blocks cut when a part without a block index is scanned. */
 const SCAN_BLOCK = 64 * 1024;
 
+/**
+ * A key's line as far as it is inflated, kept for a lookup that wants more of it next (a snippet
+ * not in a page's first 8 kB): the inflate goes on where it stopped, and the text decoded so far
+ * is kept, while nothing else inflated meanwhile (`prefix.live`).
+ */
+interface LineHead {
+  key: string;
+  block: number;
+  prefix: GunzipPrefix;
+  /** `\nKEY\t`, or `KEY\t` where the key starts the block. */
+  needle: Buffer;
+  starts: boolean;
+  /** Where the needle is (-1: not yet found) and how far it was looked for. */
+  at: number;
+  searchedKey: number;
+  /** Where the line ends (-1: not yet found) and how far that was looked for. */
+  nl: number;
+  searchedEnd: number;
+  /** The value's text decoded so far, and the first byte not decoded. */
+  text?: string;
+  decodedTo: number;
+}
+
 export interface Record {
   key: string;
   /** The value, parsed from its JSON. */
@@ -48,6 +71,8 @@ export class RecordFileReader {
   private whole: string[] | undefined;
   /** The block the last lookup by key looked in, and for which key (another key there: lookups in key order). */
   private lastLookup = { block: -1, key: '' };
+  /** The line the last lookup inflated (stringHead goes on with it). */
+  private head: LineHead | undefined;
   /** The block valueJson inflated last, and where the line after its last key starts (lookups in key order look there first). */
   private rawBlock: { block: number; bytes: Buffer; next: number } | undefined;
   /** This reader's blocks in a shared cache: a part written again at the same path is another reader. */
@@ -291,12 +316,21 @@ export class RecordFileReader {
       const r = this.lookUp(key, want);
       if (r === undefined || 'value' in r) return typeof r?.value === 'string' ? { text: r.value, whole: true } : undefined;
       if (r.bytes[r.start] !== 0x22) return undefined;
-      if (r.whole) {
+      const h = r.head;
+      // What a shorter head of this text decoded is kept; the rest is decoded after it.
+      const more = h.text !== undefined && h.decodedTo > r.start ? h.decodedTo : -1;
+      if (r.whole && more < 0) {
         const text = this.decode(key, r.bytes, r.start, r.end);
         return typeof text === 'string' ? { text, whole: true } : undefined;
       }
-      const text = jsonStringHead(r.bytes, r.start, r.end);
-      if (text === undefined) throw new NwaxError('NWAX_FORMAT', `${this.path}: the value of ${visible(JSON.stringify(key))} is not a JSON string`);
+      // (Decoded to its closing quote already: nothing more to decode.)
+      if (r.whole && more >= r.end) return { text: h.text!, whole: true };
+      const piece = more < 0 ? jsonStringHeadCut(r.bytes, r.start, r.end) : jsonStringPiece(r.bytes, more, r.end, r.whole);
+      if (piece === undefined) throw new NwaxError('NWAX_FORMAT', `${this.path}: the value of ${visible(JSON.stringify(key))} is not a JSON string`);
+      const text = more < 0 ? piece.text : h.text + piece.text;
+      h.text = text;
+      h.decodedTo = piece.cut;
+      if (r.whole) return { text, whole: true };
       if (text.length >= chars || want >= 6 * chars + 1) return { text, whole: false };
     }
   }
@@ -305,9 +339,10 @@ export class RecordFileReader {
    * A key's line from the head of its block: its value's bytes `[start, end)` in `bytes`, up to
    * the line's end or, past `want` bytes of it, cut there (`whole` false); `value` where the
    * block was read whole (a cached one, or lookups coming back to it); undefined: no such key.
-   * `bytes` is gunzipPrefixSync's: decoded before the next lookup.
+   * `bytes` are valid until the next lookup; a lookup of the same key next goes on inflating
+   * where this one stopped (`head`).
    */
-  private lookUp(key: string, want: number): { bytes: Buffer; start: number; end: number; whole: boolean } | { value: unknown } | undefined {
+  private lookUp(key: string, want: number): { bytes: Buffer; start: number; end: number; whole: boolean; head: LineHead } | { value: unknown } | undefined {
     const i = this.blockFor(key);
     if (i < 0) return undefined;
     // Lookups that come back to a block (an export in key order) read it whole, once, through the cache.
@@ -318,40 +353,53 @@ export class RecordFileReader {
       return values.length ? { value: values[0] } : undefined;
     }
     const b = this.blocks[i];
-    const member = Buffer.allocUnsafe(b.length);
-    const fd = openSync(this.path, 'r');
-    try {
-      const n = readSync(fd, member, 0, b.length, b.offset);
-      if (n !== b.length) throw new NwaxError('NWAX_FORMAT', `${this.path}: offset ${b.offset}: block cut short (${n} of ${b.length} bytes)`);
-    } finally {
-      closeSync(fd);
+    let h = this.head;
+    if (h === undefined || h.key !== key || h.block !== i || !h.prefix.live) {
+      const member = Buffer.allocUnsafe(b.length);
+      const fd = openSync(this.path, 'r');
+      try {
+        const n = readSync(fd, member, 0, b.length, b.offset);
+        if (n !== b.length) throw new NwaxError('NWAX_FORMAT', `${this.path}: offset ${b.offset}: block cut short (${n} of ${b.length} bytes)`);
+      } finally {
+        closeSync(fd);
+      }
+      const starts = b.firstKey === key;
+      const needle = Buffer.from(starts ? `${key}\t` : `\n${key}\t`, 'utf8');
+      h = { key, block: i, prefix: new GunzipPrefix(member), needle, starts, at: -1, searchedKey: 0, nl: -1, searchedEnd: 0, decodedTo: -1 };
+      this.head = h;
     }
-    // The key's line: `\nKEY\t`, or `KEY\t` where it starts the block (no newline before it).
-    const starts = b.firstKey === key;
-    const needle = Buffer.from(starts ? `${key}\t` : `\n${key}\t`, 'utf8');
+    const line = h;
     const find = (out: Buffer, from: number) =>
-      starts ? (out.length >= needle.length && out.subarray(0, needle.length).equals(needle) ? 0 : -1) : out.indexOf(needle, from);
-    let at = -1;
-    let searched = 0;
+      line.starts ? (out.length >= line.needle.length && out.subarray(0, line.needle.length).equals(line.needle) ? 0 : -1) : out.indexOf(line.needle, from);
+    // Enough: the line's end inflated, or `want` bytes of it (each byte looked at once, however many calls).
+    const enough = (out: Buffer, length: number): boolean => {
+      const seen = out.subarray(0, length);
+      if (line.at < 0) {
+        line.at = find(seen, Math.max(0, line.searchedKey - line.needle.length));
+        line.searchedKey = length;
+        if (line.at < 0) return false;
+        line.searchedEnd = line.at + line.needle.length;
+      }
+      if (line.nl < 0) {
+        line.nl = seen.indexOf(0x0a, line.searchedEnd);
+        line.searchedEnd = length;
+      }
+      return line.nl >= 0 || length - line.at - line.needle.length > want;
+    };
     let bytes: Buffer;
     try {
-      bytes = gunzipPrefixSync(member, (out, length) => {
-        if (at < 0) {
-          at = find(out.subarray(0, length), Math.max(0, searched - needle.length));
-          searched = length;
-        }
-        return at >= 0 && (length - at - needle.length > want || out.subarray(0, length).indexOf(0x0a, at + needle.length) >= 0);
-      });
+      bytes = enough(h.prefix.bytes, h.prefix.bytes.length) ? h.prefix.bytes : h.prefix.until(enough);
     } catch (err) {
+      this.head = undefined;
       throw new NwaxError('NWAX_FORMAT', `${this.path}: offset ${b.offset}: corrupt block (${(err as Error).message})`);
     }
-    if (at < 0) at = find(bytes, 0);
-    if (at < 0) return undefined;
-    const start = at + needle.length;
-    const nl = bytes.indexOf(0x0a, start);
+    if (h.at < 0) h.at = find(bytes, 0);
+    if (h.at < 0) return undefined;
+    const start = h.at + h.needle.length;
+    const nl = h.nl >= 0 ? h.nl : bytes.indexOf(0x0a, start);
     // The line ends in what was inflated, or the block ended (a last line without its newline).
-    if (nl >= 0 || bytes.length - start <= want) return { bytes, start, end: nl >= 0 ? nl : bytes.length, whole: true };
-    return { bytes, start, end: bytes.length, whole: false };
+    if (nl >= 0 || bytes.length - start <= want) return { bytes, start, end: nl >= 0 ? nl : bytes.length, whole: true, head: h };
+    return { bytes, start, end: bytes.length, whole: false, head: h };
   }
 
   /** The values stored under `key` (one block read, more only when the key spans blocks). */

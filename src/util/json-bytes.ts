@@ -25,10 +25,11 @@ export function jsonStringFromBytes(bytes: Uint8Array, start: number, end: numbe
  * The string a JSON string cut short decodes to, as far as it goes: `bytes[start, end)` from the
  * opening quote, to the last whole character or escape before `end` (a UTF-8 sequence or an
  * escape the cut went through left out; looked for in the last bytes only, as neither is longer
- * than six). `bytes[end]` may be overwritten. undefined where it does not open with a quote or is
- * not JSON as far as it goes (a quote inside: a string that ended).
+ * than six); and where it stopped (`cut`: the first byte not decoded, where the string's next
+ * piece starts: jsonStringPiece). undefined where it does not open with a quote or is not JSON
+ * as far as it goes (a quote inside: a string that ended). The bytes are as they were after the call.
  */
-export function jsonStringHead(bytes: Buffer, start: number, end: number): string | undefined {
+export function jsonStringHeadCut(bytes: Buffer, start: number, end: number): { text: string; cut: number } | undefined {
   if (bytes[start] !== 0x22 || end <= start) return undefined;
   let cut = end;
   // A UTF-8 sequence the cut went through: back to its lead byte.
@@ -49,13 +50,40 @@ export function jsonStringHead(bytes: Buffer, start: number, end: number): strin
     break;
   }
   const closed = cut < bytes.length ? bytes : Buffer.concat([bytes, Buffer.alloc(1)]);
+  const was = closed[cut];
   closed[cut] = 0x22;
-  const fast = jsonStringFromBytes(closed, start, cut + 1);
-  if (fast !== undefined) return fast;
   try {
-    // Without the addon, a lone surrogate escape at the cut, or bytes that are not UTF-8: JSON.parse says what it makes of them.
-    return JSON.parse(closed.toString('utf8', start, cut + 1)) as string;
-  } catch {
-    return undefined;
+    const fast = jsonStringFromBytes(closed, start, cut + 1);
+    if (fast !== undefined) return { text: fast, cut };
+    try {
+      // Without the addon, a lone surrogate escape at the cut, or bytes that are not UTF-8: JSON.parse says what it makes of them.
+      return { text: JSON.parse(closed.toString('utf8', start, cut + 1)) as string, cut };
+    } catch {
+      return undefined;
+    }
+  } finally {
+    closed[cut] = was;
+  }
+}
+
+/**
+ * A JSON string's next piece: `bytes[from, end)` decoded as the body of a string whose quote
+ * opened at `from - 1` (`from` a cut jsonStringHeadCut gave): to its closing quote where
+ * `whole` (the quote at `end - 1`), else cut as jsonStringHeadCut cuts. The bytes are as they were after the call.
+ */
+export function jsonStringPiece(bytes: Buffer, from: number, end: number, whole: boolean): { text: string; cut: number } | undefined {
+  const was = bytes[from - 1];
+  bytes[from - 1] = 0x22;
+  try {
+    if (!whole) return jsonStringHeadCut(bytes, from - 1, end);
+    const fast = jsonStringFromBytes(bytes, from - 1, end);
+    if (fast !== undefined) return { text: fast, cut: end };
+    try {
+      return { text: JSON.parse(bytes.toString('utf8', from - 1, end)) as string, cut: end };
+    } catch {
+      return undefined;
+    }
+  } finally {
+    bytes[from - 1] = was;
   }
 }
