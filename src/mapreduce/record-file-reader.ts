@@ -60,6 +60,18 @@ export interface Record {
   value: unknown;
 }
 
+/**
+ * Where lookups read a block's member: one buffer for every reader, as the inflate engine is
+ * one (a member's bytes are needed only while its line's head is live, and a new head is a
+ * new inflate). A block a lookup (a snippet's hit) was garbage the moment it was read.
+ */
+let members = Buffer.allocUnsafeSlow(64 << 10);
+
+function memberBuffer(length: number): Buffer {
+  if (members.length < length) members = Buffer.allocUnsafeSlow(Math.max(length, members.length * 2));
+  return members.subarray(0, length);
+}
+
 /** Readers made so far (each its own name in a block cache). */
 let readers = 0;
 
@@ -355,7 +367,7 @@ export class RecordFileReader {
     const b = this.blocks[i];
     let h = this.head;
     if (h === undefined || h.key !== key || h.block !== i || !h.prefix.live) {
-      const member = Buffer.allocUnsafe(b.length);
+      const member = memberBuffer(b.length);
       const fd = openSync(this.path, 'r');
       try {
         const n = readSync(fd, member, 0, b.length, b.offset);
