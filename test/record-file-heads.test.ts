@@ -4,8 +4,10 @@
  * shorter one stopped. Checked against the text itself on texts dense in what a cut can go
  * through (UTF-8 sequences of 2 to 4 bytes, escapes of 2 and 6 bytes, surrogate pairs), the
  * inflate's steps falling at every offset of them, and with other lookups in between (which
- * start their own inflate: the next head of the first text starts again).
+ * start their own inflate: the next head of the first text starts again), one of them failing
+ * on a part cut short.
  */
+import { statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RecordFileReader, RecordFileWriter } from '../src/mapreduce/record-file.js';
@@ -54,5 +56,28 @@ describe('stringHead', () => {
       r.stringHead(key, 3000);
       expect(r.valueOf(key)).toBe(whole);
     }
+  });
+});
+
+describe('stringHead after a failed lookup elsewhere', () => {
+  it('starts again rather than going on with a block another lookup overwrote', () => {
+    const dir = tempDir();
+    const rand = seededRandom(7);
+    const write = (name: string, texts: [string, string][]) => {
+      const w = new RecordFileWriter(join(dir, name));
+      for (const [k, t] of texts) w.append(k, t);
+      w.close();
+      return new RecordFileReader(join(dir, name));
+    };
+    const long = text(rand, 60_000);
+    const a = write('a.gz', [['k', long]]);
+    const other = write('b.gz', [['m', text(rand, 60_000)]]);
+    // Cut short by a few bytes: its read overwrites nearly all the buffer the lookups share.
+    truncateSync(join(dir, 'b.gz'), statSync(join(dir, 'b.gz')).size - 100);
+    expect(a.stringHead('k', 100)!.text.length).toBeLessThan(long.length);
+    expect(() => other.stringHead('m', 100)).toThrow(/cut short/);
+    const whole = a.stringHead('k', long.length)!;
+    expect(whole.text).toBe(long);
+    expect(whole.whole).toBe(true);
   });
 });

@@ -9,7 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import { compareBytes } from './byte-order.js';
 import { NwaxError, visible } from '../util/errors.js';
 import type { BlockCache } from './block-cache.js';
-import { GunzipPrefix } from '../util/gunzip-prefix.js';
+import { GunzipPrefix, retirePrefixes } from '../util/gunzip-prefix.js';
 import { jsonStringFromBytes, jsonStringHeadCut, jsonStringPiece } from '../util/json-bytes.js';
 
 interface BlockEntry {
@@ -367,6 +367,9 @@ export class RecordFileReader {
     const b = this.blocks[i];
     let h = this.head;
     if (h === undefined || h.key !== key || h.block !== i || !h.prefix.live) {
+      // The shared buffer is overwritten: no line head (this reader's or another's) goes on with
+      // it, even where the read fails.
+      retirePrefixes();
       const member = memberBuffer(b.length);
       const fd = openSync(this.path, 'r');
       try {

@@ -35,6 +35,11 @@ let scratch = Buffer.allocUnsafeSlow(256 << 10);
 /** Inflates since the engine was last reset: a prefix made before another began cannot go on. */
 let generation = 0;
 
+/** Every prefix made so far stops being live (a caller about to overwrite the input they read). */
+export function retirePrefixes(): void {
+  generation++;
+}
+
 /**
  * A member inflated from its start as far as a caller wants, and further on a later call where
  * nothing else inflated meanwhile (`live`): a lookup that wants more of the same text (a snippet
