@@ -120,6 +120,7 @@ class PagesWriter {
   readonly deflated: Deflated;
   private parts: Buffer[] = [];
   private held = 0;
+  private closed = false;
 
   constructor(
     private readonly fd: number,
@@ -151,6 +152,13 @@ class PagesWriter {
   async end(): Promise<void> {
     await this.flush();
     await this.deflated.end();
+    this.close();
+  }
+
+  /** The file closed (when done, or given up). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
     closeSync(this.fd);
   }
 }
@@ -267,9 +275,11 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
         resources: o.resources !== false,
         htmlLimit: o.htmlLimit ?? 4 << 20,
       });
-      const n = await placePages(selectPages(searcher, o.query), records, pages);
-      records.close();
-      return { records, n };
+      try {
+        return { records, n: await placePages(selectPages(searcher, o.query), records, pages) };
+      } finally {
+        records.close();
+      }
     });
     await pages.end();
     if (n === 0) throw new NwaxError('NWAX_INPUT', o.query === undefined ? `${o.dir}: no document to export` : `${o.query}: no version found to export`);
@@ -297,6 +307,7 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
     return { pages: n, resources: records.resources, records: records.records, missing: records.missing, bytes: records.bytes };
   } finally {
     pages.deflated.destroy();
+    pages.close();
     zip.close();
     bytes.close();
     await pool.close();
