@@ -162,6 +162,56 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
     expect(readFileSync(pOut).length).toBeGreaterThan(0);
   });
 
+  it('leaves out, by name and offset, a record damaged since it was indexed, and exports the rest (exit 3)', async () => {
+    const warc = join(dir, 'three.warc.gz');
+    await writeWarc(
+      warc,
+      ['a', 'b', 'c'].map((x, i) => ({
+        id: `t${x}`,
+        url: `http://three.example/${x}`,
+        date: `2020010203040${i}`,
+        body: `<html><head><title>Page ${x}</title></head><body>words of page ${x}, the three pages</body></html>`,
+      })),
+    );
+    const crawl = join(dir, 'three');
+    await crawlOf(warc, crawl, 'three');
+    const source = (await ok(['cdx', '-f', 'cdxj', warc])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l.slice(l.indexOf('{'))));
+    // Page b's member overwritten in place with bytes that are no gzip member (the archive's size unchanged).
+    const b = source.find((e) => e.url === 'http://three.example/b');
+    const bytes = readFileSync(warc);
+    bytes.fill(0x41, Number(b.offset), Number(b.offset) + Number(b.length));
+    writeFileSync(warc, bytes);
+    const out = join(dir, 'three.wacz');
+    const r = await ok(['export-wacz', out, '-dir', crawl], [3]);
+    expect(r.stderr).toContain(`three.warc.gz: offset ${b.offset}: `);
+    expect(r.stderr).toMatch(/not exported/);
+    expect(r.stderr).toMatch(/three\.wacz: 2 pages, .* 2 records, .*1 records left out \(not-a-record 1\)/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    // The package holds the two good records byte for byte, indexed and listed; nothing of b.
+    const pages = (await zipEntry(out, 'pages/pages.jsonl'))
+      .toString()
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => JSON.parse(l).url);
+    expect(pages.sort()).toEqual(['http://three.example/a', 'http://three.example/c']);
+    const lines = (await ok(['cdx', '-f', 'cdxj', out])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l.slice(l.indexOf('{'))));
+    expect(lines.map((e) => e.url).sort()).toEqual(['http://three.example/a', 'http://three.example/c']);
+    const exported = await zipEntry(out, 'archive/data.warc.gz');
+    for (const e of lines) {
+      const original = source.find((x) => x.url === e.url);
+      expect(
+        exported.subarray(Number(e.offset), Number(e.offset) + Number(e.length)).equals(bytesAt(warc, Number(original.offset), Number(original.length))),
+      ).toBe(true);
+    }
+  });
+
   it("streams a record too large to hold (a plain one gzipped on the way), and its page's records stay whole", async () => {
     // A plain WARC with a 12 MB page: past what an export reads whole (8 MB), it is streamed.
     const big = 'big words of a large page '.repeat((12 << 20) >> 5);

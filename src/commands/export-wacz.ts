@@ -46,8 +46,12 @@ into place when whole. Without a query, every document of the indexes under -dir
       software: `nwax ${this.config.version}`,
       say: (m) => this.sayLine(m),
     });
+    const skipped = Object.entries(r.skipped);
+    const left = skipped.length ? `, ${skipped.reduce((n, [, k]) => n + k, 0)} records left out (${skipped.map(([why, k]) => `${why} ${k}`).join(', ')})` : '';
     this.sayLine(
-      `${args.out}: ${r.pages} pages, ${r.resources} embedded resources (${r.missing} not in the archive), ${r.records} records, ${(r.bytes / 1e6).toFixed(1)} MB of WARC in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+      `${args.out}: ${r.pages} pages, ${r.resources} embedded resources (${r.missing} not in the archive), ${r.records} records, ${(r.bytes / 1e6).toFixed(1)} MB of WARC${left} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
     );
+    // As import and cdx: a record skipped is exit 3, the package written with the rest.
+    if (skipped.length) process.exitCode = 3;
   }
 }

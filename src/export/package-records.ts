@@ -78,6 +78,8 @@ export class PackageRecords {
   bytes = 0;
   resources = 0;
   missing = 0;
+  /** Records left out, by reason: no record where the index says, a damaged one, an archive that cannot be read. */
+  readonly skipped: { [reason: string]: number } = {};
   private readonly unsorted: number;
   private indexText = '';
   private readonly copied = new Set<string>();
@@ -91,7 +93,7 @@ export class PackageRecords {
     private readonly source: RecordBytes,
     private readonly pool: ScanPool,
     private readonly captures: CaptureIndex,
-    private readonly opts: { resources: boolean; htmlLimit: number },
+    private readonly opts: { resources: boolean; htmlLimit: number; say: (m: string) => void },
   ) {
     this.unsorted = openSync(unsortedPath, 'w');
   }
@@ -109,19 +111,28 @@ export class PackageRecords {
     return this.opts.resources && /html/i.test(mime);
   }
 
-  /** The record written at the WARC's end (once), and its index line; the URLs its scan found. */
-  private async place(location: string, offset: number, length: number, html: boolean, r: Prepared): Promise<string[]> {
+  /**
+   * The record written at the WARC's end (once), and its index line; the URLs its scan found.
+   * undefined where it is left out (reported and counted): no record starts where the index
+   * says, it is damaged, or its archive cannot be read. A record is checked before any byte of
+   * it is written.
+   */
+  private async place(location: string, offset: number, length: number, html: boolean, r: Prepared): Promise<string[] | undefined> {
     const key = recordKey(location, offset);
     const range = () => openByteRange(location, { offset, length: length > 0 ? length : undefined });
-    let scan = r.scan;
     if (this.copied.has(key)) {
-      if (!scan && html) scan = await scanRecord(range, { html, htmlLimit: this.opts.htmlLimit });
+      const scan = r.scan ?? (html ? await this.scan(range, html, location) : undefined);
       return scan?.urls ?? [];
     }
     this.copied.add(key);
+    const scan = r.scan ?? (await this.scan(range, html, location));
+    if (scan.problem) {
+      this.skipped[scan.problem.reason] = (this.skipped[scan.problem.reason] ?? 0) + 1;
+      this.opts.say(`${location}: offset ${offset}: ${scan.problem.detail} (${scan.problem.reason}); not exported`);
+      return undefined;
+    }
     const at = this.bytes;
     const written = r.bytes ? this.write(r.bytes) : await streamRecord(location, offset, length, (b) => this.write(b));
-    scan ??= await scanRecord(range, { html, htmlLimit: this.opts.htmlLimit });
     this.bytes += written;
     this.records++;
     if (scan.entry) {
@@ -129,6 +140,17 @@ export class PackageRecords {
       if (this.indexText.length >= 1 << 20) this.flushIndex();
     }
     return scan.urls ?? [];
+  }
+
+  /** A record streamed and scanned (one too large to hold, remote, or in a package); an archive that cannot be read is the record's problem. */
+  private async scan(range: () => ReturnType<typeof openByteRange>, html: boolean, location: string): Promise<RecordScan> {
+    try {
+      return await scanRecord(range, { html, htmlLimit: this.opts.htmlLimit });
+    } catch (err) {
+      if (!(err instanceof NwaxError)) throw err;
+      // (The message names the archive; the report names it first.)
+      return { urls: [], problem: { reason: 'unreadable', detail: err.message.replace(`${location}: `, '') } };
+    }
   }
 
   /** Bytes at the WARC's end, hashed. */
@@ -158,9 +180,10 @@ export class PackageRecords {
     return near ?? undefined;
   }
 
-  /** The page's record placed, then the records of what it embeds. */
-  async placePage(p: PageRecord, prepared: Prepared): Promise<void> {
+  /** The page's record placed, then the records of what it embeds; false where the page's own is left out. */
+  async placePage(p: PageRecord, prepared: Prepared): Promise<boolean> {
     const urls = await this.place(p.location, p.offset, p.clen, this.embeds(p.mime), prepared);
+    if (urls === undefined) return false;
     for (const u of urls) {
       const near = await this.nearestCapture(p, u);
       if (!near) {
@@ -168,9 +191,10 @@ export class PackageRecords {
         continue;
       }
       if (this.copied.has(recordKey(near.location, near.offset))) continue;
-      await this.place(near.location, near.offset, near.length, false, await this.prepare(near.location, near.offset, near.length, false));
-      this.resources++;
+      const placed = await this.place(near.location, near.offset, near.length, false, await this.prepare(near.location, near.offset, near.length, false));
+      if (placed) this.resources++;
     }
+    return true;
   }
 
   /** The unsorted index complete (the WARC is the sink's). */

@@ -22,6 +22,8 @@ export interface ScanOptions {
 export interface RecordScan {
   /** Undefined for a record nwax cdx gives no line (or a damaged one). */
   entry?: CdxEntry;
+  /** Why the bytes are no record to export: none starts there, or it is damaged (the reader's reason and detail). */
+  problem?: { reason: string; detail: string };
   /** The resources the page names, as absolute URLs (none unless `html`). */
   urls: string[];
 }
@@ -38,7 +40,7 @@ const ENTRY_OPTIONS = { canonicalizer: 'surt', robotsScanBytes: 65536 } as const
 export async function scanRecord(open: () => Promise<ByteSource> | ByteSource, opts: ScanOptions): Promise<RecordScan> {
   let urls: string[] = [];
   let again = false;
-  const first = await firstRecord(open, async (r, entry) => {
+  const { entry: first, problem } = await firstRecord(open, async (r, entry) => {
     if (!opts.html) return;
     const page = await pageHtml(
       r.payload((raw) => entry?.update(raw)),
@@ -48,18 +50,26 @@ export async function scanRecord(open: () => Promise<ByteSource> | ByteSource, o
     urls = resourceUrls(page.html, r.url);
     again = !page.whole && entry?.wants === true;
   });
+  if (problem) return { urls: [], problem };
   if (!again) return { entry: first, urls };
-  return { entry: await firstRecord(open, async () => {}), urls };
+  return { entry: (await firstRecord(open, async () => {})).entry, urls };
 }
 
-/** The entry of the first record, after `read` has read what it wants of it. */
+/**
+ * The entry of the first record, after `read` has read what it wants of it; `problem` where no
+ * record starts there (what the reader skipped first) or the record is damaged.
+ */
 async function firstRecord(
   open: () => Promise<ByteSource> | ByteSource,
   read: (r: ArchiveRecord, entry?: EntryBuilder) => Promise<void>,
-): Promise<CdxEntry | undefined> {
+): Promise<{ entry?: CdxEntry; problem?: { reason: string; detail: string } }> {
+  let skipped: { reason: string; detail: string } | undefined;
   const source = await open();
   try {
-    for await (const r of new ArchiveReader(source, { strict: false })) {
+    const reader = new ArchiveReader(source, { strict: false, onIssue: (i) => void (i.skipped && (skipped ??= i)) });
+    for await (const r of reader) {
+      // Bytes skipped before it: the offset is not where a record starts.
+      if (skipped) return { problem: skipped };
       const entry = indexedByDefault(r) ? new EntryBuilder(r, ENTRY_OPTIONS) : undefined;
       await read(r, entry);
       if (entry?.wants) {
@@ -68,9 +78,11 @@ async function firstRecord(
           if (!entry.wants) break;
         }
       }
-      return entry?.finish(await r.finish(), PACKAGE_WARC, 0);
+      const end = await r.finish();
+      if (end.damaged) return { problem: end.damaged };
+      return { entry: entry?.finish(end, PACKAGE_WARC, 0) };
     }
-    return undefined;
+    return { problem: skipped ?? { reason: 'not-a-record', detail: 'no ARC or WARC record starts here' } };
   } finally {
     source.close();
   }

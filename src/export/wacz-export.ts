@@ -51,6 +51,8 @@ export interface ExportSummary {
   records: number;
   missing: number;
   bytes: number;
+  /** Records left out (reported as they were met), by reason. */
+  skipped: { [reason: string]: number };
 }
 
 interface Page {
@@ -226,15 +228,22 @@ function checkOut(o: ExportOptions): string {
   return out;
 }
 
-/** The pages placed in the index's order, each read and scanned ahead: the package's bytes do not depend on which thread finished first. */
+/**
+ * The pages placed in the index's order, each read and scanned ahead: the package's bytes do
+ * not depend on which thread finished first. A page is listed in pages.jsonl once its record is
+ * in the package. The pages listed.
+ */
 async function placePages(selected: Iterable<Page>, records: PackageRecords, pages: PagesWriter): Promise<number> {
   await pages.write([Buffer.from(`${JSON.stringify(PAGES_HEADER)}\n`)]);
   const ahead: { page: Page; prepared: Promise<Prepared> }[] = [];
   let aheadBytes = 0;
   let n = 0;
-  for (const p of selected) {
+  const place = async (next: { page: Page; prepared: Promise<Prepared> }) => {
+    if (!(await records.placePage(next.page, await next.prepared))) return;
     n++;
-    await pages.write(pageLine(p));
+    await pages.write(pageLine(next.page));
+  };
+  for (const p of selected) {
     const prepared = records.prepare(p.location, p.offset, p.clen, records.embeds(p.mime));
     prepared.catch(() => {});
     ahead.push({ page: p, prepared });
@@ -242,10 +251,10 @@ async function placePages(selected: Iterable<Page>, records: PackageRecords, pag
     while (ahead.length >= AHEAD || aheadBytes > AHEAD_BYTES) {
       const next = ahead.shift()!;
       aheadBytes -= Math.max(next.page.clen, 0);
-      await records.placePage(next.page, await next.prepared);
+      await place(next);
     }
   }
-  for (const next of ahead) await records.placePage(next.page, await next.prepared);
+  for (const next of ahead) await place(next);
   return n;
 }
 
@@ -274,6 +283,7 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
       const records = new PackageRecords(warc, warcHash, unsortedPath, bytes, pool, captures, {
         resources: o.resources !== false,
         htmlLimit: o.htmlLimit ?? 4 << 20,
+        say: o.say,
       });
       try {
         return { records, n: await placePages(selectPages(searcher, o.query), records, pages) };
@@ -282,7 +292,10 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
       }
     });
     await pages.end();
-    if (n === 0) throw new NwaxError('NWAX_INPUT', o.query === undefined ? `${o.dir}: no document to export` : `${o.query}: no version found to export`);
+    if (n === 0) {
+      const what = o.query === undefined ? `${o.dir}: no document to export` : `${o.query}: no version found to export`;
+      throw new NwaxError('NWAX_INPUT', Object.keys(records.skipped).length ? `${what}: every record was left out (above)` : what);
+    }
     zip.copyEntry('pages/pages.jsonl', pagesPath, pages.deflated);
     let indexHash: ReturnType<typeof createHash> | undefined;
     let indexBytes = 0;
@@ -304,7 +317,7 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
     zip.buffer('datapackage-digest.json', digest);
     zip.finish();
     renameSync(aside, out);
-    return { pages: n, resources: records.resources, records: records.records, missing: records.missing, bytes: records.bytes };
+    return { pages: n, resources: records.resources, records: records.records, missing: records.missing, bytes: records.bytes, skipped: records.skipped };
   } finally {
     pages.deflated.destroy();
     pages.close();
