@@ -101,11 +101,12 @@ export class SortedCdxFile {
     try {
       let at = this.seek(startKey);
       let carry = '';
-      const buf = Buffer.allocUnsafe(READ);
+      let buf = Buffer.allocUnsafe(FIRST_READ);
       // A lookup wants a few lines (a replay's, an export's resource): the first read is small,
       // the next ones grow to READ for a long range (a 1 MB read and split cost each of an
       // export's lookups 0.9 ms).
       for (let want = FIRST_READ; ; want = Math.min(READ, want * 4)) {
+        if (buf.length < want) buf = Buffer.allocUnsafe(want);
         const n = readSync(fd, buf, 0, want, at);
         if (n === 0) break;
         // Cut at the last newline so that no UTF-8 sequence is split.

@@ -68,6 +68,8 @@ export interface Record {
 let members = Buffer.allocUnsafeSlow(64 << 10);
 
 function memberBuffer(length: number): Buffer {
+  // Kept up to 16 MB, as the inflate's buffer (a larger block is read into one of its own).
+  if (length > 16 << 20) return Buffer.allocUnsafeSlow(length);
   if (members.length < length) members = Buffer.allocUnsafeSlow(Math.max(length, members.length * 2));
   return members.subarray(0, length);
 }

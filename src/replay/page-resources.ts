@@ -4,7 +4,7 @@
  * report looks up. Scripts may load more; those the browser reports (banner.js).
  */
 import { HtmlScanner } from '../parse/html-scanner.js';
-import { eventString, nativeResources } from '../parse/native-html.js';
+import { eventString, nativeResources, type NativeHtml } from '../parse/native-html.js';
 import { EV_BASE, EV_FIELDS, EV_RESOURCE, EV_SRCSET, EV_STYLE, EV_STYLESHEET } from '../native/shared.js';
 import { replaceCssUrls } from './css-urls.js';
 
@@ -85,8 +85,11 @@ class Found {
   }
 }
 
+/** What the extractor's resources mode returns. */
+type ResourceEvents = Pick<NativeHtml, 'events' | 'pool'>;
+
 /** The extractor's resource events replayed, in document order (native/html-extract.c's resources mode). */
-function fromEvents(r: NonNullable<ReturnType<NonNullable<typeof nativeResources>>>, found: Found): void {
+function fromEvents(r: ResourceEvents, found: Found): void {
   const ev = r.events;
   for (let i = 0; i < ev.length; i += EV_FIELDS) {
     const value = eventString(r, i, 0);
