@@ -105,22 +105,21 @@ static void number_known(void) {
   }
 }
 
-/* ---- a document's names: lower-case ASCII, each with an id (known names first) ---- */
+/* ---- names: lower-case ASCII, each with an id (known names first) ---- */
 
 #define NAME_SLOTS 4096
+/* Ids in all: the shared names' and a document's own (open[] is indexed by them). */
+#define NAME_IDS (NAME_SLOTS / 2)
 
+/* An open-addressed table of names; its ids run from `base`. */
 typedef struct {
   int32_t slot_id[NAME_SLOTS]; /* -1: empty */
   uint32_t slot_hash[NAME_SLOTS];
-  uint32_t slot_at[NAME_SLOTS];  /* where the name's chars are in `chars` */
+  uint32_t slot_at[NAME_SLOTS]; /* where the name's chars are in `chars` */
   uint16_t slot_len[NAME_SLOTS];
   char *chars;
   size_t chars_n, chars_cap;
-  int count;
-  /* By id: where its characters are, and its SVG name's id (-2: not looked up yet). */
-  uint32_t id_at[NAME_SLOTS / 2];
-  uint16_t id_len[NAME_SLOTS / 2];
-  int32_t svg_of[NAME_SLOTS / 2];
+  int base, count;
 } name_table;
 
 static uint32_t hash_ascii(const char *s, size_t n) {
@@ -129,36 +128,60 @@ static uint32_t hash_ascii(const char *s, size_t n) {
   return h;
 }
 
-/* The id of the lower-case ASCII name `s[0, n)`, added when new (-1: table full or no memory). */
-static int name_id(name_table *t, const char *s, size_t n) {
-  if (n > 0xffff) return -1;
-  uint32_t h = hash_ascii(s, n);
+static int same_chars(const char *a, const char *b, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (a[i] != b[i]) return 0;
+  return 1;
+}
+
+/* The slot of name `s[0, n)` (hash h): its own, or the empty one it would take. */
+static size_t name_slot(const name_table *t, const char *s, size_t n, uint32_t h) {
   size_t i = h & (NAME_SLOTS - 1);
   for (; t->slot_id[i] >= 0; i = (i + 1) & (NAME_SLOTS - 1))
-    if (t->slot_hash[i] == h && t->slot_len[i] == n && memcmp(t->chars + t->slot_at[i], s, n) == 0) return t->slot_id[i];
-  if (t->count >= NAME_SLOTS / 2) return -1;
+    if (t->slot_hash[i] == h && t->slot_len[i] == n && same_chars(t->chars + t->slot_at[i], s, n)) return i;
+  return i;
+}
+
+/* Name `s[0, n)` added at its empty slot i (-1: the ids are used up, or no memory). */
+static int name_add(name_table *t, size_t i, const char *s, size_t n, uint32_t h) {
+  if (t->base + t->count >= NAME_IDS) return -1;
   if (!grow((void **)&t->chars, &t->chars_cap, t->chars_n + n, 1)) return -1;
   memcpy(t->chars + t->chars_n, s, n);
   t->slot_at[i] = (uint32_t)t->chars_n;
   t->chars_n += n;
   t->slot_hash[i] = h;
   t->slot_len[i] = (uint16_t)n;
-  t->id_at[t->count] = t->slot_at[i];
-  t->id_len[t->count] = (uint16_t)n;
-  t->svg_of[t->count] = -2;
-  t->slot_id[i] = t->count++;
+  t->slot_id[i] = t->base + t->count++;
   return t->slot_id[i];
 }
 
-static int table_init(name_table *t) {
+static void table_init(name_table *t, int base) {
   memset(t->slot_id, 0xff, sizeof t->slot_id);
   t->chars = NULL;
   t->chars_n = t->chars_cap = 0;
+  t->base = base;
   t->count = 0;
-  /* Known names take ids 0..KNOWN_COUNT-1, each its own. */
-  for (int id = 0; id < KNOWN_COUNT; id++)
-    if (name_id(t, known_names[id], strlen(known_names[id])) != id) return 0;
-  return 1;
+}
+
+/*
+ * The names every document shares, numbered once: the known names (ids 0..KNOWN_COUNT-1,
+ * each its own), then SVG's mixed-case names and their lower case, then the resource tags'.
+ * Read only once built. A document's table holds the other names it meets, from
+ * shared.count on: most pages need none. (Each document used to number the known names
+ * anew: a third of a resource scan's time went to that and to finding names.)
+ */
+static name_table shared;
+/* By shared id: the SVG name's id (-1: none; svg_name) and the resource tag's spec. */
+static int32_t shared_svg_of[NAME_IDS];
+struct resource_spec;
+static const struct resource_spec *shared_res[NAME_IDS];
+static int shared_ok;
+
+/* The id of shared name `s[0, n)`, added when new (only while the shared table is built). */
+static int shared_id(const char *s, size_t n) {
+  uint32_t h = hash_ascii(s, n);
+  size_t i = name_slot(&shared, s, n, h);
+  return shared.slot_id[i] >= 0 ? shared.slot_id[i] : name_add(&shared, i, s, n, h);
 }
 
 /* ---- the scanner's state and the extractor's ---- */
@@ -172,7 +195,7 @@ typedef struct {
   size_t len;
   const nwax_html_opts *o;
   nwax_html_result *r;
-  name_table *names;
+  name_table *own; /* the document's names that are not shared (NULL: none yet) */
   int fallback, failed;
   /* scanner */
   int32_t *stack;
@@ -235,6 +258,22 @@ static size_t index_of(const uint16_t *s, size_t len, uint16_t c, size_t from) {
 #endif
 }
 
+/* The id of lower-case name `s[0, n)`: a shared one, or the document's own (added when new;
+ * -1: the ids are used up, or no memory). */
+static int name_id(ctx *x, const char *s, size_t n) {
+  if (n > 0xffff) return -1;
+  uint32_t h = hash_ascii(s, n);
+  size_t i = name_slot(&shared, s, n, h);
+  if (shared.slot_id[i] >= 0) return shared.slot_id[i];
+  if (!x->own) {
+    x->own = malloc(sizeof *x->own);
+    if (!x->own) return -1;
+    table_init(x->own, shared.count);
+  }
+  i = name_slot(x->own, s, n, h);
+  return x->own->slot_id[i] >= 0 ? x->own->slot_id[i] : name_add(x->own, i, s, n, h);
+}
+
 /* The id of the tag name s[start, end) (htmlparser2's lower case; 'image' is 'img'); -1 with
  * x->fallback set for a non-ASCII name. */
 static int tag_id(ctx *x, size_t start, size_t end) {
@@ -251,7 +290,7 @@ static int tag_id(ctx *x, size_t start, size_t end) {
     }
     x->lower[i] = (char)(c >= 0x41 && c <= 0x5a ? c | 0x20 : c);
   }
-  int id = name_id(x->names, x->lower, n);
+  int id = name_id(x, x->lower, n);
   if (id < 0) x->fallback = 1;
   return id;
 }
@@ -260,23 +299,10 @@ static int top_context(ctx *x) {
   return x->contexts[x->ncontexts - 1];
 }
 
-/* The mixed-case SVG name of lower-case name `id`, as an id; -1 for none (found once per name). */
-static int svg_name(ctx *x, int id) {
-  name_table *t = x->names;
-  if (t->svg_of[id] != -2) return t->svg_of[id];
-  const char *lower = t->chars + t->id_at[id];
-  size_t n = t->id_len[id];
-  int found = -1;
-  for (int k = 0; SVG_NAMES[k] && found < 0; k++) {
-    const char *name = SVG_NAMES[k];
-    if (strlen(name) != n) continue;
-    size_t i = 0;
-    while (i < n && (name[i] >= 'A' && name[i] <= 'Z' ? name[i] | 0x20 : name[i]) == lower[i]) i++;
-    if (i == n) found = name_id(t, name, n);
-  }
-  /* name_id may have moved t->chars; only ids are kept. */
-  t->svg_of[id] = found;
-  return found;
+/* The mixed-case SVG name of lower-case name `id`, as an id; -1 for none (a document's own
+ * names have none: every SVG name's lower case is shared). */
+static int svg_name(int id) {
+  return id < shared.count ? shared_svg_of[id] : -1;
 }
 
 static int on_stack(ctx *x, int id);
@@ -285,11 +311,11 @@ static int on_stack(ctx *x, int id);
 static int tag_name(ctx *x, int id) {
   int top = top_context(x);
   if (top == CTX_SVG) {
-    int adjusted = svg_name(x, id);
+    int adjusted = svg_name(id);
     return adjusted >= 0 ? adjusted : id;
   }
   if (x->ncontexts > 1) {
-    int adjusted = svg_name(x, id);
+    int adjusted = svg_name(id);
     if (adjusted >= 0 && on_stack(x, adjusted)) return adjusted;
   }
   if (top == CTX_HTML) return id == N_IMAGE ? N_IMG : id;
@@ -647,13 +673,12 @@ static int match_attribute(ctx *x, size_t start, size_t end, const char *const *
     }
   for (int k = 0; wanted[k]; k++) {
     const char *w = wanted[k];
-    if (strlen(w) != n) continue;
     size_t i = 0;
-    for (; i < n; i++) {
+    for (; i < n && w[i]; i++) {
       uint16_t c = x->s[start + i];
       if ((c >= 0x41 && c <= 0x5a ? c | 0x20 : c) != (uint16_t)w[i]) break;
     }
-    if (i == n) return k;
+    if (i == n && !w[n]) return k;
   }
   return -1;
 }
@@ -762,17 +787,52 @@ static const resource_spec RESOURCE_TAGS[] = {
 };
 static const resource_spec ANY_TAG = {"", {"srcset", "style", NULL}, 0, RES_PLAIN};
 
-/* The spec of tag `id` (its name as the table of names holds it), kept in x->res for its events. */
+/* The spec of tag `id`, kept in x->res for its events. */
 static const char *const *resource_attributes(ctx *x, int id) {
-  const char *name = x->names->chars + x->names->id_at[id];
-  size_t n = x->names->id_len[id];
-  x->res = &ANY_TAG;
-  for (size_t i = 0; i < sizeof RESOURCE_TAGS / sizeof RESOURCE_TAGS[0]; i++)
-    if (strlen(RESOURCE_TAGS[i].name) == n && memcmp(RESOURCE_TAGS[i].name, name, n) == 0) {
-      x->res = &RESOURCE_TAGS[i];
-      break;
-    }
+  x->res = id < shared.count && shared_res[id] ? shared_res[id] : &ANY_TAG;
   return x->res->attrs;
+}
+
+/* The known names numbered, then the shared table built (once, before any document). */
+static void number_names(void) {
+  number_known();
+  table_init(&shared, 0);
+  int ok = 1;
+  for (int id = 0; id < KNOWN_COUNT; id++) ok &= shared_id(known_names[id], strlen(known_names[id])) == id;
+  for (int k = 0; SVG_NAMES[k]; k++) {
+    char lower[64];
+    size_t n = strlen(SVG_NAMES[k]);
+    if (n >= sizeof lower) {
+      ok = 0;
+      continue;
+    }
+    for (size_t i = 0; i < n; i++) lower[i] = (char)(SVG_NAMES[k][i] >= 'A' && SVG_NAMES[k][i] <= 'Z' ? SVG_NAMES[k][i] | 0x20 : SVG_NAMES[k][i]);
+    ok &= shared_id(SVG_NAMES[k], n) >= 0 && shared_id(lower, n) >= 0;
+  }
+  for (size_t i = 0; i < sizeof RESOURCE_TAGS / sizeof RESOURCE_TAGS[0]; i++) {
+    int id = shared_id(RESOURCE_TAGS[i].name, strlen(RESOURCE_TAGS[i].name));
+    if (id < 0) ok = 0;
+    else shared_res[id] = &RESOURCE_TAGS[i];
+  }
+  /* HtmlScanner.tagName's SVG name of each: the one whose lower case it is. */
+  for (size_t slot = 0; slot < NAME_SLOTS; slot++) {
+    int id = shared.slot_id[slot];
+    if (id < 0) continue;
+    const char *name = shared.chars + shared.slot_at[slot];
+    size_t n = shared.slot_len[slot];
+    shared_svg_of[id] = -1;
+    for (int k = 0; SVG_NAMES[k]; k++) {
+      const char *svg = SVG_NAMES[k];
+      if (strlen(svg) != n) continue;
+      size_t i = 0;
+      while (i < n && (svg[i] >= 'A' && svg[i] <= 'Z' ? svg[i] | 0x20 : svg[i]) == name[i]) i++;
+      if (i == n) {
+        shared_svg_of[id] = shared_id(svg, n);
+        break;
+      }
+    }
+  }
+  shared_ok = ok;
 }
 
 /* The open tag's events: its URL attributes (or its <link> or <base>), then srcset, then style. */
@@ -925,23 +985,17 @@ static void scan(ctx *x) {
 }
 
 int nwax_html_extract(const uint16_t *s, size_t len, const nwax_html_opts *opts, nwax_html_result *r) {
-  pthread_once(&known_once, number_known);
+  pthread_once(&known_once, number_names);
   memset(r, 0, sizeof *r);
-  name_table *names = malloc(sizeof *names);
-  if (!names || !table_init(names)) {
-    if (names) free(names->chars);
-    free(names);
-    return NWAX_HTML_ERROR;
-  }
+  if (!shared_ok) return NWAX_HTML_ERROR;
   ctx x;
   memset(&x, 0, sizeof x);
   x.s = s;
   x.len = len;
   x.o = opts;
   x.r = r;
-  x.names = names;
   x.raw = -1;
-  x.open = calloc(NAME_SLOTS / 2, sizeof *x.open);
+  x.open = calloc(NAME_IDS, sizeof *x.open);
   if (!x.open) x.failed = 1;
   push_context(&x, CTX_HTML);
   if (!x.failed) scan(&x);
@@ -950,8 +1004,8 @@ int nwax_html_extract(const uint16_t *s, size_t len, const nwax_html_opts *opts,
   free(x.contexts);
   free(x.lower);
   free(x.scratch.p);
-  free(names->chars);
-  free(names);
+  if (x.own) free(x.own->chars);
+  free(x.own);
   if (x.failed) return NWAX_HTML_ERROR;
   return x.fallback ? NWAX_HTML_FALLBACK : NWAX_HTML_OK;
 }
