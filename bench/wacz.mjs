@@ -2,8 +2,9 @@
 // unzipped: nwax cdx of each, same run, medians. The package's cost is its check:
 // datapackage.json's SHA-256 of the WARC, computed on a second core while the WARC is read
 // (`sha256sum` of the WARC shows that cost alone). Then `export-wacz` of the whole collection
-// (its records copied, each HTML page's embedded resources looked up, the index and pages
-// written) against nwax cdx's rate of the same records.
+// (every capture copied, the index and pages written) against nwax cdx's rate of the same
+// records, and of a query that finds most of it (each page read for what it embeds, the
+// nearest capture of each looked up).
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, existsSync, statSync } from 'node:fs';
@@ -69,11 +70,20 @@ export async function benchWacz({ runs = 5 } = {}) {
   const e = measure({ 'nwax export-wacz': `node ${q(NWAX)} export-wacz ${q(out)} -dir ${q(crawl)} 2> /dev/null` }, runs)['nwax export-wacz'];
   const exportRate = exported / e.seconds;
   const cdxRate = cdxRecords / m['nwax cdx WARC'].seconds;
+  // A query's versions: every HTML page read for what it embeds.
+  const query = 'the';
+  const qOut = join(CORPUS_DIR, 'nwax-bench-query.wacz');
+  const qSaid = spawnSync('node', [NWAX, 'export-wacz', qOut, '-dir', crawl, query], { encoding: 'utf8' }).stderr;
+  const qRecords = Number(/ (\d+) records,/.exec(qSaid)?.[1]);
+  const qe = measure({ query: `node ${q(NWAX)} export-wacz ${q(qOut)} -dir ${q(crawl)} ${q(query)} 2> /dev/null` }, runs).query;
+  const qRate = qRecords / qe.seconds;
   return [
     `WACZ read benchmark: ${pkg} (${(size / 1e6).toFixed(1)} MB WARC, stored); medians of ${runs}`,
     table([['command', 'seconds', 'MB/s of WARC', 'peak RSS MB'], row('sha256sum WARC'), row('nwax cdx WARC'), row('nwax cdx WACZ')]),
     `  nwax cdx of the WACZ runs at ${(m['nwax cdx WARC'].seconds / m['nwax cdx WACZ'].seconds).toFixed(2)}x the rate of the WARC unzipped (target >= 0.9x)`,
     `  nwax export-wacz of the collection: ${exported} records (${(statSync(out).size / 1e6).toFixed(1)} MB) in ${e.seconds.toFixed(2)} s, ${Math.round(exportRate)} records/s, peak RSS ${e.rssMB.toFixed(0)} MB;` +
       ` nwax cdx reads ${Math.round(cdxRate)} records/s: ${(exportRate / cdxRate).toFixed(2)}x (target >= 0.5x)`,
+    `  nwax export-wacz of the query "${query}": ${qRecords} records (${(statSync(qOut).size / 1e6).toFixed(1)} MB) in ${qe.seconds.toFixed(2)} s, ${Math.round(qRate)} records/s,` +
+      ` peak RSS ${qe.rssMB.toFixed(0)} MB: ${(qRate / cdxRate).toFixed(2)}x nwax cdx's rate`,
   ].join('\n');
 }

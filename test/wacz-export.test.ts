@@ -57,7 +57,8 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
     await crawlOf(join(WACZ, 'example.wacz'), crawl, 'webrecorder');
     const out = join(dir, 'all.wacz');
     const r = await ok(['export-wacz', out, '-dir', crawl]);
-    expect(r.stderr).toMatch(/all\.wacz: 14 pages, \d+ embedded resources \(0 not in the archive\), 14 records/);
+    // Every capture of the collection (here each one a document: images are indexed too).
+    expect(r.stderr).toMatch(/all\.wacz: 14 pages, 0 other captures, 14 records/);
     // Read back: datapackage-digest.json and every SHA-256 checked (exit 0), every capture indexed.
     const back = await ok(['cdx', '-f', 'cdxj', out]);
     const lines = back.stdout.trim().split('\n');
@@ -119,6 +120,20 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
     expect(images).toBeGreaterThan(3);
     const img = await ok(['export-wacz', join(dir, 'images.wacz'), '-dir', crawl, '--no-resources', 'type:image']);
     expect(img.stderr).toContain(`images.wacz: ${images} pages, 0 embedded resources (0 not in the archive), ${images} records`);
+    // What the access rules withhold from the public leaves on no route: a blocked stylesheet is
+    // neither a page nor a capture of the collection's package.
+    const rules = join(dir, 'rules.aclj');
+    writeFileSync(rules, 'net,webrecorder)/assets/main.css - {"access": "block"}\n');
+    const held = join(dir, 'held.wacz');
+    const h = await ok(['export-wacz', held, '-dir', crawl, '-D', `nwax.access.rules=${rules}`]);
+    expect(h.stderr).toMatch(/held\.wacz: 13 pages, 0 other captures, 13 records/);
+    const heldUrls = (await ok(['cdx', '-f', 'cdxj', held])).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l.slice(l.indexOf('{'))).url as string);
+    expect(heldUrls).toHaveLength(13);
+    expect(heldUrls).not.toContain('https://webrecorder.net/assets/main.css');
+    expect((await zipEntry(held, 'pages/pages.jsonl')).toString()).not.toContain('main.css');
     // Bad input: named, no stack, nothing left behind.
     const badOut = await nwax(['export-wacz', join(dir, 'no-dir', 'x.wacz'), '-dir', crawl]);
     expect(badOut.code).toBe(1);
@@ -158,8 +173,20 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
     const versions = JSON.parse((await ok(['search', '--json', '--hits', '50', '--dir', plain, 'url:http://example.org/index.html'])).stdout)
       .hits.map((h: Hit) => `${h.url} ${h.digest}`)
       .sort();
-    expect((await digests(pOut)).filter((d) => d.startsWith('http://example.org/index.html '))).toEqual(versions);
-    expect(readFileSync(pOut).length).toBeGreaterThan(0);
+    expect([...new Set((await digests(pOut)).filter((d) => d.startsWith('http://example.org/index.html ')))]).toEqual(versions);
+    // A collection's package holds every capture, not each version's first: the ten captures of
+    // five versions, so that imported again each version has every date it was captured.
+    const example = join(ROOT, 'fixtures', 'example', 'dedup-example.warc');
+    expect(await digests(pOut)).toEqual(await digests(example));
+    const again = join(dir, 'plain-again');
+    await crawlOf(pOut, again, 'example');
+    const dated = async (d: string) =>
+      (JSON.parse((await ok(['search', '--json', '--hits', '50', '--dir', d, 'url:http://example.org/index.html'])).stdout).hits as Hit[])
+        .map((h) => [h.url, h.digest, [...h.dates].sort()] as const)
+        .sort((x, y) => (x[1] < y[1] ? -1 : 1));
+    const dates = await dated(plain);
+    expect(dates.flatMap(([, , d]) => d).length).toBeGreaterThan(dates.length);
+    expect(await dated(again)).toEqual(dates);
   });
 
   it('leaves out, by name and offset, a record damaged since it was indexed, and exports the rest (exit 3)', async () => {

@@ -4,10 +4,11 @@ import { NwaxCommand } from './base.js';
 export default class ExportWacz extends NwaxCommand {
   static override summary = 'Write a collection, or the versions a query finds, as a WACZ package that ReplayWeb.page opens.';
   static override description = `The package (WACZ 1.1.1) holds each version's record copied byte for byte from its archive, \
-with the records of what its page embeds (the captures nearest it, from the segments' capture index) so that it replays, \
-in archive/data.warc.gz; a sorted CDXJ index of it; pages/pages.jsonl with each page's URL, capture time, title and \
-extracted text; datapackage.json (every resource's SHA-256) and datapackage-digest.json. Written aside and renamed \
-into place when whole. Without a query, every document of the indexes under -dir.`;
+in archive/data.warc.gz: without a query, every capture of the collection (the segments' capture index: what pages \
+embed, other dates, redirects, revisits); with one, the records of what each page found embeds (the captures nearest \
+it) so that it replays. A sorted CDXJ index of it; pages/pages.jsonl with each page's URL, capture time, title and \
+extracted text (every document of the indexes under -dir, or the versions the query finds); datapackage.json (every \
+resource's SHA-256) and datapackage-digest.json. Written aside and renamed into place when whole.`;
   static override examples = [
     '<%= config.bin %> export-wacz all.wacz -dir crawl',
     "<%= config.bin %> export-wacz linux-usb.wacz -dir crawl 'linux usb site:www.debian.org'",
@@ -19,7 +20,7 @@ into place when whole. Without a query, every document of the indexes under -dir
   };
   static override flags = {
     dir: Flags.string({ description: 'The crawl directory with indexes/, pindexes/ and segments/ (default: property searcher.dir).' }),
-    'no-resources': Flags.boolean({ description: "The pages' own records only, not what they embed.", default: false }),
+    'no-resources': Flags.boolean({ description: "The pages' own records only: not what they embed, nor the collection's other captures.", default: false }),
   };
 
   async run(): Promise<void> {
@@ -48,8 +49,10 @@ into place when whole. Without a query, every document of the indexes under -dir
     });
     const skipped = Object.entries(r.skipped);
     const left = skipped.length ? `, ${skipped.reduce((n, [, k]) => n + k, 0)} records left out (${skipped.map(([why, k]) => `${why} ${k}`).join(', ')})` : '';
+    // A query's pages bring what they embed; a collection brings every capture it holds.
+    const besides = words.length ? `${r.resources} embedded resources (${r.missing} not in the archive)` : `${r.captures} other captures`;
     this.sayLine(
-      `${args.out}: ${r.pages} pages, ${r.resources} embedded resources (${r.missing} not in the archive), ${r.records} records, ${(r.bytes / 1e6).toFixed(1)} MB of WARC${left} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+      `${args.out}: ${r.pages} pages, ${besides}, ${r.records} records, ${(r.bytes / 1e6).toFixed(1)} MB of WARC${left} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
     );
     // As import and cdx: a record skipped is exit 3, the package written with the rest.
     if (skipped.length) process.exitCode = 3;

@@ -78,6 +78,8 @@ export class PackageRecords {
   bytes = 0;
   resources = 0;
   missing = 0;
+  /** The collection's other captures placed (an export of the whole collection). */
+  otherCaptures = 0;
   /** Records left out, by reason: no record where the index says, a damaged one, an archive that cannot be read. */
   readonly skipped: { [reason: string]: number } = {};
   private readonly unsorted: number;
@@ -181,8 +183,8 @@ export class PackageRecords {
   }
 
   /** The page's record placed, then the records of what it embeds; false where the page's own is left out. */
-  async placePage(p: PageRecord, prepared: Prepared): Promise<boolean> {
-    const urls = await this.place(p.location, p.offset, p.clen, this.embeds(p.mime), prepared);
+  async placePage(p: PageRecord, prepared: Prepared, embeds = true): Promise<boolean> {
+    const urls = await this.place(p.location, p.offset, p.clen, embeds && this.embeds(p.mime), prepared);
     if (urls === undefined) return false;
     for (const u of urls) {
       const near = await this.nearestCapture(p, u);
@@ -195,6 +197,25 @@ export class PackageRecords {
       if (placed) this.resources++;
     }
     return true;
+  }
+
+  /** Whether the record at `location` and `offset` is in the package already. */
+  has(location: string, offset: number): boolean {
+    return this.copied.has(recordKey(location, offset));
+  }
+
+  /** A capture of the collection placed (its record, once; no resource scan); false where it is left out. */
+  async placeCapture(location: string, offset: number, length: number, prepared: Prepared): Promise<boolean> {
+    if (this.has(location, offset)) return true;
+    if ((await this.place(location, offset, length, false, prepared)) === undefined) return false;
+    this.otherCaptures++;
+    return true;
+  }
+
+  /** A capture whose archive is in no place the capture index knows: reported, counted, left out. */
+  unlocated(filename: string, offset: number): void {
+    this.skipped['archive-not-found'] = (this.skipped['archive-not-found'] ?? 0) + 1;
+    this.opts.say(`${filename}: offset ${offset}: the archive is in none of the places its segment lists; not exported`);
   }
 
   /** The unsorted index complete (the WARC is the sink's). */

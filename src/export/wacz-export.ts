@@ -48,6 +48,8 @@ export interface ExportOptions {
 export interface ExportSummary {
   pages: number;
   resources: number;
+  /** The collection's captures placed besides its pages' (an export of the whole collection). */
+  captures: number;
   records: number;
   missing: number;
   bytes: number;
@@ -60,7 +62,7 @@ interface Page {
   ts: string;
   title: string;
   /** The page's text as a JSON string (its segment's bytes, copied into pages.jsonl as they are); undefined: none. */
-  text: Buffer | undefined;
+  text: () => Buffer | undefined;
   mime: string;
   collection: string;
   location: string;
@@ -92,7 +94,7 @@ function* selectPages(searcher: Searcher, query: string | undefined): Generator<
       url: d.url,
       ts,
       title: d.title,
-      text: searcher.textJson(d.setName, d),
+      text: () => searcher.textJson(d.setName, d),
       mime: d.mime,
       collection: d.collection,
       location: d.location,
@@ -175,9 +177,10 @@ const LINE_END = Buffer.from('}\n');
 function pageLine(p: Page): Buffer[] {
   const id = createHash('sha1').update(`${p.url} ${p.ts}`).digest('hex').slice(0, 20);
   const head = JSON.stringify({ id, url: p.url, ts: iso(p.ts), ...(p.title ? { title: p.title } : {}) });
+  const text = p.text();
   // An empty text ("") is left out, as JSON.stringify's page was written without it.
-  if (p.text === undefined || p.text.length <= 2) return [Buffer.from(`${head}\n`)];
-  return [Buffer.from(head.slice(0, -1)), TEXT_FIELD, p.text, LINE_END];
+  if (text === undefined || text.length <= 2) return [Buffer.from(`${head}\n`)];
+  return [Buffer.from(head.slice(0, -1)), TEXT_FIELD, text, LINE_END];
 }
 
 /** The index: the records' CDXJ lines sorted (as nwax cdx of the WARC would give them) into `sink`, hashed. */
@@ -229,33 +232,69 @@ function checkOut(o: ExportOptions): string {
 }
 
 /**
- * The pages placed in the index's order, each read and scanned ahead: the package's bytes do
- * not depend on which thread finished first. A page is listed in pages.jsonl once its record is
- * in the package. The pages listed.
+ * Each item's record read and handed to the scan threads up to AHEAD items (AHEAD_BYTES)
+ * before it is placed; items placed in their order, so the package's bytes do not depend on
+ * which thread finished first.
  */
-async function placePages(selected: Iterable<Page>, records: PackageRecords, pages: PagesWriter): Promise<number> {
-  await pages.write([Buffer.from(`${JSON.stringify(PAGES_HEADER)}\n`)]);
-  const ahead: { page: Page; prepared: Promise<Prepared> }[] = [];
+async function inOrder<T>(
+  items: Iterable<T> | AsyncIterable<T>,
+  prepare: (item: T) => { length: number; prepared: Promise<Prepared> },
+  place: (item: T, prepared: Prepared) => Promise<void>,
+): Promise<void> {
+  const ahead: { item: T; length: number; prepared: Promise<Prepared> }[] = [];
   let aheadBytes = 0;
-  let n = 0;
-  const place = async (next: { page: Page; prepared: Promise<Prepared> }) => {
-    if (!(await records.placePage(next.page, await next.prepared))) return;
-    n++;
-    await pages.write(pageLine(next.page));
-  };
-  for (const p of selected) {
-    const prepared = records.prepare(p.location, p.offset, p.clen, records.embeds(p.mime));
-    prepared.catch(() => {});
-    ahead.push({ page: p, prepared });
-    aheadBytes += Math.max(p.clen, 0);
+  for await (const item of items) {
+    const started = prepare(item);
+    started.prepared.catch(() => {});
+    ahead.push({ item, ...started });
+    aheadBytes += Math.max(started.length, 0);
     while (ahead.length >= AHEAD || aheadBytes > AHEAD_BYTES) {
       const next = ahead.shift()!;
-      aheadBytes -= Math.max(next.page.clen, 0);
-      await place(next);
+      aheadBytes -= Math.max(next.length, 0);
+      await place(next.item, await next.prepared);
     }
   }
-  for (const next of ahead) await place(next);
+  for (const next of ahead) await place(next.item, await next.prepared);
+}
+
+/**
+ * The pages placed in the index's order, with what they embed where `embeds` (a query's
+ * versions). A page is listed in pages.jsonl once its record is in the package. The pages
+ * listed.
+ */
+async function placePages(selected: Iterable<Page>, records: PackageRecords, pages: PagesWriter, embeds: boolean): Promise<number> {
+  await pages.write([Buffer.from(`${JSON.stringify(PAGES_HEADER)}\n`)]);
+  let n = 0;
+  await inOrder(
+    selected,
+    (p) => ({ length: p.clen, prepared: records.prepare(p.location, p.offset, p.clen, embeds && records.embeds(p.mime)) }),
+    async (p, prepared) => {
+      if (!(await records.placePage(p, prepared, embeds))) return;
+      n++;
+      await pages.write(pageLine(p));
+    },
+  );
   return n;
+}
+
+/**
+ * Every other capture of the collection (the capture index replay reads, under the access
+ * rules): what its pages embed, their other dates, redirects, revisits. A collection's package
+ * holds all of it, so it needs no page read for what it embeds.
+ */
+async function placeCaptures(captures: CaptureIndex, records: PackageRecords): Promise<void> {
+  const located = async function* () {
+    for await (const c of captures.every('*')) {
+      const location = await c.locate();
+      if (location === undefined) records.unlocated(c.filename, c.offset);
+      else if (!records.has(location, c.offset)) yield { location, offset: c.offset, length: c.length };
+    }
+  };
+  await inOrder(
+    located(),
+    (c) => ({ length: c.length, prepared: records.prepare(c.location, c.offset, c.length, false) }),
+    async (c, prepared) => void (await records.placeCapture(c.location, c.offset, c.length, prepared)),
+  );
 }
 
 export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
@@ -286,7 +325,11 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
         say: o.say,
       });
       try {
-        return { records, n: await placePages(selectPages(searcher, o.query), records, pages) };
+        // A query's versions bring what their pages embed; a collection brings every capture.
+        const whole = o.query === undefined;
+        const n = await placePages(selectPages(searcher, o.query), records, pages, !whole);
+        if (whole && o.resources !== false) await placeCaptures(captures, records);
+        return { records, n };
       } finally {
         records.close();
       }
@@ -317,7 +360,15 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
     zip.buffer('datapackage-digest.json', digest);
     zip.finish();
     renameSync(aside, out);
-    return { pages: n, resources: records.resources, records: records.records, missing: records.missing, bytes: records.bytes, skipped: records.skipped };
+    return {
+      pages: n,
+      resources: records.resources,
+      captures: records.otherCaptures,
+      records: records.records,
+      missing: records.missing,
+      bytes: records.bytes,
+      skipped: records.skipped,
+    };
   } finally {
     pages.deflated.destroy();
     pages.close();

@@ -9,7 +9,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { openCdxSources, mergedLines, type CdxSource } from '../cdx/cdx-source.js';
+import { ALL_KEYS, openCdxSources, mergedLines, type CdxSource } from '../cdx/cdx-source.js';
 import { keyRange, type MatchType } from '../cdx/cdx-query.js';
 import { ArchiveLocator } from '../segment/archive-locator.js';
 import { CAPTURES_ARCHIVES, CAPTURES_CDX, missingCaptureIndex } from '../segment/segment.js';
@@ -171,11 +171,25 @@ export class CaptureIndex {
       return [];
     }
     const out: Capture[] = [];
+    for await (const capture of this.between(range.startKey, range.endKey, coll)) {
+      out.push(capture);
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /** Every capture of the index, in key then time order (an export of the whole collection). */
+  every(coll: string): AsyncGenerator<Capture> {
+    return this.between(ALL_KEYS.startKey, ALL_KEYS.endKey, coll);
+  }
+
+  /** The captures with keys in [startKey, endKey) this view shows, in key then time order. */
+  private async *between(startKey: string, endKey: string, coll: string): AsyncGenerator<Capture> {
     const byOrigin = new Map(this.origins.map((o) => [o.source, o]));
     for await (const { line, source } of mergedLines(
       this.origins.map((o) => o.source),
-      range.startKey,
-      range.endKey,
+      startKey,
+      endKey,
     )) {
       const f = source.reader.parse(line);
       if (!f || f.timestamp === '-' || f.url === '-') continue;
@@ -203,10 +217,8 @@ export class CaptureIndex {
         if (v === 'block') this.blockedSeen++;
         continue;
       }
-      out.push(capture);
-      if (out.length >= limit) break;
+      yield capture;
     }
-    return out;
   }
 
   /** The captures of one URL, oldest first. */
