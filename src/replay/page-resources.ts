@@ -37,10 +37,43 @@ function wantsAttributes(name: string): string[] {
   return w;
 }
 
+/**
+ * References resolved before, by the base's directory and the reference: a site's pages name
+ * the same stylesheets, scripts and images, and a URL parse cost more than the native scan of
+ * what named them (an export resolves every page's). Only a reference whose result depends on
+ * the base through its directory alone is kept: one that starts with neither `?` nor `#` (the
+ * base's last segment and query count for those) nor a character the URL parser strips.
+ */
+const RESOLVED = new Map<string, string | null>();
+const RESOLVED_MAX = 50_000;
+
+/** An http(s) URL's href up to the last `/` of its path (what a relative reference's resolution reads of it); undefined for another. */
+function directoryOf(href: string): string | undefined {
+  if (!/^https?:\/\//.test(href)) return undefined;
+  let end = href.length;
+  const query = href.indexOf('?');
+  const fragment = href.indexOf('#');
+  if (query >= 0) end = query;
+  if (fragment >= 0 && fragment < end) end = fragment;
+  return href.slice(0, href.lastIndexOf('/', end - 1) + 1);
+}
+
+/** `ref` resolved against `base`: its http(s) URL without the fragment, or null. */
+function resolve(ref: string, base: string): string | null {
+  try {
+    const u = new URL(ref, base);
+    return /^https?:$/.test(u.protocol) ? u.href.replace(/#.*$/, '') : null;
+  } catch {
+    return null; // not a URL
+  }
+}
+
 /** What a page names, gathered: URLs resolved against its base (a <base href> changes it) and kept once. */
 class Found {
   readonly urls = new Set<string>();
   private baseUrl: string;
+  /** The base's directory (directoryOf), '' before it is needed, undefined where references are not kept. */
+  private directory: string | undefined = '';
 
   constructor(private readonly page: string) {
     this.baseUrl = page;
@@ -50,6 +83,7 @@ class Found {
     if (!href) return;
     try {
       this.baseUrl = new URL(href, this.page).href;
+      this.directory = '';
     } catch {
       // keep the page's URL
     }
@@ -57,12 +91,22 @@ class Found {
 
   add(v: string | undefined): void {
     if (!v || /^(data|blob|javascript|about|mailto):/i.test(v.trim())) return;
-    try {
-      const u = new URL(v.trim(), this.baseUrl);
-      if (/^https?:$/.test(u.protocol)) this.urls.add(u.href.replace(/#.*$/, ''));
-    } catch {
-      // not a URL
+    const ref = v.trim();
+    const first = ref.charCodeAt(0);
+    if (this.directory === '') this.directory = directoryOf(resolve(this.baseUrl, this.baseUrl) ?? '');
+    if (this.directory === undefined || !(first > 0x20) || first === 0x3f || first === 0x23) {
+      const url = resolve(ref, this.baseUrl);
+      if (url !== null) this.urls.add(url);
+      return;
     }
+    const key = `${this.directory}\u0000${ref}`;
+    let url = RESOLVED.get(key);
+    if (url === undefined) {
+      url = resolve(ref, this.baseUrl);
+      if (RESOLVED.size >= RESOLVED_MAX) RESOLVED.clear();
+      RESOLVED.set(key, url);
+    }
+    if (url !== null) this.urls.add(url);
   }
 
   /** A <link>: a stylesheet's or an icon's href. */
