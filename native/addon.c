@@ -12,6 +12,7 @@
 
 #include "cdx-keys.h"
 #include "eld-score.h"
+#include "fts-segment.h"
 #include "html-binding.h"
 #include "json-string.h"
 #include "line-gather.h"
@@ -399,6 +400,166 @@ static napi_value eld_score(napi_env env, napi_callback_info info) {
   return int_result(env, (int32_t)nwax_eld_score(t, (const uint16_t *)units, n, sc.p));
 }
 
+/* --- FTS5 segments (fts-segment.h): a builder behind an external, freed once --- */
+
+typedef struct {
+  nwax_fts *f;
+  uint8_t *text; /* a column's UTF-8, reused */
+  size_t text_cap;
+} fts_box;
+
+static void fts_box_free(fts_box *b) {
+  nwax_fts_free(b->f);
+  b->f = NULL;
+  free(b->text);
+  b->text = NULL;
+}
+
+static void fts_finalize(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  fts_box_free(data);
+  free(data);
+}
+
+static fts_box *fts_of(napi_env env, napi_value v) {
+  fts_box *b = NULL;
+  if (napi_get_value_external(env, v, (void **)&b) != napi_ok || b == NULL || b->f == NULL) return NULL;
+  return b;
+}
+
+#define FTS_MAX_COLUMNS 16
+
+/* The call's N arguments, the first a live builder: b. */
+#define BUILDER_ARGS(N)              \
+  ARGS(N);                           \
+  fts_box *b = fts_of(env, argv[0]); \
+  if (b == NULL) BAD_ARGUMENT()
+
+/* ftsNew(columns, pgsz): a builder. */
+static napi_value fts_new(napi_env env, napi_callback_info info) {
+  ARGS(2);
+  const int32_t ncol = int_arg(env, argv[0]);
+  const int32_t pgsz = int_arg(env, argv[1]);
+  if (ncol < 1 || ncol > FTS_MAX_COLUMNS || pgsz < 32) BAD_ARGUMENT();
+  fts_box *b = calloc(1, sizeof(fts_box));
+  if (b == NULL || (b->f = nwax_fts_new(ncol, pgsz)) == NULL) {
+    free(b);
+    BAD_ARGUMENT();
+  }
+  napi_value ext;
+  CHECK(napi_create_external(env, b, fts_finalize, NULL, &ext));
+  return ext;
+}
+
+/*
+ * ftsAdd(builder, rowid, texts): texts (an array, a string per column) indexed as row rowid;
+ * returns its %_docsize record, or null where rowid does not increase.
+ */
+static napi_value fts_add(napi_env env, napi_callback_info info) {
+  BUILDER_ARGS(3);
+  int64_t rowid;
+  CHECK(napi_get_value_int64(env, argv[1], &rowid));
+  uint32_t ncol;
+  CHECK(napi_get_array_length(env, argv[2], &ncol));
+  if (ncol < 1 || ncol > FTS_MAX_COLUMNS) BAD_ARGUMENT();
+  /* every column's UTF-8 into one buffer, then their starts */
+  size_t lens[FTS_MAX_COLUMNS], at[FTS_MAX_COLUMNS], used = 0;
+  for (uint32_t c = 0; c < ncol; c++) {
+    napi_value s;
+    CHECK(napi_get_element(env, argv[2], c, &s));
+    size_t n = 0;
+    CHECK(napi_get_value_string_utf8(env, s, NULL, 0, &n));
+    if (used + n + 1 > b->text_cap) {
+      size_t cap = b->text_cap ? b->text_cap : 1 << 16;
+      while (cap < used + n + 1) cap *= 2;
+      uint8_t *p = realloc(b->text, cap);
+      if (p == NULL) BAD_ARGUMENT();
+      b->text = p;
+      b->text_cap = cap;
+    }
+    CHECK(napi_get_value_string_utf8(env, s, (char *)b->text + used, n + 1, &lens[c]));
+    at[c] = used;
+    used += lens[c] + 1;
+  }
+  uint8_t *texts[FTS_MAX_COLUMNS];
+  for (uint32_t c = 0; c < ncol; c++) texts[c] = b->text + at[c];
+  uint8_t docsize[9 * FTS_MAX_COLUMNS];
+  const int n = nwax_fts_add(b->f, rowid, texts, lens, docsize);
+  napi_value r;
+  if (n < 0) {
+    CHECK(napi_get_null(env, &r));
+    return r;
+  }
+  void *copy;
+  CHECK(napi_create_buffer_copy(env, (size_t)n, docsize, &copy, &r));
+  return r;
+}
+
+/* ftsPending(builder): the bytes held, as FTS5 counts them against its hashsize. */
+static napi_value fts_pending(napi_env env, napi_callback_info info) {
+  BUILDER_ARGS(1);
+  napi_value r;
+  CHECK(napi_create_double(env, (double)nwax_fts_pending(b->f), &r));
+  return r;
+}
+
+static void free_records(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  free(data);
+}
+
+/* ftsFlush(builder): the next segment's records (see nwax_fts_flush), or null where nothing is held. */
+static napi_value fts_flush(napi_env env, napi_callback_info info) {
+  BUILDER_ARGS(1);
+  uint8_t *out;
+  size_t n;
+  if (nwax_fts_flush(b->f, &out, &n) != 0) {
+    napi_throw_error(env, "NWAX_NATIVE", "nwax native: out of memory writing an FTS5 segment");
+    return NULL;
+  }
+  napi_value r;
+  if (n == 0) {
+    free(out);
+    CHECK(napi_get_null(env, &r));
+    return r;
+  }
+  CHECK(napi_create_external_buffer(env, n, out, free_records, NULL, &r));
+  return r;
+}
+
+/* ftsRecords(builder, cookie): [structure record, averages record]. */
+static napi_value fts_records(napi_env env, napi_callback_info info) {
+  BUILDER_ARGS(2);
+  uint32_t cookie;
+  CHECK(napi_get_value_uint32(env, argv[1], &cookie));
+  uint8_t *s = malloc(nwax_fts_structure_room(b->f));
+  uint8_t a[10 * (FTS_MAX_COLUMNS + 1)];
+  if (s == NULL) BAD_ARGUMENT();
+  const size_t ns = nwax_fts_structure(b->f, cookie, s);
+  const size_t na = nwax_fts_averages(b->f, a);
+  napi_value r, sv, av;
+  void *copy;
+  napi_status st = napi_create_buffer_copy(env, ns, s, &copy, &sv);
+  free(s);
+  if (st != napi_ok) BAD_ARGUMENT();
+  CHECK(napi_create_buffer_copy(env, na, a, &copy, &av));
+  CHECK(napi_create_array_with_length(env, 2, &r));
+  CHECK(napi_set_element(env, r, 0, sv));
+  CHECK(napi_set_element(env, r, 1, av));
+  return r;
+}
+
+/* ftsFree(builder): its memory given back now (the finalizer would, later). */
+static napi_value fts_free(napi_env env, napi_callback_info info) {
+  ARGS(1);
+  fts_box *b = NULL;
+  CHECK(napi_get_value_external(env, argv[0], (void **)&b));
+  if (b) fts_box_free(b);
+  return NULL;
+}
+
 NAPI_MODULE_INIT() {
   napi_property_descriptor props[] = {
       {"sortLines", NULL, sort_lines, NULL, NULL, NULL, napi_default, NULL},
@@ -420,6 +581,12 @@ NAPI_MODULE_INIT() {
       {"eldScore", NULL, eld_score, NULL, NULL, NULL, napi_default, NULL},
       {"jsonString", NULL, json_string, NULL, NULL, NULL, napi_default, NULL},
       {"jsonStringDecode", NULL, json_string_decode, NULL, NULL, NULL, napi_default, NULL},
+      {"ftsNew", NULL, fts_new, NULL, NULL, NULL, napi_default, NULL},
+      {"ftsAdd", NULL, fts_add, NULL, NULL, NULL, napi_default, NULL},
+      {"ftsPending", NULL, fts_pending, NULL, NULL, NULL, napi_default, NULL},
+      {"ftsFlush", NULL, fts_flush, NULL, NULL, NULL, napi_default, NULL},
+      {"ftsRecords", NULL, fts_records, NULL, NULL, NULL, napi_default, NULL},
+      {"ftsFree", NULL, fts_free, NULL, NULL, NULL, napi_default, NULL},
   };
   if (napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props) != napi_ok) return NULL;
   return exports;

@@ -19,7 +19,7 @@ describe('NWAX_NATIVE', () => {
 
   it('turns kernels off all at once or one by one, and says which run natively', async () => {
     expect(await kernels('0')).toBe('none');
-    expect(await kernels('1')).toBe(BUILT ? 'sort, html, eld, json, rank' : 'none');
+    expect(await kernels('1')).toBe(BUILT ? 'sort, html, eld, json, rank, fts' : 'none');
     expect(await kernels('rank')).toBe(BUILT ? 'rank' : 'none');
     expect(await kernels('html,sort')).toBe(BUILT ? 'sort, html' : 'none');
     expect(await kernels(' eld ')).toBe(BUILT ? 'eld' : 'none');
@@ -28,7 +28,7 @@ describe('NWAX_NATIVE', () => {
   it('refuses a name that is no kernel', async () => {
     const r = await nwax(['conf', 'nwax.sort.memory'], { env: { NWAX_NATIVE: 'html,sotr' } });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('NWAX_NATIVE=html,sotr: no kernel named sotr (kernels: sort, html, eld, json, rank; 0 for none, 1 for all)');
+    expect(r.stderr).toContain('NWAX_NATIVE=html,sotr: no kernel named sotr (kernels: sort, html, eld, json, rank, fts; 0 for none, 1 for all)');
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 });

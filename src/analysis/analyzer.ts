@@ -185,8 +185,29 @@ export function markTerms(text: string): string[] {
 const NOT_WORDS_ONLY = /[\u0e00-\u0eff\u1000-\u11ff\u1780-\u17ff\u2e80-\ud7ff\uf900-\ufaff\uff00-\uffef]|[\ud840-\ud87f]/;
 const SEPARATORS = /[^\p{L}\p{M}\p{N}\u200c\u200d]+/u;
 
+/**
+ * Chunks analyzed already, and their terms: the same few (a word with an accent, `don’t`, a
+ * dash between words) come back on page after page, and their analysis was a tenth of the
+ * index step. Short chunks only, and forgotten past a bound, so a long run of CJK text or a
+ * stream of distinct words holds no memory.
+ */
+const ANALYZED = new Map<string, string>();
+const ANALYZED_MAX = 1 << 16;
+const ANALYZED_CHUNK = 64;
+
 /** The index terms of a chunk of text around non-ASCII characters. */
 function analyzeChunk(chunk: string): string {
+  if (chunk.length > ANALYZED_CHUNK) return analyze(chunk);
+  let terms = ANALYZED.get(chunk);
+  if (terms === undefined) {
+    if (ANALYZED.size >= ANALYZED_MAX) ANALYZED.clear();
+    terms = analyze(chunk);
+    ANALYZED.set(chunk, terms);
+  }
+  return terms;
+}
+
+function analyze(chunk: string): string {
   const found: string[] = [];
   if (NOT_WORDS_ONLY.test(chunk)) {
     for (const t of tokens(chunk, true)) found.push(t.term);

@@ -3,13 +3,15 @@
  * fields are what a hit shows and what filters read; the text is indexed, not stored: snippets
  * read it from the document's segment (segment/segment-texts.ts).
  *
- * FTS5 holds new terms in memory until a transaction ends or they pass its `hashsize`, then
- * writes them as a segment and merges segments as they pile up; `optimize` merges them all
- * at the end. One transaction and a larger hash write fewer, larger segments: on the bench
- * corpus a part of 9k documents is one segment, and the index's reduce took 3.0 s for 3.3 s.
- * A reader never sees the index before it is renamed into place, so nothing waits on a commit.
+ * The text index is loaded by fts-load.ts: FTS5's segments written by the addon, or the rows
+ * inserted through FTS5, the same records either way. Terms are held in memory until they pass
+ * `hashsize`, then written as a segment; `optimize` merges the segments at the end. One
+ * transaction and a larger hash write fewer, larger segments: on the bench corpus a part of 9k
+ * documents is one segment. A reader never sees the index before it is renamed into place, so
+ * nothing waits on a commit.
  */
-import { createIndex, finishIndex, urlKey, type Db } from './schema.js';
+import { createIndex, finishIndex, urlKey, FTS_COLUMNS, type Db } from './schema.js';
+import { ftsLoad, type FtsLoad } from './fts-load.js';
 import type Database from 'better-sqlite3';
 import { indexText } from '../analysis/analyzer.js';
 import { INSERTED_COLUMNS, captureFieldsOf, type CaptureFields } from './document.js';
@@ -68,7 +70,7 @@ export interface IndexWriterOptions {
 export class IndexWriter {
   private readonly db: Db;
   private readonly insertDoc: Database.Statement;
-  private readonly insertFts: Database.Statement;
+  private readonly fts: FtsLoad;
   private count = 0;
   /** Where the documents' segments lie (segment_roots in the index's info). */
   private readonly segmentRoots = new Set<string>();
@@ -79,15 +81,7 @@ export class IndexWriter {
   ) {
     this.db = createIndex(path, 'main');
     this.insertDoc = this.db.prepare(`INSERT INTO docs(${INSERTED_COLUMNS.join(', ')}) VALUES (${INSERTED_COLUMNS.map((c) => `@${c}`).join(', ')})`);
-    this.insertFts = this.db.prepare('INSERT INTO fts(rowid, title, content, anchors, urlwords, host, years) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    // An integer in the SQL text: FTS5 takes only an INTEGER value, and a bound JS number is a REAL.
-    if (opts.ftsHashSize !== undefined) this.db.exec(`INSERT INTO fts(fts, rank) VALUES('hashsize', ${Math.max(1, Math.floor(opts.ftsHashSize))})`);
-    // No merging while the part loads (up to 64 segments a level before FTS5 must): `optimize`
-    // merges them all once at the end. With FTS5's incremental merges, a part of 183k
-    // documents (the bench corpus's part 20 times over) loaded in 31.7 s, without them 29.1 s
-    // (medians of 3 alternated); a part of the bench corpus alone is one segment either way.
-    this.db.exec("INSERT INTO fts(fts, rank) VALUES('automerge', 0)");
-    this.db.exec("INSERT INTO fts(fts, rank) VALUES('crisismerge', 64)");
+    this.fts = ftsLoad(this.db, path, FTS_COLUMNS, opts.ftsHashSize);
     this.db.exec('BEGIN');
   }
 
@@ -110,15 +104,14 @@ export class IndexWriter {
       lang: d.lang,
       urlkey: urlKey(d.url),
     });
-    this.insertFts.run(
-      id,
+    this.fts.add(id, [
       indexText(d.title),
       indexText(d.text),
       indexText(d.anchors.join('\n')),
       indexText(urlWords(d.url)),
       indexText(host),
       captureYears(d.dates),
-    );
+    ]);
   }
 
   /** Folders where the documents' segments lie, beside those the documents named (merge: its inputs'). */
@@ -127,11 +120,9 @@ export class IndexWriter {
   }
 
   close(): number {
+    this.fts.beforeCommit();
     this.db.exec('COMMIT');
-    this.db.exec("INSERT INTO fts(fts) VALUES('optimize')");
-    // FTS5 keeps its options in the index: FTS5's defaults again, for whatever writes it next.
-    this.db.exec("INSERT INTO fts(fts, rank) VALUES('automerge', 4)");
-    this.db.exec("INSERT INTO fts(fts, rank) VALUES('crisismerge', 16)");
+    this.fts.afterCommit();
     finishIndex(this.db, this.count, { deleted: '0', segment_roots: JSON.stringify([...this.segmentRoots].sort()) });
     return this.count;
   }

@@ -51,6 +51,9 @@ export function urlKey(url: string): number {
 }
 export type Db = Database.Database;
 
+/** The text index's columns, in its order (a hit's MATCH filters name them). */
+export const FTS_COLUMNS = ['title', 'content', 'anchors', 'urlwords', 'host', 'years'] as const;
+
 export const MAIN_SCHEMA = `
 CREATE TABLE info(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 ${docsTable()}
@@ -59,7 +62,7 @@ CREATE INDEX docs_host ON docs(host);
 CREATE INDEX docs_lang ON docs(lang);
 CREATE INDEX docs_mime ON docs(mime);
 CREATE INDEX docs_collection ON docs(collection);
-CREATE VIRTUAL TABLE fts USING fts5(title, content, anchors, urlwords, host, years, content='', tokenize='ascii');
+CREATE VIRTUAL TABLE fts USING fts5(${FTS_COLUMNS.join(', ')}, content='', tokenize='ascii');
 `;
 
 export const DATES_SCHEMA = `

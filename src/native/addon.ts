@@ -20,9 +20,10 @@ import { UsageError } from '../util/errors.js';
  * The addon's kernels, each with a JavaScript twin that gives the same bytes: `sort` (the
  * sort, gather and merge of lines and records, CDX keys and dedup, sums), `html` (the HTML
  * extractor and its UTF-8 decoding), `eld` (language scores), `json` (JSON strings as bytes),
- * `rank` (BM25 with the collection's statistics, a SQLite extension).
+ * `rank` (BM25 with the collection's statistics, a SQLite extension), `fts` (an FTS5 table's
+ * segments written from its rows; its twin is FTS5's own insert).
  */
-export const KERNELS = ['sort', 'html', 'eld', 'json', 'rank'] as const;
+export const KERNELS = ['sort', 'html', 'eld', 'json', 'rank', 'fts'] as const;
 export type Kernel = (typeof KERNELS)[number];
 
 /**

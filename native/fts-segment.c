@@ -1,0 +1,733 @@
+/*
+ * FTS5 segments written from rows (fts-segment.h says what and why). Two halves: the term table
+ * (each term's doclist in FTS5's in-memory format: a rowid varint, a poslist-size byte, then
+ * per token 0x01 + column where the column changes and the offset delta + 2) and the segment
+ * writer, which lays the sorted doclists into leaves as fts5FlushOneHash does. The table is
+ * open addressing over a multiplicative hash of the term, eight bytes at a time (FTS5's own
+ * hash chains short terms into the low slots); the layout of every record is FTS5's.
+ */
+#include "fts-segment.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TOKEN 32768 /* FTS5_MAX_TOKEN_SIZE: longer tokens are cut */
+#define MAIN_PREFIX '0' /* FTS5_MAIN_PREFIX: the first byte of every term of the main index */
+#define MIN_DLIDX 4     /* FTS5_MIN_DLIDX_SIZE: a doclist index once this many leaves lack a term */
+#define ENTRY_COST 48   /* sizeof(Fts5HashEntry) on a 64-bit build, which FTS5 counts per term */
+
+typedef struct {
+  uint8_t *p;
+  size_t n, cap;
+} fbuf;
+
+/* *p grown (doubling, from `first`) to hold `need` bytes; 0 where memory ran out. */
+static int grow(uint8_t **p, size_t *cap, size_t need, size_t first) {
+  size_t c = *cap ? *cap : first;
+  while (c < need) c *= 2;
+  uint8_t *q = realloc(*p, c);
+  if (!q) return 0;
+  *p = q;
+  *cap = c;
+  return 1;
+}
+
+static int fb_room(fbuf *b, size_t more) { return b->n + more <= b->cap || grow(&b->p, &b->cap, b->n + more, 64); }
+
+static int put_long_varint(uint8_t *p, uint64_t v);
+
+/* SQLite's varint: big-endian groups of 7 bits, the high bit set on all but the last; a ninth
+ * byte, when needed, holds 8 bits. Nearly every value here (offsets, rowid deltas) takes one. */
+static inline int put_varint(uint8_t *p, uint64_t v) {
+  if (v <= 0x7f) {
+    p[0] = (uint8_t)v;
+    return 1;
+  }
+  if (v <= 0x3fff) {
+    p[0] = (uint8_t)((v >> 7) | 0x80);
+    p[1] = (uint8_t)(v & 0x7f);
+    return 2;
+  }
+  return put_long_varint(p, v);
+}
+
+static int put_long_varint(uint8_t *p, uint64_t v) {
+  uint8_t buf[10];
+  int n = 0;
+  if (v & ((uint64_t)0xff000000 << 32)) {
+    p[8] = (uint8_t)v;
+    v >>= 8;
+    for (int i = 7; i >= 0; i--) {
+      p[i] = (uint8_t)((v & 0x7f) | 0x80);
+      v >>= 7;
+    }
+    return 9;
+  }
+  do {
+    buf[n++] = (uint8_t)((v & 0x7f) | 0x80);
+    v >>= 7;
+  } while (v != 0);
+  buf[0] &= 0x7f;
+  for (int i = 0, j = n - 1; j >= 0; j--, i++) p[i] = buf[j];
+  return n;
+}
+
+static int varint_len(uint64_t v) {
+  uint8_t tmp[10];
+  return put_varint(tmp, v);
+}
+
+static int get_varint(const uint8_t *p, uint64_t *v) {
+  uint64_t x = 0;
+  for (int i = 0; i < 8; i++) {
+    x = (x << 7) | (p[i] & 0x7f);
+    if (!(p[i] & 0x80)) {
+      *v = x;
+      return i + 1;
+    }
+  }
+  *v = (x << 8) | p[8];
+  return 9;
+}
+
+static int fb_varint(fbuf *b, uint64_t v) {
+  if (!fb_room(b, 10)) return 0;
+  b->n += put_varint(b->p + b->n, v);
+  return 1;
+}
+
+static int fb_blob(fbuf *b, const void *p, size_t n) {
+  if (!fb_room(b, n)) return 0;
+  if (n) memcpy(b->p + b->n, p, n);
+  b->n += n;
+  return 1;
+}
+
+/* --- the term table ---------------------------------------------------------------------- */
+
+#define INLINE_KEY 16       /* a term's first bytes kept in its entry, so most lookups read one line */
+#define CHUNK_BITS 12       /* entries are allocated 4,096 at a time (their addresses never move) */
+#define CHUNK (1u << CHUNK_BITS)
+
+typedef struct {
+  uint8_t *data; /* the doclist */
+  uint32_t n, cap;
+  int64_t rowid; /* the last rowid written */
+  uint32_t hash;
+  uint32_t klen;  /* the term's length (without the prefix byte) */
+  uint32_t sz_at; /* where the current poslist's size byte is (0: none open) */
+  int32_t col, pos;
+  uint32_t key; /* offset of the term in the key arena, its MAIN_PREFIX byte first */
+  uint8_t head[INLINE_KEY];
+} __attribute__((aligned(64))) entry;
+
+struct nwax_fts {
+  int ncol, pgsz;
+  uint32_t *slots; /* entry index + 1, 0 empty */
+  uint32_t nslot;
+  entry **chunks;
+  uint32_t nentry, nchunk;
+  fbuf keys;
+  int64_t pending;
+  int64_t last_rowid;
+  int any_row;
+  /* the averages record */
+  int64_t rows;
+  int64_t *totals;
+  /* the segments written: id i+1 ends at leaf last_leaf[i] */
+  int32_t *last_leaf;
+  int nseg, seg_cap;
+};
+
+static inline entry *entry_at(const nwax_fts *f, uint32_t i) { return &f->chunks[i >> CHUNK_BITS][i & (CHUNK - 1)]; }
+
+static void init_tables(void);
+
+nwax_fts *nwax_fts_new(int ncol, int pgsz) {
+  /* the same values from every thread that gets here first */
+  init_tables();
+  nwax_fts *f = calloc(1, sizeof(nwax_fts));
+  if (!f) return NULL;
+  f->ncol = ncol;
+  f->pgsz = pgsz;
+  f->nslot = 1 << 16;
+  f->slots = calloc(f->nslot, sizeof(uint32_t));
+  f->totals = calloc((size_t)ncol, sizeof(int64_t));
+  if (!f->slots || !f->totals) {
+    nwax_fts_free(f);
+    return NULL;
+  }
+  return f;
+}
+
+static void forget_terms(nwax_fts *f) {
+  for (uint32_t i = 0; i < f->nentry; i++) free(entry_at(f, i)->data);
+  f->nentry = 0;
+  f->keys.n = 0;
+  memset(f->slots, 0, f->nslot * sizeof(uint32_t));
+  f->pending = 0;
+}
+
+void nwax_fts_free(nwax_fts *f) {
+  if (!f) return;
+  if (f->chunks) forget_terms(f);
+  for (uint32_t i = 0; i < f->nchunk; i++) free(f->chunks[i]);
+  free(f->chunks);
+  free(f->slots);
+  free(f->keys.p);
+  free(f->totals);
+  free(f->last_leaf);
+  free(f);
+}
+
+static int grow_slots(nwax_fts *f) {
+  uint32_t nslot = f->nslot * 2;
+  uint32_t *slots = calloc(nslot, sizeof(uint32_t));
+  if (!slots) return 0;
+  for (uint32_t i = 0; i < f->nentry; i++) {
+    uint32_t s = entry_at(f, i)->hash & (nslot - 1);
+    while (slots[s]) s = (s + 1) & (nslot - 1);
+    slots[s] = i + 1;
+  }
+  free(f->slots);
+  f->slots = slots;
+  f->nslot = nslot;
+  return 1;
+}
+
+static int same_term(const nwax_fts *f, const entry *x, uint32_t h, const uint8_t *t, size_t n) {
+  if (x->hash != h || x->klen != n) return 0;
+  /* most terms are a few bytes: compared here, not through a call */
+  const size_t k = n < INLINE_KEY ? n : INLINE_KEY;
+  for (size_t i = 0; i < k; i++)
+    if (x->head[i] != t[i]) return 0;
+  return n <= INLINE_KEY || memcmp(f->keys.p + x->key + 1 + INLINE_KEY, t + INLINE_KEY, n - INLINE_KEY) == 0;
+}
+
+/* The entry of term t[0, n) (without its prefix byte) of hash h, made where there is none; NULL: no memory. */
+static entry *entry_of(nwax_fts *f, uint32_t h, const uint8_t *t, size_t n, int *made) {
+  uint32_t s = h & (f->nslot - 1);
+  for (uint32_t e; (e = f->slots[s]) != 0; s = (s + 1) & (f->nslot - 1)) {
+    entry *x = entry_at(f, e - 1);
+    if (same_term(f, x, h, t, n)) {
+      *made = 0;
+      return x;
+    }
+  }
+  if ((f->nentry + 1) * 2 > f->nslot) {
+    if (!grow_slots(f)) return NULL;
+    s = h & (f->nslot - 1);
+    while (f->slots[s]) s = (s + 1) & (f->nslot - 1);
+  }
+  if ((f->nentry >> CHUNK_BITS) == f->nchunk) {
+    entry **chunks = realloc(f->chunks, sizeof(entry *) * (f->nchunk + 1));
+    if (!chunks) return NULL;
+    f->chunks = chunks;
+    entry *c = aligned_alloc(64, sizeof(entry) * CHUNK);
+    if (!c) return NULL;
+    f->chunks[f->nchunk++] = c;
+  }
+  if (!fb_room(&f->keys, n + 1)) return NULL;
+  entry *x = entry_at(f, f->nentry);
+  memset(x, 0, sizeof(entry));
+  x->key = (uint32_t)f->keys.n;
+  x->klen = (uint32_t)n;
+  x->hash = h;
+  memcpy(x->head, t, n < INLINE_KEY ? n : INLINE_KEY);
+  f->keys.p[f->keys.n++] = MAIN_PREFIX;
+  memcpy(f->keys.p + f->keys.n, t, n);
+  f->keys.n += n;
+  f->slots[s] = ++f->nentry;
+  f->pending += ENTRY_COST + (int64_t)n + 1;
+  *made = 1;
+  return x;
+}
+
+static int entry_room(entry *x, size_t more) {
+  if (x->n + more <= x->cap) return 1;
+  size_t cap = x->cap;
+  if (!grow(&x->data, &cap, x->n + more, 32)) return 0;
+  x->cap = (uint32_t)cap;
+  return 1;
+}
+
+/* The open poslist's size field: its bytes times two (no delete flag), as a varint in place. */
+static void close_poslist(entry *x) {
+  if (!x->sz_at) return;
+  uint32_t nsz = x->n - x->sz_at - 1;
+  uint32_t npos = nsz * 2;
+  if (npos <= 127) x->data[x->sz_at] = (uint8_t)npos;
+  else {
+    int nb = varint_len(npos);
+    memmove(x->data + x->sz_at + nb, x->data + x->sz_at + 1, nsz);
+    put_varint(x->data + x->sz_at, npos);
+    x->n += (uint32_t)(nb - 1);
+  }
+  x->sz_at = 0;
+}
+
+/* One token of row `rowid`, column `col`, at offset `pos`, as sqlite3Fts5HashWrite writes it. */
+static int write_token(nwax_fts *f, int64_t rowid, int col, int pos, uint32_t h, const uint8_t *t, size_t n) {
+  int made;
+  entry *x = entry_of(f, h, t, n, &made);
+  if (!x || !entry_room(x, 9 + 4 + 1 + 3 + 5 + 9)) return 0;
+  uint32_t before = x->n;
+  if (made || x->rowid != rowid) {
+    if (made) x->n += put_varint(x->data + x->n, (uint64_t)rowid);
+    else {
+      close_poslist(x);
+      x->n += put_varint(x->data + x->n, (uint64_t)rowid - (uint64_t)x->rowid);
+    }
+    x->rowid = rowid;
+    x->sz_at = x->n;
+    x->data[x->n++] = 0;
+    x->col = 0;
+    x->pos = 0;
+  }
+  if (col != x->col) {
+    x->data[x->n++] = 0x01;
+    x->n += put_varint(x->data + x->n, (uint64_t)col);
+    x->col = col;
+    x->pos = 0;
+  }
+  x->n += put_varint(x->data + x->n, (uint64_t)(pos - x->pos + 2));
+  x->pos = pos;
+  f->pending += (int64_t)x->n - before;
+  return 1;
+}
+
+/* FTS5's ascii tokenizer's token bytes (ASCII letters and digits, and every byte >= 0x80), and
+ * each byte folded as it folds them (ASCII upper case to lower). */
+static uint8_t TOKEN_BYTE[256], FOLDED[256];
+
+static void init_tables(void) {
+  for (int b = 0; b < 256; b++) {
+    TOKEN_BYTE[b] = b >= 0x80 || (b >= '0' && b <= '9') || (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z');
+    FOLDED[b] = (uint8_t)(b >= 'A' && b <= 'Z' ? b + 32 : b);
+  }
+}
+
+/* A term's hash: eight bytes at a time, multiplied and folded (the term table's only hash). */
+static uint32_t term_hash(const uint8_t *p, size_t n) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  if (n) {
+    uint64_t w = 0;
+    for (size_t k = 0; k < n; k++) w |= (uint64_t)p[k] << (8 * k);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  h *= 0xc4ceb9fe1a85ec53ull;
+  return (uint32_t)(h >> 32);
+}
+
+int nwax_fts_add(nwax_fts *f, int64_t rowid, uint8_t *const *texts, const size_t *lens, uint8_t *docsize) {
+  if (f->any_row && rowid <= f->last_rowid) return -1;
+  f->any_row = 1;
+  f->last_rowid = rowid;
+  int ds = 0;
+  for (int c = 0; c < f->ncol; c++) {
+    uint8_t *s = texts[c];
+    const size_t n = lens[c];
+    int count = 0;
+    size_t i = 0;
+    /* fts5AsciiTokenize: a separator run, then a token run folded to lower case in place; the
+     * byte after a token is skipped */
+    for (;;) {
+      while (i < n && !TOKEN_BYTE[s[i]]) i++;
+      if (i >= n) break;
+      size_t e = i;
+      do {
+        s[e] = FOLDED[s[e]];
+        e++;
+      } while (e < n && TOKEN_BYTE[s[e]]);
+      const size_t len = e - i > MAX_TOKEN ? MAX_TOKEN : e - i;
+      if (!write_token(f, rowid, c, count, term_hash(s + i, len), s + i, len)) return -1;
+      count++;
+      i = e + 1;
+    }
+    ds += put_varint(docsize + ds, (uint64_t)count);
+    f->totals[c] += count;
+  }
+  f->rows++;
+  return ds;
+}
+
+int64_t nwax_fts_pending(const nwax_fts *f) { return f->pending; }
+
+/* --- the segment writer (fts5FlushOneHash and the fts5Write* functions) -------------------- */
+
+typedef struct {
+  fbuf buf;
+  int32_t pgno;
+  int prev_valid;
+  int64_t prev;
+} dlidx;
+
+typedef struct {
+  fbuf *out;
+  int segid, pgsz;
+  int ok;
+  /* the leaf being written */
+  fbuf page, pgidx, term;
+  int32_t prev_pgidx, pgno;
+  int first_term_in_page, first_rowid_in_page;
+  /* the b-tree term of leaf bt_page, written to %_idx when its doclist ends */
+  fbuf btterm;
+  int32_t bt_page;
+  int empty; /* leaves since the last with a term */
+  dlidx *dl;
+  int ndl;
+} writer;
+
+static int64_t data_rowid(int segid, int dlidx_flag, int height, int64_t pgno) {
+  return ((int64_t)segid << (31 + 5 + 1)) + ((int64_t)dlidx_flag << (31 + 5)) + ((int64_t)height << 31) + pgno;
+}
+
+static void put_u16(uint8_t *p, unsigned v) {
+  p[0] = (uint8_t)(v >> 8);
+  p[1] = (uint8_t)v;
+}
+
+static void put_u32le(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void put_i64le(uint8_t *p, int64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (uint8_t)((uint64_t)v >> (8 * i));
+}
+
+static void emit_data(writer *w, int64_t rowid, const uint8_t *p, size_t n) {
+  if (!w->ok || !fb_room(w->out, 13 + n)) {
+    w->ok = 0;
+    return;
+  }
+  uint8_t *o = w->out->p + w->out->n;
+  o[0] = 'D';
+  put_i64le(o + 1, rowid);
+  put_u32le(o + 9, (uint32_t)n);
+  memcpy(o + 13, p, n);
+  w->out->n += 13 + n;
+}
+
+static void emit_idx(writer *w, const uint8_t *term, size_t n, int64_t pgno) {
+  if (!w->ok || !fb_room(w->out, 17 + n)) {
+    w->ok = 0;
+    return;
+  }
+  uint8_t *o = w->out->p + w->out->n;
+  o[0] = 'I';
+  put_u32le(o + 1, (uint32_t)w->segid);
+  put_u32le(o + 5, (uint32_t)n);
+  if (n) memcpy(o + 9, term, n);
+  put_i64le(o + 9 + n, pgno);
+  w->out->n += 17 + n;
+}
+
+static void wvarint(writer *w, fbuf *b, uint64_t v) {
+  if (!fb_varint(b, v)) w->ok = 0;
+}
+
+static void wblob(writer *w, fbuf *b, const void *p, size_t n) {
+  if (!fb_blob(b, p, n)) w->ok = 0;
+}
+
+static void dlidx_grow(writer *w, int nlvl) {
+  if (nlvl < w->ndl) return;
+  dlidx *d = realloc(w->dl, sizeof(dlidx) * (size_t)nlvl);
+  if (!d) {
+    w->ok = 0;
+    return;
+  }
+  memset(d + w->ndl, 0, sizeof(dlidx) * (size_t)(nlvl - w->ndl));
+  w->dl = d;
+  w->ndl = nlvl;
+}
+
+static void dlidx_clear(writer *w, int flush) {
+  for (int i = 0; i < w->ndl; i++) {
+    dlidx *d = &w->dl[i];
+    if (d->buf.n == 0) break;
+    if (flush) emit_data(w, data_rowid(w->segid, 1, i, d->pgno), d->buf.p, d->buf.n);
+    d->buf.n = 0;
+    d->prev_valid = 0;
+  }
+}
+
+static int flush_dlidx(writer *w) {
+  int flag = w->dl[0].buf.n > 0 && w->empty >= MIN_DLIDX;
+  dlidx_clear(w, flag);
+  w->empty = 0;
+  return flag;
+}
+
+static void flush_btree(writer *w) {
+  if (w->bt_page == 0) return;
+  int flag = flush_dlidx(w);
+  emit_idx(w, w->btterm.p, w->btterm.n, flag + ((int64_t)w->bt_page << 1));
+  w->bt_page = 0;
+}
+
+static void btree_term(writer *w, size_t n, const uint8_t *t) {
+  flush_btree(w);
+  w->btterm.n = 0;
+  wblob(w, &w->btterm, t, n);
+  w->bt_page = w->pgno;
+}
+
+static void btree_noterm(writer *w) {
+  if (w->first_rowid_in_page && w->dl[0].buf.n > 0) wvarint(w, &w->dl[0].buf, 0);
+  w->empty++;
+}
+
+static int64_t dlidx_first_rowid(const fbuf *b) {
+  uint64_t v;
+  int off = 1 + get_varint(b->p + 1, &v);
+  get_varint(b->p + off, &v);
+  return (int64_t)v;
+}
+
+static void dlidx_append(writer *w, int64_t rowid) {
+  int done = 0;
+  for (int i = 0; w->ok && !done; i++) {
+    dlidx *d = &w->dl[i];
+    uint64_t val;
+    if (d->buf.n >= (size_t)w->pgsz) {
+      d->buf.p[0] = 0x01; /* not the root */
+      emit_data(w, data_rowid(w->segid, 1, i, d->pgno), d->buf.p, d->buf.n);
+      dlidx_grow(w, i + 2);
+      if (!w->ok) return;
+      d = &w->dl[i];
+      if (d[1].buf.n == 0) {
+        int64_t first = dlidx_first_rowid(&d->buf);
+        d[1].pgno = d->pgno;
+        wvarint(w, &d[1].buf, 0);
+        wvarint(w, &d[1].buf, (uint64_t)d->pgno);
+        wvarint(w, &d[1].buf, (uint64_t)first);
+        d[1].prev_valid = 1;
+        d[1].prev = first;
+      }
+      d->buf.n = 0;
+      d->prev_valid = 0;
+      d->pgno++;
+    } else done = 1;
+    if (d->prev_valid) val = (uint64_t)rowid - (uint64_t)d->prev;
+    else {
+      int64_t pg = i == 0 ? w->pgno : d[-1].pgno;
+      wvarint(w, &d->buf, (uint64_t)!done);
+      wvarint(w, &d->buf, (uint64_t)pg);
+      val = (uint64_t)rowid;
+    }
+    wvarint(w, &d->buf, val);
+    d->prev_valid = 1;
+    d->prev = rowid;
+  }
+}
+
+static void flush_leaf(writer *w) {
+  static const uint8_t zero[4] = {0, 0, 0, 0};
+  put_u16(w->page.p + 2, (unsigned)w->page.n);
+  if (w->first_term_in_page) btree_noterm(w);
+  else wblob(w, &w->page, w->pgidx.p, w->pgidx.n);
+  emit_data(w, data_rowid(w->segid, 0, 0, w->pgno), w->page.p, w->page.n);
+  w->page.n = 0;
+  w->pgidx.n = 0;
+  wblob(w, &w->page, zero, 4);
+  w->prev_pgidx = 0;
+  w->pgno++;
+  w->first_term_in_page = 1;
+  w->first_rowid_in_page = 1;
+}
+
+static size_t common_prefix(size_t n, const uint8_t *a, const uint8_t *b) {
+  size_t i = 0;
+  while (i < n && a[i] == b[i]) i++;
+  return i;
+}
+
+static void append_term(writer *w, size_t nterm, const uint8_t *t) {
+  size_t nmin = w->term.n < nterm ? w->term.n : nterm;
+  size_t nprefix;
+  if (w->page.n + w->pgidx.n + nterm + 2 >= (size_t)w->pgsz && w->page.n > 4) flush_leaf(w);
+  wvarint(w, &w->pgidx, (uint64_t)(w->page.n - (size_t)w->prev_pgidx));
+  w->prev_pgidx = (int32_t)w->page.n;
+  if (w->first_term_in_page) {
+    nprefix = 0;
+    if (w->pgno != 1) {
+      /* the b-tree's key of this leaf: the shortest prefix of the term past the last one */
+      size_t n = nterm;
+      if (w->term.n) n = 1 + common_prefix(nmin, w->term.p, t);
+      btree_term(w, n, t);
+    }
+  } else {
+    nprefix = common_prefix(nmin, w->term.p, t);
+    wvarint(w, &w->page, nprefix);
+  }
+  wvarint(w, &w->page, nterm - nprefix);
+  wblob(w, &w->page, t + nprefix, nterm - nprefix);
+  w->term.n = 0;
+  wblob(w, &w->term, t, nterm);
+  w->first_term_in_page = 0;
+  w->first_rowid_in_page = 0;
+  w->dl[0].pgno = w->pgno;
+}
+
+/* fts5PoslistPrefix: the whole varints of a[] that fit in max bytes (the first one always). */
+static size_t poslist_prefix(const uint8_t *a, long max) {
+  uint64_t v;
+  long ret = get_varint(a, &v);
+  if (ret < max) {
+    for (;;) {
+      int i = get_varint(a + ret, &v);
+      if (ret + i > max) break;
+      ret += i;
+    }
+  }
+  return (size_t)ret;
+}
+
+/* One term's doclist d[0, n) after its term, as fts5FlushOneHash lays it (no secure-delete). */
+static void append_doclist(writer *w, const uint8_t *d, size_t n) {
+  const size_t pgsz = (size_t)w->pgsz;
+  if (pgsz >= w->page.n + w->pgidx.n + n + 1) {
+    wblob(w, &w->page, d, n);
+    return;
+  }
+  int64_t rowid = 0, prev = 0;
+  size_t off = 0;
+  while (w->ok && off < n) {
+    uint64_t delta;
+    off += get_varint(d + off, &delta);
+    rowid += (int64_t)delta;
+    if (w->first_rowid_in_page) {
+      put_u16(w->page.p, (unsigned)w->page.n); /* the first rowid on the leaf */
+      wvarint(w, &w->page, (uint64_t)rowid);
+      w->first_rowid_in_page = 0;
+      dlidx_append(w, rowid);
+    } else wvarint(w, &w->page, (uint64_t)rowid - (uint64_t)prev);
+    prev = rowid;
+    uint64_t sz;
+    size_t ncopy = get_varint(d + off, &sz);
+    ncopy += sz >> 1;
+    if (w->page.n + w->pgidx.n + ncopy <= pgsz) wblob(w, &w->page, d + off, ncopy);
+    else {
+      /* split between leaves, each varint whole */
+      const uint8_t *pl = d + off;
+      size_t at = 0;
+      while (w->ok) {
+        long space = (long)pgsz - (long)w->page.n - (long)w->pgidx.n;
+        size_t k = (long)(ncopy - at) <= space ? ncopy - at : poslist_prefix(pl + at, space);
+        wblob(w, &w->page, pl + at, k);
+        at += k;
+        if (w->page.n + w->pgidx.n >= pgsz) flush_leaf(w);
+        if (at >= ncopy) break;
+      }
+    }
+    off += ncopy;
+  }
+}
+
+/* A term to sort: its bytes and the entry it is of. */
+typedef struct {
+  const uint8_t *key;
+  uint32_t klen, entry;
+} sort_key;
+
+static int by_term(const void *a, const void *b) {
+  const sort_key *x = a, *y = b;
+  uint32_t n = x->klen < y->klen ? x->klen : y->klen;
+  int c = memcmp(x->key, y->key, n);
+  return c ? c : (int)x->klen - (int)y->klen;
+}
+
+int nwax_fts_flush(nwax_fts *f, uint8_t **out, size_t *out_n) {
+  *out = NULL;
+  *out_n = 0;
+  if (f->nentry == 0) return 0;
+  sort_key *order = malloc(sizeof(sort_key) * f->nentry);
+  if (!order) return -1;
+  for (uint32_t i = 0; i < f->nentry; i++) order[i] = (sort_key){f->keys.p + entry_at(f, i)->key, entry_at(f, i)->klen + 1, i};
+  qsort(order, f->nentry, sizeof(sort_key), by_term);
+  if (f->nseg == f->seg_cap) {
+    int cap = f->seg_cap ? f->seg_cap * 2 : 8;
+    int32_t *l = realloc(f->last_leaf, sizeof(int32_t) * (size_t)cap);
+    if (!l) {
+      free(order);
+      return -1;
+    }
+    f->last_leaf = l;
+    f->seg_cap = cap;
+  }
+  fbuf result = {0};
+  writer w = {0};
+  w.out = &result;
+  w.ok = 1;
+  w.segid = f->nseg + 1;
+  w.pgsz = f->pgsz;
+  w.pgno = 1;
+  w.first_term_in_page = 1;
+  w.bt_page = 1;
+  dlidx_grow(&w, 1);
+  static const uint8_t zero[4] = {0, 0, 0, 0};
+  wblob(&w, &w.page, zero, 4);
+  for (uint32_t i = 0; i < f->nentry && w.ok; i++) {
+    entry *x = entry_at(f, order[i].entry);
+    close_poslist(x);
+    append_term(&w, x->klen + 1, f->keys.p + x->key);
+    append_doclist(&w, x->data, x->n);
+  }
+  /* fts5WriteFinish */
+  if (w.page.n > 4) flush_leaf(&w);
+  int32_t last = w.pgno - 1;
+  if (w.pgno > 1) flush_btree(&w);
+  for (int i = 0; i < w.ndl; i++) free(w.dl[i].buf.p);
+  free(w.dl);
+  free(w.page.p);
+  free(w.pgidx.p);
+  free(w.term.p);
+  free(w.btterm.p);
+  free(order);
+  if (!w.ok) {
+    free(result.p);
+    return -1;
+  }
+  f->last_leaf[f->nseg++] = last;
+  forget_terms(f);
+  *out = result.p;
+  *out_n = result.n;
+  return 0;
+}
+
+size_t nwax_fts_structure_room(const nwax_fts *f) { return 64 + 30 * (size_t)f->nseg; }
+
+size_t nwax_fts_structure(const nwax_fts *f, uint32_t cookie, uint8_t *out) {
+  size_t n = 0;
+  out[n++] = (uint8_t)(cookie >> 24);
+  out[n++] = (uint8_t)(cookie >> 16);
+  out[n++] = (uint8_t)(cookie >> 8);
+  out[n++] = (uint8_t)cookie;
+  n += put_varint(out + n, f->nseg ? 1 : 0); /* levels */
+  n += put_varint(out + n, (uint64_t)f->nseg);
+  n += put_varint(out + n, 0); /* the write counter: automerge's, which never ran */
+  if (f->nseg) {
+    n += put_varint(out + n, 0); /* no merge under way */
+    n += put_varint(out + n, (uint64_t)f->nseg);
+    for (int i = 0; i < f->nseg; i++) {
+      n += put_varint(out + n, (uint64_t)i + 1);
+      n += put_varint(out + n, 1);
+      n += put_varint(out + n, (uint64_t)f->last_leaf[i]);
+    }
+  }
+  return n;
+}
+
+size_t nwax_fts_averages(const nwax_fts *f, uint8_t *out) {
+  size_t n = put_varint(out, (uint64_t)f->rows);
+  for (int c = 0; c < f->ncol; c++) n += put_varint(out + n, (uint64_t)f->totals[c]);
+  return n;
+}

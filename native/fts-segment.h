@@ -1,0 +1,56 @@
+/*
+ * An FTS5 index written without FTS5's insert path: the terms of each row's columns (FTS5's
+ * `ascii` tokenizer: runs of ASCII letters and digits and of bytes >= 0x80, ASCII folded to
+ * lower case), their doclists kept in memory, and, when they pass the memory given or at the
+ * end, written as one segment in FTS5's own record format (leaves of `pgsz` bytes, the b-tree
+ * terms of %_idx, doclist indexes), what FTS5 itself writes for the same rows inserted in one
+ * transaction (detail=full, no prefix indexes, no secure-delete). Every choice that decides a
+ * byte follows SQLite's fts5_index.c (3.53: fts5FlushOneHash and the fts5Write* functions),
+ * so the records are FTS5's, byte for byte (test/fts-segments.test.ts holds them to it).
+ *
+ * Why: FTS5's in-memory term hash (fts5HashKey shifts left only, so short terms crowd the low
+ * slots) and the per-token callbacks were most of the index step (see docs/decisions.md,
+ * "A compact index").
+ */
+#ifndef NWAX_FTS_SEGMENT_H
+#define NWAX_FTS_SEGMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct nwax_fts nwax_fts;
+
+/* A builder for an FTS5 table of ncol indexed columns, leaves of pgsz bytes (FTS5's `pgsz`). */
+nwax_fts *nwax_fts_new(int ncol, int pgsz);
+void nwax_fts_free(nwax_fts *f);
+
+/*
+ * Adds row `rowid` (greater than every rowid added before): column c's text texts[c] of lens[c]
+ * bytes, folded to lower case in place (ASCII letters only, as FTS5's tokenizer folds them). Its %_docsize record (a varint per column: its tokens) goes to docsize (room for
+ * 9 * ncol bytes); returns that record's length, or -1 where rowid does not increase or memory
+ * ran out.
+ */
+int nwax_fts_add(nwax_fts *f, int64_t rowid, uint8_t *const *texts, const size_t *lens, uint8_t *docsize);
+
+/* Bytes of terms and doclists held, as FTS5 counts them against its `hashsize`. */
+int64_t nwax_fts_pending(const nwax_fts *f);
+
+/*
+ * Writes the terms held as the next segment (ids 1, 2, ...) and forgets them. The records go to
+ * *out (malloc'd, *out_n bytes), each
+ *   'D' rowid:i64le n:u32le bytes[n]                      a %_data record
+ *   'I' segid:u32le n:u32le term[n] pgno:i64le            a %_idx row
+ * Returns 0, or -1 where memory ran out. Nothing held: *out_n is 0.
+ */
+int nwax_fts_flush(nwax_fts *f, uint8_t **out, size_t *out_n);
+
+/*
+ * The structure record (the segments written, all on level 0, after the 4-byte cookie) and the
+ * averages record (rows, then each column's tokens), into out (room for 64 + 30 * segments and
+ * 10 * (ncol + 1) bytes); returns their lengths.
+ */
+size_t nwax_fts_structure(const nwax_fts *f, uint32_t cookie, uint8_t *out);
+size_t nwax_fts_structure_room(const nwax_fts *f);
+size_t nwax_fts_averages(const nwax_fts *f, uint8_t *out);
+
+#endif

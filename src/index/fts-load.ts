@@ -1,0 +1,139 @@
+/**
+ * How an index part's rows reach its FTS5 table. Two ways, which write the same records:
+ *
+ * - `FtsSegmentLoad` (the addon's `fts` kernel, native/fts-segment.c): the rows are tokenized
+ *   and their doclists kept by nwax, then written into FTS5's own tables (%_data, %_idx,
+ *   %_docsize) as the segments FTS5 would write for them, one per `hashsize` of terms, as FTS5
+ *   flushes its hash; several are merged by FTS5's own `optimize`. FTS5's insert path (a
+ *   callback per token into a term hash whose key function crowds short terms into a few
+ *   slots) was most of the index step.
+ * - `FtsInsertLoad` (its twin, without the addon or with NWAX_NATIVE leaving `fts` out): the
+ *   rows inserted through FTS5 in one transaction, its hash at `hashsize`, its incremental
+ *   merges off until `optimize`.
+ *
+ * Nothing reads a part before it is renamed into place, so neither way waits on readers.
+ */
+import Database from 'better-sqlite3';
+import type { Db } from './schema.js';
+import { FtsSegmentBuilder } from '../native/fts.js';
+
+/** FTS5's leaf size (its `pgsz` option, whose default the index keeps). */
+const FTS5_PAGE_SIZE = 4050;
+/** FTS5's own hashsize, where none is given. */
+const FTS5_HASH_SIZE = 1 << 20;
+/** The structure record's id in %_data (FTS5_STRUCTURE_ROWID), and the averages record's. */
+const STRUCTURE_ID = 10;
+const AVERAGES_ID = 1;
+
+export interface FtsLoad {
+  /** Row `id` (increasing), a text per column of the FTS5 table, in its order. */
+  add(id: number, texts: readonly string[]): void;
+  /** Inside the transaction, after the last row. */
+  beforeCommit(): void;
+  /** After the transaction commits. */
+  afterCommit(): void;
+}
+
+/**
+ * The FTS5 table `fts` of `db` loaded natively where the `fts` kernel is built (and `native`
+ * is not false), else through FTS5's inserts; `hashSize` is FTS5's `hashsize` either way
+ * (bytes of terms held before they are written as a segment).
+ */
+export function ftsLoad(db: Db, path: string, columns: readonly string[], hashSize: number | undefined, native = true): FtsLoad {
+  const builder = native ? FtsSegmentBuilder.create(columns.length, FTS5_PAGE_SIZE) : undefined;
+  return builder ? new FtsSegmentLoad(db, path, builder, hashSize ?? FTS5_HASH_SIZE) : new FtsInsertLoad(db, columns, hashSize);
+}
+
+class FtsSegmentLoad implements FtsLoad {
+  private readonly putData: Database.Statement;
+  private readonly putIdx: Database.Statement;
+  private readonly putDocsize: Database.Statement;
+  private segments = 0;
+
+  constructor(
+    private readonly db: Db,
+    private readonly path: string,
+    private readonly builder: FtsSegmentBuilder,
+    private readonly hashSize: number,
+  ) {
+    // FTS5's tables are written as FTS5 writes them; SQLite's defensive mode refuses any write
+    // to a virtual table's shadow tables, so it is off on this connection while the part loads.
+    db.unsafeMode(true);
+    this.putData = db.prepare('INSERT OR REPLACE INTO fts_data(id, block) VALUES (?, ?)');
+    this.putIdx = db.prepare('INSERT INTO fts_idx(segid, term, pgno) VALUES (?, ?, ?)');
+    this.putDocsize = db.prepare('INSERT INTO fts_docsize(id, sz) VALUES (?, ?)');
+  }
+
+  add(id: number, texts: readonly string[]): void {
+    // FTS5 flushes its hash before a row once the terms held pass hashsize.
+    if (this.builder.pending() > this.hashSize) this.writeSegment();
+    this.putDocsize.run(id, this.builder.add(id, texts));
+  }
+
+  private writeSegment(): void {
+    const s = this.builder.flush();
+    if (!s) return;
+    for (const [id, block] of s.data) this.putData.run(id, block);
+    for (const [segid, term, pgno] of s.idx) this.putIdx.run(segid, term, pgno);
+    this.segments++;
+  }
+
+  beforeCommit(): void {
+    this.writeSegment();
+    const old = this.db.prepare('SELECT block FROM fts_data WHERE id = ?').pluck().get(STRUCTURE_ID) as Buffer | undefined;
+    // The structure record starts with the configuration cookie, which FTS5 checks against its options.
+    const cookie = old && old.length >= 4 ? old.readUInt32BE(0) : 0;
+    const { structure, averages } = this.builder.records(cookie);
+    this.putData.run(STRUCTURE_ID, structure);
+    this.putData.run(AVERAGES_ID, averages);
+    this.builder.free();
+    this.db.unsafeMode(false);
+  }
+
+  afterCommit(): void {
+    if (this.segments < 2) return;
+    // FTS5 merges the segments into one, on a connection of its own: this one's FTS5 may hold
+    // the structure it read before the segments were written.
+    const db = new Database(this.path);
+    try {
+      db.pragma('journal_mode = OFF');
+      db.pragma('synchronous = OFF');
+      db.exec("INSERT INTO fts(fts) VALUES('optimize')");
+    } finally {
+      db.close();
+    }
+  }
+}
+
+class FtsInsertLoad implements FtsLoad {
+  private readonly insert: Database.Statement;
+
+  constructor(
+    private readonly db: Db,
+    columns: readonly string[],
+    hashSize: number | undefined,
+  ) {
+    this.insert = db.prepare(`INSERT INTO fts(rowid, ${columns.join(', ')}) VALUES (?${', ?'.repeat(columns.length)})`);
+    // An integer in the SQL text: FTS5 takes only an INTEGER value, and a bound JS number is a REAL.
+    if (hashSize !== undefined) db.exec(`INSERT INTO fts(fts, rank) VALUES('hashsize', ${Math.max(1, Math.floor(hashSize))})`);
+    // No merging while the part loads (up to 64 segments a level before FTS5 must): `optimize`
+    // merges them all once at the end. With FTS5's incremental merges, a part of 183k
+    // documents (the bench corpus's part 20 times over) loaded in 31.7 s, without them 29.1 s
+    // (medians of 3 alternated); a part of the bench corpus alone is one segment either way.
+    db.exec("INSERT INTO fts(fts, rank) VALUES('automerge', 0)");
+    db.exec("INSERT INTO fts(fts, rank) VALUES('crisismerge', 64)");
+  }
+
+  add(id: number, texts: readonly string[]): void {
+    this.insert.run(id, ...texts);
+  }
+
+  beforeCommit(): void {}
+
+  afterCommit(): void {
+    this.db.exec("INSERT INTO fts(fts) VALUES('optimize')");
+    // FTS5 keeps its options in the index: FTS5's defaults again, for whatever writes it next.
+    this.db.exec("INSERT INTO fts(fts, rank) VALUES('automerge', 4)");
+    this.db.exec("INSERT INTO fts(fts, rank) VALUES('crisismerge', 16)");
+  }
+}

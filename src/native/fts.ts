@@ -1,0 +1,93 @@
+/**
+ * The `fts` kernel's surface (native/fts-segment.c): an FTS5 table's rows tokenized as FTS5's
+ * `ascii` tokenizer does and written as FTS5's own segment records, without FTS5's insert path.
+ * Undefined where the addon is not built or `NWAX_NATIVE` leaves the kernel to JavaScript;
+ * index/fts-load.ts then inserts the rows through FTS5 (the twin, which writes the same records).
+ */
+import { nativeKernel } from './addon.js';
+
+const kernel = nativeKernel('fts');
+
+type Handle = object;
+const ftsNew = kernel?.ftsNew as ((columns: number, pgsz: number) => Handle) | undefined;
+const ftsAdd = kernel?.ftsAdd as (b: Handle, rowid: number, texts: readonly string[]) => Buffer | null;
+const ftsPending = kernel?.ftsPending as (b: Handle) => number;
+const ftsFlush = kernel?.ftsFlush as (b: Handle) => Buffer | null;
+const ftsRecords = kernel?.ftsRecords as (b: Handle, cookie: number) => [Buffer, Buffer];
+const ftsFree = kernel?.ftsFree as (b: Handle) => void;
+
+/** One segment's records, as ftsFlush lays them out (fts-segment.h). */
+export interface SegmentRecords {
+  /** %_data rows: [id, block]. */
+  data: [number, Buffer][];
+  /** %_idx rows: [segid, term, pgno]. */
+  idx: [number, Buffer, number][];
+}
+
+function readRecords(b: Buffer): SegmentRecords {
+  const out: SegmentRecords = { data: [], idx: [] };
+  for (let at = 0; at < b.length; ) {
+    const kind = b[at];
+    if (kind === 0x44) {
+      const id = Number(b.readBigInt64LE(at + 1));
+      const n = b.readUInt32LE(at + 9);
+      out.data.push([id, b.subarray(at + 13, at + 13 + n)]);
+      at += 13 + n;
+    } else if (kind === 0x49) {
+      const segid = b.readUInt32LE(at + 1);
+      const n = b.readUInt32LE(at + 5);
+      const term = b.subarray(at + 9, at + 9 + n);
+      out.idx.push([segid, term, Number(b.readBigInt64LE(at + 9 + n))]);
+      at += 17 + n;
+    } else throw new Error(`FTS5 segment records: unknown record kind ${kind} at byte ${at}`);
+  }
+  return out;
+}
+
+/** A builder of an FTS5 table's segments from its rows; undefined without the kernel. */
+export class FtsSegmentBuilder {
+  private handle: Handle | undefined;
+
+  private constructor(handle: Handle) {
+    this.handle = handle;
+  }
+
+  /** A builder for `columns` indexed columns and leaves of `pgsz` bytes (FTS5's `pgsz`), or undefined without the kernel. */
+  static create(columns: number, pgsz: number): FtsSegmentBuilder | undefined {
+    return ftsNew ? new FtsSegmentBuilder(ftsNew(columns, pgsz)) : undefined;
+  }
+
+  private get live(): Handle {
+    if (!this.handle) throw new Error('FtsSegmentBuilder used after free()');
+    return this.handle;
+  }
+
+  /** Row `rowid` (above every row added before), a text per column; returns its %_docsize record. */
+  add(rowid: number, texts: readonly string[]): Buffer {
+    const docsize = ftsAdd(this.live, rowid, texts);
+    if (!docsize) throw new Error(`FTS5 segment builder: row ${rowid} does not follow the row before`);
+    return docsize;
+  }
+
+  /** Bytes of terms and doclists held, as FTS5 counts them against its `hashsize`. */
+  pending(): number {
+    return ftsPending(this.live);
+  }
+
+  /** The terms held, written as the next segment, or undefined where none are held. */
+  flush(): SegmentRecords | undefined {
+    const b = ftsFlush(this.live);
+    return b ? readRecords(b) : undefined;
+  }
+
+  /** The structure record (every segment written, on level 0) and the averages record. */
+  records(cookie: number): { structure: Buffer; averages: Buffer } {
+    const [structure, averages] = ftsRecords(this.live, cookie);
+    return { structure, averages };
+  }
+
+  free(): void {
+    if (this.handle) ftsFree(this.handle);
+    this.handle = undefined;
+  }
+}
