@@ -404,8 +404,12 @@ static napi_value eld_score(napi_env env, napi_callback_info info) {
 
 typedef struct {
   nwax_fts *f;
-  uint8_t *text; /* a column's UTF-8, reused */
+  uint8_t *text; /* the columns' UTF-8, reused */
   size_t text_cap;
+  uint8_t *terms; /* an analysis's answer, reused */
+  size_t terms_cap;
+  uint16_t *units; /* a JSON string's text, decoded, reused */
+  size_t units_cap;
 } fts_box;
 
 static void fts_box_free(fts_box *b) {
@@ -413,6 +417,99 @@ static void fts_box_free(fts_box *b) {
   b->f = NULL;
   free(b->text);
   b->text = NULL;
+  free(b->terms);
+  b->terms = NULL;
+  free(b->units);
+  b->units = NULL;
+}
+
+/* A string's UTF-8 into *buf (grown), from byte `at`; its length, or -1. */
+static ptrdiff_t utf8_into(napi_env env, napi_value s, uint8_t **buf, size_t *cap, size_t at) {
+  size_t n = 0;
+  if (napi_get_value_string_utf8(env, s, NULL, 0, &n) != napi_ok) return -1;
+  if (at + n + 1 > *cap) {
+    size_t c = *cap ? *cap : 1 << 16;
+    while (c < at + n + 1) c *= 2;
+    uint8_t *p = realloc(*buf, c);
+    if (p == NULL) return -1;
+    *buf = p;
+    *cap = c;
+  }
+  if (napi_get_value_string_utf8(env, s, (char *)*buf + at, n + 1, &n) != napi_ok) return -1;
+  return (ptrdiff_t)n;
+}
+
+/*
+ * The UTF-8 of the string a JSON string literal j[0, n) (quotes included) parses to, into *buf
+ * (grown) from byte `at`, as napi_get_value_string_utf8 gives a string's (a lone surrogate as
+ * U+FFFD); its length, or -1 where nwax_json_string_decode leaves it to JSON.parse.
+ */
+static ptrdiff_t json_utf8_into(fts_box *b, const uint8_t *j, size_t n, uint8_t **buf, size_t *cap, size_t at) {
+  if (n > b->units_cap) {
+    uint16_t *u = realloc(b->units, n * sizeof(uint16_t));
+    if (u == NULL) return -1;
+    b->units = u;
+    b->units_cap = n;
+  }
+  int wide = 0;
+  const ptrdiff_t units = nwax_json_string_decode(j, n, b->units, &wide);
+  if (units < 0) return -1;
+  /* at most three bytes a unit (a pair's four bytes are two units') */
+  const size_t need = at + 3 * (size_t)units + 1;
+  if (need > *cap) {
+    size_t c = *cap ? *cap : 1 << 16;
+    while (c < need) c *= 2;
+    uint8_t *p = realloc(*buf, c);
+    if (p == NULL) return -1;
+    *buf = p;
+    *cap = c;
+  }
+  uint8_t *o = *buf + at;
+  const uint16_t *u = b->units;
+  for (ptrdiff_t i = 0; i < units; i++) {
+    uint32_t c = u[i];
+    if (c < 0x80) {
+      *o++ = (uint8_t)c;
+      continue;
+    }
+    if (c < 0x800) {
+      *o++ = (uint8_t)(0xc0 | (c >> 6));
+      *o++ = (uint8_t)(0x80 | (c & 0x3f));
+      continue;
+    }
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < units && u[i + 1] >= 0xdc00 && u[i + 1] <= 0xdfff) {
+      c = 0x10000 + ((c - 0xd800) << 10) + (u[++i] - 0xdc00);
+      *o++ = (uint8_t)(0xf0 | (c >> 18));
+      *o++ = (uint8_t)(0x80 | ((c >> 12) & 0x3f));
+      *o++ = (uint8_t)(0x80 | ((c >> 6) & 0x3f));
+      *o++ = (uint8_t)(0x80 | (c & 0x3f));
+      continue;
+    }
+    if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd; /* a lone surrogate */
+    *o++ = (uint8_t)(0xe0 | (c >> 12));
+    *o++ = (uint8_t)(0x80 | ((c >> 6) & 0x3f));
+    *o++ = (uint8_t)(0x80 | (c & 0x3f));
+  }
+  return o - (*buf + at);
+}
+
+/* nwax_fts_analyze through a JavaScript function (chunk: string) => string. */
+typedef struct {
+  napi_env env;
+  napi_value fn;
+  fts_box *box;
+} js_analysis;
+
+static const uint8_t *analyze_in_js(void *ctx, const uint8_t *chunk, size_t n, size_t *terms_n) {
+  js_analysis *a = ctx;
+  napi_value arg, global, result;
+  if (napi_create_string_utf8(a->env, (const char *)chunk, n, &arg) != napi_ok || napi_get_global(a->env, &global) != napi_ok ||
+      napi_call_function(a->env, global, a->fn, 1, &arg, &result) != napi_ok)
+    return NULL;
+  const ptrdiff_t tn = utf8_into(a->env, result, &a->box->terms, &a->box->terms_cap, 0);
+  if (tn < 0) return NULL;
+  *terms_n = (size_t)tn;
+  return a->box->terms;
 }
 
 static void fts_finalize(napi_env env, void *data, void *hint) {
@@ -453,41 +550,54 @@ static napi_value fts_new(napi_env env, napi_callback_info info) {
 }
 
 /*
- * ftsAdd(builder, rowid, texts): texts (an array, a string per column) indexed as row rowid;
- * returns its %_docsize record, or null where rowid does not increase.
+ * ftsAdd(builder, rowid, texts, analyze): texts (an array: per column a string, or a Uint8Array
+ * holding a JSON string literal, its text) indexed as row rowid, a token with characters past
+ * ASCII replaced by analyze(token)'s terms (analyze undefined: indexed as it is); returns its
+ * %_docsize record, null where rowid does not increase, or false where a JSON string is one to
+ * leave to JSON.parse (nothing added). An exception of analyze is thrown on (the builder takes
+ * no more rows).
  */
 static napi_value fts_add(napi_env env, napi_callback_info info) {
-  BUILDER_ARGS(3);
+  BUILDER_ARGS(4);
   int64_t rowid;
   CHECK(napi_get_value_int64(env, argv[1], &rowid));
   uint32_t ncol;
   CHECK(napi_get_array_length(env, argv[2], &ncol));
   if (ncol < 1 || ncol > FTS_MAX_COLUMNS) BAD_ARGUMENT();
+  napi_valuetype kind;
+  CHECK(napi_typeof(env, argv[3], &kind));
+  if (kind != napi_function && kind != napi_undefined) BAD_ARGUMENT();
   /* every column's UTF-8 into one buffer, then their starts */
   size_t lens[FTS_MAX_COLUMNS], at[FTS_MAX_COLUMNS], used = 0;
   for (uint32_t c = 0; c < ncol; c++) {
     napi_value s;
     CHECK(napi_get_element(env, argv[2], c, &s));
-    size_t n = 0;
-    CHECK(napi_get_value_string_utf8(env, s, NULL, 0, &n));
-    if (used + n + 1 > b->text_cap) {
-      size_t cap = b->text_cap ? b->text_cap : 1 << 16;
-      while (cap < used + n + 1) cap *= 2;
-      uint8_t *p = realloc(b->text, cap);
-      if (p == NULL) BAD_ARGUMENT();
-      b->text = p;
-      b->text_cap = cap;
+    bool is_bytes = false;
+    CHECK(napi_is_typedarray(env, s, &is_bytes));
+    span j;
+    const ptrdiff_t n = !is_bytes ? utf8_into(env, s, &b->text, &b->text_cap, used)
+                        : span_of(env, s, &j)  ? json_utf8_into(b, j.p, j.n, &b->text, &b->text_cap, used)
+                                               : -2;
+    if (n == -1 && is_bytes) {
+      napi_value no;
+      CHECK(napi_get_boolean(env, false, &no));
+      return no;
     }
-    CHECK(napi_get_value_string_utf8(env, s, (char *)b->text + used, n + 1, &lens[c]));
+    if (n < 0) BAD_ARGUMENT();
+    lens[c] = (size_t)n;
     at[c] = used;
     used += lens[c] + 1;
   }
   uint8_t *texts[FTS_MAX_COLUMNS];
   for (uint32_t c = 0; c < ncol; c++) texts[c] = b->text + at[c];
   uint8_t docsize[9 * FTS_MAX_COLUMNS];
-  const int n = nwax_fts_add(b->f, rowid, texts, lens, docsize);
+  js_analysis a = {env, argv[3], b};
+  const int n = nwax_fts_add(b->f, rowid, texts, lens, kind == napi_function ? analyze_in_js : NULL, &a, docsize);
   napi_value r;
   if (n < 0) {
+    bool pending = false;
+    CHECK(napi_is_exception_pending(env, &pending));
+    if (pending) return NULL;
     CHECK(napi_get_null(env, &r));
     return r;
   }

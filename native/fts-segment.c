@@ -121,6 +121,22 @@ typedef struct {
   uint8_t head[INLINE_KEY];
 } __attribute__((aligned(64))) entry;
 
+/* Tokens of other scripts, their terms as the caller's analysis gave them (see nwax_fts_add). */
+#define CHUNKS_MAX (1u << 16)   /* chunks remembered before the table starts again */
+#define CHUNK_BYTES (16u << 20)  /* bytes of chunks and terms remembered before it starts again */
+
+typedef struct {
+  uint32_t hash, key, klen, val, vlen; /* key and terms in the arena */
+} chunk;
+
+typedef struct {
+  uint32_t *slots; /* chunk index + 1 */
+  uint32_t nslot;
+  chunk *chunks;
+  uint32_t n;
+  fbuf arena;
+} chunk_table;
+
 struct nwax_fts {
   int ncol, pgsz;
   uint32_t *slots; /* entry index + 1, 0 empty */
@@ -137,7 +153,22 @@ struct nwax_fts {
   /* the segments written: id i+1 ends at leaf last_leaf[i] */
   int32_t *last_leaf;
   int nseg, seg_cap;
+  int broken; /* an add failed part way */
+  chunk_table analyzed;
+  fbuf scratch;
 };
+
+static void chunks_clear(chunk_table *t) {
+  if (t->slots) memset(t->slots, 0, t->nslot * sizeof(uint32_t));
+  t->n = 0;
+  t->arena.n = 0;
+}
+
+static void chunks_free(chunk_table *t) {
+  free(t->slots);
+  free(t->chunks);
+  free(t->arena.p);
+}
 
 static inline entry *entry_at(const nwax_fts *f, uint32_t i) { return &f->chunks[i >> CHUNK_BITS][i & (CHUNK - 1)]; }
 
@@ -177,6 +208,8 @@ void nwax_fts_free(nwax_fts *f) {
   free(f->keys.p);
   free(f->totals);
   free(f->last_leaf);
+  chunks_free(&f->analyzed);
+  free(f->scratch.p);
   free(f);
 }
 
@@ -326,8 +359,57 @@ static uint32_t term_hash(const uint8_t *p, size_t n) {
   return (uint32_t)(h >> 32);
 }
 
-int nwax_fts_add(nwax_fts *f, int64_t rowid, uint8_t *const *texts, const size_t *lens, uint8_t *docsize) {
-  if (f->any_row && rowid <= f->last_rowid) return -1;
+/* --- tokens of other scripts: analyzed once by the caller, their terms remembered --------- */
+
+/* The terms remembered for chunk k[0, n), or NULL. */
+static const chunk *chunk_get(const chunk_table *t, uint32_t h, const uint8_t *k, size_t n) {
+  if (!t->slots) return NULL;
+  for (uint32_t s = h & (t->nslot - 1), e; (e = t->slots[s]) != 0; s = (s + 1) & (t->nslot - 1)) {
+    const chunk *c = &t->chunks[e - 1];
+    if (c->hash == h && c->klen == n && memcmp(t->arena.p + c->key, k, n) == 0) return c;
+  }
+  return NULL;
+}
+
+static const chunk *chunk_put(chunk_table *t, uint32_t h, const uint8_t *k, size_t n, const uint8_t *v, size_t vn) {
+  if (t->n >= CHUNKS_MAX || t->arena.n + n + vn > CHUNK_BYTES) chunks_clear(t);
+  if (!t->slots) {
+    t->nslot = 2 * CHUNKS_MAX;
+    t->slots = calloc(t->nslot, sizeof(uint32_t));
+    t->chunks = malloc(sizeof(chunk) * CHUNKS_MAX);
+    if (!t->slots || !t->chunks) return NULL;
+  }
+  if (!fb_room(&t->arena, n + vn)) return NULL;
+  chunk *c = &t->chunks[t->n];
+  *c = (chunk){h, (uint32_t)t->arena.n, (uint32_t)n, (uint32_t)(t->arena.n + n), (uint32_t)vn};
+  memcpy(t->arena.p + t->arena.n, k, n);
+  if (vn) memcpy(t->arena.p + t->arena.n + n, v, vn);
+  t->arena.n += n + vn;
+  uint32_t s = h & (t->nslot - 1);
+  while (t->slots[s]) s = (s + 1) & (t->nslot - 1);
+  t->slots[s] = ++t->n;
+  return c;
+}
+
+/* The ascii tokenizer over s[0, n): each token, folded in place, written at the next offset. */
+static int write_tokens(nwax_fts *f, int64_t rowid, int c, int *count, uint8_t *s, size_t n) {
+  size_t i = 0;
+  for (;;) {
+    while (i < n && !TOKEN_BYTE[s[i]]) i++;
+    if (i >= n) return 1;
+    size_t e = i;
+    do {
+      s[e] = FOLDED[s[e]];
+      e++;
+    } while (e < n && TOKEN_BYTE[s[e]]);
+    const size_t len = e - i > MAX_TOKEN ? MAX_TOKEN : e - i;
+    if (!write_token(f, rowid, c, (*count)++, term_hash(s + i, len), s + i, len)) return 0;
+    i = e + 1;
+  }
+}
+
+int nwax_fts_add(nwax_fts *f, int64_t rowid, uint8_t *const *texts, const size_t *lens, nwax_fts_analyze analyze, void *ctx, uint8_t *docsize) {
+  if (f->broken || (f->any_row && rowid <= f->last_rowid)) return -1;
   f->any_row = 1;
   f->last_rowid = rowid;
   int ds = 0;
@@ -336,19 +418,35 @@ int nwax_fts_add(nwax_fts *f, int64_t rowid, uint8_t *const *texts, const size_t
     const size_t n = lens[c];
     int count = 0;
     size_t i = 0;
-    /* fts5AsciiTokenize: a separator run, then a token run folded to lower case in place; the
-     * byte after a token is skipped */
+    /* fts5AsciiTokenize: a separator run, then a token run; the byte after a token is skipped.
+     * A token of ASCII letters and digits is folded to lower case in place and written; one
+     * with bytes above 0x7f (analyze given) is the caller's analysis's terms, each written as
+     * FTS5 would write the tokens of that text. */
     for (;;) {
       while (i < n && !TOKEN_BYTE[s[i]]) i++;
       if (i >= n) break;
       size_t e = i;
-      do {
-        s[e] = FOLDED[s[e]];
-        e++;
-      } while (e < n && TOKEN_BYTE[s[e]]);
-      const size_t len = e - i > MAX_TOKEN ? MAX_TOKEN : e - i;
-      if (!write_token(f, rowid, c, count, term_hash(s + i, len), s + i, len)) return -1;
-      count++;
+      uint8_t high = 0;
+      do high |= s[e++];
+      while (e < n && TOKEN_BYTE[s[e]]);
+      const size_t len = e - i;
+      if (!(high & 0x80) || !analyze) {
+        for (size_t k = i; k < e; k++) s[k] = FOLDED[s[k]];
+        const size_t cut = len > MAX_TOKEN ? MAX_TOKEN : len;
+        if (!write_token(f, rowid, c, count++, term_hash(s + i, cut), s + i, cut)) goto fail;
+      } else {
+        const uint32_t h = term_hash(s + i, len);
+        const chunk *ch = chunk_get(&f->analyzed, h, s + i, len);
+        if (!ch) {
+          size_t tn;
+          const uint8_t *terms = analyze(ctx, s + i, len, &tn);
+          if (!terms || !(ch = chunk_put(&f->analyzed, h, s + i, len, terms, tn))) goto fail;
+        }
+        /* the terms, copied out of the table (tokenizing folds in place) */
+        f->scratch.n = 0;
+        if (!fb_blob(&f->scratch, f->analyzed.arena.p + ch->val, ch->vlen)) goto fail;
+        if (!write_tokens(f, rowid, c, &count, f->scratch.p, f->scratch.n)) goto fail;
+      }
       i = e + 1;
     }
     ds += put_varint(docsize + ds, (uint64_t)count);
@@ -356,6 +454,10 @@ int nwax_fts_add(nwax_fts *f, int64_t rowid, uint8_t *const *texts, const size_t
   }
   f->rows++;
   return ds;
+fail:
+  /* part of the row is in the doclists: nothing more can be added */
+  f->broken = 1;
+  return -1;
 }
 
 int64_t nwax_fts_pending(const nwax_fts *f) { return f->pending; }

@@ -25,12 +25,22 @@ nwax_fts *nwax_fts_new(int ncol, int pgsz);
 void nwax_fts_free(nwax_fts *f);
 
 /*
- * Adds row `rowid` (greater than every rowid added before): column c's text texts[c] of lens[c]
- * bytes, folded to lower case in place (ASCII letters only, as FTS5's tokenizer folds them). Its %_docsize record (a varint per column: its tokens) goes to docsize (room for
- * 9 * ncol bytes); returns that record's length, or -1 where rowid does not increase or memory
- * ran out.
+ * The terms of a token holding bytes above 0x7f (a word of another script, or ASCII words joined
+ * by other characters): chunk[0, n) in, its terms (UTF-8, separated by spaces) out, valid until
+ * the next call, *terms_n bytes; NULL where the analysis failed.
  */
-int nwax_fts_add(nwax_fts *f, int64_t rowid, uint8_t *const *texts, const size_t *lens, uint8_t *docsize);
+typedef const uint8_t *(*nwax_fts_analyze)(void *ctx, const uint8_t *chunk, size_t n, size_t *terms_n);
+
+/*
+ * Adds row `rowid` (greater than every rowid added before): column c's text texts[c] of lens[c]
+ * bytes, tokenized as FTS5's ascii tokenizer does and folded to lower case in place (ASCII
+ * letters only, as it folds them). Where `analyze` is given, a token with bytes above 0x7f is
+ * replaced by the terms it gives (remembered for the tokens that come back), as if the text had
+ * held them there. Its %_docsize record (a varint per column: its tokens) goes to docsize (room
+ * for 9 * ncol bytes); returns that record's length, or -1 where rowid does not increase, the
+ * analysis failed or memory ran out (the builder then takes no more rows).
+ */
+int nwax_fts_add(nwax_fts *f, int64_t rowid, uint8_t *const *texts, const size_t *lens, nwax_fts_analyze analyze, void *ctx, uint8_t *docsize);
 
 /* Bytes of terms and doclists held, as FTS5 counts them against its `hashsize`. */
 int64_t nwax_fts_pending(const nwax_fts *f);

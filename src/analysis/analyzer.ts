@@ -195,8 +195,12 @@ const ANALYZED = new Map<string, string>();
 const ANALYZED_MAX = 1 << 16;
 const ANALYZED_CHUNK = 64;
 
-/** The index terms of a chunk of text around non-ASCII characters. */
-function analyzeChunk(chunk: string): string {
+/**
+ * The index terms of a chunk of text around non-ASCII characters: a run of ASCII letters and
+ * digits and of characters past ASCII, as FTS5's ascii tokenizer cuts a token (the index's
+ * `fts` kernel hands its tokens with such characters here, as indexText's chunks).
+ */
+export function chunkTerms(chunk: string): string {
   if (chunk.length > ANALYZED_CHUNK) return analyze(chunk);
   let terms = ANALYZED.get(chunk);
   if (terms === undefined) {
@@ -246,7 +250,7 @@ export function indexText(text: string): string {
     while (s > last && isAsciiAlnum(text.charCodeAt(s - 1))) s--;
     let e = m.index + 1;
     while (e < text.length && (text.charCodeAt(e) >= 128 || isAsciiAlnum(text.charCodeAt(e)))) e++;
-    out += `${text.slice(last, s)} ${analyzeChunk(text.slice(s, e))} `;
+    out += `${text.slice(last, s)} ${chunkTerms(text.slice(s, e))} `;
     last = e;
     nonAscii.lastIndex = e;
   }

@@ -16,6 +16,8 @@
 import Database from 'better-sqlite3';
 import type { Db } from './schema.js';
 import { FtsSegmentBuilder } from '../native/fts.js';
+import { chunkTerms, indexText } from '../analysis/analyzer.js';
+import { JsonText, plainText } from '../util/json-bytes.js';
 
 /** FTS5's leaf size (its `pgsz` option, whose default the index keeps). */
 const FTS5_PAGE_SIZE = 4050;
@@ -26,8 +28,11 @@ const STRUCTURE_ID = 10;
 const AVERAGES_ID = 1;
 
 export interface FtsLoad {
-  /** Row `id` (increasing), a text per column of the FTS5 table, in its order. */
-  add(id: number, texts: readonly string[]): void;
+  /**
+   * Row `id` (increasing), a text per column of the FTS5 table, in its order, indexed as
+   * analysis/analyzer.ts's indexText gives its terms; a text may be kept as JSON bytes.
+   */
+  add(id: number, texts: readonly (string | JsonText)[]): void;
   /** Inside the transaction, after the last row. */
   beforeCommit(): void;
   /** After the transaction commits. */
@@ -64,10 +69,19 @@ class FtsSegmentLoad implements FtsLoad {
     this.putDocsize = db.prepare('INSERT INTO fts_docsize(id, sz) VALUES (?, ?)');
   }
 
-  add(id: number, texts: readonly string[]): void {
+  add(id: number, texts: readonly (string | JsonText)[]): void {
     // FTS5 flushes its hash before a row once the terms held pass hashsize.
     if (this.builder.pending() > this.hashSize) this.writeSegment();
-    this.putDocsize.run(id, this.builder.add(id, texts));
+    // The words the analyzer must see (those with characters past ASCII) come back to it from
+    // the kernel, a word at a time; ASCII words are FTS5's to cut, as indexText leaves them.
+    // A JSON text the kernel does not read (not UTF-8, say) is parsed here, as a line is.
+    const docsize =
+      this.builder.add(
+        id,
+        texts.map((t) => (t instanceof JsonText ? t.json : t)),
+        chunkTerms,
+      ) ?? this.builder.add(id, texts.map(plainText), chunkTerms);
+    this.putDocsize.run(id, docsize);
   }
 
   private writeSegment(): void {
@@ -124,8 +138,8 @@ class FtsInsertLoad implements FtsLoad {
     db.exec("INSERT INTO fts(fts, rank) VALUES('crisismerge', 64)");
   }
 
-  add(id: number, texts: readonly string[]): void {
-    this.insert.run(id, ...texts);
+  add(id: number, texts: readonly (string | JsonText)[]): void {
+    this.insert.run(id, ...texts.map((t) => indexText(plainText(t))));
   }
 
   beforeCommit(): void {}

@@ -14,7 +14,7 @@ import { isInlinksJson, type Inlinks } from '../crawl/invertlinks-job.js';
 import { normalizeUrl, outlinksIn, splitDocumentKey, type ContentPointer, type CrawlFetch, type ParseData } from '../segment/segment.js';
 import { IndexWriter, type IndexDocument } from './index-writer.js';
 import { languageOf } from '../analysis/language.js';
-import { jsonStringFromBytes } from '../util/json-bytes.js';
+import { JsonText, plainText } from '../util/json-bytes.js';
 import { mergeDates } from './document.js';
 
 /**
@@ -43,7 +43,7 @@ function segmentRootOf(inputFile: string): string {
 /** One piece of a version, tagged by where it came from. */
 type Piece =
   | { d: string; pd: IndexedParseData; seg: string; at: string }
-  | { d: string; text: string }
+  | { d: string; text: string | JsonText }
   | { d: string; content: ContentPointer }
   | { d: string; fetch: CrawlFetch }
   | { d: string; db: CrawlDatum }
@@ -147,7 +147,7 @@ export const indexJob: Job = {
     let inlinks: Inlinks['inlinks'] = [];
     const versions = new Map<
       string,
-      { pd?: IndexedParseData; seg?: string; at?: string; text?: string; content?: ContentPointer; dates: Set<string>; db?: CrawlDatum }
+      { pd?: IndexedParseData; seg?: string; at?: string; text?: string | JsonText; content?: ContentPointer; dates: Set<string>; db?: CrawlDatum }
     >();
     for (const v of values as Piece[]) {
       if ('inlinks' in v) {
@@ -198,7 +198,7 @@ export const indexJob: Job = {
         anchors,
         inlinks: inlinks.length,
         boost: Math.log(Math.E + inlinks.length) * (ver.db?.score ?? 1),
-        lang: ver.pd.meta.lang ?? languageOf(undefined, ver.pd.title, ver.text ?? ''),
+        lang: ver.pd.meta.lang ?? languageOf(undefined, ver.pd.title, plainText(ver.text ?? '')),
       };
       ctx.count('documents indexed');
       emit(`${url} ${digest}`, doc);
@@ -255,8 +255,8 @@ export const indexJob: Job = {
       emit(line, start, sp, [D_OPEN, line.subarray(sp + 1, tab), from === 'parse_text' ? TEXT_FIELD : CONTENT_FIELD, value, CLOSE]);
       return true;
     },
-    // A version's text, the most of the reduce's input, made once from the shuffle's bytes
-    // (jsonStringFromBytes); every other piece is parsed.
+    // A version's text, the most of the reduce's input, kept as the shuffle's bytes (JsonText):
+    // the `fts` kernel reads it from them, and no string of it is made; every other piece is parsed.
     reduceValueFromBytes(bytes, start, end) {
       const d = start + D_OPEN.length;
       if (end - start < D_OPEN.length + TEXT_FIELD.length + 3 || bytes.compare(D_OPEN, 0, D_OPEN.length, start, d) !== 0 || bytes[end - 1] !== 0x7d)
@@ -269,8 +269,8 @@ export const indexJob: Job = {
         bytes.compare(TEXT_FIELD, 0, TEXT_FIELD.length, q, q + TEXT_FIELD.length) !== 0
       )
         return undefined;
-      const text = jsonStringFromBytes(bytes, q + TEXT_FIELD.length, end - 1);
-      return text === undefined ? undefined : { d: bytes.toString('latin1', d, q), text };
+      // A copy: the shuffle's buffer holds other lines once this group is reduced.
+      return { d: bytes.toString('latin1', d, q), text: new JsonText(Buffer.from(bytes.subarray(q + TEXT_FIELD.length, end - 1))) };
     },
   },
 };

@@ -12,8 +12,9 @@
  */
 import { createIndex, finishIndex, urlKey, FTS_COLUMNS, type Db } from './schema.js';
 import { ftsLoad, type FtsLoad } from './fts-load.js';
+import type { JsonText } from '../util/json-bytes.js';
+import { NwaxError } from '../util/errors.js';
 import type Database from 'better-sqlite3';
-import { indexText } from '../analysis/analyzer.js';
 import { INSERTED_COLUMNS, captureFieldsOf, type CaptureFields } from './document.js';
 
 export interface IndexDocument extends CaptureFields {
@@ -23,8 +24,8 @@ export interface IndexDocument extends CaptureFields {
   date: string;
   dates: string[];
   title: string;
-  /** Indexed, not stored: the segment named by `segment` keeps it under `url digest`. */
-  text: string;
+  /** Indexed, not stored: the segment named by `segment` keeps it under `url digest`. As JSON bytes from the index job's shuffle. */
+  text: string | JsonText;
   anchors: string[];
   inlinks: number;
   boost: number;
@@ -104,14 +105,13 @@ export class IndexWriter {
       lang: d.lang,
       urlkey: urlKey(d.url),
     });
-    this.fts.add(id, [
-      indexText(d.title),
-      indexText(d.text),
-      indexText(d.anchors.join('\n')),
-      indexText(urlWords(d.url)),
-      indexText(host),
-      captureYears(d.dates),
-    ]);
+    try {
+      this.fts.add(id, [d.title, d.text, d.anchors.join('\n'), urlWords(d.url), host, captureYears(d.dates)]);
+    } catch (e) {
+      // A text kept as JSON bytes is read here first: say whose it was.
+      if (e instanceof NwaxError && e.code === 'NWAX_BAD_JSON') throw new NwaxError(e.code, `the text of ${d.url} ${d.digest}: ${e.message}`);
+      throw e;
+    }
   }
 
   /** Folders where the documents' segments lie, beside those the documents named (merge: its inputs'). */

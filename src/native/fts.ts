@@ -10,7 +10,12 @@ const kernel = nativeKernel('fts');
 
 type Handle = object;
 const ftsNew = kernel?.ftsNew as ((columns: number, pgsz: number) => Handle) | undefined;
-const ftsAdd = kernel?.ftsAdd as (b: Handle, rowid: number, texts: readonly string[]) => Buffer | null;
+const ftsAdd = kernel?.ftsAdd as (
+  b: Handle,
+  rowid: number,
+  texts: readonly (string | Uint8Array)[],
+  analyze: ((chunk: string) => string) | undefined,
+) => Buffer | null | false;
 const ftsPending = kernel?.ftsPending as (b: Handle) => number;
 const ftsFlush = kernel?.ftsFlush as (b: Handle) => Buffer | null;
 const ftsRecords = kernel?.ftsRecords as (b: Handle, cookie: number) => [Buffer, Buffer];
@@ -62,9 +67,17 @@ export class FtsSegmentBuilder {
     return this.handle;
   }
 
-  /** Row `rowid` (above every row added before), a text per column; returns its %_docsize record. */
-  add(rowid: number, texts: readonly string[]): Buffer {
-    const docsize = ftsAdd(this.live, rowid, texts);
+  /**
+   * Row `rowid` (above every row added before), a text per column (a string, or the bytes of a
+   * JSON string literal, quotes included, whose text it is); returns its %_docsize record, or
+   * undefined where a JSON string is one the kernel leaves to JSON.parse (nothing is added: the
+   * caller parses it and adds the row again). `analyze`: the terms (separated by spaces) of a
+   * token with characters past ASCII, which stand where it stood; without it, such a token is
+   * indexed as FTS5's ascii tokenizer cuts it.
+   */
+  add(rowid: number, texts: readonly (string | Uint8Array)[], analyze?: (chunk: string) => string): Buffer | undefined {
+    const docsize = ftsAdd(this.live, rowid, texts, analyze);
+    if (docsize === false) return undefined;
     if (!docsize) throw new Error(`FTS5 segment builder: row ${rowid} does not follow the row before`);
     return docsize;
   }

@@ -6,6 +6,7 @@
  * once, straight from them, where a decode then JSON.parse made it twice.
  */
 import { jsonString, jsonStringDecode } from '../native/json.js';
+import { NwaxError } from './errors.js';
 
 export function jsonStringBytes(s: string): Buffer {
   return jsonString ? jsonString(s) : Buffer.from(JSON.stringify(s));
@@ -19,6 +20,31 @@ export function jsonStringBytes(s: string): Buffer {
  */
 export function jsonStringFromBytes(bytes: Uint8Array, start: number, end: number): string | undefined {
   return jsonStringDecode?.(bytes, start, end);
+}
+
+/**
+ * A JSON string literal kept as its bytes (quotes included) until its text is wanted: the index
+ * job hands a page's text to the `fts` kernel this way, which reads it straight from them, so
+ * no JavaScript string of it is ever made.
+ */
+export class JsonText {
+  constructor(readonly json: Buffer) {}
+
+  /** The string JSON.parse gives of it (bytes that are not UTF-8 decoded with replacement first, as a line is). */
+  text(): string {
+    const s = jsonStringFromBytes(this.json, 0, this.json.length);
+    if (s !== undefined) return s;
+    try {
+      return JSON.parse(this.json.toString('utf8')) as string;
+    } catch (e) {
+      throw new NwaxError('NWAX_BAD_JSON', `not a JSON string (${(e as Error).message}): ${this.json.toString('utf8', 0, 60)}`);
+    }
+  }
+}
+
+/** A text, or the text of one kept as JSON bytes. */
+export function plainText(t: string | JsonText): string {
+  return typeof t === 'string' ? t : t.text();
 }
 
 /**
