@@ -15,11 +15,12 @@ import { createIndex } from '../src/index/schema.js';
 import { FTS_COLUMNS } from '../src/index/schema.js';
 import { ftsLoad } from '../src/index/fts-load.js';
 import { FtsSegmentBuilder } from '../src/native/fts.js';
-import { seededRandom, tempDir } from './helpers.js';
+import { awkwardStrings, seededRandom, tempDir } from './helpers.js';
+import { JsonText } from '../src/util/json-bytes.js';
 
 const NATIVE = FtsSegmentBuilder.create(1, 4050) !== undefined;
 
-type Row = [number, string[]];
+type Row = [number, (string | JsonText)[]];
 
 /** The FTS5 tables of an index part loaded with `rows`, natively or through FTS5. */
 function load(path: string, rows: Row[], hashSize: number | undefined, native: boolean): void {
@@ -166,6 +167,29 @@ describe.skipIf(!NATIVE)('FTS5 segments written by the fts kernel', () => {
     const got = ask(join(dir, 'native'));
     expect(got.every((hits) => hits.length > 0)).toBe(true);
     expect(got).toEqual(ask(join(dir, 'fts5')));
+  });
+
+  it('reads a text kept as JSON bytes as JSON.parse would: escapes, pairs, lone surrogates, bytes that are not UTF-8', () => {
+    const texts = [
+      ...awkwardStrings(),
+      'Caf\u00e9 na\u00efve \ud83d\ude00 \ud800 alone a\ud845b \ud845 x \udfff \u0000 tab\tquote" back\\slash / \b\f\r\n',
+      'Ａｂｃ 東京都の天気 서울에서 ภาษาไทย',
+    ];
+    const rows: Row[] = texts.map((t, i) => [i + 1, ['', new JsonText(Buffer.from(JSON.stringify(t))), '', '', '', '']]);
+    // bytes that are not UTF-8: the kernel leaves them to JSON.parse, after a decode that replaces them
+    rows.push([texts.length + 1, ['', new JsonText(Buffer.from([0x22, 0x61, 0xff, 0x62, 0xc3, 0x28, 0x20, 0x63, 0x22])), '', '', '', '']]);
+    const dir = tempDir();
+    load(join(dir, 'native'), rows, undefined, true);
+    load(join(dir, 'fts5'), rows, undefined, false);
+    expect(records(join(dir, 'native'))).toEqual(records(join(dir, 'fts5')));
+  });
+
+  it('names the document whose JSON text cannot be read', () => {
+    const dir = tempDir();
+    const db = createIndex(join(dir, 'part'), 'main');
+    const fts = ftsLoad(db, join(dir, 'part'), FTS_COLUMNS, undefined, true);
+    expect(() => fts.add(1, ['', new JsonText(Buffer.from('"cut \\x short"')), '', '', '', ''])).toThrow(/not a JSON string/);
+    db.close();
   });
 
   it('refuses a row that does not follow the row before', () => {
