@@ -341,14 +341,19 @@ describe('the index map over bytes', () => {
 });
 
 describe("the index reduce's values from bytes", () => {
-  it("gives the values JSON.parse gives, a version's text made from the bytes, every other piece left to JSON.parse", async () => {
+  it("gives the values JSON.parse gives: a version's text kept as its JSON bytes, a URL's inlinks as their count and anchors, every other piece left to JSON.parse", async () => {
     const { indexJob } = await import('../src/index/index-job.js');
-    const { nativeKernel } = await import('../src/native/addon.js');
+    const { JsonText, plainText } = await import('../src/util/json-bytes.js');
     const texts = awkwardStrings().filter((_, i) => i % 5 === 0);
+    const inlinks = [
+      '{"inlinks":[{"from":"http://a/","anchor":"x"}]}',
+      '{"inlinks":[]}',
+      '{"inlinks":[{"from":"http://a/","anchor":"x"},{"from":"http://b/","anchor":""},{"from":"http://c/","anchor":"caf\u00e9"}]}',
+    ];
     const values = [
       ...texts.map((t, i) => JSON.stringify({ d: `sha1:${i}`, text: t })),
+      ...inlinks,
       '{"d":"AAAA","content":{"mime":"text/html"}}',
-      '{"inlinks":[{"from":"http://a/","anchor":"x"}]}',
       '{"d":"A\\"A","text":"a digest JSON escapes"}',
       '{"d":"A\u00e9A","text":"a digest past ASCII"}',
       '{"d":"AAAA","text":"x","more":1}',
@@ -358,16 +363,53 @@ describe("the index reduce's values from bytes", () => {
     let fromBytes = 0;
     for (const v of values) {
       const line = Buffer.from(`url\t${v}`);
-      const got = indexJob.encoding!.reduceValueFromBytes!(line, 4, line.length);
+      const got = indexJob.encoding!.reduceValueFromBytes!(line, 4, line.length) as Record<string, unknown> | undefined;
       if (got === undefined) continue;
       fromBytes++;
-      expect(got, v).toEqual(JSON.parse(v));
-      expect(Object.keys(got as object), v).toEqual(Object.keys(JSON.parse(v)));
+      const want = JSON.parse(v);
+      if ('inlinks' in want) {
+        const anchors = [...new Set((want.inlinks as { anchor: string }[]).map((l) => l.anchor).filter(Boolean))];
+        expect(got, v).toEqual({ inlinkCount: want.inlinks.length, anchors });
+      } else {
+        expect(got.text, v).toBeInstanceOf(JsonText);
+        expect({ d: got.d, text: plainText(got.text as InstanceType<typeof JsonText>) }, v).toEqual(want);
+      }
     }
-    // Every text piece is made from its bytes where the addon is built, and no other piece is.
-    expect(fromBytes).toBe(nativeKernel('json')?.jsonStringDecode ? texts.length : 0);
+    // Every text piece and every inlinks list without an escape is read from its bytes, and no other piece is.
+    expect(fromBytes).toBe(texts.length + inlinks.length);
+    // Bytes that are not UTF-8: replaced, as a decoded line gives them to JSON.parse.
     const damaged = Buffer.from([...Buffer.from('url\t{"d":"AAAA","text":"bad '), 0xff, ...Buffer.from('"}')]);
-    expect(indexJob.encoding!.reduceValueFromBytes!(damaged, 4, damaged.length)).toBeUndefined();
+    const got = indexJob.encoding!.reduceValueFromBytes!(damaged, 4, damaged.length) as { text: InstanceType<typeof JsonText> };
+    expect(plainText(got.text)).toBe(JSON.parse(damaged.toString('utf8', 4)).text);
+  });
+
+  it("reads a URL's inlinks from their bytes as JSON.parse reads them, or leaves them to it", async () => {
+    const { inlinkAnchors } = await import('../src/crawl/invertlinks-job.js');
+    const read = (v: string | Buffer) => {
+      const b = Buffer.concat([Buffer.from('k\t'), Buffer.from(v)]);
+      return inlinkAnchors(b, 2, b.length);
+    };
+    const rnd = seededRandom(7);
+    const words = ['a', 'b', 'caf\u00e9', '', '\u{1F600}', 'x y'];
+    const list = Array.from({ length: 300 }, (_, i) => ({ from: `http://h${i % 7}/${i}`, anchor: words[Math.floor(rnd() * words.length)] }));
+    const v = JSON.stringify({ inlinks: list });
+    expect(read(v)).toEqual({ count: 300, anchors: [...new Set(list.map((l) => l.anchor).filter(Boolean))] });
+    for (const other of [
+      '{"inlinks":[{"from":"http://a/","anchor":"a \\"quoted\\" anchor"}]}', // an escape
+      '{"inlinks":[{"from":"http://a/\\u00e9","anchor":"x"}]}',
+      '{"inlinks":[{"anchor":"x","from":"http://a/"}]}', // another order
+      '{"inlinks":[{"from":"http://a/","anchor":"x","n":1}]}', // another field
+      '{"inlinks":[{"from":"http://a/","anchor":null}]}',
+      '{"inlinks":[{"from":"http://a/"}]}',
+      '{"inlinks":[{"from":"http://a/","anchor":"x"},]}',
+      '{"inlinks":[{"from":"http://a/","anchor":"x"}],"more":1}',
+      '{"inlinks":[{"from":"http://a/","anchor":"x"}',
+      '{"outlinks":[]}',
+    ])
+      expect(read(other), other).toBeUndefined();
+    // Bytes that are not UTF-8 in an anchor: replaced, as a decoded line gives them to JSON.parse.
+    const bad = Buffer.concat([Buffer.from('{"inlinks":[{"from":"http://a/","anchor":"a'), Buffer.from([0xff]), Buffer.from('b"}]}')]);
+    expect(read(bad)).toEqual({ count: 1, anchors: [JSON.parse(bad.toString('utf8')).inlinks[0].anchor] });
   });
 
   it('groups and reduces as the Grouper does over the decoded lines', async () => {
@@ -379,7 +421,8 @@ describe("the index reduce's values from bytes", () => {
       'http://b/\t{"d":"BBBB","text":"caf\u00e9"}',
       'http://b/\t{"d":"BBBB","content":{"mime":"text/html","date":"20200101000000","file":"f","location":"l","offset":1,"length":2,"collection":"c","status":200}}',
       `http://b/\t${JSON.stringify({ d: 'BBBB', pd: { title: 'B', noindex: false, meta: { length: 3 } }, seg: 's' })}`,
-      'http://b/\t{"inlinks":[{"from":"http://a/","anchor":"b"}]}',
+      'http://b/\t{"inlinks":[{"from":"http://a/","anchor":"b"},{"from":"http://c/","anchor":"b"},{"from":"http://d/","anchor":""}]}',
+      'http://b/\t{"inlinks":[{"from":"http://e/","anchor":"a \\"quoted\\" b"}]}',
       'http://c\u00e9/\t{"d":"CCCC","text":"\u{1F600}"}',
     ].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
     const reduce = (push: (g: Grouper) => void) => {
@@ -397,7 +440,10 @@ describe("the index reduce's values from bytes", () => {
         s = nl + 1;
       }
     });
-    expect(byBytes).toEqual(reduce((g) => lines.forEach((l) => g.push(l))));
+    // a text kept as JSON bytes compared as its text
+    const { plainText } = await import('../src/util/json-bytes.js');
+    const texts = (out: unknown[]) => out.map(([k, d]) => [k, { ...(d as object), text: plainText((d as { text: string }).text) }]);
+    expect(texts(byBytes)).toEqual(texts(reduce((g) => lines.forEach((l) => g.push(l)))));
     expect(byBytes.length).toBe(2);
   });
 });

@@ -44,6 +44,52 @@ export function isInlinksJson(v: Uint8Array): boolean {
   return v.length >= B_INLINKS_OPEN.length + 2 && bytesAt(v, 0, B_INLINKS_OPEN) && v[v.length - 2] === 0x5d && v[v.length - 1] === 0x7d;
 }
 
+const B_FROM = Buffer.from('{"from":"');
+const B_THEN_ANCHOR = Buffer.from(',"anchor":"');
+
+/**
+ * The end (after its closing quote) of the JSON string whose first character is at b[from], or
+ * -1 where it holds an escape or a raw control character (its bytes are not then its text), or
+ * does not end before `to`.
+ */
+function plainStringEnd(b: Uint8Array, from: number, to: number): number {
+  for (let i = from; i < to; i++) {
+    const c = b[i];
+    if (c === 0x22) return i + 1;
+    if (c < 0x20 || c === 0x5c) return -1;
+  }
+  return -1;
+}
+
+/**
+ * What the index takes of an inlinks value `b[start, end)` (`{"inlinks":[...]}` as this job
+ * writes it): how many inlinks there are, and their anchors other than '', each once, in order;
+ * without parsing the list into objects (a URL's list may hold thousands). Undefined for any
+ * other shape, or a string with an escape: the caller parses it then.
+ */
+export function inlinkAnchors(b: Buffer, start: number, end: number): { count: number; anchors: string[] } | undefined {
+  if (end - start < B_INLINKS_OPEN.length + 2 || !bytesAt(b, start, B_INLINKS_OPEN) || b[end - 2] !== 0x5d || b[end - 1] !== 0x7d) return undefined;
+  const anchors = new Set<string>();
+  let count = 0;
+  let i = start + B_INLINKS_OPEN.length;
+  const close = end - 2;
+  if (i === close) return { count, anchors: [] };
+  for (;;) {
+    if (!bytesAt(b, i, B_FROM)) return undefined;
+    i = plainStringEnd(b, i + B_FROM.length, close);
+    if (i < 0 || !bytesAt(b, i, B_THEN_ANCHOR)) return undefined;
+    const a = i + B_THEN_ANCHOR.length;
+    i = plainStringEnd(b, a, close);
+    if (i < 0 || b[i] !== 0x7d) return undefined;
+    if (i - 1 > a) anchors.add(b.toString('utf8', a, i - 1));
+    count++;
+    i++;
+    if (i === close) return { count, anchors: [...anchors] };
+    if (b[i] !== 0x2c) return undefined;
+    i++;
+  }
+}
+
 /**
  * Whether JSON text holds no escape and no raw control character: each string in it is then
  * its bytes between the quotes, and ends at the next quote.

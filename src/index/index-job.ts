@@ -10,7 +10,7 @@ import { dirname, resolve } from 'node:path';
 import type { Job } from '../mapreduce/job.js';
 import { RawJson } from '../mapreduce/value-json.js';
 import { datasetOf, segmentOf, type CrawlDatum } from '../crawl/crawl-datum.js';
-import { isInlinksJson, type Inlinks } from '../crawl/invertlinks-job.js';
+import { inlinkAnchors, isInlinksJson, type Inlinks } from '../crawl/invertlinks-job.js';
 import { normalizeUrl, outlinksIn, splitDocumentKey, type ContentPointer, type CrawlFetch, type ParseData } from '../segment/segment.js';
 import { IndexWriter, type IndexDocument } from './index-writer.js';
 import { languageOf } from '../analysis/language.js';
@@ -47,7 +47,9 @@ type Piece =
   | { d: string; content: ContentPointer }
   | { d: string; fetch: CrawlFetch }
   | { d: string; db: CrawlDatum }
-  | { inlinks: Inlinks['inlinks'] };
+  | { inlinks: Inlinks['inlinks'] }
+  /** A URL's inlinks as the index takes them from their bytes: their number and distinct anchors. */
+  | { inlinkCount: number; anchors: string[] };
 
 /**
  * A version's parse_data without parsing its outlinks, which the index does not take (most of
@@ -144,14 +146,21 @@ export const indexJob: Job = {
     }
   },
   reduce(url, values, emit, ctx) {
-    let inlinks: Inlinks['inlinks'] = [];
+    let inlinkCount = 0;
+    const anchorSet = new Set<string>();
     const versions = new Map<
       string,
       { pd?: IndexedParseData; seg?: string; at?: string; text?: string | JsonText; content?: ContentPointer; dates: Set<string>; db?: CrawlDatum }
     >();
     for (const v of values as Piece[]) {
       if ('inlinks' in v) {
-        inlinks = inlinks.concat(v.inlinks);
+        inlinkCount += v.inlinks.length;
+        for (const l of v.inlinks) if (l.anchor) anchorSet.add(l.anchor);
+        continue;
+      }
+      if ('inlinkCount' in v) {
+        inlinkCount += v.inlinkCount;
+        for (const a of v.anchors) anchorSet.add(a);
         continue;
       }
       let ver = versions.get(v.d);
@@ -165,7 +174,7 @@ export const indexJob: Job = {
       else if ('fetch' in v) for (const date of v.fetch.dates ?? [v.fetch.date]) ver.dates.add(date);
       else if ('db' in v) ver.db = v.db;
     }
-    const anchors = [...new Set(inlinks.map((l) => l.anchor).filter(Boolean))];
+    const anchors = [...anchorSet];
     for (const digest of [...versions.keys()].sort()) {
       const ver = versions.get(digest)!;
       if (!ver.pd || !ver.content) {
@@ -196,8 +205,8 @@ export const indexJob: Job = {
         title: ver.pd.title,
         text: ver.text ?? '',
         anchors,
-        inlinks: inlinks.length,
-        boost: Math.log(Math.E + inlinks.length) * (ver.db?.score ?? 1),
+        inlinks: inlinkCount,
+        boost: Math.log(Math.E + inlinkCount) * (ver.db?.score ?? 1),
         lang: ver.pd.meta.lang ?? languageOf(undefined, ver.pd.title, plainText(ver.text ?? '')),
       };
       ctx.count('documents indexed');
@@ -258,6 +267,12 @@ export const indexJob: Job = {
     // A version's text, the most of the reduce's input, kept as the shuffle's bytes (JsonText):
     // the `fts` kernel reads it from them, and no string of it is made; every other piece is parsed.
     reduceValueFromBytes(bytes, start, end) {
+      // A URL's inlinks: their number and anchors read from the bytes (the LinkDb's lists were
+      // most of the JSON the reduce parsed, for anchors and a count).
+      if (bytes[start + 2] === 0x69) {
+        const l = inlinkAnchors(bytes, start, end);
+        return l && { inlinkCount: l.count, anchors: l.anchors };
+      }
       const d = start + D_OPEN.length;
       if (end - start < D_OPEN.length + TEXT_FIELD.length + 3 || bytes.compare(D_OPEN, 0, D_OPEN.length, start, d) !== 0 || bytes[end - 1] !== 0x7d)
         return undefined;
@@ -269,8 +284,12 @@ export const indexJob: Job = {
         bytes.compare(TEXT_FIELD, 0, TEXT_FIELD.length, q, q + TEXT_FIELD.length) !== 0
       )
         return undefined;
-      // A copy: the shuffle's buffer holds other lines once this group is reduced.
-      return { d: bytes.toString('latin1', d, q), text: new JsonText(Buffer.from(bytes.subarray(q + TEXT_FIELD.length, end - 1))) };
+      // One JSON string, whose escapes and bytes the kernel checks as it reads them (a text it
+      // cannot read goes to JSON.parse); a copy: the shuffle's buffer holds other lines once this
+      // group is reduced.
+      const json = bytes.subarray(q + TEXT_FIELD.length, end - 1);
+      if (json[0] !== 0x22 || json[json.length - 1] !== 0x22 || !quotesEscaped(json, json.length)) return undefined;
+      return { d: bytes.toString('latin1', d, q), text: new JsonText(Buffer.from(json)) };
     },
   },
 };
