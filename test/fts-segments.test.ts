@@ -49,7 +49,7 @@ function records(path: string, anySegid = false): Record<string, string[]> {
     data: hex(data.filter(([id]) => !anySegid || id !== 10).map(([id, block]) => [page(id), id === 10 ? block.subarray(4) : block])).sort(),
     idx: hex(
       db
-        .prepare(`SELECT ${anySegid ? '' : 'segid, '}term, pgno FROM fts_idx ORDER BY segid, term`)
+        .prepare(`SELECT ${anySegid ? '' : 'segid, '}term, pgno, typeof(segid), typeof(pgno) FROM fts_idx ORDER BY segid, term`)
         .raw()
         .all() as unknown[][],
     ),

@@ -88,7 +88,8 @@ class FtsSegmentLoad implements FtsLoad {
     const s = this.builder.flush();
     if (!s) return;
     for (const [id, block] of s.data) this.putData.run(id, block);
-    for (const [segid, term, pgno] of s.idx) this.putIdx.run(segid, term, pgno);
+    // As integers, which FTS5 writes them as (a bound number is a REAL).
+    for (const [segid, term, pgno] of s.idx) this.putIdx.run(BigInt(segid), term, BigInt(pgno));
     this.segments++;
   }
 
