@@ -1,6 +1,7 @@
 // The index and the searcher against their engine's limit, same run, medians:
 // - index build: `nwax index` over the bench corpus's import (documents/s with both cores,
-//   bytes on disk per document);
+//   bytes on disk per document), and one part's FTS5 load by the fts kernel against FTS5's own
+//   inserts of the same rows;
 // - search latency p50/p95/p99 over 500 queries (1-3 words from the titles' vocabulary, a third
 //   with site:, a third with date:), first pass and warm, with and without snippets, against the
 //   same queries on one bare FTS5 table holding the same rows (title, content, host, dates),
@@ -181,6 +182,48 @@ export async function latencyRows(crawl, parts, bare, root = ROOT) {
   return rows;
 }
 
+/**
+ * One part's rows (their texts from the segments) loaded into an index's FTS5 table by the
+ * `fts` kernel and by FTS5's own inserts (its twin), alternated, in one transaction each with
+ * the index's hash size: the part's FTS5 load against SQLite's, same rows, same records.
+ */
+async function ftsLoadPeer(part, runs) {
+  const Database = require(join(ROOT, 'node_modules', 'better-sqlite3'));
+  const { ftsLoad } = await import(join(ROOT, 'dist', 'index', 'fts-load.js'));
+  const { createIndex, FTS_COLUMNS, readInfo } = await import(join(ROOT, 'dist', 'index', 'schema.js'));
+  const { SegmentTexts, textRoots } = await import(join(ROOT, 'dist', 'segment', 'segment-texts.js'));
+  const { urlWords, captureYears } = await import(join(ROOT, 'dist', 'index', 'index-writer.js'));
+  const src = new Database(part, { readonly: true });
+  const near = textRoots(part, readInfo(src, part).segmentRoots);
+  const texts = new SegmentTexts();
+  const rows = src
+    .prepare('SELECT id, url, digest, segment, title, anchors, host, dates FROM docs ORDER BY id')
+    .all()
+    .map((r) => [r.id, [r.title, texts.text(r.segment, r.url, r.digest, near) ?? '', r.anchors, urlWords(r.url), r.host, captureYears(r.dates.split(' '))]]);
+  src.close();
+  const times = { true: [], false: [] };
+  for (let r = 0; r < runs; r++) {
+    for (const native of [true, false]) {
+      const path = join(CORPUS_DIR, 'fts-load-peer.db');
+      rmSync(path, { force: true });
+      const db = createIndex(path, 'main');
+      const t0 = process.hrtime.bigint();
+      const fts = ftsLoad(db, path, FTS_COLUMNS, 64 << 20, native);
+      db.exec('BEGIN');
+      for (const [id, t] of rows) fts.add(id, t);
+      fts.beforeCommit();
+      db.exec('COMMIT');
+      fts.afterCommit();
+      times[native].push(Number(process.hrtime.bigint() - t0) / 1e9);
+      db.close();
+      rmSync(path, { force: true });
+    }
+  }
+  const med = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  const [a, b] = [med(times.true), med(times.false)];
+  return `  FTS5 load of part-00000 (${rows.length} rows, texts analyzed), same rows alternated, medians of ${runs}: fts kernel ${a.toFixed(2)} s, FTS5's insert ${b.toFixed(2)} s: ${(a / b).toFixed(2)}x`;
+}
+
 function du(path) {
   return existsSync(path) ? Number(execFileSync('du', ['-sb', path]).toString().split('\t')[0]) : 0;
 }
@@ -219,6 +262,7 @@ export async function benchIndex({ runs = 5 } = {}) {
     const old = du(oldOut);
     sizes.push([`nwax ${before.ref}`, (old / 1e6).toFixed(1), Math.round(old / docs), (old / warc).toFixed(3), ((old + rest) / warc).toFixed(2)]);
   }
+  const peer = await ftsLoadPeer(parts[0], runs);
   const bare = join(CORPUS_DIR, 'bare-fts5.db');
   const bb = await buildBare(parts, bare);
   const rows = await latencyRows(crawl, parts, bare);
@@ -231,6 +275,7 @@ export async function benchIndex({ runs = 5 } = {}) {
     `nwax index benchmark: the bench corpus's import (${docs} documents, ${(warc / 1e6).toFixed(1)} MB of WARC); medians of ${runs}`,
     table(builds),
     ...(before ? [`  index step / ${before.ref}'s, same run: ${(idx.seconds / m[OLD].seconds).toFixed(2)}x the time (target 0.6)`] : []),
+    peer,
     table(sizes),
     `  search latency over 500 queries (1-3 title words; a third with site:, a third with date:), ms:`,
     table([['run', 'p50', 'p95', 'p99'], ...rows]),
