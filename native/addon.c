@@ -408,8 +408,6 @@ typedef struct {
   size_t text_cap;
   uint8_t *terms; /* an analysis's answer, reused */
   size_t terms_cap;
-  uint16_t *units; /* a JSON string's text, decoded, reused */
-  size_t units_cap;
 } fts_box;
 
 static void fts_box_free(fts_box *b) {
@@ -419,8 +417,6 @@ static void fts_box_free(fts_box *b) {
   b->text = NULL;
   free(b->terms);
   b->terms = NULL;
-  free(b->units);
-  b->units = NULL;
 }
 
 /* A string's UTF-8 into *buf (grown), from byte `at`; its length, or -1. */
@@ -442,20 +438,10 @@ static ptrdiff_t utf8_into(napi_env env, napi_value s, uint8_t **buf, size_t *ca
 /*
  * The UTF-8 of the string a JSON string literal j[0, n) (quotes included) parses to, into *buf
  * (grown) from byte `at`, as napi_get_value_string_utf8 gives a string's (a lone surrogate as
- * U+FFFD); its length, or -1 where nwax_json_string_decode leaves it to JSON.parse.
+ * U+FFFD); its length, or -1 where nwax_json_string_utf8 leaves it to JSON.parse.
  */
-static ptrdiff_t json_utf8_into(fts_box *b, const uint8_t *j, size_t n, uint8_t **buf, size_t *cap, size_t at) {
-  if (n > b->units_cap) {
-    uint16_t *u = realloc(b->units, n * sizeof(uint16_t));
-    if (u == NULL) return -1;
-    b->units = u;
-    b->units_cap = n;
-  }
-  int wide = 0;
-  const ptrdiff_t units = nwax_json_string_decode(j, n, b->units, &wide);
-  if (units < 0) return -1;
-  /* at most three bytes a unit (a pair's four bytes are two units') */
-  const size_t need = at + 3 * (size_t)units + 1;
+static ptrdiff_t json_utf8_into(const uint8_t *j, size_t n, uint8_t **buf, size_t *cap, size_t at) {
+  const size_t need = at + n + 1;
   if (need > *cap) {
     size_t c = *cap ? *cap : 1 << 16;
     while (c < need) c *= 2;
@@ -464,33 +450,7 @@ static ptrdiff_t json_utf8_into(fts_box *b, const uint8_t *j, size_t n, uint8_t 
     *buf = p;
     *cap = c;
   }
-  uint8_t *o = *buf + at;
-  const uint16_t *u = b->units;
-  for (ptrdiff_t i = 0; i < units; i++) {
-    uint32_t c = u[i];
-    if (c < 0x80) {
-      *o++ = (uint8_t)c;
-      continue;
-    }
-    if (c < 0x800) {
-      *o++ = (uint8_t)(0xc0 | (c >> 6));
-      *o++ = (uint8_t)(0x80 | (c & 0x3f));
-      continue;
-    }
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < units && u[i + 1] >= 0xdc00 && u[i + 1] <= 0xdfff) {
-      c = 0x10000 + ((c - 0xd800) << 10) + (u[++i] - 0xdc00);
-      *o++ = (uint8_t)(0xf0 | (c >> 18));
-      *o++ = (uint8_t)(0x80 | ((c >> 12) & 0x3f));
-      *o++ = (uint8_t)(0x80 | ((c >> 6) & 0x3f));
-      *o++ = (uint8_t)(0x80 | (c & 0x3f));
-      continue;
-    }
-    if (c >= 0xd800 && c <= 0xdfff) c = 0xfffd; /* a lone surrogate */
-    *o++ = (uint8_t)(0xe0 | (c >> 12));
-    *o++ = (uint8_t)(0x80 | ((c >> 6) & 0x3f));
-    *o++ = (uint8_t)(0x80 | (c & 0x3f));
-  }
-  return o - (*buf + at);
+  return nwax_json_string_utf8(j, n, *buf + at);
 }
 
 /* nwax_fts_analyze through a JavaScript function (chunk: string) => string. */
@@ -576,7 +536,7 @@ static napi_value fts_add(napi_env env, napi_callback_info info) {
     CHECK(napi_is_typedarray(env, s, &is_bytes));
     span j;
     const ptrdiff_t n = !is_bytes ? utf8_into(env, s, &b->text, &b->text_cap, used)
-                        : span_of(env, s, &j)  ? json_utf8_into(b, j.p, j.n, &b->text, &b->text_cap, used)
+                        : span_of(env, s, &j)  ? json_utf8_into(j.p, j.n, &b->text, &b->text_cap, used)
                                                : -2;
     if (n == -1 && is_bytes) {
       napi_value no;

@@ -1,4 +1,5 @@
 #include "json-string.h"
+#include <string.h>
 
 static int high(uint16_t c) { return c >= 0xd800 && c <= 0xdbff; }
 static int low(uint16_t c) { return c >= 0xdc00 && c <= 0xdfff; }
@@ -164,4 +165,98 @@ ptrdiff_t nwax_json_string_decode(const uint8_t *s, size_t n, uint16_t *out, int
   }
   *wide = high_units > 0xff;
   return (ptrdiff_t)o;
+}
+
+/* SWAR: whether any of the eight bytes of x is below 0x20, above 0x7f, a quote or a backslash. */
+static inline int special_in(uint64_t x) {
+  const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+  const uint64_t below = (x - ones * 0x20) & ~x;
+  const uint64_t q = x ^ (ones * '"'), bs = x ^ (ones * '\\');
+  const uint64_t quote = (q - ones) & ~q, backslash = (bs - ones) & ~bs;
+  return ((below | quote | backslash) & highs) != 0 || (x & highs) != 0;
+}
+
+static uint8_t *put_utf8(uint8_t *o, uint32_t c) {
+  if (c < 0x80) *o++ = (uint8_t)c;
+  else if (c < 0x800) {
+    *o++ = (uint8_t)(0xc0 | (c >> 6));
+    *o++ = (uint8_t)(0x80 | (c & 0x3f));
+  } else if (c < 0x10000) {
+    *o++ = (uint8_t)(0xe0 | (c >> 12));
+    *o++ = (uint8_t)(0x80 | ((c >> 6) & 0x3f));
+    *o++ = (uint8_t)(0x80 | (c & 0x3f));
+  } else {
+    *o++ = (uint8_t)(0xf0 | (c >> 18));
+    *o++ = (uint8_t)(0x80 | ((c >> 12) & 0x3f));
+    *o++ = (uint8_t)(0x80 | ((c >> 6) & 0x3f));
+    *o++ = (uint8_t)(0x80 | (c & 0x3f));
+  }
+  return o;
+}
+
+ptrdiff_t nwax_json_string_utf8(const uint8_t *s, size_t n, uint8_t *out) {
+  if (n < 2 || s[0] != '"' || s[n - 1] != '"') return -1;
+  const size_t end = n - 1;
+  size_t i = 1;
+  uint8_t *o = out;
+  while (i < end) {
+    /* runs of plain ASCII, eight bytes at a time (most of a page's text) */
+    while (end - i >= 8) {
+      uint64_t x;
+      memcpy(&x, s + i, 8);
+      if (special_in(x)) break;
+      memcpy(o, &x, 8);
+      o += 8;
+      i += 8;
+    }
+    if (i >= end) break;
+    const uint8_t b = s[i];
+    if (b >= 0x20 && b < 0x80 && b != '"' && b != '\\') {
+      *o++ = b;
+      i++;
+      continue;
+    }
+    if (b == '\\') {
+      if (++i == end) return -1;
+      uint16_t u;
+      size_t k = escape_at(s, i, end, &u);
+      if (k == 0) return -1;
+      i += k;
+      uint32_t c = u;
+      if (u >= 0xd800 && u <= 0xdfff) {
+        /* a pair only as two escapes (UTF-8 holds no surrogates); alone, U+FFFD as a string's UTF-8 gives it */
+        uint16_t v;
+        if (u <= 0xdbff && end - i >= 2 && s[i] == '\\' && s[i + 1] == 'u' && escape_at(s, i + 1, end, &v) == 5 && v >= 0xdc00 && v <= 0xdfff) {
+          c = 0x10000 + ((uint32_t)(u - 0xd800) << 10) + (v - 0xdc00);
+          i += 6;
+        } else c = 0xfffd;
+      }
+      o = put_utf8(o, c);
+      continue;
+    }
+    if (b < 0x80) return -1; /* a quote inside, or a raw control character */
+    /* A UTF-8 sequence, held to the WHATWG decoder's rules (anything it would replace is -1),
+     * and copied as it is: its code point's UTF-8 is these bytes. */
+    size_t len;
+    uint8_t lower = 0x80, upper = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) len = 2;
+    else if (b >= 0xe0 && b <= 0xef) {
+      if (b == 0xe0) lower = 0xa0;
+      if (b == 0xed) upper = 0x9f;
+      len = 3;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      if (b == 0xf0) lower = 0x90;
+      if (b == 0xf4) upper = 0x8f;
+      len = 4;
+    } else return -1;
+    if (end - i < len) return -1;
+    for (size_t k = 1; k < len; k++) {
+      const uint8_t c = s[i + k];
+      if (c < (k == 1 ? lower : 0x80) || c > (k == 1 ? upper : 0xbf)) return -1;
+    }
+    memcpy(o, s + i, len);
+    o += len;
+    i += len;
+  }
+  return o - out;
 }

@@ -26,4 +26,12 @@ size_t nwax_json_string(const uint16_t *s, size_t n, uint8_t *out);
  */
 ptrdiff_t nwax_json_string_decode(const uint8_t *s, size_t n, uint16_t *out, int *wide);
 
+/*
+ * The same string's UTF-8, as a string's UTF-8 encoding gives it (a lone surrogate as U+FFFD),
+ * into out (room for n bytes: no string's UTF-8 is longer than its JSON), in one pass: the
+ * fts kernel reads a page's text so, with no UTF-16 between. Returns the bytes written, or -1
+ * where nwax_json_string_decode gives -1.
+ */
+ptrdiff_t nwax_json_string_utf8(const uint8_t *s, size_t n, uint8_t *out);
+
 #endif
