@@ -1,7 +1,8 @@
 /*
  * Node-API bindings of the addon's kernels (build/Release/nwax_native.node): the sort, merge,
  * gathers, batch adds and sum of lines and records, dedup-cdx's keys, the HTML extractor and
- * its UTF-8 decoding, eld's scores and JSON strings. Its callers are the modules of
+ * its UTF-8 decoding, eld's scores, JSON strings, FTS5 segments and, where libdeflate was found
+ * at build time, whole gzip members (gunzip-members.h). Its callers are the modules of
  * src/native/, one per kernel, which keep to the shapes documented there; the `st` fields both
  * sides read are generated/shared.h's (from native/shared.json). A wrong type or an index
  * outside its array throws rather than crashes.
@@ -13,6 +14,9 @@
 #include "cdx-keys.h"
 #include "eld-score.h"
 #include "fts-segment.h"
+#ifdef NWAX_LIBDEFLATE
+#include "gunzip-members.h"
+#endif
 #include "html-binding.h"
 #include "json-string.h"
 #include "line-gather.h"
@@ -630,6 +634,30 @@ static napi_value fts_free(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+#ifdef NWAX_LIBDEFLATE
+/*
+ * gunzipMembers(input, start, end, out, counts): whole gzip members of input[start, end)
+ * inflated into out (nwax_gunzip_members); returns why it stopped, and sets counts (a
+ * Uint32Array of 4) to the bytes taken and made, and the last member's.
+ */
+static napi_value gunzip_members(napi_env env, napi_callback_info info) {
+  ARGS(5);
+  const int at[] = {0, 3, 4};
+  span a[3];
+  if (!spans(env, argv, at, 3, a) || a[2].n < 16) BAD_ARGUMENT();
+  const int32_t start = int_arg(env, argv[1]), end = int_arg(env, argv[2]);
+  if (start < 0 || end < start || (size_t)end > a[0].n) BAD_ARGUMENT();
+  size_t took, made, last_in, last_out;
+  const int why = nwax_gunzip_members((const uint8_t *)a[0].p + start, (size_t)(end - start), a[1].p, a[1].n, &took, &made, &last_in, &last_out);
+  uint32_t *counts = a[2].p;
+  counts[0] = (uint32_t)took;
+  counts[1] = (uint32_t)made;
+  counts[2] = (uint32_t)last_in;
+  counts[3] = (uint32_t)last_out;
+  return int_result(env, why);
+}
+#endif
+
 NAPI_MODULE_INIT() {
   napi_property_descriptor props[] = {
       {"sortLines", NULL, sort_lines, NULL, NULL, NULL, napi_default, NULL},
@@ -657,6 +685,9 @@ NAPI_MODULE_INIT() {
       {"ftsFlush", NULL, fts_flush, NULL, NULL, NULL, napi_default, NULL},
       {"ftsRecords", NULL, fts_records, NULL, NULL, NULL, napi_default, NULL},
       {"ftsFree", NULL, fts_free, NULL, NULL, NULL, napi_default, NULL},
+#ifdef NWAX_LIBDEFLATE
+      {"gunzipMembers", NULL, gunzip_members, NULL, NULL, NULL, napi_default, NULL},
+#endif
   };
   if (napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props) != napi_ok) return NULL;
   return exports;

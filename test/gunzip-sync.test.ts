@@ -1,14 +1,17 @@
 /**
- * gzip files inflated on the calling thread (util/gunzip-sync.ts), held to node:zlib's own
+ * gzip files inflated on the calling thread (util/gunzip-sync.ts), by the inflate kernel
+ * (libdeflate) where it is built and by node:zlib under NWAX_NATIVE=0, held to node:zlib's own
  * gunzip: members one after another, member ends at every read boundary, zero padding after
- * the last member, and data that is cut short, corrupt or followed by garbage.
+ * the last member, data that is cut short, corrupt or followed by garbage, header CRCs, members
+ * larger than the buffers.
  */
 import { describe, expect, it } from 'vitest';
-import { closeSync, openSync, writeFileSync } from 'node:fs';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { crc32, gunzipSync, gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { GunzipError, gunzipChunksSync, gunzipsSync } from '../src/util/gunzip-sync.js';
 import { lineChunks } from '../src/mapreduce/line-reader.js';
+import { RecordFileWriter } from '../src/mapreduce/record-file.js';
 import { seededRandom, tempDir } from './helpers.js';
 
 const dir = tempDir();
@@ -88,5 +91,49 @@ describe.skipIf(!gunzipsSync)('gzip inflated on the calling thread', () => {
         for await (const c of lineChunks(path, () => n)) n += c.toString().split('\n').length - 1;
       })(),
     ).rejects.toThrow(/part-00000\.gz: after line \d+: corrupt or cut-short gzip data \(unexpected end of file\)/);
+  });
+});
+
+/** The same bytes, or the same error code (Buffer.equals: a deep compare of megabytes is slow). */
+function sameAs(got: Buffer | string, want: Buffer | string): void {
+  if (typeof got === 'string' || typeof want === 'string') expect(got).toEqual(want);
+  else expect(got.length === want.length && got.equals(want), `${got.length} bytes, ${want.length} wanted`).toBe(true);
+}
+
+describe.skipIf(!gunzipsSync)('gzip members the inflate kernel leaves to node:zlib, or takes whole', () => {
+  const rand = seededRandom(5);
+  const words = (n: number) => Array.from({ length: n }, () => ['web', 'archive', 'caf\u00e9', '\u6771\u4eac', 'x'][Math.floor(rand() * 5)]).join(' ');
+
+  /** `member` with FHCRC set and the header's CRC-16 after it (`wrong`: a CRC that does not match). */
+  function withHeaderCrc(member: Buffer, wrong = false): Buffer {
+    const head = Buffer.from(member.subarray(0, 10));
+    head[3] |= 0x02;
+    const crc = Buffer.alloc(2);
+    crc.writeUInt16LE((crc32(head) & 0xffff) ^ (wrong ? 1 : 0));
+    return Buffer.concat([head, crc, member.subarray(10)]);
+  }
+
+  it("gives node:zlib's bytes and errors for header CRCs, which zlib checks", () => {
+    const a = gzipSync(words(2000));
+    const b = gzipSync(words(3000));
+    for (const bytes of [Buffer.concat([a, withHeaderCrc(b), a]), Buffer.concat([a, withHeaderCrc(b, true), a])])
+      for (const chunk of [64, 1 << 20]) sameAs(inflated(bytes, chunk), oracle(bytes));
+    expect(typeof oracle(Buffer.concat([a, withHeaderCrc(b, true)]))).toBe('string');
+  });
+
+  it('takes members larger than its buffers, and an empty file as node:zlib does', () => {
+    const big = Buffer.concat([gzipSync(words(1000)), gzipSync(words(150_000)), gzipSync(words(10))]);
+    for (const chunk of [1000, 4096, 1 << 20]) sameAs(inflated(big, chunk), oracle(big));
+    expect(inflated(Buffer.alloc(0), 4096)).toEqual(oracle(Buffer.alloc(0)));
+  });
+
+  it('reads a record file of many blocks as node:zlib does, cut at any byte', () => {
+    const path = join(dir, 'blocks.gz');
+    const w = new RecordFileWriter(path);
+    for (let i = 0; i < 3000; i++) w.append(`http://example.com/${String(i).padStart(5, '0')} sha1:${i}`, words(40));
+    w.close();
+    const bytes = readFileSync(path);
+    for (const chunk of [777, 1 << 16]) sameAs(inflated(bytes, chunk), oracle(bytes));
+    for (const cut of [1, 1000, Math.floor(bytes.length / 2), bytes.length - 3]) sameAs(inflated(bytes.subarray(0, cut), 4096), oracle(bytes.subarray(0, cut)));
   });
 });

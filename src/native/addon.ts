@@ -21,9 +21,10 @@ import { UsageError } from '../util/errors.js';
  * sort, gather and merge of lines and records, CDX keys and dedup, sums), `html` (the HTML
  * extractor and its UTF-8 decoding), `eld` (language scores), `json` (JSON strings as bytes),
  * `rank` (BM25 with the collection's statistics, a SQLite extension), `fts` (an FTS5 table's
- * segments written from its rows; its twin is FTS5's own insert).
+ * segments written from its rows; its twin is FTS5's own insert), `inflate` (gzip members by
+ * libdeflate, built where libdeflate-dev is found; its twin is node:zlib).
  */
-export const KERNELS = ['sort', 'html', 'eld', 'json', 'rank', 'fts'] as const;
+export const KERNELS = ['sort', 'html', 'eld', 'json', 'rank', 'fts', 'inflate'] as const;
 export type Kernel = (typeof KERNELS)[number];
 
 /**
@@ -82,5 +83,7 @@ export function rankExtension(): string | undefined {
 
 /** The kernels running natively in this process (what `nwax --version` reports). */
 export function nativeKernels(): Kernel[] {
-  return KERNELS.filter((k) => WANTED.has(k) && (k === 'rank' ? rankExtension() !== undefined : addon !== undefined));
+  return KERNELS.filter(
+    (k) => WANTED.has(k) && (k === 'rank' ? rankExtension() !== undefined : k === 'inflate' ? addon?.gunzipMembers !== undefined : addon !== undefined),
+  );
 }

@@ -1,13 +1,15 @@
 /**
  * A gzip file's inflated bytes, read and inflated on the calling thread: a task thread that
  * reads a dataset's part through a zlib stream hands every megabyte to libuv's thread pool and
- * waits for it (the index's map threads idled a quarter of their time so). One engine, driven
- * as zlib.js's processChunkSync drives it; node:zlib's native side goes on into the next gzip
- * member by itself, as its streams do, so a record file's thousands of members read as one.
+ * waits for it (the index's map threads idled a quarter of their time so). A record file is
+ * thousands of members: the `inflate` kernel inflates each whole by libdeflate, about four
+ * times node:zlib's rate; node:zlib is the twin, one engine driven as zlib.js's
+ * processChunkSync drives it, whose native side goes on into the next member by itself.
  */
 import { readSync } from 'node:fs';
 import zlib from 'node:zlib';
 import { Z_FINISH, Z_NO_FLUSH, zlibCode, zlibHandle } from './zlib-handle.js';
+import { GUNZIP_ALL_TAKEN, GUNZIP_NOT_INFLATED, GUNZIP_NO_ROOM, gunzipMembers } from '../native/inflate.js';
 
 /** A gzip error as node:zlib's streams throw it: `code` names it (`Z_DATA_ERROR`, `Z_BUF_ERROR` for data cut short). */
 export class GunzipError extends Error {
@@ -22,12 +24,103 @@ export class GunzipError extends Error {
 /** Whether this Node's zlib can be driven this way (else a caller reads through a stream). */
 export const gunzipsSync = zlibHandle(zlib.createGunzip()) !== undefined;
 
+/** Past these, a member is left to node:zlib's stream, which needs neither whole in memory. */
+const MEMBER_IN_MAX = 16 << 20;
+const MEMBER_OUT_MAX = 64 << 20;
+
 /**
- * The inflated bytes of the gzip data read from `fd` (from its current position to its end),
- * in chunks of at most `chunkBytes`: each a view valid until the next is asked for. Throws a
- * GunzipError for corrupt data, or data that ends inside a member.
+ * The inflated bytes of the gzip file open at `fd` (from its start to its end), in chunks
+ * each a view valid until the next is asked for. Members are inflated whole by the `inflate`
+ * kernel (libdeflate) where it is built, else by node:zlib, which also takes over from the
+ * kernel wherever it leaves a member (corrupt, cut short, a header CRC, too large to hold):
+ * the bytes and the errors are node:zlib's. Throws a GunzipError for corrupt data, or data
+ * that ends inside a member.
  */
 export function* gunzipChunksSync(fd: number, chunkBytes = 1 << 20): Generator<Buffer> {
+  if (gunzipMembers) yield* memberChunks(fd, chunkBytes, gunzipMembers);
+  else yield* zlibChunks(fd, chunkBytes, 0, 0);
+}
+
+/**
+ * Whole members inflated by the kernel, chunks of up to about four times chunkBytes (a
+ * member's bytes where one is larger): the input is read in chunkBytes or more, and a member
+ * that does not fit in the output room left is inflated again into the next chunk, so the
+ * room is kept well above a member's size. Where the kernel stops, node:zlib goes on from the
+ * last member it inflated (inflating that one again, its bytes not given twice), so that
+ * what follows is read as zlib's engine reads it after a member: zero padding, garbage, a
+ * member cut short.
+ */
+function* memberChunks(fd: number, chunkBytes: number, inflate: NonNullable<typeof gunzipMembers>): Generator<Buffer> {
+  const counts = new Uint32Array(4);
+  let input = Buffer.allocUnsafeSlow(Math.max(chunkBytes, 4096));
+  let out = Buffer.allocUnsafeSlow(Math.max(4 * chunkBytes, 1 << 16));
+  let filePos = 0; // the file offset of input[0]
+  let start = 0;
+  let end = 0;
+  let eof = false;
+  let lastAt = -1; // the file offset of the last member inflated, and its bytes
+  let lastMade = 0;
+  let fill = true;
+  for (;;) {
+    if (fill && !eof) {
+      if (start === 0 && end === input.length) {
+        // A member larger than the input held: held whole up to MEMBER_IN_MAX, else zlib's.
+        if (input.length >= MEMBER_IN_MAX) break;
+        const bigger = Buffer.allocUnsafeSlow(input.length * 2);
+        input.copy(bigger, 0, 0, end);
+        input = bigger;
+      } else if (start > 0) {
+        input.copy(input, 0, start, end);
+        filePos += start;
+        end -= start;
+        start = 0;
+      }
+      while (end < input.length) {
+        const n = readSync(fd, input, end, input.length - end, filePos + end);
+        if (n === 0) {
+          eof = true;
+          break;
+        }
+        end += n;
+      }
+    }
+    fill = false;
+    if (start === end) {
+      if (eof) {
+        // The end, at a member's end; an empty file is zlib's to judge.
+        if (lastAt >= 0) return;
+        break;
+      }
+      fill = true;
+      continue;
+    }
+    const why = inflate(input, start, end, out, counts);
+    if (counts[0] > 0) {
+      start += counts[0];
+      lastAt = filePos + start - counts[2];
+      lastMade = counts[3];
+    }
+    if (counts[1] > 0) yield out.subarray(0, counts[1]);
+    if (why === GUNZIP_ALL_TAKEN) fill = true;
+    else if (why === GUNZIP_NO_ROOM) {
+      if (counts[1] === 0) {
+        if (out.length >= MEMBER_OUT_MAX) break;
+        out = Buffer.allocUnsafeSlow(out.length * 2);
+      }
+    } else if (why === GUNZIP_NOT_INFLATED) {
+      // Perhaps cut by the end of what is held: more is read, else it is zlib's.
+      if (eof) break;
+      fill = true;
+    } else throw new Error(`gunzipMembers: unknown result ${why}`);
+  }
+  yield* zlibChunks(fd, chunkBytes, lastAt >= 0 ? lastAt : filePos + start, lastAt >= 0 ? lastMade : 0);
+}
+
+/**
+ * node:zlib's inflate of the file from byte `from`, its first `skip` bytes of output left out:
+ * one engine, driven as zlib.js's processChunkSync drives it, reads of chunkBytes.
+ */
+function* zlibChunks(fd: number, chunkBytes: number, from: number, skip: number): Generator<Buffer> {
   const stream = zlib.createGunzip();
   const h = zlibHandle(stream);
   if (!h) throw new Error('gunzipChunksSync: node:zlib has no handle to drive (check gunzipsSync first)');
@@ -38,9 +131,11 @@ export function* gunzipChunksSync(fd: number, chunkBytes = 1 << 20): Generator<B
   };
   const input = Buffer.allocUnsafeSlow(chunkBytes);
   const out = Buffer.allocUnsafeSlow(chunkBytes);
+  let pos = from;
   try {
     for (;;) {
-      const n = readSync(fd, input, 0, input.length, null);
+      const n = readSync(fd, input, 0, input.length, pos);
+      pos += n;
       // The last call finishes: data that ends inside a member is an error there.
       const flush = n === 0 ? Z_FINISH : Z_NO_FLUSH;
       let inOff = 0;
@@ -51,7 +146,13 @@ export function* gunzipChunksSync(fd: number, chunkBytes = 1 << 20): Generator<B
         const availOut = state[0];
         inOff += availIn - state[1];
         availIn = state[1];
-        if (availOut < out.length) yield out.subarray(0, out.length - availOut);
+        const made = out.length - availOut;
+        let at = 0;
+        if (skip > 0) {
+          at = Math.min(skip, made);
+          skip -= at;
+        }
+        if (made > at) yield out.subarray(at, made);
         // Room left over: the engine took all it could of this read.
         if (availOut !== 0) break;
       }
