@@ -10,6 +10,7 @@
 #define NAPI_VERSION 8
 #include <node_api.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cdx-keys.h"
 #include "eld-score.h"
@@ -552,6 +553,14 @@ static napi_value fts_add(napi_env env, napi_callback_info info) {
     at[c] = used;
     used += lens[c] + 1;
   }
+  /* the kernel reads a word at a time: bytes after the last column */
+  if (used + NWAX_FTS_SLACK > b->text_cap) {
+    uint8_t *p = realloc(b->text, used + NWAX_FTS_SLACK);
+    if (p == NULL) BAD_ARGUMENT();
+    b->text = p;
+    b->text_cap = used + NWAX_FTS_SLACK;
+  }
+  memset(b->text + used, 0, NWAX_FTS_SLACK);
   uint8_t *texts[FTS_MAX_COLUMNS];
   for (uint32_t c = 0; c < ncol; c++) texts[c] = b->text + at[c];
   uint8_t docsize[9 * FTS_MAX_COLUMNS];

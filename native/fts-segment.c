@@ -321,12 +321,20 @@ static int grow_slots(nwax_fts *f) {
   return 1;
 }
 
+/* The 8 bytes at p, those from n on cleared (n < 8); the caller's slack makes them readable. */
+static inline uint64_t word_head(const uint8_t *p, size_t n) {
+  uint64_t w;
+  memcpy(&w, p, 8);
+  return n >= 8 ? w : w & ((UINT64_C(1) << (8 * n)) - 1);
+}
+
 static int same_term(const nwax_fts *f, const entry *x, uint32_t h, const uint8_t *t, size_t n) {
   if (x->hash != h || x->klen != n) return 0;
-  /* most terms are a few bytes: compared here, not through a call */
-  const size_t k = n < INLINE_KEY ? n : INLINE_KEY;
-  for (size_t i = 0; i < k; i++)
-    if (x->head[i] != t[i]) return 0;
+  /* most terms are a few bytes: two words against the entry's zero-padded head */
+  uint64_t a0, a1;
+  memcpy(&a0, x->head, 8);
+  memcpy(&a1, x->head + 8, 8);
+  if (a0 != word_head(t, n) || (n > 8 && a1 != word_head(t + 8, n - 8))) return 0;
   return n <= INLINE_KEY || memcmp(f->keys.p + x->key + 1 + INLINE_KEY, t + INLINE_KEY, n - INLINE_KEY) == 0;
 }
 
@@ -473,7 +481,8 @@ static const uint8_t FOLDED[256] = {
     0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff,
 };
 
-/* A term's hash: eight bytes at a time, multiplied and folded (the term table's only hash). */
+/* A term's hash: eight bytes at a time, multiplied and folded (the term table's only hash); the
+ * last word read whole and masked (the caller's slack makes it readable). */
 static uint32_t term_hash(const uint8_t *p, size_t n) {
   uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
   for (; n >= 8; p += 8, n -= 8) {
@@ -483,9 +492,7 @@ static uint32_t term_hash(const uint8_t *p, size_t n) {
     h ^= h >> 32;
   }
   if (n) {
-    uint64_t w = 0;
-    for (size_t k = 0; k < n; k++) w |= (uint64_t)p[k] << (8 * k);
-    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h = (h ^ word_head(p, n)) * 0xff51afd7ed558ccdull;
     h ^= h >> 32;
   }
   h *= 0xc4ceb9fe1a85ec53ull;
@@ -589,7 +596,7 @@ static int column_tokens(nwax_fts *f, uint8_t *s, size_t n, nwax_fts_analyze ana
       }
       /* the terms, copied out of the table (tokenizing folds in place), a separator before */
       const size_t from = f->terms.n;
-      if (!fb_room(&f->terms, ch->vlen + 1)) return 0;
+      if (!fb_room(&f->terms, ch->vlen + 1 + NWAX_FTS_SLACK)) return 0;
       f->terms.p[f->terms.n++] = ' ';
       memcpy(f->terms.p + f->terms.n, f->analyzed.arena.p + ch->val, ch->vlen);
       f->terms.n += ch->vlen;

@@ -20,6 +20,10 @@
 
 typedef struct nwax_fts nwax_fts;
 
+/* Readable bytes every column text must have after its end (terms are hashed and compared a
+ * word at a time, the last word read whole and masked). */
+#define NWAX_FTS_SLACK 16
+
 /* A builder for an FTS5 table of ncol indexed columns, leaves of pgsz bytes (FTS5's `pgsz`). */
 nwax_fts *nwax_fts_new(int ncol, int pgsz);
 void nwax_fts_free(nwax_fts *f);
@@ -33,7 +37,7 @@ typedef const uint8_t *(*nwax_fts_analyze)(void *ctx, const uint8_t *chunk, size
 
 /*
  * Adds row `rowid` (greater than every rowid added before): column c's text texts[c] of lens[c]
- * bytes, tokenized as FTS5's ascii tokenizer does and folded to lower case in place (ASCII
+ * bytes (NWAX_FTS_SLACK more readable after it), tokenized as FTS5's ascii tokenizer does and folded to lower case in place (ASCII
  * letters only, as it folds them). Where `analyze` is given, a token with bytes above 0x7f is
  * replaced by the terms it gives (remembered for the tokens that come back), as if the text had
  * held them there. Its %_docsize record (a varint per column: its tokens) goes to docsize (room
