@@ -2,9 +2,9 @@
  * Whole gzip members inflated by libdeflate (Debian's libdeflate-dev), for the record files
  * every job reads: a part is thousands of gzip members of 64 KiB blocks each, and libdeflate
  * inflates a whole member held in memory at about four times node:zlib's rate on this
- * project's segments (docs/decisions.md, "Inflating with libdeflate"). libdeflate checks each
- * member's CRC-32 and length as zlib does. Built only where libdeflate's header is found
- * (binding.gyp); node:zlib is the twin, and takes every member this leaves.
+ * project's segments (docs/decisions.md, "Inflating record files with libdeflate").
+ * libdeflate checks each member's CRC-32 and length as zlib does. Built only where libdeflate
+ * is found (binding.gyp); node:zlib is the twin, and takes every member this leaves.
  */
 #ifndef NWAX_GUNZIP_MEMBERS_H
 #define NWAX_GUNZIP_MEMBERS_H
