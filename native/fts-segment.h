@@ -37,8 +37,8 @@ typedef const uint8_t *(*nwax_fts_analyze)(void *ctx, const uint8_t *chunk, size
 
 /*
  * Adds row `rowid` (greater than every rowid added before): column c's text texts[c] of lens[c]
- * bytes (NWAX_FTS_SLACK more readable after it), tokenized as FTS5's ascii tokenizer does and folded to lower case in place (ASCII
- * letters only, as it folds them). Where `analyze` is given, a token with bytes above 0x7f is
+ * bytes (NWAX_FTS_SLACK more readable after it), tokenized as FTS5's ascii tokenizer does and
+ * folded to lower case in place (ASCII letters only, as it folds them). Where `analyze` is given, a token with bytes above 0x7f is
  * replaced by the terms it gives (remembered for the tokens that come back), as if the text had
  * held them there. Its %_docsize record (a varint per column: its tokens) goes to docsize (room
  * for 9 * ncol bytes); returns that record's length, or -1 where rowid does not increase, the

@@ -24,15 +24,11 @@ export class GunzipError extends Error {
 /** Whether this Node's zlib can be driven this way (else a caller reads through a stream). */
 export const gunzipsSync = zlibHandle(zlib.createGunzip()) !== undefined;
 
-/** Past these, a member is left to node:zlib's stream, which needs neither whole in memory. */
-const MEMBER_IN_MAX = 16 << 20;
-const MEMBER_OUT_MAX = 64 << 20;
-
 /**
  * The inflated bytes of the gzip file open at `fd` (from its start to its end), in chunks
  * each a view valid until the next is asked for. Members are inflated whole by the `inflate`
  * kernel (libdeflate) where it is built, else by node:zlib, which also takes over from the
- * kernel wherever it leaves a member (corrupt, cut short, a header CRC, too large to hold):
+ * kernel wherever it leaves a member (corrupt, cut short, a header CRC, larger than its buffers):
  * the bytes and the errors are node:zlib's. Throws a GunzipError for corrupt data, or data
  * that ends inside a member.
  */
@@ -42,18 +38,19 @@ export function* gunzipChunksSync(fd: number, chunkBytes = 1 << 20): Generator<B
 }
 
 /**
- * Whole members inflated by the kernel, chunks of up to about four times chunkBytes (a
- * member's bytes where one is larger): the input is read in chunkBytes or more, and a member
- * that does not fit in the output room left is inflated again into the next chunk, so the
- * room is kept well above a member's size. Where the kernel stops, node:zlib goes on from the
- * last member it inflated (inflating that one again, its bytes not given twice), so that
- * what follows is read as zlib's engine reads it after a member: zero padding, garbage, a
- * member cut short.
+ * Whole members inflated by the kernel, chunks of up to four times chunkBytes: the input is
+ * read in chunkBytes (a record file's member is some 25 kB), and a member that does not fit
+ * in the output room left is inflated again into the next chunk. A member larger than either
+ * buffer is not held whole: node:zlib streams the rest of the file (a file of one large member,
+ * as gzip writes one, costs a failed try on its first megabyte, not a buffer of its size).
+ * Where the kernel stops, node:zlib goes on from the last member it inflated (inflating that
+ * one again, its bytes not given twice), so that what follows is read as zlib's engine reads
+ * it after a member: zero padding, garbage, a member cut short.
  */
 function* memberChunks(fd: number, chunkBytes: number, inflate: NonNullable<typeof gunzipMembers>): Generator<Buffer> {
   const counts = new Uint32Array(4);
-  let input = Buffer.allocUnsafeSlow(Math.max(chunkBytes, 4096));
-  let out = Buffer.allocUnsafeSlow(Math.max(4 * chunkBytes, 1 << 16));
+  const input = Buffer.allocUnsafeSlow(Math.max(chunkBytes, 4096));
+  const out = Buffer.allocUnsafeSlow(Math.max(4 * chunkBytes, 1 << 16));
   let filePos = 0; // the file offset of input[0]
   let start = 0;
   let end = 0;
@@ -63,13 +60,9 @@ function* memberChunks(fd: number, chunkBytes: number, inflate: NonNullable<type
   let fill = true;
   for (;;) {
     if (fill && !eof) {
-      if (start === 0 && end === input.length) {
-        // A member larger than the input held: held whole up to MEMBER_IN_MAX, else zlib's.
-        if (input.length >= MEMBER_IN_MAX) break;
-        const bigger = Buffer.allocUnsafeSlow(input.length * 2);
-        input.copy(bigger, 0, 0, end);
-        input = bigger;
-      } else if (start > 0) {
+      // A member larger than the input held: zlib's.
+      if (start === 0 && end === input.length) break;
+      if (start > 0) {
         input.copy(input, 0, start, end);
         filePos += start;
         end -= start;
@@ -103,10 +96,8 @@ function* memberChunks(fd: number, chunkBytes: number, inflate: NonNullable<type
     if (counts[1] > 0) yield out.subarray(0, counts[1]);
     if (why === GUNZIP_ALL_TAKEN) fill = true;
     else if (why === GUNZIP_NO_ROOM) {
-      if (counts[1] === 0) {
-        if (out.length >= MEMBER_OUT_MAX) break;
-        out = Buffer.allocUnsafeSlow(out.length * 2);
-      }
+      // A member larger than the output room: zlib's.
+      if (counts[1] === 0) break;
     } else if (why === GUNZIP_NOT_INFLATED) {
       // Perhaps cut by the end of what is held: more is read, else it is zlib's.
       if (eof) break;
