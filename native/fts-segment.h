@@ -20,9 +20,10 @@
 
 typedef struct nwax_fts nwax_fts;
 
-/* Readable bytes every column text must have after its end (terms are hashed and compared a
+/* Readable bytes every column text must have after its end, which may be rewritten with the
+ * values they hold (token bytes are found 64 at a time; terms are folded, hashed and compared a
  * word at a time, the last word read whole and masked). */
-#define NWAX_FTS_SLACK 16
+#define NWAX_FTS_SLACK 64
 
 /* A builder for an FTS5 table of ncol indexed columns, leaves of pgsz bytes (FTS5's `pgsz`). */
 nwax_fts *nwax_fts_new(int ncol, int pgsz);
