@@ -79,6 +79,8 @@ describe('the analyzer', () => {
       ',',
       '\u00a0',
       '\u2019',
+      // CJK and full-width punctuation (separators), the long vowel mark (a letter of no plain kind), ¶
+      ...'、。「」（），〜ー¶',
       '\u200c',
       'ﬁ',
       '①',

@@ -16,7 +16,7 @@
 import Database from 'better-sqlite3';
 import type { Db } from './schema.js';
 import { FtsSegmentBuilder } from '../native/fts.js';
-import { chunkTerms, indexText } from '../analysis/analyzer.js';
+import { analyzeChunk, indexText } from '../analysis/analyzer.js';
 import { JsonText, plainText } from '../util/json-bytes.js';
 
 /** FTS5's leaf size (its `pgsz` option, whose default the index keeps). */
@@ -74,13 +74,14 @@ class FtsSegmentLoad implements FtsLoad {
     if (this.builder.pending() > this.hashSize) this.writeSegment();
     // The words the analyzer must see (those with characters past ASCII) come back to it from
     // the kernel, a word at a time; ASCII words are FTS5's to cut, as indexText leaves them.
+    // The kernel remembers the chunks it had analyzed, so chunkTerms's own cache is left out.
     // A JSON text the kernel does not read (not UTF-8, say) is parsed here, as a line is.
     const docsize =
       this.builder.add(
         id,
         texts.map((t) => (t instanceof JsonText ? t.json : t)),
-        chunkTerms,
-      ) ?? this.builder.add(id, texts.map(plainText), chunkTerms);
+        analyzeChunk,
+      ) ?? this.builder.add(id, texts.map(plainText), analyzeChunk);
     this.putDocsize.run(id, docsize);
   }
 
