@@ -1,7 +1,7 @@
 /*
  * Node-API bindings of the addon's kernels (build/Release/nwax_native.node): the sort, merge,
  * gathers, batch adds and sum of lines and records, dedup-cdx's keys, the HTML extractor and
- * its UTF-8 decoding, eld's scores, JSON strings, FTS5 segments and, where libdeflate was found
+ * its UTF-8 decoding, eld's scores, JSON strings, inlinks' anchors, FTS5 segments and, where libdeflate was found
  * at build time, whole gzip members (gunzip-members.h). Its callers are the modules of
  * src/native/, one per kernel, which keep to the shapes documented there; the `st` fields both
  * sides read are generated/shared.h's (from native/shared.json). A wrong type or an index
@@ -19,6 +19,7 @@
 #include "gunzip-members.h"
 #endif
 #include "html-binding.h"
+#include "inlink-anchors.h"
 #include "json-string.h"
 #include "line-gather.h"
 #include "line-merge.h"
@@ -298,6 +299,26 @@ static napi_value utf16_length(napi_env env, napi_callback_info info) {
   int32_t n = 0;
   for (int32_t i = s; i < e; i++) n += ((p[i] & 0xc0) != 0x80) + (p[i] >= 0xf0);
   return int_result(env, n);
+}
+
+/*
+ * inlinkAnchors(buf, start, end, spans): a URL's inlinks in buf[start, end) (inlink-anchors.h):
+ * their count, the distinct anchors' [start, end) in buf written into the Int32Array spans
+ * after their number (spans[0]); or -1 for JSON.parse to read, or -2 for a larger spans.
+ */
+static napi_value inlink_anchors(napi_env env, napi_callback_info info) {
+  ARGS(4);
+  span b, out;
+  if (!span_of(env, argv[0], &b) || !span_of(env, argv[3], &out) || out.n < 4) BAD_ARGUMENT();
+  const int32_t s = int_arg(env, argv[1]);
+  const int32_t e = int_arg(env, argv[2]);
+  if (s < 0 || e < s || (size_t)e > b.n) BAD_ARGUMENT();
+  int32_t *spans = out.p;
+  size_t distinct = 0;
+  const ptrdiff_t count = nwax_inlink_anchors((const uint8_t *)b.p + s, (size_t)(e - s), spans + 1, (out.n / 4 - 1) / 2, &distinct);
+  for (size_t i = 0; i < 2 * distinct; i++) spans[1 + i] += s;
+  spans[0] = (int32_t)distinct;
+  return int_result(env, (int32_t)count);
 }
 
 /* jsonString(s): a Buffer of JSON.stringify(s)'s UTF-8 (json-string.h). */
@@ -688,6 +709,7 @@ NAPI_MODULE_INIT() {
       {"eldScore", NULL, eld_score, NULL, NULL, NULL, napi_default, NULL},
       {"jsonString", NULL, json_string, NULL, NULL, NULL, napi_default, NULL},
       {"jsonStringDecode", NULL, json_string_decode, NULL, NULL, NULL, napi_default, NULL},
+      {"inlinkAnchors", NULL, inlink_anchors, NULL, NULL, NULL, napi_default, NULL},
       {"ftsNew", NULL, fts_new, NULL, NULL, NULL, napi_default, NULL},
       {"ftsAdd", NULL, fts_add, NULL, NULL, NULL, napi_default, NULL},
       {"ftsPending", NULL, fts_pending, NULL, NULL, NULL, napi_default, NULL},

@@ -394,6 +394,12 @@ describe("the index reduce's values from bytes", () => {
     const list = Array.from({ length: 300 }, (_, i) => ({ from: `http://h${i % 7}/${i}`, anchor: words[Math.floor(rnd() * words.length)] }));
     const v = JSON.stringify({ inlinks: list });
     expect(read(v)).toEqual({ count: 300, anchors: [...new Set(list.map((l) => l.anchor).filter(Boolean))] });
+    // Many distinct anchors (more than the kernel's first room) and long strings, read sixteen bytes at a time.
+    const many = Array.from({ length: 5000 }, (_, i) => ({
+      from: `http://host-${i % 13}.example/a/long/path/${i}`,
+      anchor: i % 3 ? `anchor text number ${i % 2500}` : '',
+    }));
+    expect(read(JSON.stringify({ inlinks: many }))).toEqual({ count: 5000, anchors: [...new Set(many.map((l) => l.anchor).filter(Boolean))] });
     for (const other of [
       '{"inlinks":[{"from":"http://a/","anchor":"a \\"quoted\\" anchor"}]}', // an escape
       '{"inlinks":[{"from":"http://a/\\u00e9","anchor":"x"}]}',
@@ -405,11 +411,23 @@ describe("the index reduce's values from bytes", () => {
       '{"inlinks":[{"from":"http://a/","anchor":"x"}],"more":1}',
       '{"inlinks":[{"from":"http://a/","anchor":"x"}',
       '{"outlinks":[]}',
+      '{"inlinks":[{"from":"http://a/a/long/path/to/\\"x","anchor":"x"}]}', // an escape after sixteen bytes
+      '{"inlinks":[{"from":"http://a/","anchor":"a long anchor text with a raw \u0001 control"}]}', // JSON.parse refuses it
+      '{"inlinks":[{"from":"http://a/\ta/long/path","anchor":"x"}]}',
     ])
       expect(read(other), other).toBeUndefined();
     // Bytes that are not UTF-8 in an anchor: replaced, as a decoded line gives them to JSON.parse.
     const bad = Buffer.concat([Buffer.from('{"inlinks":[{"from":"http://a/","anchor":"a'), Buffer.from([0xff]), Buffer.from('b"}]}')]);
     expect(read(bad)).toEqual({ count: 1, anchors: [JSON.parse(bad.toString('utf8')).inlinks[0].anchor] });
+    // Two anchors of different bytes that decode to one string: one anchor, as JSON.parse's strings give.
+    const twoBad = Buffer.concat([
+      Buffer.from('{"inlinks":[{"from":"http://a/","anchor":"a'),
+      Buffer.from([0xff]),
+      Buffer.from('"},{"from":"http://b/","anchor":"a'),
+      Buffer.from([0xfe]),
+      Buffer.from('"}]}'),
+    ]);
+    expect(read(twoBad)).toEqual({ count: 2, anchors: ['a\ufffd'] });
   });
 
   it('groups and reduces as the Grouper does over the decoded lines', async () => {

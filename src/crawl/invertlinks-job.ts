@@ -10,6 +10,7 @@ import type { Job } from '../mapreduce/job.js';
 import { RawJson } from '../mapreduce/value-json.js';
 import { datasetOf } from './crawl-datum.js';
 import { splitDocumentKey } from '../segment/segment.js';
+import { inlinkAnchorSpans } from '../native/json.js';
 
 export interface Inlink {
   from: string;
@@ -68,6 +69,26 @@ function plainStringEnd(b: Uint8Array, from: number, to: number): number {
  * other shape, or a string with an escape: the caller parses it then.
  */
 export function inlinkAnchors(b: Buffer, start: number, end: number): { count: number; anchors: string[] } | undefined {
+  if (inlinkAnchorSpans) {
+    let count = inlinkAnchorSpans(b, start, end, anchorSpans);
+    while (count === -2) {
+      anchorSpans = new Int32Array(2 * anchorSpans.length);
+      count = inlinkAnchorSpans(b, start, end, anchorSpans);
+    }
+    if (count < 0) return undefined;
+    // Anchors of distinct bytes may still be one string (bytes that are not UTF-8 become U+FFFD).
+    const anchors = new Set<string>();
+    for (let i = 0; i < anchorSpans[0]; i++) anchors.add(b.toString('utf8', anchorSpans[1 + 2 * i], anchorSpans[2 + 2 * i]));
+    return { count, anchors: [...anchors] };
+  }
+  return inlinkAnchorsJs(b, start, end);
+}
+
+/** Where the json kernel puts a list's anchors: their number, then [start, end) each; grown as lists need. */
+let anchorSpans = new Int32Array(1 + 2 * 1024);
+
+/** inlinkAnchors's twin where the json kernel is not built. */
+function inlinkAnchorsJs(b: Buffer, start: number, end: number): { count: number; anchors: string[] } | undefined {
   if (end - start < B_INLINKS_OPEN.length + 2 || !bytesAt(b, start, B_INLINKS_OPEN) || b[end - 2] !== 0x5d || b[end - 1] !== 0x7d) return undefined;
   const anchors = new Set<string>();
   let count = 0;
