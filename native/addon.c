@@ -614,12 +614,14 @@ static void free_records(napi_env env, void *data, void *hint) {
   free(data);
 }
 
-/* ftsFlush(builder): the next segment's records (see nwax_fts_flush), or null where nothing is held. */
+/* ftsFlush(builder, segid): segment segid's records (see nwax_fts_flush), or null where nothing is held. */
 static napi_value fts_flush(napi_env env, napi_callback_info info) {
-  BUILDER_ARGS(1);
+  BUILDER_ARGS(2);
+  const int32_t segid = int_arg(env, argv[1]);
+  if (segid < 1 || segid > 2000) BAD_ARGUMENT();
   uint8_t *out;
   size_t n;
-  if (nwax_fts_flush(b->f, &out, &n) != 0) {
+  if (nwax_fts_flush(b->f, segid, &out, &n) != 0) {
     napi_throw_error(env, "NWAX_NATIVE", "nwax native: out of memory writing an FTS5 segment");
     return NULL;
   }
@@ -633,25 +635,14 @@ static napi_value fts_flush(napi_env env, napi_callback_info info) {
   return r;
 }
 
-/* ftsRecords(builder, cookie): [structure record, averages record]. */
-static napi_value fts_records(napi_env env, napi_callback_info info) {
-  BUILDER_ARGS(2);
-  uint32_t cookie;
-  CHECK(napi_get_value_uint32(env, argv[1], &cookie));
-  uint8_t *s = malloc(nwax_fts_structure_room(b->f));
+/* ftsAverages(builder): the averages record of the rows added. */
+static napi_value fts_averages(napi_env env, napi_callback_info info) {
+  BUILDER_ARGS(1);
   uint8_t a[10 * (FTS_MAX_COLUMNS + 1)];
-  if (s == NULL) BAD_ARGUMENT();
-  const size_t ns = nwax_fts_structure(b->f, cookie, s);
   const size_t na = nwax_fts_averages(b->f, a);
-  napi_value r, sv, av;
+  napi_value r;
   void *copy;
-  napi_status st = napi_create_buffer_copy(env, ns, s, &copy, &sv);
-  free(s);
-  if (st != napi_ok) BAD_ARGUMENT();
-  CHECK(napi_create_buffer_copy(env, na, a, &copy, &av));
-  CHECK(napi_create_array_with_length(env, 2, &r));
-  CHECK(napi_set_element(env, r, 0, sv));
-  CHECK(napi_set_element(env, r, 1, av));
+  CHECK(napi_create_buffer_copy(env, na, a, &copy, &r));
   return r;
 }
 
@@ -714,7 +705,7 @@ NAPI_MODULE_INIT() {
       {"ftsAdd", NULL, fts_add, NULL, NULL, NULL, napi_default, NULL},
       {"ftsPending", NULL, fts_pending, NULL, NULL, NULL, napi_default, NULL},
       {"ftsFlush", NULL, fts_flush, NULL, NULL, NULL, napi_default, NULL},
-      {"ftsRecords", NULL, fts_records, NULL, NULL, NULL, napi_default, NULL},
+      {"ftsAverages", NULL, fts_averages, NULL, NULL, NULL, napi_default, NULL},
       {"ftsFree", NULL, fts_free, NULL, NULL, NULL, napi_default, NULL},
 #ifdef NWAX_LIBDEFLATE
       {"gunzipMembers", NULL, gunzip_members, NULL, NULL, NULL, napi_default, NULL},

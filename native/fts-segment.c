@@ -244,9 +244,6 @@ struct nwax_fts {
   /* the averages record */
   int64_t rows;
   int64_t *totals;
-  /* the segments written: id i+1 ends at leaf last_leaf[i] */
-  int32_t *last_leaf;
-  int nseg, seg_cap;
   int broken; /* an add failed part way */
   chunk_table analyzed;
   fbuf terms; /* a column's analysed terms */
@@ -301,7 +298,6 @@ void nwax_fts_free(nwax_fts *f) {
   free(f->slots);
   free(f->keys.p);
   free(f->totals);
-  free(f->last_leaf);
   chunks_free(&f->analyzed);
   slab_free(&f->doclists);
   free(f->terms.p);
@@ -1038,7 +1034,7 @@ static int by_term(const void *a, const void *b) {
   return c ? c : (int)x->klen - (int)y->klen;
 }
 
-int nwax_fts_flush(nwax_fts *f, uint8_t **out, size_t *out_n) {
+int nwax_fts_flush(nwax_fts *f, int segid, uint8_t **out, size_t *out_n) {
   *out = NULL;
   *out_n = 0;
   if (f->nentry == 0) return 0;
@@ -1046,21 +1042,11 @@ int nwax_fts_flush(nwax_fts *f, uint8_t **out, size_t *out_n) {
   if (!order) return -1;
   for (uint32_t i = 0; i < f->nentry; i++) order[i] = (sort_key){f->keys.p + entry_at(f, i)->key, entry_at(f, i)->klen + 1, i};
   qsort(order, f->nentry, sizeof(sort_key), by_term);
-  if (f->nseg == f->seg_cap) {
-    int cap = f->seg_cap ? f->seg_cap * 2 : 8;
-    int32_t *l = realloc(f->last_leaf, sizeof(int32_t) * (size_t)cap);
-    if (!l) {
-      free(order);
-      return -1;
-    }
-    f->last_leaf = l;
-    f->seg_cap = cap;
-  }
   fbuf result = {0};
   writer w = {0};
   w.out = &result;
   w.ok = 1;
-  w.segid = f->nseg + 1;
+  w.segid = segid;
   w.pgsz = f->pgsz;
   w.pgno = 1;
   w.first_term_in_page = 1;
@@ -1076,7 +1062,6 @@ int nwax_fts_flush(nwax_fts *f, uint8_t **out, size_t *out_n) {
   }
   /* fts5WriteFinish */
   if (w.page.n > 4) flush_leaf(&w);
-  int32_t last = w.pgno - 1;
   if (w.pgno > 1) flush_btree(&w);
   for (int i = 0; i < w.ndl; i++) free(w.dl[i].buf.p);
   free(w.dl);
@@ -1089,34 +1074,10 @@ int nwax_fts_flush(nwax_fts *f, uint8_t **out, size_t *out_n) {
     free(result.p);
     return -1;
   }
-  f->last_leaf[f->nseg++] = last;
   forget_terms(f);
   *out = result.p;
   *out_n = result.n;
   return 0;
-}
-
-size_t nwax_fts_structure_room(const nwax_fts *f) { return 64 + 30 * (size_t)f->nseg; }
-
-size_t nwax_fts_structure(const nwax_fts *f, uint32_t cookie, uint8_t *out) {
-  size_t n = 0;
-  out[n++] = (uint8_t)(cookie >> 24);
-  out[n++] = (uint8_t)(cookie >> 16);
-  out[n++] = (uint8_t)(cookie >> 8);
-  out[n++] = (uint8_t)cookie;
-  n += put_varint(out + n, f->nseg ? 1 : 0); /* levels */
-  n += put_varint(out + n, (uint64_t)f->nseg);
-  n += put_varint(out + n, 0); /* the write counter: automerge's, which never ran */
-  if (f->nseg) {
-    n += put_varint(out + n, 0); /* no merge under way */
-    n += put_varint(out + n, (uint64_t)f->nseg);
-    for (int i = 0; i < f->nseg; i++) {
-      n += put_varint(out + n, (uint64_t)i + 1);
-      n += put_varint(out + n, 1);
-      n += put_varint(out + n, (uint64_t)f->last_leaf[i]);
-    }
-  }
-  return n;
 }
 
 size_t nwax_fts_averages(const nwax_fts *f, uint8_t *out) {

@@ -51,21 +51,16 @@ int nwax_fts_add(nwax_fts *f, int64_t rowid, uint8_t *const *texts, const size_t
 int64_t nwax_fts_pending(const nwax_fts *f);
 
 /*
- * Writes the terms held as the next segment (ids 1, 2, ...) and forgets them. The records go to
+ * Writes the terms held as segment `segid` (1 to 2000, one no segment of the table holds: the
+ * caller keeps the table's structure record, fts-load.ts) and forgets them. The records go to
  * *out (malloc'd, *out_n bytes), each
  *   'D' rowid:i64le n:u32le bytes[n]                      a %_data record
  *   'I' segid:u32le n:u32le term[n] pgno:i64le            a %_idx row
  * Returns 0, or -1 where memory ran out. Nothing held: *out_n is 0.
  */
-int nwax_fts_flush(nwax_fts *f, uint8_t **out, size_t *out_n);
+int nwax_fts_flush(nwax_fts *f, int segid, uint8_t **out, size_t *out_n);
 
-/*
- * The structure record (the segments written, all on level 0, after the 4-byte cookie) and the
- * averages record (rows, then each column's tokens), into out (room for 64 + 30 * segments and
- * 10 * (ncol + 1) bytes); returns their lengths.
- */
-size_t nwax_fts_structure(const nwax_fts *f, uint32_t cookie, uint8_t *out);
-size_t nwax_fts_structure_room(const nwax_fts *f);
+/* The averages record (rows, then each column's tokens) of every row added, into out (room for 10 * (ncol + 1) bytes); returns its length. */
 size_t nwax_fts_averages(const nwax_fts *f, uint8_t *out);
 
 #endif

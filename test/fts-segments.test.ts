@@ -103,6 +103,15 @@ function deepDoclistRows(): Row[] {
   return rows;
 }
 
+/**
+ * More rows than a structure record holds segments (2000), each its own segment under a hash of
+ * one byte: the kernel's segments must be merged as they are written, as FTS5 merges its own.
+ */
+function manyRows(): Row[] {
+  const rnd = seededRandom(2000);
+  return Array.from({ length: 2100 }, (_, i) => [i + 1, [`t${i % 7}`, words(rnd, 3, 300), '', `p${i}`, 'example org', '2010']]);
+}
+
 describe.skipIf(!NATIVE)('FTS5 segments written by the fts kernel', () => {
   const cases: [string, () => Row[], number | undefined, boolean][] = [
     ['one segment (FTS5 hash of 64 MB)', awkwardRows, 64 << 20, false],
@@ -110,6 +119,7 @@ describe.skipIf(!NATIVE)('FTS5 segments written by the fts kernel', () => {
     ['many segments merged by optimize (hash of 16 kB), the merged one numbered apart', awkwardRows, 16 << 10, true],
     ["FTS5's own hash size (1 MB)", awkwardRows, undefined, false],
     ['doclist indexes of two levels', deepDoclistRows, 64 << 20, false],
+    ['more segments than a structure record holds, merged as they are written (hash of 1 byte)', manyRows, 1, true],
   ];
   for (const [name, rows, hash, anySegid] of cases) {
     it(`${name}: the records FTS5 writes for the same rows`, () => {
@@ -138,10 +148,10 @@ describe.skipIf(!NATIVE)('FTS5 segments written by the fts kernel', () => {
       const builder = FtsSegmentBuilder.create(FTS_COLUMNS.length, 4050)!;
       let n = 0;
       for (const [id, texts] of awkwardRows()) {
-        if (builder.pending() > hash && builder.flush()) n++;
+        if (builder.pending() > hash && builder.flush(n + 1)) n++;
         builder.add(id, texts);
       }
-      if (builder.flush()) n++;
+      if (builder.flush(n + 1)) n++;
       builder.free();
       return n;
     };
@@ -198,5 +208,25 @@ describe.skipIf(!NATIVE)('FTS5 segments written by the fts kernel', () => {
     expect(() => b.add(5, ['a', 'b'])).toThrow(/row 5 does not follow/);
     b.free();
     expect(() => b.add(6, ['a', 'b'])).toThrow(/after free/);
+  });
+});
+
+describe("FTS5's structure record", () => {
+  it('reads what FTS5 writes and writes it back to the same bytes; a damaged one is named', async () => {
+    const { readStructure, writeStructure } = await import('../src/index/fts5-structure.js');
+    const dir = tempDir();
+    // FTS5's own inserts with a small hash and its merges on: several levels, segments under merge.
+    const path = join(dir, 'fts5');
+    const db = createIndex(path, 'main');
+    db.exec("INSERT INTO fts(fts, rank) VALUES('hashsize', 2048)");
+    const insert = db.prepare(`INSERT INTO fts(rowid, ${FTS_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(FTS_COLUMNS.length)})`);
+    for (const [id, texts] of manyRows().slice(0, 900)) insert.run(id, ...texts);
+    const block = db.prepare('SELECT block FROM fts_data WHERE id = 10').pluck().get() as Buffer;
+    db.close();
+    const s = readStructure(block, path);
+    expect(s.levels.length).toBeGreaterThan(1);
+    expect(s.levels.flatMap((l) => l.segments).length).toBeGreaterThan(2);
+    expect(writeStructure(s).equals(block)).toBe(true);
+    expect(() => readStructure(block.subarray(0, block.length - 2), path)).toThrow(`${path}: FTS5 structure record: `);
   });
 });

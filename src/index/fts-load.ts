@@ -18,6 +18,7 @@ import type { Db } from './schema.js';
 import { FtsSegmentBuilder } from '../native/fts.js';
 import { analyzeChunk, indexText } from '../analysis/analyzer.js';
 import { JsonText, plainText } from '../util/json-bytes.js';
+import { readStructure, segmentsOf, writeStructure, type Fts5Segment, type Fts5Structure } from './fts5-structure.js';
 
 /** FTS5's leaf size (its `pgsz` option, whose default the index keeps). */
 const FTS5_PAGE_SIZE = 4050;
@@ -30,7 +31,9 @@ const AVERAGES_ID = 1;
 export interface FtsLoad {
   /**
    * Row `id` (increasing), a text per column of the FTS5 table, in its order, indexed as
-   * analysis/analyzer.ts's indexText gives its terms; a text may be kept as JSON bytes.
+   * analysis/analyzer.ts's indexText gives its terms; a text may be kept as JSON bytes. May
+   * commit the caller's transaction and begin another before the row (the native load, to have
+   * FTS5 merge its segments: see MERGE_AT).
    */
   add(id: number, texts: readonly (string | JsonText)[]): void;
   /** Inside the transaction, after the last row. */
@@ -49,11 +52,21 @@ export function ftsLoad(db: Db, path: string, columns: readonly string[], hashSi
   return builder ? new FtsSegmentLoad(db, path, builder, hashSize ?? FTS5_HASH_SIZE) : new FtsInsertLoad(db, columns, hashSize);
 }
 
+/**
+ * Kernel segments on level 0 that FTS5 is given to merge before the next is written: its own
+ * 'crisismerge' bound, which the twin keeps (below). Unmerged, a part of many segments (a small
+ * hashsize, or a very large part) passed the 2000 a structure record may hold, and FTS5 called
+ * the index corrupt.
+ */
+const MERGE_AT = 64;
+
 class FtsSegmentLoad implements FtsLoad {
   private readonly putData: Database.Statement;
   private readonly putIdx: Database.Statement;
   private readonly putDocsize: Database.Statement;
-  private segments = 0;
+  /** The table's structure as FTS5 last wrote it (empty, or after a merge), and the kernel's segments since, on level 0. */
+  private structure: Fts5Structure;
+  private fresh: Fts5Segment[] = [];
 
   constructor(
     private readonly db: Db,
@@ -67,6 +80,7 @@ class FtsSegmentLoad implements FtsLoad {
     this.putData = db.prepare('INSERT OR REPLACE INTO fts_data(id, block) VALUES (?, ?)');
     this.putIdx = db.prepare('INSERT INTO fts_idx(segid, term, pgno) VALUES (?, ?, ?)');
     this.putDocsize = db.prepare('INSERT INTO fts_docsize(id, sz) VALUES (?, ?)');
+    this.structure = this.readStructure();
   }
 
   add(id: number, texts: readonly (string | JsonText)[]): void {
@@ -85,39 +99,71 @@ class FtsSegmentLoad implements FtsLoad {
     this.putDocsize.run(id, docsize);
   }
 
+  /** The structure record FTS5 wrote (at the table's making, or merging), its cookie among it. */
+  private readStructure(): Fts5Structure {
+    const block = this.db.prepare('SELECT block FROM fts_data WHERE id = ?').pluck().get(STRUCTURE_ID) as Buffer | undefined;
+    return block ? readStructure(block, this.path) : { cookie: 0, writeCounter: 0, levels: [] };
+  }
+
   private writeSegment(): void {
-    const s = this.builder.flush();
+    // The lowest segment id not in use, as FTS5's fts5AllocateSegid picks one.
+    const used = new Set([...segmentsOf(this.structure), ...this.fresh].map((g) => g.segid));
+    let segid = 1;
+    while (used.has(segid)) segid++;
+    const s = this.builder.flush(segid);
     if (!s) return;
     for (const [id, block] of s.data) this.putData.run(id, block);
     // As integers, which FTS5 writes them as (a bound number is a REAL).
-    for (const [segid, term, pgno] of s.idx) this.putIdx.run(BigInt(segid), term, BigInt(pgno));
-    this.segments++;
+    for (const [sid, term, pgno] of s.idx) this.putIdx.run(BigInt(sid), term, BigInt(pgno));
+    this.fresh.push({ segid, firstLeaf: 1, lastLeaf: s.lastLeaf });
+    if (this.fresh.length >= MERGE_AT) this.merge();
+  }
+
+  /** The structure and averages records: FTS5's levels, then the kernel's new segments appended to level 0, as fts5FlushOneHash appends them. */
+  private writeRecords(): void {
+    const [first = { merging: 0, segments: [] }, ...rest] = this.structure.levels;
+    const levels = this.fresh.length ? [{ merging: first.merging, segments: [...first.segments, ...this.fresh] }, ...rest] : this.structure.levels;
+    this.putData.run(STRUCTURE_ID, writeStructure({ ...this.structure, levels }));
+    this.putData.run(AVERAGES_ID, this.builder.averages());
+  }
+
+  /**
+   * FTS5 merges the segments written so far as its automerge would ('merge': a level's
+   * segments into one on the next, while a level holds usermerge of them), on a connection of
+   * its own, between two transactions of this one: nothing reads the part before it is renamed
+   * into place, and this connection's FTS5 may hold the structure it read before.
+   */
+  private merge(): void {
+    this.writeRecords();
+    this.db.exec('COMMIT');
+    this.mergeOnOwnConnection("INSERT INTO fts(fts, rank) VALUES('merge', 1000000000)");
+    this.db.exec('BEGIN');
+    this.structure = this.readStructure();
+    this.fresh = [];
+  }
+
+  private mergeOnOwnConnection(sql: string): void {
+    const db = new Database(this.path);
+    try {
+      db.pragma('journal_mode = OFF');
+      db.pragma('synchronous = OFF');
+      db.exec(sql);
+    } finally {
+      db.close();
+    }
   }
 
   beforeCommit(): void {
     this.writeSegment();
-    const old = this.db.prepare('SELECT block FROM fts_data WHERE id = ?').pluck().get(STRUCTURE_ID) as Buffer | undefined;
-    // The structure record starts with the configuration cookie, which FTS5 checks against its options.
-    const cookie = old && old.length >= 4 ? old.readUInt32BE(0) : 0;
-    const { structure, averages } = this.builder.records(cookie);
-    this.putData.run(STRUCTURE_ID, structure);
-    this.putData.run(AVERAGES_ID, averages);
+    this.writeRecords();
     this.builder.free();
     this.db.unsafeMode(false);
   }
 
   afterCommit(): void {
-    if (this.segments < 2) return;
-    // FTS5 merges the segments into one, on a connection of its own: this one's FTS5 may hold
-    // the structure it read before the segments were written.
-    const db = new Database(this.path);
-    try {
-      db.pragma('journal_mode = OFF');
-      db.pragma('synchronous = OFF');
-      db.exec("INSERT INTO fts(fts) VALUES('optimize')");
-    } finally {
-      db.close();
-    }
+    if (segmentsOf(this.structure).length + this.fresh.length < 2) return;
+    // FTS5 merges the segments into one.
+    this.mergeOnOwnConnection("INSERT INTO fts(fts) VALUES('optimize')");
   }
 }
 

@@ -17,26 +17,33 @@ const ftsAdd = kernel?.ftsAdd as (
   analyze: ((chunk: string) => string) | undefined,
 ) => Buffer | null | false;
 const ftsPending = kernel?.ftsPending as (b: Handle) => number;
-const ftsFlush = kernel?.ftsFlush as (b: Handle) => Buffer | null;
-const ftsRecords = kernel?.ftsRecords as (b: Handle, cookie: number) => [Buffer, Buffer];
+const ftsFlush = kernel?.ftsFlush as (b: Handle, segid: number) => Buffer | null;
+const ftsAverages = kernel?.ftsAverages as (b: Handle) => Buffer;
 const ftsFree = kernel?.ftsFree as (b: Handle) => void;
 
 /** One segment's records, as ftsFlush lays them out (fts-segment.h). */
 export interface SegmentRecords {
+  /** Its leaves are pages 1 to lastLeaf. */
+  lastLeaf: number;
   /** %_data rows: [id, block]. */
   data: [number, Buffer][];
   /** %_idx rows: [segid, term, pgno]. */
   idx: [number, Buffer, number][];
 }
 
-function readRecords(b: Buffer): SegmentRecords {
-  const out: SegmentRecords = { data: [], idx: [] };
+/** A %_data id: segid << 37 | dlidx << 36 | height << 31 | page (FTS5_SEGMENT_ROWID). */
+const LEAF_IDS = 2 ** 31;
+
+function readRecords(b: Buffer, segid: number): SegmentRecords {
+  const out: SegmentRecords = { lastLeaf: 0, data: [], idx: [] };
   for (let at = 0; at < b.length; ) {
     const kind = b[at];
     if (kind === 0x44) {
       const id = Number(b.readBigInt64LE(at + 1));
       const n = b.readUInt32LE(at + 9);
       out.data.push([id, b.subarray(at + 13, at + 13 + n)]);
+      // A leaf (no doclist index, height 0) of this segment.
+      if (Math.floor(id / LEAF_IDS) === segid * 64) out.lastLeaf = Math.max(out.lastLeaf, id % LEAF_IDS);
       at += 13 + n;
     } else if (kind === 0x49) {
       const segid = b.readUInt32LE(at + 1);
@@ -87,16 +94,18 @@ export class FtsSegmentBuilder {
     return ftsPending(this.live);
   }
 
-  /** The terms held, written as the next segment, or undefined where none are held. */
-  flush(): SegmentRecords | undefined {
-    const b = ftsFlush(this.live);
-    return b ? readRecords(b) : undefined;
+  /**
+   * The terms held, written as segment `segid` (1 to 2000, one the table does not hold), or
+   * undefined where none are held.
+   */
+  flush(segid: number): SegmentRecords | undefined {
+    const b = ftsFlush(this.live, segid);
+    return b ? readRecords(b, segid) : undefined;
   }
 
-  /** The structure record (every segment written, on level 0) and the averages record. */
-  records(cookie: number): { structure: Buffer; averages: Buffer } {
-    const [structure, averages] = ftsRecords(this.live, cookie);
-    return { structure, averages };
+  /** The averages record of every row added (the rows, then each column's tokens). */
+  averages(): Buffer {
+    return ftsAverages(this.live);
   }
 
   free(): void {
