@@ -9,7 +9,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CORPUS_DIR, ROOT, indexIsCurrent, table } from './lib.mjs';
-import { buildBare, ensureSegment, latencyRows } from './index.mjs';
+import { buildBare, ensureSegment, latencyRows, makeQueries } from './index.mjs';
 import { baselineCheckout } from './serve-baseline.mjs';
 
 const REPLICAS = Number(process.env.NWAX_BENCH_REPLICAS ?? 55);
@@ -35,7 +35,13 @@ const name = 'scale-' + partition;
 let texts;
 if (textSeg) {
   mkdirSync(textSeg + '/parse_text', { recursive: true });
-  texts = new RecordFileWriter(textSeg + '/parse_text/part-00000.gz');
+  // Blocks as an import writes a segment's parse_text (nwax.segment.text.*).
+  const { Configuration } = await import(root + '/dist/conf/config.js');
+  const conf = Configuration.load([]);
+  texts = new RecordFileWriter(textSeg + '/parse_text/part-00000.gz', {
+    blockSize: conf.getBytes('nwax.segment.text.block.size'),
+    level: conf.getNumber('nwax.segment.text.gzip.level'),
+  });
 }
 for (let i = Number(partition); i < Number(replicas); i += 2) {
   const host = 'r' + String(i).padStart(3, '0') + '.bench.example';
@@ -100,7 +106,7 @@ async function scaleCrawl(seg, root, name) {
 
 export async function benchIndexScale() {
   const { seg } = ensureSegment();
-  const now = await scaleCrawl(seg, ROOT, `scale-crawl-${REPLICAS}-v4`);
+  const now = await scaleCrawl(seg, ROOT, `scale-crawl-${REPLICAS}-v5`);
   const { crawl, parts, build, bytes } = now;
   const require = (await import('node:module')).createRequire(import.meta.url);
   const Database = require(join(ROOT, 'node_modules', 'better-sqlite3'));
@@ -116,6 +122,7 @@ export async function benchIndexScale() {
   const rows = await latencyRows(crawl, parts, bare);
   if (bare) rmSync(bare, { force: true });
   const older = then ? await latencyRows(then.crawl, then.parts, undefined, before.root) : undefined;
+  const alternated = then ? await alternatedSnippets({ crawl, parts, root: ROOT }, { crawl: then.crawl, root: before.root }, ref) : undefined;
   const warc = statSync(join(CORPUS_DIR, 'nwax-bench.warc.gz')).size * REPLICAS;
   const sizes = [
     ['index', 'index GB', 'bytes/document', 'x the WARC', "segments' texts GB"],
@@ -128,5 +135,56 @@ export async function benchIndexScale() {
     `  search latency over 500 queries (1-3 title words; a third with site:, a third with date:), ms:`,
     table([['run', 'p50', 'p95', 'p99'], ...rows, ...(older ?? []).map(([name, ...v]) => [`${name} (${ref})`, ...v])]),
     rows.overlap,
+    ...(alternated ? [alternated] : []),
+  ].join('\n');
+}
+
+/**
+ * Warm queries with snippets against this nwax's index and the baseline's, pass for pass in
+ * turn (each searcher warmed by a pass first), so that the machine's drift over minutes (a
+ * third of its speed, on the machine these figures come from) falls on both alike; each
+ * pass's p50 and p99 ratio, and their medians.
+ */
+async function alternatedSnippets(now, then, ref, passes = Number(process.env.NWAX_BENCH_PASSES ?? 7)) {
+  const require = (await import('node:module')).createRequire(import.meta.url);
+  const Database = require(join(ROOT, 'node_modules', 'better-sqlite3'));
+  const queries = makeQueries(new Database(now.parts[0], { readonly: true }));
+  const text = (qq) => `${qq.words.join(' ')}${qq.site ? ` site:${qq.site}` : ''}${qq.year ? ` date:${qq.year}` : ''}`;
+  const open = async (x) => new (await import(join(x.root, 'dist', 'search', 'searcher.js'))).Searcher(x.crawl);
+  const [a, b] = [await open(now), await open(then)];
+  const pass = (searcher) =>
+    queries
+      .map((qq) => {
+        const s = process.hrtime.bigint();
+        searcher.search(text(qq), { hits: 10, cache: false });
+        return Number(process.hrtime.bigint() - s) / 1e6;
+      })
+      .sort((x, y) => x - y);
+  pass(a);
+  pass(b);
+  const at = (xs, p) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))];
+  const ratios = { p50: [], p99: [] };
+  for (let i = 0; i < passes; i++) {
+    // Which goes first changes from pass to pass.
+    let x;
+    let y;
+    if (i % 2) {
+      x = pass(a);
+      y = pass(b);
+    } else {
+      y = pass(b);
+      x = pass(a);
+    }
+    ratios.p50.push(at(x, 0.5) / at(y, 0.5));
+    ratios.p99.push(at(x, 0.99) / at(y, 0.99));
+  }
+  a.close();
+  b.close();
+  const med = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  const list = (xs) => xs.map((r) => r.toFixed(2)).join(' ');
+  return [
+    `  warm, snippets, this nwax / ${ref}'s, ${passes} passes of the 500 queries alternated (target 1.2):`,
+    `    p50 ${med(ratios.p50).toFixed(2)}x (passes: ${list(ratios.p50)})`,
+    `    p99 ${med(ratios.p99).toFixed(2)}x (passes: ${list(ratios.p99)})`,
   ].join('\n');
 }

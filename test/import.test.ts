@@ -82,6 +82,24 @@ describe('the worked dedup example', () => {
     const missing = await nwax(['readseg', '-dump', seg, 'http://example.org/ sha1:NOPE']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/no document with key/);
+    // parse_text's blocks are its own (nwax.segment.text.*), the other datasets' the run's: the same records.
+    const small = join(dir, 'segments', 'small-text-blocks');
+    expect((await nwax(['import', '-D', 'nwax.segment.text.block.size=40', join(dir, 'manifest'), small])).code).toBe(0);
+    const blocks = (s: string, name: string) =>
+      readdirSync(join(s, name))
+        .filter((n) => n.endsWith('.idx'))
+        .reduce(
+          (n, f) =>
+            n +
+            readFileSync(join(s, name, f), 'utf8')
+              .trim()
+              .split('\n').length,
+          0,
+        );
+    expect(blocks(small, 'parse_text')).toBe(5);
+    expect(blocks(all, 'parse_text')).toBeLessThan(5);
+    expect(blocks(small, 'content')).toBe(blocks(all, 'content'));
+    for (const name of ['parse_text', 'content', 'parse_data']) expect(segmentRecords(small, name), name).toEqual(segmentRecords(all, name));
   });
 });
 

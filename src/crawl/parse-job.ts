@@ -7,7 +7,7 @@
  */
 import type { Job } from '../mapreduce/job.js';
 import { importJob } from '../segment/import-job.js';
-import { crawlParseOf, splitDocumentKey, type Capture } from '../segment/segment.js';
+import { crawlParseOf, segmentRecordFile, splitDocumentKey, type Capture } from '../segment/segment.js';
 
 export const parseJob: Job = {
   name: 'parse',
@@ -15,6 +15,7 @@ export const parseJob: Job = {
   input: 'lines',
   linesPerSplit: 1,
   outputs: ['content', 'parse_data', 'parse_text', 'crawl_parse'],
+  outputRecordFile: segmentRecordFile,
   map: importJob.map,
   taskOldSpaceMb: importJob.taskOldSpaceMb,
   reduce(key, values, emit, ctx) {

@@ -27,7 +27,7 @@ export function reduceRunsBytes(
 ): void {
   const reduceBytes = job.encoding!.reduceBytes!;
   const ctx = newContext(counters, properties);
-  const sink = job.outputs ? namedSink(job.outputs, dir, recordPartName(partition), recordFile) : recordSink(dir, partition, recordFile);
+  const sink = job.outputs ? namedSink(job, dir, recordPartName(partition), ctx, recordFile) : recordSink(dir, partition, recordFile);
   const decoded = new Grouper(
     job,
     (key, value) => {

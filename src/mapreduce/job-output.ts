@@ -18,7 +18,7 @@ import { NwaxError } from '../util/errors.js';
  */
 export function partSink(job: Job, dir: string, partition: number, ctx: TaskContext, recordFile?: RecordFileOptions): RecordSink {
   const part = recordPartName(partition);
-  if (job.outputs) return namedSink(job.outputs, dir, part, recordFile);
+  if (job.outputs) return namedSink(job, dir, part, ctx, recordFile);
   if (job.outputFormat) return job.outputFormat(join(dir, partName(partition)), ctx);
   return recordSink(dir, partition, recordFile);
 }
@@ -41,11 +41,15 @@ export interface NamedSink extends RecordSink {
   writeRaw(key: Uint8Array, fields: (Uint8Array | readonly Uint8Array[] | undefined)[]): void;
 }
 
-/** Named outputs' parts: each field of a reduce's value appended to its own dataset's part. */
-export function namedSink(names: readonly string[], dir: string, part: string, recordFile?: RecordFileOptions): NamedSink {
+/**
+ * Named outputs' parts: each field of a reduce's value appended to its own dataset's part, as
+ * record files of the run's options, or of those the job gives for the dataset.
+ */
+export function namedSink(job: Job, dir: string, part: string, ctx: TaskContext, recordFile?: RecordFileOptions): NamedSink {
+  const names = job.outputs!;
   const named = names.map((name) => {
     mkdirSync(join(dir, name), { recursive: true });
-    return new RecordFileWriter(join(dir, name, part), recordFile);
+    return new RecordFileWriter(join(dir, name, part), { ...recordFile, ...job.outputRecordFile?.(name, ctx) });
   });
   return {
     write(key, value) {

@@ -10,6 +10,7 @@ import { NwaxError } from '../util/errors.js';
 import { Configuration } from '../conf/config.js';
 import type { Counters, Emit, RecordSink, TaskContext } from './task-types.js';
 import type { JobEncoding } from './job-encoding.js';
+import type { RecordFileOptions } from './record-file.js';
 
 export type { Counters, Emit, RecordSink, TaskContext } from './task-types.js';
 
@@ -37,6 +38,12 @@ export interface Job {
    * to its own dataset `OUTPUT/NAME/part-NNNNN` (a segment's content, parse_data, ...).
    */
   outputs?: readonly string[];
+  /**
+   * A named output's record file options over the run's (`nwax.recordfile.*`): for a dataset
+   * read by key where each lookup's block counts (a segment's parse_text, which every snippet
+   * reads). From the task's configuration; undefined: the run's.
+   */
+  outputRecordFile?(name: string, ctx: TaskContext): RecordFileOptions | undefined;
   /** May return a promise (a map that reads an archive); the task awaits it. */
   map(key: string, value: unknown, emit: Emit, ctx: TaskContext): void | Promise<void>;
   /** Runs on a map task's sorted output before it is shuffled; must be associative. */

@@ -16,7 +16,7 @@ import type { ImportOptions } from './importer.js';
 import { parseManifestLine } from './manifest.js';
 import type { ArchiveSplit } from './archive-splits.js';
 import { parseStatusFilter } from './status-filter.js';
-import { crawlParseOf, outlinksIn, SEGMENT_PARTS, type Capture, type CrawlFetch, type ParseData } from './segment.js';
+import { crawlParseOf, outlinksIn, SEGMENT_PARTS, segmentRecordFile, type Capture, type CrawlFetch, type ParseData } from './segment.js';
 import type { RecordGroup } from './cdx-plan.js';
 
 let options: Promise<ImportOptions> | undefined;
@@ -89,6 +89,7 @@ export const importJob: Job = {
   input: 'lines',
   linesPerSplit: 1,
   outputs: SEGMENT_PARTS,
+  outputRecordFile: segmentRecordFile,
   // A map thread keeps about 8 MB live but promotes pages' texts and links: from V8's first old
   // space it ran 47 mark-compacts in an import of the bench corpus (257 ms of pauses, 78 ms of
   // marking steps), from 256 MB 10 (53 and 18 ms); the import took 0.947 of the time (median

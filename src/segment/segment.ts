@@ -14,8 +14,21 @@ import { join } from 'node:path';
 import { dateTo14 } from '../archive/dates.js';
 import { JsonPieces } from '../mapreduce/value-json.js';
 import { jsonStringBytes } from '../util/json-bytes.js';
+import type { TaskContext } from '../mapreduce/job.js';
+import type { RecordFileOptions } from '../mapreduce/record-file.js';
 
 export const SEGMENT_PARTS = ['content', 'parse_data', 'parse_text', 'crawl_fetch', 'crawl_parse'] as const;
+/**
+ * The record files of a segment's parse_text, where the run's (`nwax.recordfile.*`) are not
+ * what it needs: snippets read a page's text by key, inflating its block from the start to the
+ * page, so blocks a third the size (and deflated a level harder, the same bytes on disk) take a
+ * lookup half the time. docs/decisions.md, "A compact index", has the figures.
+ */
+export function segmentRecordFile(dataset: string, ctx: TaskContext): RecordFileOptions | undefined {
+  if (dataset !== 'parse_text') return undefined;
+  return { blockSize: ctx.conf.getBytes('nwax.segment.text.block.size'), level: ctx.conf.getNumber('nwax.segment.text.gzip.level') };
+}
+
 /** The segment's capture index for replay (capture-index.ts): a sorted CDX11 of every record read, and where each archive is. */
 export const CAPTURES_CDX = 'captures.cdx';
 export const CAPTURES_ARCHIVES = 'captures.archives';
