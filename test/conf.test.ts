@@ -46,6 +46,22 @@ describe('a bad value', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(join(dir, 'db'))).toBe(false);
   });
+
+  it('of a gzip level is named, with nothing written (zlib would have thrown its own range error)', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'manifest'), 'no-archive.warc.gz c\n');
+    for (const [name, v] of [
+      ['nwax.segment.text.gzip.level', '12'],
+      ['nwax.recordfile.gzip.level', '2.5'],
+    ]) {
+      const r = await nwax(['import', '-D', `${name}=${v}`, join(dir, 'manifest'), join(dir, 'seg')]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`${name} must be a whole number from 0 to 9, got "${v}"`);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      expect(existsSync(join(dir, 'seg'))).toBe(false);
+    }
+    expect(Configuration.load(['nwax.segment.text.gzip.level=9']).getInteger('nwax.segment.text.gzip.level', 0, 9)).toBe(9);
+  });
 });
 
 describe('docs/configuration.md', () => {

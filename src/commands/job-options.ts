@@ -65,7 +65,7 @@ export async function jobActionOptions(
     splitMax: conf.getBytes('mapreduce.input.fileinputformat.split.maxsize'),
     mergeFactor: conf.getNumber('mapreduce.task.io.sort.factor'),
     blockSize: conf.getBytes('nwax.recordfile.block.size'),
-    gzipLevel: conf.getNumber('nwax.recordfile.gzip.level'),
+    gzipLevel: conf.getInteger('nwax.recordfile.gzip.level', 0, 9),
     properties: flags.define ?? [],
     say,
   };

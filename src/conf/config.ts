@@ -95,6 +95,14 @@ export class Configuration {
     return n;
   }
 
+  /** A whole number from `min` to `max` (a gzip level, say); a clear error naming the property otherwise. */
+  getInteger(name: string, min: number, max: number): number {
+    const n = this.getNumber(name);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new NwaxError('NWAX_CONF', `${name} must be a whole number from ${min} to ${max}, got "${this.get(name)}"`);
+    return n;
+  }
+
   getBoolean(name: string): boolean {
     const v = this.get(name);
     return v === true || v === 'true';

@@ -53,7 +53,7 @@ export function sideEffectReducer(job: Job, counters: Counters, properties: read
   mkdirSync(dir, { recursive: true });
   const sink = partSink(job, dir, partition, ctx, {
     blockSize: ctx.conf.getBytes('nwax.recordfile.block.size'),
-    level: ctx.conf.getNumber('nwax.recordfile.gzip.level'),
+    level: ctx.conf.getInteger('nwax.recordfile.gzip.level', 0, 9),
   });
   const grouper = new Grouper(
     job,

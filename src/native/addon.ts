@@ -19,8 +19,9 @@ import { UsageError } from '../util/errors.js';
 /**
  * The addon's kernels, each with a JavaScript twin that gives the same bytes: `sort` (the
  * sort, gather and merge of lines and records, CDX keys and dedup, sums), `html` (the HTML
- * extractor and its UTF-8 decoding), `eld` (language scores), `json` (JSON strings as bytes, a URL's inlinks' anchors read from theirs),
- * `rank` (BM25 with the collection's statistics, a SQLite extension), `fts` (an FTS5 table's
+ * extractor and its UTF-8 decoding), `eld` (language scores), `json` (JSON strings as bytes,
+ * and a URL's inlinks' anchors read from theirs), `rank` (BM25 with the collection's
+ * statistics, a SQLite extension), `fts` (an FTS5 table's
  * segments written from its rows; its twin is FTS5's own insert), `inflate` (gzip members by
  * libdeflate, built where libdeflate-dev is found; its twin is node:zlib).
  */

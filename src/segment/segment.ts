@@ -18,6 +18,7 @@ import type { TaskContext } from '../mapreduce/job.js';
 import type { RecordFileOptions } from '../mapreduce/record-file.js';
 
 export const SEGMENT_PARTS = ['content', 'parse_data', 'parse_text', 'crawl_fetch', 'crawl_parse'] as const;
+
 /**
  * The record files of a segment's parse_text, where the run's (`nwax.recordfile.*`) are not
  * what it needs: snippets read a page's text by key, inflating its block from the start to the
@@ -26,7 +27,7 @@ export const SEGMENT_PARTS = ['content', 'parse_data', 'parse_text', 'crawl_fetc
  */
 export function segmentRecordFile(dataset: string, ctx: TaskContext): RecordFileOptions | undefined {
   if (dataset !== 'parse_text') return undefined;
-  return { blockSize: ctx.conf.getBytes('nwax.segment.text.block.size'), level: ctx.conf.getNumber('nwax.segment.text.gzip.level') };
+  return { blockSize: ctx.conf.getBytes('nwax.segment.text.block.size'), level: ctx.conf.getInteger('nwax.segment.text.gzip.level', 0, 9) };
 }
 
 /** The segment's capture index for replay (capture-index.ts): a sorted CDX11 of every record read, and where each archive is. */
