@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // One line per run where the third-party fixtures are missing (the tests that read them skip).
+    globalSetup: ['test/global-setup.ts'],
     // The CLI tests spawn the built `nwax`; archives are small, but CI has 2 cores.
     testTimeout: 60_000,
     hookTimeout: 60_000,

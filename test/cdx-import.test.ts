@@ -129,10 +129,12 @@ describe.skipIf(!HAVE_FIXTURES)('import --cdx', () => {
   });
 
   describe('over HTTP', () => {
-    const files = Object.fromEntries(ARCHIVES.map((a) => [a, readFileSync(join(pywb, a))]));
+    // The server reads `files` per request; they are read before the tests, not at collection.
+    const files: Record<string, Buffer> = {};
     const { server, ranges } = rangeServer(files);
     let base = '';
     beforeAll(async () => {
+      for (const a of ARCHIVES) files[a] = readFileSync(join(pywb, a));
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
       base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });

@@ -8,7 +8,7 @@
  *
  * Needs a cluster: NWAX_PSEUDO_WORK names a running one (`scripts/hadoop-pseudo.sh start`
  * wrote its WORK/env), or NWAX_HADOOP_CLUSTER_HOME a distribution with YARN and HDFS, which the
- * test starts and stops itself (../shared/tools/hadoop-cluster/README.md says how to get one).
+ * test starts and stops itself (an unpacked Apache Hadoop 2.x release with a JDK; docs/hadoop.md).
  * Skipped, saying so, otherwise (CI has none). NWAX_BENCH_ARCHIVE adds the bench corpus.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * The NutchWAX session on real Apache Hadoop 2.6 Streaming (local mode: LocalJobRunner, the
- * local file system standing for HDFS; ../shared/tools/hadoop-local/README.md sets it up):
+ * local file system standing for HDFS; an unpacked Apache Hadoop 2.x release; docs/hadoop.md):
  * import -e, updatedb, invertlinks, index and the dates job with `--engine hadoop --run`, beside
  * the local runner on the same archives. Every dataset, every index and the search results
  * must be the same; each engine reads what the other wrote. Skipped, saying so, where there is
@@ -19,7 +19,7 @@ const HADOOP =
     ? join(HOME, 'bin', 'hadoop')
     : spawnSync('sh', ['-c', 'command -v hadoop']).stdout?.toString().trim() || undefined;
 
-if (!HADOOP) console.log('hadoop.test: skipped: no Hadoop (set NWAX_HADOOP_HOME, see ../shared/tools/hadoop-local/README.md)');
+if (!HADOOP) console.log('hadoop.test: skipped: no Hadoop (set NWAX_HADOOP_HOME, to an unpacked Apache Hadoop 2.x release; docs/hadoop.md)');
 
 describe.skipIf(!HADOOP)('the pipeline on real Hadoop Streaming', () => {
   const dir = tempDir();

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync, readdirSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { constants, gunzipSync, gzipSync } from 'node:zlib';
-import { HAVE_FIXTURES, SPEC, fixture, nwax, nwaxAsync, run, segmentRecords, tempDir, FIXTURES } from './helpers.js';
+import { EXPECTED_DUP, expectedVersionDates } from './dedup-example.js';
+import { HAVE_FIXTURES, fixture, nwax, nwaxAsync, run, segmentRecords, tempDir, FIXTURES } from './helpers.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc, dedupExampleRecords, page } from '../scripts/make-fixtures.mjs';
 import { parseStatusFilter } from '../src/segment/status-filter.js';
@@ -34,9 +35,7 @@ describe('the worked dedup example', () => {
     const dup = await nwax(['dedup-cdx', join(dir, 'example.cdx')]);
     expect(dup.code, dup.stderr).toBe(0);
     // The list has the shape of the spec's expected.dup (real digests in place of the labels).
-    const expected = readFileSync(join(SPEC, 'dedup-example', 'expected.dup'), 'utf8')
-      .trim()
-      .split('\n');
+    const expected = EXPECTED_DUP.trim().split('\n');
     expect(dup.stdout.trim().split('\n')).toHaveLength(expected.length);
     writeFileSync(join(dir, 'all.dup'), dup.stdout);
     writeFileSync(join(dir, 'manifest'), `${warc} october\n`);
@@ -64,11 +63,7 @@ describe('the worked dedup example', () => {
     const all = join(dir, 'segments', 'all');
     expect((await nwax(['import', join(dir, 'manifest'), all])).code).toBe(0);
     const fetch = segmentRecords(all, 'crawl_fetch') as Map<string, { dates: string[] }>;
-    const versions = readFileSync(join(SPEC, 'dedup-example', 'expected-dates.txt'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => l.split(' ').slice(2).join(' '));
-    expect([...fetch.values()].map((f) => f.dates.join(' ')).sort()).toEqual(versions.sort());
+    expect([...fetch.values()].map((f) => f.dates.join(' ')).sort()).toEqual(expectedVersionDates());
     // readseg lists the segment and dumps one document by key.
     const list = await nwax(['readseg', '-list', seg, all]);
     expect(list.stdout).toMatch(

@@ -1,23 +1,24 @@
 /**
  * The README's pipeline, as written there, on the worked example with every default (issue:
  * one collection however it is cut): its commands are read from the README's first bash block
- * under "The pipeline", run in a shell in a folder holding the example archive and a manifest,
+ * under "The pipeline on your own archives", run in a shell in a folder holding the example archive and a manifest,
  * and a search must then show each of the five versions with every date it was captured
- * (../shared/spec/dedup-example/expected-dates.txt), whatever number of index parts the
+ * (test/dedup-example.ts), whatever number of index parts the
  * defaults give.
  */
 import { describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, ROOT, SPEC, nwax, run, tempDir } from './helpers.js';
+import { expectedVersionDates } from './dedup-example.js';
+import { BIN, ROOT, nwax, run, tempDir } from './helpers.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc, dedupExampleRecords } from '../scripts/make-fixtures.mjs';
 
 /** The README's pipeline commands, up to the first search. */
 function readmeSession(): string[] {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const block = /## The pipeline\s+```bash\n([\s\S]*?)```/.exec(readme)?.[1];
-  expect(block, 'README: the bash block under "## The pipeline"').toBeDefined();
+  const block = /### The pipeline on your own archives\s+Put[^`]*```bash\n([\s\S]*?)```/.exec(readme)?.[1];
+  expect(block, 'README: the bash block under "### The pipeline on your own archives"').toBeDefined();
   const lines = block!
     .split('\n')
     .map((l) => l.replace(/\s+#.*$/, '').trim())
@@ -47,16 +48,11 @@ describe("the README's session on the worked example", () => {
       hits: { dates: string[] }[];
     };
     const got = found.hits.map((h) => h.dates.map((d) => d.slice(0, 8)).join(' ')).sort();
-    // expected-dates.txt: URL, version, then every date of that version.
-    const want = readFileSync(join(SPEC, 'dedup-example', 'expected-dates.txt'), 'utf8')
-      .split('\n')
-      .filter((l) => l && !l.startsWith('#'))
-      .map((l) =>
-        l
-          .split(/\s+/)
-          .slice(2)
-          .map((d) => d.replace(/-/g, '').slice(0, 8))
-          .sort()
+    const want = expectedVersionDates()
+      .map((dates) =>
+        dates
+          .split(' ')
+          .map((d) => d.slice(0, 8))
           .join(' '),
       )
       .sort();

@@ -47,9 +47,14 @@ function archiveServer(files: Record<string, Buffer>): { server: Server; request
 describe.skipIf(!HAVE_FIXTURES)('importing archives over HTTP', () => {
   const names = ['iana.warc.gz', 'crawl1.warc.gz'];
   const paths = [fixture('pywb/iana.warc.gz'), fixture('wget/crawl1.warc.gz')];
-  const { server, requests } = archiveServer(Object.fromEntries(names.map((n, i) => [n, readFileSync(paths[i])])));
+  // The server reads `files` per request; they are read before the tests, not at collection.
+  const files: Record<string, Buffer> = {};
+  const { server, requests } = archiveServer(files);
   let base = '';
   beforeAll(async () => {
+    names.forEach((n, i) => {
+      files[n] = readFileSync(paths[i]);
+    });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
