@@ -1,6 +1,7 @@
 /**
- * The on-disk index: one SQLite database per partition (better-sqlite3, FTS5), as DESIGN says
- * why: no load time, memory independent of size, BM25, phrases. `main` holds one row per
+ * The on-disk index: one SQLite database per partition (better-sqlite3, FTS5), for the reasons
+ * docs/decisions.md ("The first choices") gives: no load time, memory independent of size, BM25,
+ * phrases. `main` holds one row per
  * document (rowid = document number) with the stored fields and a contentless FTS5 table over
  * title, content, anchors, URL words and host, holding the terms of nwax's analyzer (one term
  * per space, under FTS5's ascii tokenizer, so FTS5 neither splits nor folds them again). The

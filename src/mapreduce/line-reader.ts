@@ -1,7 +1,7 @@
 /**
  * Lines of a text file (or stdin, `-`), gunzipped on the fly when the file is gzip (by its
  * magic bytes, so `.cdx.gz` and ZipNum blocks read the same way). Chunked: each read splits a
- * whole 1 MiB of text at once, which is where the speed is (DESIGN: split beats csv-parse 6x).
+ * whole 1 MiB of text at once, which is where the speed is (docs/decisions.md, "The first choices": split beats csv-parse 6x).
  */
 import { closeSync, createReadStream, openSync } from 'node:fs';
 import { open } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Sorted record files: the parts of every nwax dataset (DESIGN, "Data on disk"), written here
+ * Sorted record files: the parts of every nwax dataset (docs/design.md, "Data on disk"), written here
  * and read by record-file-reader.ts. Lines
  * `key TAB value-json`, sorted by key in byte order, cut into blocks that are each one gzip
  * member, with a hidden sidecar index `.<part>.idx` of `firstKey TAB offset TAB length` per

@@ -1,7 +1,7 @@
 /**
  * Search-as-you-type: MiniSearch over the site names and the titles of the best pages
  * (highest boost first, at most `titles` of them), built once when the service starts. Bounded
- * in memory by design: this is what MiniSearch is kept for (DESIGN), prefix and fuzzy matching.
+ * in memory by design: this is what MiniSearch is kept for (docs/decisions.md, "The first choices"), prefix and fuzzy matching.
  * Titles and what is typed are cut by the index's analyzer, so a prefix in any script (`résu`,
  * `東`, `서울`) finds what the search would.
  */
