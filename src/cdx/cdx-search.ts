@@ -6,7 +6,7 @@
 import type { CdxFields } from './cdx-reader.js';
 import { passesAll } from './cdx-filter.js';
 import { CdxQueryError, type CdxQuery } from './cdx-query.js';
-import { mergedLines, type CdxSource } from './cdx-source.js';
+import { mergedLines, type CdxSource, type SourcedLine } from './cdx-source.js';
 
 const ALL_FIELDS: (keyof CdxFields)[] = ['urlkey', 'timestamp', 'url', 'mime', 'status', 'digest', 'length', 'offset', 'filename'];
 
@@ -47,7 +47,12 @@ export function formatCdxLine(line: string, f: CdxFields, q: Pick<CdxQuery, 'out
 const ts14 = (t: string) => (t.length >= 14 ? t : t.padEnd(14, '0'));
 
 /** The output lines of a query, in order; stops at the limit. */
-export async function* searchCdx(sources: CdxSource[], q: CdxQuery, limits: SearchLimits): AsyncGenerator<string> {
+export function searchCdx(sources: CdxSource[], q: CdxQuery, limits: SearchLimits): AsyncGenerator<string> {
+  return answerLines(mergedLines(sources, q.startKey, q.endKey), q, limits);
+}
+
+/** The output lines of a query over lines already found (a range's, or one page's): dates, access, filters, collapse, sort, limit. */
+export async function* answerLines(found: AsyncIterable<SourcedLine>, q: CdxQuery, limits: SearchLimits): AsyncGenerator<string> {
   // The budget counts the query's own work: the time its reader holds a streamed answer (a
   // slow client, a full socket) is not the query's.
   const budget = limits.timeoutMs > 0 ? limits.timeoutMs : Infinity;
@@ -59,7 +64,7 @@ export async function* searchCdx(sources: CdxSource[], q: CdxQuery, limits: Sear
   let lastCollapse: string | undefined;
   let n = 0;
   let seen = 0;
-  for await (const { line, source } of mergedLines(sources, q.startKey, q.endKey)) {
+  for await (const { line, source } of found) {
     if ((++seen & 1023) === 0) {
       if (worked + Date.now() - resumed > budget) {
         throw new CdxQueryError(`the query read ${seen} lines in ${limits.timeoutMs} ms and was stopped; narrow it (matchType, from/to, limit)`);

@@ -18,7 +18,23 @@ export interface CdxSource {
   /** Parses this source's lines (its legend taken in). */
   readonly reader: CdxLineReader;
   lines(startKey: string, endKey: string): AsyncIterable<string>;
+  /** The blocks /cdx pages count (cdx-pages.ts): a cluster's, or a flat file's byte blocks; none for a gzipped file. */
+  readonly blocks?: PagedBlocks;
 }
+
+/** A source read by blocks: which blocks a key range spans, and the range's lines in some of them. */
+export interface PagedBlocks {
+  span(startKey: string, endKey: string): { first: number; last: number } | undefined;
+  lines(from: number, to: number, startKey: string, endKey: string): AsyncIterable<string>;
+}
+
+export interface CdxSourceOptions {
+  /** Bytes of a flat file's block, for paging (nwax.cdx.flat.block.size). */
+  flatBlockBytes?: number;
+}
+
+/** A flat file's blocks for paging: as many bytes as a ZipNum block of 3000 lines holds, about. */
+export const FLAT_BLOCK_BYTES = 1 << 20;
 
 function readerFor(legend: string | undefined): CdxLineReader {
   const r = new CdxLineReader();
@@ -29,10 +45,17 @@ function readerFor(legend: string | undefined): CdxLineReader {
 const CDX_FILE = /\.(cdx|cdxj|cdx11|cdx9)(\.gz)?$/i;
 
 /** Opens what a path names: cluster, file, or a directory of them (not recursive). */
-export function openCdxSources(path: string): CdxSource[] {
+export function openCdxSources(path: string, opts: CdxSourceOptions = {}): CdxSource[] {
   if (ZipnumCluster.isCluster(path)) {
     const c = ZipnumCluster.open(path);
-    return [{ name: c.summary, reader: readerFor(undefined), lines: (s, e) => c.lines(s, e) }];
+    return [
+      {
+        name: c.summary,
+        reader: readerFor(undefined),
+        lines: (s, e) => c.lines(s, e),
+        blocks: { span: (s, e) => c.blockSpan(s, e), lines: (from, to, s, e) => c.blockLines(from, to, s, e) },
+      },
+    ];
   }
   let isDir: boolean;
   try {
@@ -45,12 +68,16 @@ export function openCdxSources(path: string): CdxSource[] {
       .filter((f) => CDX_FILE.test(f))
       .sort();
     const subClusters = readdirSync(path).filter((f) => ZipnumCluster.isCluster(join(path, f)) && statSync(join(path, f)).isDirectory());
-    const out = [...files.flatMap((f) => openCdxSources(join(path, f))), ...subClusters.flatMap((d) => openCdxSources(join(path, d)))];
+    const out = [...files.flatMap((f) => openCdxSources(join(path, f), opts)), ...subClusters.flatMap((d) => openCdxSources(join(path, d), opts))];
     if (out.length === 0) throw new InputError(`${path}: no CDX files (.cdx, .cdxj, .cdx.gz) or ZipNum clusters in this directory`);
     return out;
   }
   const f = new SortedCdxFile(path);
-  return [{ name: path, reader: readerFor(f.legend), lines: (s, e) => f.lines(s, e) }];
+  const bytes = opts.flatBlockBytes ?? FLAT_BLOCK_BYTES;
+  const blocks: PagedBlocks | undefined = f.gzip
+    ? undefined
+    : { span: (s, e) => f.blockSpan(s, e, bytes), lines: (from, to, s, e) => f.blockLines(from, to, s, e, bytes) };
+  return [{ name: path, reader: readerFor(f.legend), lines: (s, e) => f.lines(s, e), ...(blocks ? { blocks } : {}) }];
 }
 
 export interface SourcedLine {

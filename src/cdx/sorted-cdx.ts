@@ -86,6 +86,111 @@ export class SortedCdxFile {
     }
   }
 
+  /** Where the first line >= key starts (the file's size where none does), and the line before it ends. */
+  private offsetOf(fd: number, key: string): number {
+    let at = this.seek(key);
+    let buf = Buffer.allocUnsafe(PROBE);
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, at);
+      if (n === 0) return this.size;
+      const nl = buf.subarray(0, n).indexOf(0x0a);
+      if (nl < 0 && n === buf.length) {
+        // A line longer than the buffer: read it again whole.
+        buf = Buffer.allocUnsafe(buf.length * 2);
+        continue;
+      }
+      const line = buf.toString('utf8', 0, nl < 0 ? n : nl);
+      if (line >= key && line[0] !== ' ' && line[0] !== '!') return at;
+      if (nl < 0) return this.size;
+      at += nl + 1;
+    }
+  }
+
+  /** Where the last line that starts before byte `end` (and at or after `from`) starts. */
+  private lastLineStart(fd: number, from: number, end: number): number {
+    const buf = Buffer.allocUnsafe(PROBE);
+    // The byte before `end` ends the line (a newline) or is inside the file's last line.
+    for (let hi = end - 1; hi > from; ) {
+      const lo = Math.max(from, hi - buf.length);
+      readSync(fd, buf, 0, hi - lo, lo);
+      const nl = buf.subarray(0, hi - lo).lastIndexOf(0x0a);
+      if (nl >= 0) return lo + nl + 1;
+      hi = lo;
+    }
+    return from;
+  }
+
+  /**
+   * The fixed byte blocks (`blockBytes` each, from the file's start) that a key range's lines
+   * start in: a flat file's stand-in for a ZipNum cluster's blocks, so that /cdx pages it by
+   * pywb's rules, each page found by seeking. Undefined where the range holds no line.
+   */
+  blockSpan(startKey: string, endKey: string, blockBytes: number): { first: number; last: number } | undefined {
+    const fd = openSync(this.path, 'r');
+    try {
+      const from = this.offsetOf(fd, startKey);
+      const end = this.offsetOf(fd, endKey);
+      if (from >= end) return undefined;
+      return { first: Math.floor(from / blockBytes), last: Math.floor(this.lastLineStart(fd, from, end) / blockBytes) };
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Lines with startKey <= line < endKey that start in blocks [from, to) of `blockBytes` bytes: one page's. */
+  async *blockLines(from: number, to: number, startKey: string, endKey: string, blockBytes: number): AsyncGenerator<string> {
+    const fd = openSync(this.path, 'r');
+    try {
+      const stop = Math.min(this.size, to * blockBytes);
+      // The first line starting at or after the block's first byte.
+      let at = from * blockBytes;
+      if (at > 0) {
+        const next = this.lineAfterByte(fd, at - 1, Buffer.allocUnsafe(PROBE));
+        if (next === undefined) return;
+        at = next;
+      }
+      let buf = Buffer.allocUnsafe(FIRST_READ);
+      while (at < stop) {
+        const n = readSync(fd, buf, 0, buf.length, at);
+        if (n === 0) return;
+        const eof = at + n >= this.size;
+        let start = 0;
+        for (;;) {
+          let nl = buf.indexOf(0x0a, start);
+          if (nl < 0 || nl >= n) {
+            // The file's last line may end without a newline.
+            if (!eof || start >= n) break;
+            nl = n;
+          }
+          // A line belongs to the page its first byte is in.
+          if (at + start >= stop) return;
+          const l = buf.toString('utf8', start, nl);
+          start = nl + 1;
+          if (l === '' || l < startKey || l[0] === ' ' || l[0] === '!') continue;
+          if (l >= endKey) return;
+          yield l;
+        }
+        if (eof) return;
+        // No whole line in the buffer: a longer one, read again with room for it.
+        if (start === 0) buf = Buffer.allocUnsafe(buf.length * 2);
+        else if (buf.length < READ) buf = Buffer.allocUnsafe(Math.min(READ, buf.length * 4));
+        at += start;
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Where the first line that starts after byte `pos` starts (after the newline at or after it). */
+  private lineAfterByte(fd: number, pos: number, buf: Buffer): number | undefined {
+    for (let at = pos; at < this.size; at += buf.length) {
+      const n = readSync(fd, buf, 0, buf.length, at);
+      const nl = buf.subarray(0, n).indexOf(0x0a);
+      if (nl >= 0) return at + nl + 1 < this.size ? at + nl + 1 : undefined;
+    }
+    return undefined;
+  }
+
   async *lines(startKey: string, endKey: string): AsyncGenerator<string> {
     if (this.gzip) {
       for await (const batch of lineBatches(this.path)) {

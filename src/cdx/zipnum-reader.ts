@@ -168,8 +168,8 @@ export class ZipnumCluster {
     throw new NwaxError('NWAX_INPUT', `${this.summary}: part "${part}" could not be read (${why})`);
   }
 
-  /** The first block that may hold keys >= `key` (the one before the first block starting at or after it). */
-  private firstBlock(key: string): number {
+  /** The first block whose summary key is >= `key` (the number of blocks where none is). */
+  private lowerBound(key: string): number {
     let lo = 0;
     let hi = this.keys.length;
     while (lo < hi) {
@@ -177,15 +177,45 @@ export class ZipnumCluster {
       if (this.keys[mid] < key) lo = mid + 1;
       else hi = mid;
     }
-    return Math.max(0, lo - 1);
+    return lo;
+  }
+
+  /** The first block that may hold keys >= `key` (the one before the first block starting at or after it). */
+  private firstBlock(key: string): number {
+    return Math.max(0, this.lowerBound(key) - 1);
+  }
+
+  /**
+   * The blocks a key range's pages are counted over, as pywb's compute_page_range finds them in
+   * the summary: from the block before the first summary line >= startKey to the block before the
+   * first one >= endKey (or the last block); undefined where the range touches no block.
+   */
+  blockSpan(startKey: string, endKey: string): { first: number; last: number } | undefined {
+    const n = this.keys.length;
+    if (n === 0) return undefined;
+    const atEnd = this.lowerBound(endKey);
+    const last = atEnd === n ? n - 1 : Math.max(0, atEnd - 1);
+    const atStart = this.lowerBound(startKey);
+    // No summary line at or after the key: only the last block may hold it.
+    if (atStart === n) return { first: n - 1, last };
+    const first = Math.max(0, atStart - 1);
+    // pywb takes the first block only while its line sorts before endKey.
+    if (this.keys[first] >= endKey) return undefined;
+    return { first, last };
   }
 
   /** Lines with startKey <= line < endKey, in order. */
-  async *lines(startKey: string, endKey: string): AsyncGenerator<string> {
-    for (let b = this.firstBlock(startKey); b < this.keys.length && (b === 0 || this.keys[b] < endKey); ) {
+  lines(startKey: string, endKey: string): AsyncGenerator<string> {
+    return this.blockLines(this.firstBlock(startKey), this.keys.length, startKey, endKey);
+  }
+
+  /** Lines with startKey <= line < endKey of blocks [from, to), in order: a page's, or the range's when `to` is the end. */
+  async *blockLines(from: number, to: number, startKey: string, endKey: string): AsyncGenerator<string> {
+    to = Math.min(to, this.keys.length);
+    for (let b = from; b < to && (b === 0 || this.keys[b] < endKey); ) {
       let e = b + 1;
       while (
-        e < this.keys.length &&
+        e < to &&
         e - b < this.maxBlocks &&
         this.keys[e] < endKey &&
         this.parts[e] === this.parts[b] &&

@@ -3,14 +3,15 @@
  * limit, sort, closest, output, fl, page, pageSize, showNumPages) over the ZipNum clusters and
  * sorted CDX files configured in nwax.serve.cdx. Answers are streamed as their lines are read
  * (memory per request is a batch of lines, never the answer), capped at nwax.cdx.max.results
- * lines (more come by pages), and at most nwax.cdx.max.concurrent stream at once (a 503 for
- * more); a query that works past nwax.cdx.timeout is stopped; bad parameters get a 400 naming
+ * lines (more come by pages: pywb's pages of blocks, cdx-pages.ts), and at most
+ * nwax.cdx.max.concurrent stream at once (a 503 for more); a query that works past nwax.cdx.timeout is stopped; bad parameters get a 400 naming
  * the parameter. Errors found before the first line get their status; one after it ends the
  * response unfinished (a client sees a cut answer, never a short one that looks whole).
  */
 import { openCdxSources, type CdxSource } from '../cdx/cdx-source.js';
 import { CdxQueryError, parseCdxQuery } from '../cdx/cdx-query.js';
-import { searchCdx } from '../cdx/cdx-search.js';
+import { answerLines, searchCdx } from '../cdx/cdx-search.js';
+import { countPages, pageLines } from '../cdx/cdx-pages.js';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { CdxFields } from '../cdx/cdx-reader.js';
@@ -30,33 +31,26 @@ export interface CdxServerOptions {
   /** Most lines of one answer or page (nwax.cdx.max.results). */
   maxResults: number;
   timeoutMs: number;
-  /** Lines of a page when `page=` comes without `pageSize=` (nwax.cdx.page.size). */
+  /** Blocks of a page when `page=` comes without `pageSize=` (nwax.cdx.page.size; pywb's default is 10). */
   pageSize: number;
+  /** Bytes of a flat CDX file's block, for its pages (nwax.cdx.flat.block.size). */
+  flatBlockBytes?: number;
   /** The access rules: a capture they withhold (blocked or excluded) is on no line. */
   access?: AccessPolicy;
   log?: (m: string) => void;
 }
 
-/** `page=N` and `pageSize=K` (lines; pywb counts ZipNum blocks) and `showNumPages`, checked. */
+/** `page=N`, `pageSize=K` (ZipNum blocks, as pywb counts them) and `showNumPages`, checked. */
 function paging(p: URLSearchParams, o: CdxServerOptions): { page?: number; size: number; count: boolean } {
   const whole = (name: string, min: number): number | undefined => {
     const v = p.get(name);
     if (v === null || v === '') return undefined;
     const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new CdxQueryError(`${name}=${v}: expected a whole number, at least ${min}`);
+    if (!Number.isSafeInteger(n) || n < min) throw new CdxQueryError(`${name}=${v}: expected a whole number, at least ${min}`);
     return n;
   };
-  const size = Math.min(whole('pageSize', 1) ?? o.pageSize, o.maxResults);
-  return { page: whole('page', 0), size, count: p.get('showNumPages') === 'true' };
-}
-
-/** Lines [from, from + size) of `lines`. */
-async function* slice(lines: AsyncGenerator<string>, from: number, size: number): AsyncGenerator<string> {
-  let i = 0;
-  for await (const l of lines) {
-    if (i >= from + size) break;
-    if (i++ >= from) yield l;
-  }
+  // A negative page is pywb's "Page -1 invalid" (cdx-pages.ts), not a malformed parameter.
+  return { page: whole('page', Number.MIN_SAFE_INTEGER), size: whole('pageSize', 1) ?? o.pageSize, count: p.get('showNumPages') === 'true' };
 }
 
 /** The generator with its first value read now (so its errors come before any byte is sent), or undefined when empty. */
@@ -94,14 +88,15 @@ function stampOf(paths: string[]): string {
 export async function cdxServer(o: CdxServerOptions): Promise<{ answer(p: URLSearchParams, user?: string): Promise<CdxAnswer>; reload(): boolean }> {
   // Opened once (a cluster's summary is read into memory here, not per request), and again when
   // the files under the source paths change: a new CDX file, a rebuilt cluster.
-  let sources: CdxSource[] = o.sources.flatMap((s) => openCdxSources(s));
+  const open = () => o.sources.flatMap((s) => openCdxSources(s, { flatBlockBytes: o.flatBlockBytes }));
+  let sources: CdxSource[] = open();
   let stamp = stampOf(o.sources);
   return {
     reload() {
       const now = stampOf(o.sources);
       if (now === stamp) return false;
       try {
-        sources = o.sources.flatMap((s) => openCdxSources(s));
+        sources = open();
         stamp = now;
         o.log?.(`reload: CDX sources reopened (${sources.length})`);
         return true;
@@ -116,7 +111,7 @@ export async function cdxServer(o: CdxServerOptions): Promise<{ answer(p: URLSea
       let pages;
       try {
         pages = paging(p, o);
-        // Paged, the pages cover the whole answer (no cap on it); a page holds pageSize lines at most.
+        // Paged, the pages cover the whole answer (no cap on it); a page is pageSize blocks, and limit= cuts it.
         const paged = pages.page !== undefined || pages.count;
         q = parseCdxQuery(
           {
@@ -158,16 +153,10 @@ export async function cdxServer(o: CdxServerOptions): Promise<{ answer(p: URLSea
       };
       try {
         if (pages.count) {
-          // As IA's CDX server: the number of pages alone (JSON with output=json, as pywb).
-          let lines = 0;
-          for await (const _ of searchCdx(sources, q, limits)) lines++;
-          const n = Math.ceil(lines / pages.size);
-          return q.output === 'json'
-            ? { status: 200, type: 'application/json', body: `${JSON.stringify({ pages: n, pageSize: pages.size, lines })}\n` }
-            : { status: 200, type: 'text/plain', body: `${n}\n` };
+          // As pywb: always JSON, whatever output= asks, from the summaries alone (no line is read but one block's of a one-block range).
+          return { status: 200, type: 'application/json', body: `${JSON.stringify(await countPages(sources, q, pages.size))}\n` };
         }
-        const all = searchCdx(sources, q, limits);
-        const lines = pages.page === undefined ? all : slice(all, pages.page * pages.size, pages.size);
+        const lines = pages.page === undefined ? searchCdx(sources, q, limits) : answerLines(await pageLines(sources, q, pages.page, pages.size), q, limits);
         return { status: 200, type, lines: await started(lines) };
       } catch (err) {
         return failed(err);

@@ -48,10 +48,10 @@ export interface ServeOptions {
   accessLog?: AccessLogOptions;
   /**
    * CDX sources /cdx answers from (nwax.serve.cdx); /cdx is off without them. Lines per answer
-   * or page (nwax.cdx.max.results), the page size when none is asked (nwax.cdx.page.size), the
-   * answers streamed at once (nwax.cdx.max.concurrent).
+   * (nwax.cdx.max.results), blocks per page when none is asked (nwax.cdx.page.size), bytes of a
+   * flat file's block (nwax.cdx.flat.block.size), answers streamed at once (nwax.cdx.max.concurrent).
    */
-  cdx?: { sources: string[]; maxResults: number; timeoutMs: number; pageSize?: number; maxConcurrent?: number };
+  cdx?: { sources: string[]; maxResults: number; timeoutMs: number; pageSize?: number; flatBlockBytes?: number; maxConcurrent?: number };
   /** The access rules applied on every route (nwax.access.*); none when absent. */
   access?: AccessSettings;
   log?: (line: string) => void;
