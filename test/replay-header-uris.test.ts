@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
 import { writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc } from '../scripts/make-fixtures.mjs';
@@ -55,6 +56,16 @@ function rawGet(
   });
 }
 
+/** The archive imported as collection `web` under DIR/crawl, indexed, and served with replay on its own port. */
+async function serveArchive(dir: string, warc: string): Promise<RunningServer> {
+  const crawl = join(dir, 'crawl');
+  writeFileSync(join(dir, 'manifest'), `${warc} web\n`);
+  const seg = join(crawl, 'segments', '20120101000000');
+  expect((await nwaxAsync(['import', join(dir, 'manifest'), seg])).code).toBe(0);
+  expect((await nwaxAsync(['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg])).code).toBe(0);
+  return startServer({ dir: crawl, host: '127.0.0.1', port: 0, replayPort: 0, wayback: '', hitsPerSite: 0, suggestTitles: 10, reloadInterval: 0 });
+}
+
 /** Each `<…>` of a Link header, checked against RFC 8288's `"<" URI-Reference ">"`. */
 function linkTargets(link: string): string[] {
   const targets = [...link.matchAll(/<([^>]*)>\s*((?:;\s*[a-z]+="[^"]*"\s*)*)(?:,\s*|$)/g)];
@@ -65,7 +76,6 @@ function linkTargets(link: string): string[] {
 
 describe('replay headers carry archived URLs percent-encoded', () => {
   const dir = tempDir();
-  const crawl = join(dir, 'crawl');
   const odd = 'http://site.example/say"hi"<there>';
   let srv: RunningServer;
 
@@ -85,11 +95,7 @@ describe('replay headers carry archived URLs percent-encoded', () => {
       resp(odd, '20100101000000', '<html><title>quoted</title><body>quoted page</body></html>', 200, {}, 1),
       resp('http://site.example/go', '20100101000001', '', 302, { Location: `${odd} x`, Link: '<http://site.example/say"hi"<there x>; rel="canonical"' }, 2),
     ]);
-    writeFileSync(join(dir, 'manifest'), `${warc} web\n`);
-    const seg = join(crawl, 'segments', '20120101000000');
-    expect((await nwaxAsync(['import', join(dir, 'manifest'), seg])).code).toBe(0);
-    expect((await nwaxAsync(['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg])).code).toBe(0);
-    srv = await startServer({ dir: crawl, host: '127.0.0.1', port: 0, replayPort: 0, wayback: '', hitsPerSite: 0, suggestTitles: 10, reloadInterval: 0 });
+    srv = await serveArchive(dir, warc);
   }, 120_000);
   afterAll(() => srv?.close());
 
@@ -125,5 +131,68 @@ describe('replay headers carry archived URLs percent-encoded', () => {
     const targets = linkTargets(tm.body.trim().replace(/,\n/g, ', '));
     for (const t of targets) expect(t).toMatch(URI_REFERENCE);
     expect(targets.length).toBe(4);
+  });
+});
+
+/** A gzipped WARC response record written byte for byte: its HTTP head holds raw, unencoded bytes. */
+function rawResponse(url: string, date: string, head: Buffer, body: string, id: number): Buffer {
+  const http = Buffer.concat([head, Buffer.from(body)]);
+  const warcHead =
+    `WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: ${url}\r\nWARC-Date: ${date}\r\n` +
+    `WARC-Record-ID: <urn:uuid:00000000-0000-4000-8000-${String(id).padStart(12, '0')}>\r\n` +
+    `Content-Type: application/http; msgtype=response\r\nContent-Length: ${http.length}\r\n\r\n`;
+  return gzipSync(Buffer.concat([Buffer.from(warcHead), http, Buffer.from('\r\n\r\n')]));
+}
+
+describe('a Location header of raw non-ASCII bytes (issue: header URLs decoded as bytes once)', () => {
+  const dir = tempDir();
+  let srv: RunningServer;
+
+  beforeAll(async () => {
+    const redirect = (loc: Buffer) => Buffer.concat([Buffer.from('HTTP/1.1 302 Found\r\nLocation: '), loc, Buffer.from('\r\nContent-Length: 0\r\n\r\n')]);
+    const page = (text: string) =>
+      Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(text)}\r\n\r\n`);
+    const uber = '<html><title>über</title><body>the page über</body></html>';
+    writeFileSync(
+      join(dir, 'iri.warc.gz'),
+      Buffer.concat([
+        // UTF-8, as servers send an IRI: ü is C3 BC.
+        rawResponse('http://site.example/go', '2010-01-01T00:00:01Z', redirect(Buffer.from('http://site.example/\u00fcber?q=\u00e9', 'utf8')), '', 1),
+        rawResponse('http://site.example/%C3%BCber?q=%C3%A9', '2010-01-01T00:00:02Z', page(uber), uber, 2),
+        // Not UTF-8 (a latin1 byte FC): kept as the byte it is.
+        rawResponse(
+          'http://site.example/old',
+          '2010-01-01T00:00:03Z',
+          redirect(Buffer.from([...Buffer.from('http://site.example/'), 0xfc, ...Buffer.from('ber')])),
+          '',
+          3,
+        ),
+      ]),
+    );
+    srv = await serveArchive(dir, join(dir, 'iri.warc.gz'));
+  }, 120_000);
+  afterAll(() => srv?.close());
+
+  it('the CDX redirect field holds the IRI percent-encoded as UTF-8, or the byte as it is', async () => {
+    const r = await nwaxAsync(['cdx', '--no-header', join(dir, 'iri.warc.gz')]);
+    expect(r.code, r.stderr).toBe(0);
+    const redirects = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' ')[6]);
+    expect(redirects).toEqual(['http://site.example/%C3%BCber?q=%C3%A9', '-', 'http://site.example/%FCber']);
+  });
+
+  it("replay's Location goes to the page the archived redirect named", async () => {
+    const r = await rawGet(srv.replayUrl!, '/replay/web/20100101000001mp_/http://site.example/go');
+    expect(r.status).toBe(302);
+    const location = String(r.headers.location);
+    expect(location).toMatch(URI_REFERENCE);
+    expect(location).toContain('/http://site.example/%C3%BCber?q=%C3%A9');
+    const page = await fetch(new URL(location, srv.replayUrl).href);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('the page über');
+    const old = await rawGet(srv.replayUrl!, '/replay/web/20100101000003mp_/http://site.example/old');
+    expect(String(old.headers.location)).toContain('/http://site.example/%FCber');
   });
 });

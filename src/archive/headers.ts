@@ -104,3 +104,21 @@ export function parseHttpHead(buf: Buffer, kind: 'response' | 'request'): HttpHe
   const headers = parseHeaderLines(buf.toString('latin1', firstEol + 1, stop));
   return { firstLine, status, method, headers, length: stop };
 }
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A URL header's value (`Location`, `Content-Location`), held as latin1 like every header here
+ * (one character per byte), as the text it means: its bytes decoded once as UTF-8 (an IRI, as
+ * servers send one), or, where they are not UTF-8, each byte past ASCII percent-encoded as it is.
+ * Never each byte encoded as UTF-8 again: `ü` sent as C3 BC is `%C3%BC`, not `%C3%83%C2%BC`.
+ */
+export function headerUrlText(latin1: string): string {
+  if (!/[\x80-\xff]/.test(latin1)) return latin1;
+  const bytes = Buffer.from(latin1, 'latin1');
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    return latin1.replace(/[\x80-\xff]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  }
+}

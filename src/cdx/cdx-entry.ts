@@ -4,6 +4,7 @@
  * why (redirect and robot fields filled, hex digests in base32, ARC headers read as CDX-Writer).
  */
 import type { ArchiveRecord, RecordEnd } from '../archive/record.js';
+import { headerUrlText } from '../archive/headers.js';
 import { base32, sha1Hasher } from '../archive/digest.js';
 import { robotFlags } from './robots-meta.js';
 import { urlKey, type Canonicalizer } from './surt.js';
@@ -58,8 +59,9 @@ export function cdxSafe(s: string): string {
 
 function redirectOf(r: ArchiveRecord, status: string): string {
   if (status[0] !== '3') return '-';
-  const loc = r.http?.headers.get('Location');
-  if (!loc) return '-';
+  const raw = r.http?.headers.get('Location');
+  if (!raw) return '-';
+  const loc = headerUrlText(raw);
   try {
     return cdxSafe(new URL(loc.trim(), r.url).href);
   } catch {

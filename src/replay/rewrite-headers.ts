@@ -4,7 +4,7 @@
  * would act on the replay origin (CSP, HSTS, X-Frame-Options, cookies, caching, CORS, lengths
  * and encodings of the archived transfer) sent as `X-Archive-Orig-*`, for the curious, never obeyed.
  */
-import type { HeaderList } from '../archive/headers.js';
+import { headerUrlText, type HeaderList } from '../archive/headers.js';
 import { rewriteUrl, type RewriteContext } from './url-rewriter.js';
 import { uriForHeader } from './header-uri.js';
 
@@ -29,12 +29,14 @@ export function rewriteHeaders(headers: HeaderList | undefined, ctx: RewriteCont
     const value = clean(raw);
     if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/i.test(name)) continue;
     if (KEEP.has(lower) || (keepEncoding && lower === 'content-encoding')) out.push([name, value]);
-    else if (URL_HEADERS.has(lower)) out.push([name, uriForHeader(rewriteUrl(value, 'mp_', ctx) ?? value)]);
-    else if (lower === 'link')
+    else if (URL_HEADERS.has(lower)) {
+      const url = headerUrlText(value);
+      out.push([name, uriForHeader(rewriteUrl(url, 'mp_', ctx) ?? url)]);
+    } else if (lower === 'link')
       out.push([
         name,
         value.replace(/<([^>]*)>/g, (whole, u: string) => {
-          const r = rewriteUrl(u, 'oe_', ctx);
+          const r = rewriteUrl(headerUrlText(u), 'oe_', ctx);
           return r === undefined ? whole : `<${uriForHeader(r)}>`;
         }),
       ]);
