@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DAMAGE_KINDS, makeDamaged, rng, type DamageKind, type DamagedArchive } from '../src/tools/damage-kit.js';
+import { gzipSync } from 'node:zlib';
+import { DAMAGE_KINDS, makeDamaged, page, rng, warcResponse, type DamageKind, type DamagedArchive } from '../src/tools/damage-kit.js';
 import { dataLines, nwax, nwaxAsync, tempDir } from './helpers.js';
 
 const dir = tempDir();
@@ -107,13 +108,34 @@ describe('damaged archives: every undamaged record indexed, the damage reported'
 
   it('an ARC length off by one to six bytes, gzipped or plain, leaves the next record whole, and a short one is read as declared (defect 7)', async () => {
     for (const seed of [31, 32, 33, 34, 35, 36]) {
-      for (const kind of ['arc-gz-off-by-n', 'arc-off-by-n', 'warc-off-by-n'] as const) {
+      for (const kind of ['arc-gz-off-by-n', 'arc-off-by-n', 'warc-off-by-n', 'warc-gz-off-by-n'] as const) {
         const a = makeDamaged(kind, rng(seed));
         const path = write(a, `${seed}-${a.name}`);
         const r = await nwax(['cdx', path]);
         const got = indexed(r.stdout);
         for (const rec of a.intact) expect(got.get(rec.url), `${kind} seed ${seed}: ${rec.url}`).toBe(rec.digest);
         expect([...got.keys()].every((u) => u.startsWith('http://example.org/'))).toBe(true);
+      }
+    }
+  });
+
+  it('a gzipped WARC record whose Content-Length is off by 1 to 6 keeps its digest and says so, its page ending in a newline or not', async () => {
+    for (const newline of [false, true]) {
+      const body = Buffer.concat([page(1500, 'odd'), Buffer.from(newline ? '\n' : '')]);
+      for (const lie of [-6, -3, -1, 1, 2, 3, 5]) {
+        const records = [
+          warcResponse('http://example.org/a', page(700, 'a'), 0),
+          warcResponse('http://example.org/odd', body, 1, lie),
+          warcResponse('http://example.org/b', page(700, 'b'), 2),
+        ];
+        const path = join(dir, `gz-lie${lie}-${newline}.warc.gz`);
+        writeFileSync(path, Buffer.concat(records.map((r) => gzipSync(r.bytes))));
+        const r = await nwax(['cdx', path]);
+        const tag = `lie ${lie}, newline ${newline}`;
+        expect(r.code, `${tag}: ${r.stderr}`).toBe(0);
+        for (const rec of records) expect(indexed(r.stdout).get(rec.url), `${tag}: ${rec.url}`).toBe(rec.digest);
+        // Never silent: the message names the length and what was read.
+        expect(r.stderr, tag).toMatch(/offset \d+: Content-Length \d+[^\n]*; read to (there|the end of its member) \(content-length-mismatch; warning\)/);
       }
     }
   });

@@ -17,6 +17,12 @@ export interface RecordReader {
   readonly _format: ArchiveFormat | undefined;
   _report(offset: number, reason: string, detail: string, skipped: boolean): void;
   _rewindTo(pos: number): boolean;
+  /**
+   * gzip: whether this archive's last whole record left its separator inside its member after
+   * its declared length (IA's ARCs, every WARC) or ended its member with it (some Heritrix
+   * ARCs); undefined before the first. Tells a member's closing newline from a payload's.
+   */
+  _separatorInMember: boolean | undefined;
 }
 
 /** A record that cannot be read: why (a skip reason) and what was found. */
@@ -45,6 +51,11 @@ export interface RecordFields {
   lastLineOpen?: boolean;
   /** gzip: the record's header is the first thing in its member (the member bounds the record). */
   startedAtMember: boolean;
+  /**
+   * gzip: the length is what the record's member holds (its own length field could not be
+   * read), so the member's closing separator is counted in it and is no part of the payload.
+   */
+  lengthFromMember?: boolean;
 }
 
 /** Plain files: how near its declared end a record's end is checked against what follows. */
@@ -66,6 +77,11 @@ export class LiveRecord implements ArchiveRecord {
   readonly offset!: number;
   private readonly lastLineOpen: boolean = false;
   private readonly startedAtMember: boolean = false;
+  private lengthFromMember = false;
+  /** gzip: the member's tail was checked for a length that runs into the separator. */
+  private tailChecked = false;
+  /** The record's end is not where its length said (a warning): it teaches nothing of the archive's habits. */
+  private repaired = false;
   /** Payload bytes not yet read. */
   private left: number;
   private ended: RecordEnd | undefined;
@@ -84,6 +100,7 @@ export class LiveRecord implements ArchiveRecord {
   ) {
     Object.assign(this, f);
     this.left = f.contentLength - (f.http?.length ?? 0);
+    this.repaired = this.lengthFromMember;
   }
 
   payload(onRaw?: (stored: Buffer) => void): AsyncIterable<Buffer> {
@@ -113,7 +130,16 @@ export class LiveRecord implements ArchiveRecord {
     }
     if (c.gzip) {
       if (this.startedAtMember && !this.endChecked) await this.checkMemberEnd();
-      const slice = await c.takeSlice(this.left);
+      const sep = separatorOf(this.format).length;
+      if (this.lengthFromMember && this.left <= sep) {
+        // The member's last bytes: its closing newlines are the separator, not the payload's.
+        const have = await c.ensure(this.left);
+        this.left -= trailingNewlines(c.peek(have), have, sep);
+        this.lengthFromMember = false;
+        if (this.left === 0) return Buffer.alloc(0);
+      }
+      if (this.startedAtMember && !this.tailChecked && this.left <= END_LOOKAHEAD) await this.checkSeparatorOverrun();
+      const slice = await c.takeSlice(this.lengthFromMember ? this.left - sep : this.left);
       this.left -= slice.length;
       if (this.left === 0 && this.startedAtMember) await this.checkMemberRest();
       return slice;
@@ -145,6 +171,21 @@ export class LiveRecord implements ArchiveRecord {
     const view = c.peek(Math.min(rest, END_LOOKAHEAD));
     let i = 0;
     while (i < view.length && (view[i] === 10 || view[i] === 13)) i++;
+    const sep = separatorOf(this.format);
+    // The member ends with its separator whole, and bytes stand before it: the declared length
+    // stops short of the record's true end, which its member shows. Read to there.
+    if (rest <= END_LOOKAHEAD && rest > sep.length && view.toString('latin1', rest - sep.length, rest) === sep && !recordAt(view, i, this.format)) {
+      const short = rest - sep.length;
+      this.reader._report(
+        this.offset,
+        'content-length-mismatch',
+        `${lengthName(this.format)} ${this.contentLength} is ${short} byte${short > 1 ? 's' : ''} short: its gzip member holds ${short} more before the record's closing ${sep === '\n' ? 'newline' : 'CRLF CRLF'}; read to there`,
+        false,
+      );
+      this.left = short;
+      this.repaired = true;
+      return;
+    }
     if (i === rest || recordAt(view, i, this.format)) return;
     const count = rest > END_LOOKAHEAD ? `more than ${END_LOOKAHEAD}` : String(rest - i);
     this.reader._report(
@@ -154,6 +195,31 @@ export class LiveRecord implements ArchiveRecord {
       true,
     );
     await c.skipToNextMember();
+  }
+
+  /**
+   * gzip, before the last bytes of the record go out: where its member holds fewer bytes after
+   * the declared end than the separator has, and the member ends with the separator whole, the
+   * length ran into the separator by the difference (a Content-Length 2 too long takes `\r\n`
+   * of the closing CRLF CRLF): the record ends before its separator, with a warning.
+   */
+  private async checkSeparatorOverrun(): Promise<void> {
+    this.tailChecked = true;
+    const c = this.reader._cursor;
+    const sep = separatorOf(this.format);
+    const total = await c.bytesLeftInMember(this.left + sep.length + 1);
+    const rest = total - this.left;
+    if (rest <= 0 || rest >= sep.length || (await c.ensure(total)) < total) return;
+    if (c.peek(total).toString('latin1', total - sep.length, total) !== sep) return;
+    const over = Math.min(sep.length - rest, this.left);
+    this.reader._report(
+      this.offset,
+      'content-length-mismatch',
+      `${lengthName(this.format)} ${this.contentLength} is ${over} byte${over > 1 ? 's' : ''} too long: it runs into the record's closing CRLF CRLF, which ends its gzip member; read to there`,
+      false,
+    );
+    this.left -= over;
+    this.repaired = true;
   }
 
   /**
@@ -179,6 +245,7 @@ export class LiveRecord implements ArchiveRecord {
       false,
     );
     this.left = body;
+    this.repaired = true;
   }
 
   /**
@@ -303,7 +370,8 @@ export class LiveRecord implements ArchiveRecord {
         let i = 0;
         while (i < tail.length && (tail[i] === 13 || tail[i] === 10)) i++;
         c.advance(i);
-      }
+        if (this.startedAtMember && !this.repaired) this.reader._separatorInMember = i > 0;
+      } else if (this.startedAtMember && !this.repaired) this.reader._separatorInMember = false;
       const end = await c.endHere();
       if (end < 0) {
         // The member the record was read from fails its check: its bytes are not the record's.

@@ -320,6 +320,7 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
     const raw = view.subarray(0, eol);
     const line = raw.toString(isUtf8(raw) ? 'utf8' : 'latin1').replace(/\r/g, '');
     let h;
+    let lengthFromMember = false;
     try {
       h = parseArcHeader(line);
     } catch (msg) {
@@ -333,7 +334,10 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
       } catch {
         throw new RecordProblem('bad-header', String(msg));
       }
-      this.issue(offset, 'bad-length', `${String(msg)}; used the gzip member's ${left} bytes`, false);
+      // The member's closing newline is the ARC separator where this archive's members hold one
+      // after the record (IA's), the record's own where they end with it (some Heritrix ARCs).
+      lengthFromMember = this._separatorInMember !== false;
+      this.issue(offset, 'bad-length', `${String(msg)}; used the gzip member's ${left} bytes${lengthFromMember ? ', less its closing newline' : ''}`, false);
     }
     const startedAtMember = c.atMemberStart;
     c.advance(eol + 1);
@@ -366,6 +370,7 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
       offset,
       lastLineOpen,
       startedAtMember,
+      lengthFromMember,
     });
   }
 
@@ -388,6 +393,9 @@ export class ArchiveReader implements AsyncIterable<ArchiveRecord> {
       size = Math.min(max, size * 4);
     }
   }
+
+  /** Used by LiveRecord: what the archive's last whole gzip record showed of where its separator goes. */
+  _separatorInMember: boolean | undefined;
 
   /** Used by LiveRecord. */
   get _cursor(): SliceCursor {

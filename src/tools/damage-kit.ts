@@ -27,6 +27,7 @@ export type DamageKind =
   | 'arc-gz-off-by-n'
   | 'arc-off-by-n'
   | 'warc-off-by-n'
+  | 'warc-gz-off-by-n'
   | 'plain-lying-length'
   | 'garbage-no-newline'
   | 'trailing-bytes'
@@ -41,6 +42,7 @@ export const DAMAGE_KINDS: DamageKind[] = [
   'arc-gz-off-by-n',
   'arc-off-by-n',
   'warc-off-by-n',
+  'warc-gz-off-by-n',
   'plain-lying-length',
   'garbage-no-newline',
   'trailing-bytes',
@@ -208,12 +210,28 @@ function damageCutThenGood(k: Kit): DamagedArchive {
   };
 }
 
-/** arc-gz-off-by-n, arc-off-by-n: A length too long ends at the next record (a warning, the true digest); a length too short is read as declared, and the bytes after it, which start no record, are reported and skipped (exit 3): a record never takes bytes beyond its declared length. */
+/**
+ * A page that ends in a newline, or not: a length a byte short then leaves a newline before
+ * the separator, which must not pass for part of it (a gzip member's tail then no longer ends
+ * in the separator alone). Plain files keep pages without one: there nothing tells a length
+ * short by a newline from a separator's first newline.
+ */
+function oddPage(k: Kit, gzipped: boolean): Buffer {
+  const body = page(1500, 'odd');
+  return gzipped && k.rand() < 0.5 ? Buffer.concat([body, Buffer.from('\n')]) : body;
+}
+
+/**
+ * arc-gz-off-by-n, arc-off-by-n: a length too long ends at the next record (a warning, the
+ * true digest). A length too short: in .arc.gz the member shows the record's true end (the
+ * bytes before its closing newline), read to there with a warning; in a plain ARC it is read as
+ * declared, and the bytes after it, which start no record, are reported and skipped (exit 3).
+ */
 function damageArcOffByN(k: Kit): DamagedArchive {
   const { kind, before, pre, post, preGz, postGz, intact, lie } = k;
-  const body = page(1500, 'odd');
-  const odd = arcRecord('http://example.org/odd', body, lie);
   const gzipped = kind === 'arc-gz-off-by-n';
+  const body = oddPage(k, gzipped);
+  const odd = arcRecord('http://example.org/odd', body, lie);
   const parts = gzipped
     ? [gz(ARC_FILEDESC), ...preGz, gz(odd.bytes), ...postGz]
     : [ARC_FILEDESC, ...pre.map((r) => r.bytes), odd.bytes, ...post.map((r) => r.bytes)];
@@ -221,26 +239,27 @@ function damageArcOffByN(k: Kit): DamagedArchive {
     kind,
     name: gzipped ? `${kind}.arc.gz` : `${kind}.arc`,
     bytes: Buffer.concat(parts),
-    intact: [...intact, { url: odd.url, digest: lie > 0 ? odd.digest : shortDigest(body, lie) }],
+    intact: [...intact, { url: odd.url, digest: lie > 0 || gzipped ? odd.digest : shortDigest(body, lie) }],
     damaged: [],
-    skips: lie < 0,
+    skips: lie < 0 && !gzipped,
     at: startOf(parts.slice(0, 1 + before)),
   };
 }
 
-/** warc-off-by-n */
+/** warc-off-by-n, warc-gz-off-by-n: as the ARC kinds, with WARC's CRLF CRLF separator. */
 function damageWarcOffByN(k: Kit): DamagedArchive {
-  const { kind, before, pre, post, intact, lie } = k;
-  const body = page(1500, 'odd');
+  const { kind, before, pre, post, preGz, postGz, intact, lie } = k;
+  const gzipped = kind === 'warc-gz-off-by-n';
+  const body = oddPage(k, gzipped);
   const odd = warcResponse('http://example.org/odd', body, before, lie);
-  const parts = [...pre.map((r) => r.bytes), odd.bytes, ...post.map((r) => r.bytes)];
+  const parts = gzipped ? [...preGz, gz(odd.bytes), ...postGz] : [...pre.map((r) => r.bytes), odd.bytes, ...post.map((r) => r.bytes)];
   return {
     kind,
-    name: `${kind}.warc`,
+    name: gzipped ? `${kind}.warc.gz` : `${kind}.warc`,
     bytes: Buffer.concat(parts),
-    intact: [...intact, { url: odd.url, digest: lie > 0 ? odd.digest : shortDigest(body, lie) }],
+    intact: [...intact, { url: odd.url, digest: lie > 0 || gzipped ? odd.digest : shortDigest(body, lie) }],
     damaged: [],
-    skips: lie < 0,
+    skips: lie < 0 && !gzipped,
     at: startOf(parts.slice(0, before)),
   };
 }
@@ -302,9 +321,10 @@ function damageTrailingBytes(k: Kit): DamagedArchive {
 function damageArcBadLength(k: Kit): DamagedArchive {
   const { kind, rand, before, pre, post, preGz, postGz, intact } = k;
   // One record's ARC header length negative, not a number, or missing. In .arc.gz its
-  // member bounds it: read from the member with a warning where the line still has its five
-  // fields, as CDX-Writer and warcio read one; skipped where it has four. Never read into
-  // the record before it.
+  // member bounds it: read from the member, less the member's closing newline (the ARC
+  // separator is no part of the payload), with a warning and its true digest, where the line
+  // still has its five fields, as CDX-Writer and warcio read one; skipped where it has four.
+  // Never read into the record before it.
   const victim = arcRecord('http://example.org/bad-length', page(1500, 'bad length'));
   const eol = victim.bytes.indexOf(10);
   const field = ['-10', '-1', 'xyz', ''][Math.floor(rand() * 4)];
@@ -318,7 +338,7 @@ function damageArcBadLength(k: Kit): DamagedArchive {
     kind,
     name: gzipped ? `${kind}.arc.gz` : `${kind}.arc`,
     bytes: Buffer.concat(parts),
-    intact,
+    intact: skipped ? intact : [...intact, { url: victim.url, digest: victim.digest }],
     damaged: skipped ? [victim.url] : [],
     skips: skipped,
     at: startOf(parts.slice(0, 1 + before)),
@@ -339,6 +359,7 @@ const DAMAGE: Record<DamageKind, (k: Kit) => DamagedArchive> = {
   'arc-gz-off-by-n': damageArcOffByN,
   'arc-off-by-n': damageArcOffByN,
   'warc-off-by-n': damageWarcOffByN,
+  'warc-gz-off-by-n': damageWarcOffByN,
   'plain-lying-length': damagePlainLyingLength,
   'trailing-bytes': damageTrailingBytes,
   'arc-bad-length': damageArcBadLength,
@@ -366,7 +387,7 @@ export function makeDamaged(kind: DamageKind, rand: () => number, opts: KitOptio
   // A record whose length also counts its separator (ARC +1, WARC +4) is read as the length
   // says, as the reference indexers read it: the next record starts right there (in gzip, the
   // member ends there), and nothing tells those bytes from a payload's own last newlines.
-  if ((kind.startsWith('arc') && lie === 1) || (kind === 'warc-off-by-n' && lie === 4)) lie = 2;
+  if ((kind.startsWith('arc') && lie === 1) || (kind.startsWith('warc') && lie === 4)) lie = 2;
 
   return DAMAGE[kind]({ kind, rand, bigSize, before, pre, post, preGz, postGz, intact, lie });
 }
