@@ -5,7 +5,10 @@
 // the socket fills). The server's RSS is sampled every 20 ms; the figure is its growth over
 // the idle server, beside the bytes of the 8 answers (what a server that builds each answer
 // whole holds at least, as nwax did before it streamed). Then 32 at once against
-// nwax.cdx.max.concurrent (8): the answers that got through and the 503s. Medians of the runs.
+// nwax.cdx.max.concurrent (8): the answers that got through and the 503s. Then pywb's paging
+// over the whole cluster (pageSize 10 blocks): showNumPages, the first, middle and last pages,
+// each timed alone; a page is read from its own blocks, so the last should cost what the first
+// does (they scanned the range from its start before). Medians of the runs.
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -45,6 +48,57 @@ async function burst(url, pid, n, holdMs) {
   return { growth: peak - idle, bytes: ok.reduce((s, a) => s + a.bytes, 0), ok: ok.length, busy: answers.filter((a) => a.status === 503).length, seconds };
 }
 
+/** ms of one GET, its body read; the median of `n`. */
+async function timeGet(url, n) {
+  const ms = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    const res = await fetch(url);
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`${url}: HTTP ${res.status}`);
+    ms.push(performance.now() - t);
+  }
+  return median(ms);
+}
+
+/** pywb's paging over a cluster served at `url`: the page count's time and the first, middle and last pages'. */
+export async function pagingCosts(url, query, n = 5) {
+  const count = await (await fetch(`${url}/cdx?${query}&showNumPages=true`)).json();
+  const page = (p) => timeGet(`${url}/cdx?${query}&page=${p}`, n);
+  return {
+    pages: count.pages,
+    blocks: count.blocks,
+    count: await timeGet(`${url}/cdx?${query}&showNumPages=true`, n),
+    first: await page(0),
+    middle: await page(Math.floor(count.pages / 2)),
+    last: await page(count.pages - 1),
+  };
+}
+
+export function pagingTable(costs) {
+  const row = (name, xs) => [name, median(xs).toFixed(1)];
+  return table([
+    ['/cdx, pywb paging', 'ms'],
+    row(
+      'showNumPages=true',
+      costs.map((c) => c.count),
+    ),
+    row(
+      'page=0',
+      costs.map((c) => c.first),
+    ),
+    row(
+      `page=${Math.floor(costs[0].pages / 2)}`,
+      costs.map((c) => c.middle),
+    ),
+    row(
+      `page=${costs[0].pages - 1} (the last)`,
+      costs.map((c) => c.last),
+    ),
+    ['last / first', (median(costs.map((c) => c.last)) / median(costs.map((c) => c.first))).toFixed(2)],
+  ]);
+}
+
 export async function benchCdxServe({ runs }) {
   const base = join(CORPUS_DIR, 'bench-nwax.cdx');
   const warc = join(CORPUS_DIR, 'nwax-bench.warc.gz');
@@ -60,6 +114,7 @@ export async function benchCdxServe({ runs }) {
   const fast = [];
   const slow = [];
   const many = [];
+  const paging = [];
   for (let i = 0; i < runs; i++) {
     const { url, server, stop } = await startServe(['--cdx', cluster, '--port', '0', '-dir', join(CORPUS_DIR, 'no-crawl'), '-D', 'nwax.serve.access.log=']);
     try {
@@ -70,6 +125,7 @@ export async function benchCdxServe({ runs }) {
       slow.push(await burst(url, server.pid, CONCURRENT, 2000));
       await new Promise((r) => setTimeout(r, 500));
       many.push(await burst(url, server.pid, 32, 0));
+      paging.push(await pagingCosts(url, 'url=bench.example&matchType=domain'));
     } finally {
       await stop();
     }
@@ -97,5 +153,7 @@ export async function benchCdxServe({ runs }) {
       row('32 at once (nwax.cdx.max.concurrent 8)', many),
     ]),
     `  server RSS growth with ${CONCURRENT} answers at once: ${fastGrowth.toFixed(0)} MB (target under 200 MB)`,
+    `/cdx pages of the same cluster (${paging[0].pages} pages of 10 blocks, ${paging[0].blocks} blocks), medians of ${runs} runs of 5 requests each`,
+    pagingTable(paging),
   ].join('\n');
 }
