@@ -180,6 +180,38 @@ describe('flat CDX files', () => {
     expect(inRange).toEqual(lines.filter((l) => l.startsWith('org,example)/01')));
   });
 
+  it('bad input: a file cut inside its last line, a cluster part cut short, a block of 0 bytes', async () => {
+    // The page holding the cut line ends unfinished: a client sees a cut answer, never a short one that looks whole.
+    writeFileSync(join(dir, 'cut.cdx'), text.slice(0, text.length - 40));
+    const cut = await serveCdx([join(dir, 'cut.cdx')], { pageSize: 2, flatBlockBytes: BLOCK });
+    try {
+      const { pages } = JSON.parse((await get(cut, 'url=example.org&matchType=domain&showNumPages=true')).text) as { pages: number };
+      await expect(get(cut, `url=example.org&matchType=domain&page=${pages - 1}`)).rejects.toThrow();
+      expect((await get(cut, 'url=example.org&matchType=domain&page=0')).lines).toEqual(
+        lines.slice(0, (await get(srv, 'url=example.org&matchType=domain&page=0')).lines.length),
+      );
+    } finally {
+      await cut.close();
+    }
+    // A cluster whose part file ends before its summary says: a 502 naming the part and the byte.
+    const cluster = join(dir, 'cluster');
+    expect((await nwax(['zipnum', 'build', '-D', 'nwax.zipnum.lines=300', join(dir, 'flat.cdx'), cluster])).code).toBe(0);
+    const part = join(cluster, 'part-00000.cdx.gz');
+    writeFileSync(part, readFileSync(part).subarray(0, 5000));
+    const short = await serveCdx([cluster]);
+    try {
+      const r = await get(short, 'url=example.org&matchType=domain&page=1');
+      expect(r.status).toBe(502);
+      expect(r.text).toMatch(/part-00000\.cdx\.gz: ends before byte \d+ \(the summary points past the part file\)/);
+    } finally {
+      await short.close();
+    }
+    const zero = await nwax(['serve', '--port', '0', '--cdx', join(dir, 'flat.cdx'), '-dir', join(dir, 'none'), '-D', 'nwax.cdx.flat.block.size=0']);
+    expect(zero.code).toBe(1);
+    expect(zero.stderr).toMatch(/nwax\.cdx\.flat\.block\.size must be at least 1 bytes, got "0"/);
+    expect(zero.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('several sources page one after another; a gzipped file is refused with the reason', async () => {
     writeFileSync(join(dir, 'other.cdx'), readFileSync(join(dir, 'flat.cdx')));
     const two = await serveCdx([join(dir, 'flat.cdx'), join(dir, 'other.cdx')], { pageSize: 2, flatBlockBytes: BLOCK });

@@ -165,6 +165,7 @@ export class SortedCdxFile {
           // A line belongs to the page its first byte is in.
           if (at + start >= stop) return;
           const l = buf.toString('utf8', start, nl);
+          if (nl === n) this.checkLastLine(l, at + start);
           start = nl + 1;
           if (l === '' || l < startKey || l[0] === ' ' || l[0] === '!') continue;
           if (l >= endKey) return;
@@ -178,6 +179,13 @@ export class SortedCdxFile {
       }
     } finally {
       closeSync(fd);
+    }
+  }
+
+  /** The file's last line, which no newline ends: an error where the file ends inside it. */
+  private checkLastLine(line: string, offset: number): void {
+    if (!cdxLineComplete(line, this.legend ? this.legend.trim().split(/\s+/).length - 1 : 11)) {
+      throw new FormatError(this.path, offset, 'cut-short', 'the last line is cut short (the file ends inside it)');
     }
   }
 
@@ -226,9 +234,7 @@ export class SortedCdxFile {
         }
       }
       if (carry !== '' && carry >= startKey && carry < endKey) {
-        if (!cdxLineComplete(carry, this.legend ? this.legend.trim().split(/\s+/).length - 1 : 11)) {
-          throw new FormatError(this.path, at - Buffer.byteLength(carry), 'cut-short', 'the last line is cut short (the file ends inside it)');
-        }
+        this.checkLastLine(carry, at - Buffer.byteLength(carry));
         yield carry;
       }
     } finally {

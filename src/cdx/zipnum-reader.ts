@@ -163,8 +163,11 @@ export class ZipnumCluster {
       }
       return;
     }
+    // A system error (ENOENT, EACCES) is described; nwax's own (a part shorter than the summary says) says what it found.
     const why =
-      last && (last as NodeJS.ErrnoException).code ? describeFsError(this.locations(part).join(' or '), last as NodeJS.ErrnoException) : last?.message;
+      last && !(last instanceof NwaxError) && (last as NodeJS.ErrnoException).code
+        ? describeFsError(this.locations(part).join(' or '), last as NodeJS.ErrnoException)
+        : last?.message;
     throw new NwaxError('NWAX_INPUT', `${this.summary}: part "${part}" could not be read (${why})`);
   }
 

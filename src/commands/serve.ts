@@ -88,7 +88,7 @@ and neither is in any search answer, suggestion, /cdx line or TimeMap; a changed
         maxResults: conf.getNumber('nwax.cdx.max.results'),
         timeoutMs: conf.getNumber('nwax.cdx.timeout'),
         pageSize: conf.getInteger('nwax.cdx.page.size', 1, 1_000_000),
-        flatBlockBytes: conf.getBytes('nwax.cdx.flat.block.size'),
+        flatBlockBytes: conf.getBytes('nwax.cdx.flat.block.size', 1),
         maxConcurrent: conf.getNumber('nwax.cdx.max.concurrent'),
       },
       log: (l) => this.sayLine(l),

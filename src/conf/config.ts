@@ -108,9 +108,11 @@ export class Configuration {
     return v === true || v === 'true';
   }
 
-  /** A size such as `256M` in bytes. */
-  getBytes(name: string): number {
-    return parseByteSize(this.getString(name), name);
+  /** A size such as `256M` in bytes; `min` where a smaller one means nothing (a block of 0 bytes). */
+  getBytes(name: string, min = 0): number {
+    const n = parseByteSize(this.getString(name), name);
+    if (n < min) throw new NwaxError('NWAX_CONF', `${name} must be at least ${min} bytes, got "${this.get(name)}"`);
+    return n;
   }
 }
 
