@@ -11,6 +11,7 @@ import { statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RecordFileReader, RecordFileWriter } from '../src/mapreduce/record-file.js';
+import { BlockCache } from '../src/mapreduce/block-cache.js';
 import { seededRandom, tempDir } from './helpers.js';
 
 const PIECES = ['a', 'word ', 'é', '“q”', '\\', '"', '\n', '\t', '\u0001', '😀', '中文', 'Ω', '\u2028', ' '];
@@ -79,5 +80,29 @@ describe('stringHead after a failed lookup elsewhere', () => {
     const whole = a.stringHead('k', long.length)!;
     expect(whole.text).toBe(long);
     expect(whole.whole).toBe(true);
+  });
+});
+
+describe('heads of texts found in the last step of a member', () => {
+  it('keep where their line starts and ends: the next head of the same text is the same text', () => {
+    const dir = tempDir();
+    const path = join(dir, 'part-00000.gz');
+    const rand = seededRandom(11);
+    const w = new RecordFileWriter(path, { blockSize: 64 << 10 });
+    const texts = new Map<string, string>();
+    for (let i = 0; i < 60; i++) {
+      const key = `http://h.example/${String(i).padStart(3, '0')} sha1:Y`;
+      const t = text(rand, 500 + Math.floor(rand() * 30_000));
+      texts.set(key, t);
+      w.append(key, t);
+    }
+    w.close();
+    const r = new RecordFileReader(path);
+    for (const [key, whole] of texts)
+      for (const chars of [1, 100, 8192, 40_000]) {
+        const h = r.stringHead(key, chars)!;
+        expect(whole.startsWith(h.text), `${key} ${chars}`).toBe(true);
+        expect(h.whole).toBe(h.text.length === whole.length);
+      }
   });
 });

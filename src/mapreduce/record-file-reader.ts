@@ -410,10 +410,13 @@ export class RecordFileReader {
       this.head = undefined;
       throw new NwaxError('NWAX_FORMAT', `${this.path}: offset ${b.offset}: corrupt block (${(err as Error).message})`);
     }
-    if (h.at < 0) h.at = find(bytes, 0);
+    // Where the member ended in the step that inflated the rest, until() did not show enough()
+    // that step's bytes: looked at here, so that the head kept for the next lookup knows where
+    // its line starts and ends (a line found only here once kept a line end searched from 0).
+    if (h.prefix.ended) enough(bytes, bytes.length);
     if (h.at < 0) return undefined;
     const start = h.at + h.needle.length;
-    const nl = h.nl >= 0 ? h.nl : bytes.indexOf(0x0a, start);
+    const nl = h.nl;
     // The line ends in what was inflated, or the block ended (a last line without its newline).
     if (nl >= 0 || bytes.length - start <= want) return { bytes, start, end: nl >= 0 ? nl : bytes.length, whole: true, head: h };
     return { bytes, start, end: bytes.length, whole: false, head: h };
