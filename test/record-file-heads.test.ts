@@ -83,20 +83,25 @@ describe('stringHead after a failed lookup elsewhere', () => {
   });
 });
 
+/** Sixty texts of 500 to 30k characters in 64 KiB blocks: a few to a block, found at every step of a member's inflate. */
+function sixtyTexts(): { path: string; texts: Map<string, string> } {
+  const path = join(tempDir(), 'part-00000.gz');
+  const rand = seededRandom(11);
+  const w = new RecordFileWriter(path, { blockSize: 64 << 10 });
+  const texts = new Map<string, string>();
+  for (let i = 0; i < 60; i++) {
+    const key = `http://h.example/${String(i).padStart(3, '0')} sha1:Y`;
+    const t = text(rand, 500 + Math.floor(rand() * 30_000));
+    texts.set(key, t);
+    w.append(key, t);
+  }
+  w.close();
+  return { path, texts };
+}
+
 describe('heads of texts found in the last step of a member', () => {
   it('keep where their line starts and ends: the next head of the same text is the same text', () => {
-    const dir = tempDir();
-    const path = join(dir, 'part-00000.gz');
-    const rand = seededRandom(11);
-    const w = new RecordFileWriter(path, { blockSize: 64 << 10 });
-    const texts = new Map<string, string>();
-    for (let i = 0; i < 60; i++) {
-      const key = `http://h.example/${String(i).padStart(3, '0')} sha1:Y`;
-      const t = text(rand, 500 + Math.floor(rand() * 30_000));
-      texts.set(key, t);
-      w.append(key, t);
-    }
-    w.close();
+    const { path, texts } = sixtyTexts();
     const r = new RecordFileReader(path);
     for (const [key, whole] of texts)
       for (const chars of [1, 100, 8192, 40_000]) {
@@ -104,5 +109,48 @@ describe('heads of texts found in the last step of a member', () => {
         expect(whole.startsWith(h.text), `${key} ${chars}`).toBe(true);
         expect(h.whole).toBe(h.text.length === whole.length);
       }
+  });
+});
+
+describe('a block asked for again', () => {
+  it('is kept inflated whole: the same heads and values as by prefix, missing keys included', () => {
+    const { path, texts } = sixtyTexts();
+    const keys = [...texts.keys()];
+    // Lookups in an order that comes back to each block after others (as a searcher's hits do),
+    // three rounds: the first inflates by prefix, the later ones read the kept bytes.
+    const order = keys.map((_, i) => keys[(i * 17) % keys.length]);
+    {
+      const cache = new BlockCache(16 << 20);
+      const r = new RecordFileReader(path, cache);
+      expect(r.blockCount).toBeGreaterThan(5);
+      for (let round = 0; round < 3; round++) {
+        for (const key of order) {
+          const whole = texts.get(key)!;
+          for (const chars of [1, 100, 8192, 40_000]) {
+            const h = r.stringHead(key, chars)!;
+            expect(whole.startsWith(h.text), `${round} ${key} ${chars}`).toBe(true);
+            expect(h.text.length).toBeGreaterThanOrEqual(Math.min(chars, whole.length));
+            expect(h.whole).toBe(h.text.length === whole.length);
+          }
+          expect(r.valueOf(key)).toBe(whole);
+        }
+        expect(r.stringHead('http://h.example/0005 sha1:Y', 10)).toBeUndefined();
+        expect(r.valueOf('http://h.example/999 sha1:Z')).toBeUndefined();
+      }
+    }
+    // The kept bytes are the blocks' own: reading the part again without a cache agrees.
+    const plain = new RecordFileReader(path);
+    for (const key of keys) expect(plain.valueOf(key)).toBe(texts.get(key));
+  });
+
+  it('is kept only on its second asking, within the recent ones', () => {
+    const cache = new BlockCache(1 << 20);
+    expect(cache.secondTouch('1:0')).toBe(false);
+    expect(cache.secondTouch('1:0')).toBe(true);
+    expect(cache.secondTouch('1:0')).toBe(false);
+    // Asked once long ago (past the recent window of 64 keys for a 1 MiB budget): a first asking again.
+    cache.secondTouch('1:5');
+    for (let i = 0; i < 64; i++) cache.secondTouch(`2:${i}`);
+    expect(cache.secondTouch('1:5')).toBe(false);
   });
 });

@@ -54,6 +54,9 @@ interface LineHead {
   decodedTo: number;
 }
 
+/** What a lookup's caller keeps of a line's text decoded so far (LineHead's, or a new one for a block kept whole). */
+type DecodedHead = Pick<LineHead, 'text' | 'decodedTo'>;
+
 export interface Record {
   key: string;
   /** The value, parsed from its JSON. */
@@ -356,19 +359,34 @@ export class RecordFileReader {
    * `bytes` are valid until the next lookup; a lookup of the same key next goes on inflating
    * where this one stopped (`head`).
    */
-  private lookUp(key: string, want: number): { bytes: Buffer; start: number; end: number; whole: boolean; head: LineHead } | { value: unknown } | undefined {
+  private lookUp(key: string, want: number): { bytes: Buffer; start: number; end: number; whole: boolean; head: DecodedHead } | { value: unknown } | undefined {
     const i = this.blockFor(key);
     if (i < 0) return undefined;
+    const b = this.blocks[i];
+    const cacheKey = `${this.serial}:${b.offset}`;
+    const kept = this.kind === 'members' ? this.cache?.getBytes(cacheKey) : undefined;
+    if (kept) return RecordFileReader.lineIn(kept, key, want);
     // Lookups that come back to a block (an export in key order) read it whole, once, through the cache.
     const again = this.lastLookup.block === i && this.lastLookup.key !== key;
     this.lastLookup = { block: i, key };
-    if (this.kind !== 'members' || (this.cache && (again || this.cache.get(`${this.serial}:${this.blocks[i].offset}`)))) {
+    if (this.kind !== 'members' || (this.cache && (again || this.cache.get(cacheKey)))) {
       const values = this.get(key);
       return values.length ? { value: values[0] } : undefined;
     }
-    const b = this.blocks[i];
     let h = this.head;
     if (h === undefined || h.key !== key || h.block !== i || !h.prefix.live) {
+      // A block asked for again (block-cache.ts): inflated whole, once, and its lines read from it while it is kept.
+      if (this.cache?.secondTouch(cacheKey)) {
+        const fd = openSync(this.path, 'r');
+        let bytes: Buffer;
+        try {
+          bytes = this.blockBytes(fd, b);
+        } finally {
+          closeSync(fd);
+        }
+        this.cache.set(cacheKey, bytes);
+        return RecordFileReader.lineIn(bytes, key, want);
+      }
       // The shared buffer is overwritten: no line head (this reader's or another's) goes on with
       // it, even where the read fails.
       retirePrefixes();
@@ -420,6 +438,29 @@ export class RecordFileReader {
     // The line ends in what was inflated, or the block ended (a last line without its newline).
     if (nl >= 0 || bytes.length - start <= want) return { bytes, start, end: nl >= 0 ? nl : bytes.length, whole: true, head: h };
     return { bytes, start, end: bytes.length, whole: false, head: h };
+  }
+
+  /**
+   * A key's line in a block inflated whole: its value's bytes, cut after `want` of them as a
+   * lookup's head is (`whole` false), or undefined where the key is not there.
+   */
+  private static lineIn(
+    bytes: Buffer,
+    key: string,
+    want: number,
+  ): { bytes: Buffer; start: number; end: number; whole: boolean; head: DecodedHead } | undefined {
+    const needle = Buffer.from(`\n${key}\t`, 'utf8');
+    let start: number;
+    if (bytes.length >= needle.length - 1 && bytes.compare(needle, 1, needle.length, 0, needle.length - 1) === 0) start = needle.length - 1;
+    else {
+      const at = bytes.indexOf(needle);
+      if (at < 0) return undefined;
+      start = at + needle.length;
+    }
+    const nl = bytes.indexOf(0x0a, start);
+    const end = nl < 0 ? bytes.length : nl;
+    if (end - start <= want) return { bytes, start, end, whole: true, head: { decodedTo: -1 } };
+    return { bytes, start, end: start + want, whole: false, head: { decodedTo: -1 } };
   }
 
   /** The values stored under `key` (one block read, more only when the key spans blocks). */
