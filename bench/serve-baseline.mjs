@@ -125,9 +125,10 @@ async function oneAtATime(url, paths, passes) {
 
 /** The two versions on one collection: `warc` imported by each, `queries` of its titles. */
 async function compareOn({ label, warc, queries: count, passes, runs, ref, base }) {
+  const slug = label.replace(/\W+/g, '-');
   const versions = [
-    { name: `nwax ${ref}`, root: base, crawl: crawlWith(join(base, 'bin', 'run.js'), `${label}-baseline-${ref}`, warc) },
-    { name: 'nwax today', root: ROOT, crawl: crawlWith(NWAX, `${label}-today`, warc) },
+    { name: `nwax ${ref}`, root: base, crawl: crawlWith(join(base, 'bin', 'run.js'), `${slug}-baseline-${ref}`, warc) },
+    { name: 'nwax today', root: ROOT, crawl: crawlWith(NWAX, `${slug}-today`, warc) },
   ];
   const Database = require(join(ROOT, 'node_modules', 'better-sqlite3'));
   const db = new Database(join(versions[1].crawl, 'indexes', 'part-00000'), { readonly: true });
