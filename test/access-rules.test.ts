@@ -66,7 +66,41 @@ com, - {"access": "allow", "url": "com,"}
     expect(all.decide('http://example.com/', '2020', 'staff').access).toBe('allow');
   });
 
-  it("pads before/after as pywb does (20140126 is that day's last second), and dated rules fall through", () => {
+  it("decides as pywb's checker over its sample rule files together (pywb-acl-dir, default block): one key's lines in reverse order", () => {
+    // Lines of pywb's sample_archive/access/{pywb,before,newer}.aclj, shuffled: at org,iana)/ the
+    // undated exclude sorts first in reverse and decides, whatever the dated allows there.
+    const lines = [
+      'org,iana)/about - {"access": "block"}',
+      'org,iana)/_css/2013.1/fonts/opensans-semibold.ttf - {"access": "allow"}',
+      'org,iana)/_css - {"access": "exclude"}',
+      'org,example)/?example=1 - {"access": "block"}',
+      'org,iana)/ - {"access": "exclude"}',
+      'org,iana)/domains/arpa - {"access": "allow", "url": "http://www.iana.org/domains/arpa", "before": "20140127"}',
+      'org,iana)/domains - {"access": "block", "url": "http://www.iana.org/domains"}',
+      'org,iana)/ - {"access": "allow", "url": "http://www.iana.org/", "before": "20140126"}',
+      'org,iana)/ - {"access": "allow", "url": "http://www.iana.org/", "newer": {"years": 1, "months": 6}}',
+    ];
+    const r = rulesOf(`${[lines[3], lines[7], lines[0], lines[8], lines[5], lines[1], lines[4], lines[2], lines[6]].join('\n')}\n`, {
+      defaultAccess: 'block',
+      now: at('2026-06-15T12:00:00Z'),
+    });
+    const d = (url: string, ts: string, user?: string) => r.decide(url, ts, user).access;
+    expect(d('https://www.iana.org/any/other', '20140127171238')).toBe('exclude');
+    expect(d('https://www.iana.org/any/other', '20140126200624')).toBe('exclude');
+    expect(d('https://www.iana.org/any/other', '20260101000000')).toBe('exclude');
+    expect(d('http://www.iana.org/domains/arpa', '20140126201248')).toBe('allow');
+    expect(d('http://www.iana.org/domains/arpa', '20140128000000')).toBe('block');
+    expect(d('http://www.iana.org/domains/root', '20140126201248')).toBe('block');
+    expect(d('http://example.org/?example=1', '20140126201248')).toBe('block');
+    // A user class with no rule of its own at a key takes the last rule for everyone there (pywb
+    // keeps the last it saw before the key changes); the public, the first.
+    const u = rulesOf('com,example)/ - {"access": "allow"}\ncom,example)/ - {"access": "block"}\ncom,example)/ - {"access": "exclude", "user": "staff2"}\n');
+    expect(u.decide('http://example.com/', '2020').access).toBe('block');
+    expect(u.decide('http://example.com/', '2020', 'staff').access).toBe('allow');
+    expect(u.decide('http://example.com/', '2020', 'staff2').access).toBe('exclude');
+  });
+
+  it("pads before/after as pywb does (20140126 is that day's last second); a dated rule that does not hold gives the default, as pywb's", () => {
     const before = rulesOf(
       `org,iana)/domains/arpa - {"access": "allow", "before": "20140127"}
 org,iana)/domains - {"access": "block"}
@@ -81,36 +115,49 @@ org,iana)/ - {"access": "allow", "before": "20140126"}
     const after = rulesOf('org,iana)/ - {"access": "allow", "after": "20140126"}\n', { defaultAccess: 'block' });
     expect(after.decide('http://www.iana.org/', '20140126200624').access).toBe('block');
     expect(after.decide('http://www.iana.org/', '20140127171238').access).toBe('allow');
-    // The documented exception: allowed before 2010-12-01, blocked after, whatever the default.
-    const exception = rulesOf(`com,example)/restricted - {"access": "allow", "before": "20101201"}
-com,example)/restricted - {"access": "block"}
-`);
-    expect(exception.decide('https://example.com/restricted/a', '20101130120000').access).toBe('allow');
-    expect(exception.decide('https://example.com/restricted/a', '20101202000000').access).toBe('block');
+    // Two rules at one key: pywb takes the first line of its reverse-sorted file, and
+    // ` - {"access": "block"}` sorts after ` - {"access": "allow", "before": ...}`, so it comes
+    // first and decides every capture; the dated allow is never reached, in either order in the file.
+    for (const text of [
+      'com,example)/restricted - {"access": "allow", "before": "20101201"}\ncom,example)/restricted - {"access": "block"}\n',
+      'com,example)/restricted - {"access": "block"}\ncom,example)/restricted - {"access": "allow", "before": "20101201"}\n',
+    ]) {
+      const both = rulesOf(text);
+      expect(both.decide('https://example.com/restricted/a', '20101130120000').access).toBe('block');
+      expect(both.decide('https://example.com/restricted/a', '20101202000000').access).toBe('block');
+    }
+    // pywb's documented way: the dated allow alone, over a default of block.
+    const documented = rulesOf('com,example)/restricted - {"access": "allow", "before": "20101201"}\n', { defaultAccess: 'block' });
+    expect(documented.decide('https://example.com/restricted/a', '20101130120000').access).toBe('allow');
+    expect(documented.decide('https://example.com/restricted/a', '20101202000000').access).toBe('block');
+    // A rule with both before and after: pywb checks the first it has (before) only.
+    const twice = rulesOf('com,example)/x - {"access": "exclude", "before": "2012", "after": "2011"}\n');
+    expect(twice.decide('https://example.com/x', '20100101000000').access).toBe('exclude');
   });
 
   it('takes newer/older intervals and the embargo from the clock, and allow_ignore_embargo lifts the embargo', () => {
     const now = at('2026-06-15T12:00:00Z');
     const r = rulesOf(
-      `com,example)/new - {"access": "allow", "newer": {"years": 1, "months": 6}}
-com,example)/new - {"access": "block"}
-com,example)/old - {"access": "exclude", "older": {"years": 1}}
+      `com,example)/old - {"access": "exclude", "older": {"years": 1}}
 com,example)/open - {"access": "allow_ignore_embargo"}
 `,
       { embargo: { months: 6 }, now },
     );
-    expect(r.decide('http://example.com/new', '20250101000000').access).toBe('allow');
-    expect(r.decide('http://example.com/new', '20241214000000').access).toBe('block');
+    const newer = rulesOf('com,example)/new - {"access": "allow", "newer": {"years": 1, "months": 6}}\n', { defaultAccess: 'block', now });
+    expect(newer.decide('http://example.com/new', '20250101000000').access).toBe('allow');
+    expect(newer.decide('http://example.com/new', '20241214000000').access).toBe('block');
     expect(r.decide('http://example.com/old', '20250614000000').access).toBe('exclude');
     expect(r.decide('http://example.com/old', '20250616000000').access).toBe('allow');
     // The embargo: six months back from 2026-06-15 is 2025-12-15 12:00.
-    const e = r.decide('http://example.com/page', '20260101000000');
-    expect(e).toMatchObject({ access: 'block', embargoed: true });
+    // Excluded (404) by default, as pywb's embargo; blocked (451) where nwax.access.embargo.access says so.
+    expect(r.decide('http://example.com/page', '20260101000000')).toMatchObject({ access: 'exclude', embargoed: true });
+    const blocking = rulesOf('', { embargo: { months: 6 }, embargoAccess: 'block', now });
+    expect(blocking.decide('http://example.com/page', '20260101000000')).toMatchObject({ access: 'block', embargoed: true });
     expect(r.decide('http://example.com/page', '20251214000000').access).toBe('allow');
     expect(r.decide('http://example.com/open', '20260601000000').access).toBe('allow');
     // Months subtracted as relativedelta does: 31 August less six months is the last of February.
     const feb = rulesOf('', { embargo: { months: 6 }, now: at('2026-08-31T00:00:00Z') });
-    expect(feb.decide('http://example.com/', '20260228000001').access).toBe('block');
+    expect(feb.decide('http://example.com/', '20260228000001').access).toBe('exclude');
     expect(feb.decide('http://example.com/', '20260227235959').access).toBe('allow');
   });
 
@@ -191,7 +238,7 @@ com,example)/open - {"access": "allow_ignore_embargo"}
     await pipeline(crawl, manifest, { exclusions: dups, dates: dups });
     const rules = join(dir, 'rules.aclj');
     // The page's captures up to the 4th of October allowed; the later ones excluded.
-    writeFileSync(rules, 'org,example)/index.html - {"access": "exclude"}\norg,example)/index.html - {"access": "allow", "before": "20071004"}\n');
+    writeFileSync(rules, 'org,example)/index.html - {"access": "exclude", "after": "20071004"}\n');
     const search = async (q: string) => {
       const r = await nwax(['search', '--json', '-dir', crawl, '-D', `nwax.access.rules=${rules}`, q]);
       expect(r.code, r.stderr).toBe(0);

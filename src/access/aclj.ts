@@ -38,6 +38,16 @@ export interface AccessRule {
   /** Where it was read: the file and its line (1-based). */
   file?: string;
   line?: number;
+  /**
+   * Its line after the key, as read (` - {"access": ...}`): what orders the rules of one key, as
+   * pywb's reverse-sorted file does (ruleTail gives it for a rule made in code).
+   */
+  tail?: string;
+}
+
+/** A rule's line after its key, as read or as nwax writes it. */
+export function ruleTail(r: AccessRule): string {
+  return r.tail ?? formatRule(r).slice(r.key.length);
 }
 
 /** Where a rule was read, `file:line`, or '' for a rule made in code. */
@@ -76,7 +86,7 @@ const PLAIN = /^(\S+) \S+ \{"access": ?"(allow|block|exclude|allow_ignore_embarg
 /** One line of a rules file as a rule (its `url` left out unless `keepUrl`); throws with what is wrong. */
 export function parseRule(line: string, keepUrl = true): AccessRule {
   const plain = PLAIN.exec(line);
-  if (plain) return { key: plain[1], access: plain[2] as Access };
+  if (plain) return { key: plain[1], access: plain[2] as Access, tail: line.slice(plain[1].length).trimEnd() };
   const m = /^(\S+) (\S+) (\{.*)$/.exec(line);
   if (!m) throw new Error('not `SURT - {json}`');
   let json: Record<string, unknown>;
@@ -88,7 +98,7 @@ export function parseRule(line: string, keepUrl = true): AccessRule {
   const access = json.access;
   if (typeof access !== 'string' || !ACCESS_TYPES.includes(access as Access))
     throw new Error(`"access" must be one of ${ACCESS_TYPES.join(', ')}, not ${JSON.stringify(access)}`);
-  const rule: AccessRule = { key: m[1], access: access as Access };
+  const rule: AccessRule = { key: m[1], access: access as Access, tail: line.slice(m[1].length).trimEnd() };
   if (keepUrl && typeof json.url === 'string') rule.url = json.url;
   if (json.user !== undefined) {
     if (typeof json.user !== 'string' || !json.user) throw new Error('"user" must be a non-empty string');

@@ -6,7 +6,7 @@
  * in no time, where an object per rule and per key held 280 MB and slowed every thread that
  * holds them (the service's and each search worker's).
  */
-import { ACCESS_TYPES, type Access, type AccessRule } from './aclj.js';
+import { ACCESS_TYPES, type Access, type AccessRule, ruleTail } from './aclj.js';
 
 /** Keys sorted and unique, in one string with offsets. */
 export class KeyTable {
@@ -71,9 +71,15 @@ export function isDated(r: AccessRule): boolean {
   return !!(r.before || r.after || r.newer || r.older);
 }
 
-/** At one key: dated rules before undated ones (a dated exception over its general rule), then in file order. */
+/**
+ * At one key, pywb's order: its files are sorted in reverse, whole lines compared, so the rules
+ * of one key come in the reverse order of the rest of their lines (`{"access": "exclude"}`
+ * before `{"access": "allow", "before": ...}`); equal lines in file order.
+ */
 function byPrecedence(a: AccessRule, b: AccessRule): number {
-  return (isDated(a) ? 0 : 1) - (isDated(b) ? 0 : 1) || (a.file === b.file ? (a.line ?? 0) - (b.line ?? 0) : 0);
+  const x = ruleTail(a);
+  const y = ruleTail(b);
+  return x < y ? 1 : x > y ? -1 : a.file === b.file ? (a.line ?? 0) - (b.line ?? 0) : 0;
 }
 
 /** The rules sorted by `key`, stably, and cheaply where they come sorted (pywb keeps its files reverse-sorted). */

@@ -1,16 +1,16 @@
 /**
  * The decision of a set of access rules for one capture (a URL at a timestamp, for a user
- * class), as pywb's AccessChecker makes it: the rule of the longest SURT prefix of the URL's
- * key wins (an exact `###` rule before any prefix, `*,` last); at one key a rule for the
- * user's class comes before a rule for everyone; a rule whose date condition (before, after,
- * newer, older) does not hold for the capture is passed over; no rule: the default. An embargo
- * then withholds captures newer than it, unless the rule was `allow_ignore_embargo` (or the
- * capture is excluded anyway).
- *
- * One difference from pywb, on purpose: where a dated rule does not hold, pywb answers the
- * default access, nwax goes on to the next rule (the documented `allow before ...` over a
- * `block` at the same key then blocks the later captures whatever the default). The two agree
- * wherever the default is `block`, as in pywb's own tests.
+ * class), as pywb's AccessChecker makes it (pywb/warcserver/access_checker.py):
+ * - the rules are visited as in pywb's reverse-sorted file: the exact rule of the URL's key
+ *   (`###`), then the rules whose key is a prefix of it, longest first, `*,` last; at one key
+ *   in the reverse order of their lines (rule-table.ts);
+ * - the public takes the first rule of the first key that has one without a user; a user class
+ *   takes the first rule for it at that key, else the last rule for everyone there (pywb keeps
+ *   the last one it saw before the key changes); rules for other users are passed over;
+ * - a rule whose date condition (before, after, newer or older: the first of them it has, as
+ *   pywb checks one) does not hold for the capture gives the default access, as no rule would;
+ * - then the embargo withholds captures it covers unless the access was `exclude` or
+ *   `allow_ignore_embargo`.
  *
  * Lookup is a binary search in the keys, sorted, then a walk up from the greatest key not
  * after the URL's to its longest prefix among them (each key knows its longest prefix key):
@@ -18,7 +18,7 @@
  * longest. A million rules: one search of 20 steps and a few steps up.
  */
 import { type Access, type AccessRule, EXACT_SUFFIX, type Interval } from './aclj.js';
-import { RuleGroups } from './rule-table.js';
+import { isDated, RuleGroups } from './rule-table.js';
 import { cutoff, padDown, padUp, timestampOf } from './dates.js';
 import { surt } from '../cdx/surt.js';
 
@@ -129,31 +129,36 @@ export class AccessRules {
     return c;
   }
 
+  /** Whether a rule's date condition holds for a capture at `ts` (padded): the first of before, after, newer, older it has, as pywb checks one. */
   private holds(r: AccessRule, ts: string): boolean {
-    if (r.before && !(ts < padUp(r.before))) return false;
-    if (r.after && !(ts > padUp(r.after))) return false;
-    if (r.newer && !(ts > this.cutoffOf(r.newer))) return false;
-    if (r.older && !(ts < this.cutoffOf(r.older))) return false;
+    if (r.before) return ts < padUp(r.before);
+    if (r.after) return ts > padUp(r.after);
+    if (r.newer) return ts > this.cutoffOf(r.newer);
+    if (r.older) return ts < this.cutoffOf(r.older);
     return true;
   }
 
-  /** The rule deciding for a key at a timestamp for a user class; undefined: the default. */
+  /**
+   * The rule deciding for a key at a timestamp for a user class (none: the public), in pywb's
+   * order (see the top); undefined where none does or the one found has a date condition that
+   * does not hold (the default decides).
+   */
   private find(key: string, timestamp: string, user?: string): Found | undefined {
-    const ts = padDown(timestamp);
     for (const [groups, g] of this.chain(key)) {
-      const start = groups.start[g];
-      const end = groups.end[g];
-      if (user)
-        for (let i = start; i < end; i++) {
-          const c = groups.conditions(i);
-          if (c?.user === user && this.holds(c, ts)) return { groups, g, i };
-        }
-      for (let i = start; i < end; i++) {
-        const c = groups.conditions(i);
-        if (!c || (!c.user && this.holds(c, ts))) return { groups, g, i };
+      let everyone = -1;
+      for (let i = groups.start[g]; i < groups.end[g]; i++) {
+        const ruleUser = groups.conditions(i)?.user;
+        if (ruleUser === user) return this.ifHolds({ groups, g, i }, timestamp);
+        if (ruleUser === undefined) everyone = i;
       }
+      if (everyone >= 0) return this.ifHolds({ groups, g, i: everyone }, timestamp);
     }
     return undefined;
+  }
+
+  private ifHolds(f: Found, timestamp: string): Found | undefined {
+    const c = f.groups.conditions(f.i);
+    return c && isDated(c) && !this.holds(c, padDown(timestamp)) ? undefined : f;
   }
 
   /** The rule deciding for a key at a timestamp for a user class; undefined: the default. */
@@ -190,7 +195,7 @@ export class AccessRules {
     const access: Access = ruled ?? this.options.defaultAccess;
     if (access === 'exclude') return { access };
     if (access !== 'allow_ignore_embargo' && this.options.embargo && padDown(timestamp) > this.cutoffOf(this.options.embargo)) {
-      const embargo = this.options.embargoAccess ?? 'block';
+      const embargo = this.options.embargoAccess ?? 'exclude';
       if (embargo !== 'allow') return { access: embargo, embargoed: true };
     }
     return { access: access === 'allow_ignore_embargo' ? 'allow' : access };
