@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAclj, sourceOf } from '../src/access/aclj.js';
 import { AccessRules, type RulesOptions } from '../src/access/rules.js';
+import { AccessPolicy } from '../src/access/policy.js';
 import { nwax, tempDir } from './helpers.js';
 import { pipeline, workedExample } from './example-pipeline.js';
 
@@ -251,4 +252,76 @@ com,example)/open - {"access": "allow_ignore_embargo"}
     expect((await search('date:20071005')).total).toBe(0);
     expect((await search('date:20071002')).total).toBe(1);
   }, 60_000);
+});
+
+describe('rules that cannot do what they say', () => {
+  it('nwax acl validate names keys that never match and rules that never decide; a clean file passes', async () => {
+    const dir = tempDir();
+    const bad = join(dir, 'bad.aclj');
+    writeFileSync(
+      bad,
+      [
+        'com,example)/ - {"access": "block"}',
+        'com,example)/ - {"access": "allow"}',
+        'http://example.com/x - {"access": "exclude"}',
+        'com,Example)/Private - {"access": "exclude"}',
+        'example.com/a - {"access": "exclude"}',
+        'com.example)/ - {"access": "exclude"}',
+        'org,iana)/ - {"access": "exclude"}',
+        'org,iana)/ - {"access": "exclude"}',
+        'com,example)/ - {"access": "allow", "user": "staff"}',
+        'org,x)/ - {"access": "deny"}',
+        '',
+      ].join('\n'),
+    );
+    const r = await nwax(['acl', 'validate', bad]);
+    expect(r.code).toBe(1);
+    const found = r.stdout.trim().split('\n');
+    // The line that does not parse, as the service names it; then what the service would take silently.
+    expect(found[0]).toBe(`${bad}: line 10: "access" must be one of allow, block, exclude, allow_ignore_embargo, not "deny"`);
+    expect(found.slice(1).map((l) => Number(l.slice(bad.length + 1).split(':')[0])).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 8]);
+    expect(r.stdout).toContain(`${bad}:3: http://example.com/x: a URL where a SURT key belongs: it never matches (the key of that URL is com,example)/x)`);
+    expect(r.stdout).toContain(`${bad}:4: com,Example)/Private: uppercase`);
+    expect(r.stdout).toContain(`${bad}:2: com,example)/: never decides for the public: ${bad}:1 comes first`);
+    expect(r.stdout).toContain(`${bad}:8: org,iana)/: the same rule as ${bad}:7`);
+    expect(r.stderr).toContain('1 file, 9 rules, 7 findings');
+    const good = join(dir, 'good.aclj');
+    writeFileSync(
+      good,
+      'org,iana)/about - {"access": "block"}\norg,iana)/about - {"access": "allow", "user": "staff"}\n*, - {"access": "allow"}\norg,iana)/### - {"access": "allow"}\n',
+    );
+    const ok = await nwax(['acl', 'validate', good]);
+    expect([ok.code, ok.stdout]).toEqual([0, '']);
+  });
+
+  it('an emptied rules file is refused at start and keeps the rules before it at a reload, unless empty is said to mean none', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'rules.aclj');
+    writeFileSync(file, '');
+    const refused = await nwax(['search', '-D', `nwax.access.rules=${file}`, '-dir', dir, 'anything']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${file}: no rules (0 bytes); set nwax.access.rules.empty=true`);
+    expect(refused.stderr).not.toMatch(/\n\s+at /);
+    const settings = {
+      files: [file],
+      defaultAccess: 'allow',
+      embargoAccess: 'exclude',
+      userHeader: 'x',
+      trustedProxies: [],
+      readingRoom: [],
+      readingRoomUser: 'r',
+    } as const;
+    expect(new AccessPolicy({ ...settings, emptyOk: true }).rules.size).toBe(0);
+    writeFileSync(file, 'com,example)/private - {"access": "exclude"}\n');
+    const logged: string[] = [];
+    const policy = new AccessPolicy({ ...settings }, (l) => logged.push(l));
+    expect(policy.decide('http://example.com/private', '2020').access).toBe('exclude');
+    // Emptied, as a failed copy leaves it (its size and time change): the rule stays in force.
+    writeFileSync(file, '\n\n');
+    const r = policy.reload();
+    expect(r.changed).toBe(false);
+    expect(r.errors[0]).toContain('no rules (2 bytes)');
+    expect(logged.join('\n')).toContain('the rules loaded before stay in force');
+    expect(policy.decide('http://example.com/private', '2020').access).toBe('exclude');
+  });
 });

@@ -15,12 +15,15 @@ import type { Interval } from './aclj.js';
 import { parseAclj, type AccessRule } from './aclj.js';
 import { parseDuration } from './dates.js';
 import { AccessRules, type Decision, type Verdict } from './rules.js';
+import { unmatchableKey } from './validate-rules.js';
 import { NwaxError, describeFsError } from '../util/errors.js';
 import type { Configuration } from '../conf/config.js';
 
 /** The policy's properties, plain data (a search worker gets a copy). */
 export interface AccessSettings {
   files: string[];
+  /** A file with no rules means no rules (nwax.access.rules.empty); else it is an error. */
+  emptyOk?: boolean;
   defaultAccess: Verdict;
   embargo?: Interval;
   embargoAccess: Verdict;
@@ -55,6 +58,7 @@ export function accessSettings(conf: Configuration): AccessSettings {
   }
   const s: AccessSettings = {
     files: list(conf.getString('nwax.access.rules')),
+    emptyOk: conf.getBoolean('nwax.access.rules.empty'),
     defaultAccess: verdict(conf, 'nwax.access.default'),
     ...(embargo ? { embargo } : {}),
     embargoAccess: verdict(conf, 'nwax.access.embargo.access'),
@@ -111,8 +115,12 @@ function stampOf(files: string[]): string {
     .join(' ');
 }
 
-/** The rules of the files, or the lines that are wrong (file and line) and files that cannot be read. */
-function readRules(files: string[], keepUrls: boolean): { rules: AccessRule[]; errors: string[] } {
+/**
+ * The rules of the files, or the lines that are wrong (file and line), files that cannot be
+ * read, and files with no rule unless `emptyOk` (an emptied file read as "no rules" would serve
+ * every withheld page again: closed when in doubt).
+ */
+export function readRules(files: string[], keepUrls: boolean, emptyOk = false): { rules: AccessRule[]; errors: string[] } {
   const rules: AccessRule[] = [];
   const errors: string[] = [];
   for (const f of files) {
@@ -126,6 +134,8 @@ function readRules(files: string[], keepUrls: boolean): { rules: AccessRule[]; e
     const r = parseAclj(text, f, keepUrls);
     for (const rule of r.rules) rules.push(rule);
     for (const e of r.errors) errors.push(`${e.file}: line ${e.line}: ${e.message}`);
+    if (r.rules.length === 0 && r.errors.length === 0 && !emptyOk)
+      errors.push(`${f}: no rules (${text.length} bytes); set nwax.access.rules.empty=true where an empty file means no rules`);
   }
   return { rules, errors };
 }
@@ -156,13 +166,15 @@ export class AccessPolicy {
     this.trusted = addressList(settings.trustedProxies, 'nwax.access.trusted.proxies');
     this.room = addressList(settings.readingRoom, 'nwax.access.reading.room');
     this.stamp = stampOf(settings.files);
-    const { rules, errors } = readRules(settings.files, this.keepUrls);
+    const { rules, errors } = readRules(settings.files, this.keepUrls, settings.emptyOk);
     if (errors.length) throw new NwaxError('NWAX_CONF', `access rules: ${errors.join('; ')}`, 2);
     this.current = this.build(rules);
   }
 
   private build(rules: AccessRule[]): AccessRules {
     const s = this.settings;
+    const never = rules.filter((r) => unmatchableKey(r.key) !== undefined).length;
+    if (never) this.log(`access rules: ${never} rule${never === 1 ? '' : 's'} whose key never matches a URL (nwax acl validate names them)`);
     return new AccessRules(rules, { defaultAccess: s.defaultAccess, embargo: s.embargo, embargoAccess: s.embargoAccess, now: this.now });
   }
 
@@ -184,7 +196,7 @@ export class AccessPolicy {
     const stamp = stampOf(this.settings.files);
     if (stamp === this.stamp) return { changed: false, errors: this.errors };
     this.stamp = stamp;
-    const { rules, errors } = readRules(this.settings.files, this.keepUrls);
+    const { rules, errors } = readRules(this.settings.files, this.keepUrls, this.settings.emptyOk);
     if (errors.length) {
       this.errors = errors.map((e) => `${e}; the rules loaded before stay in force`);
       for (const e of this.errors) this.log(`access rules: ${e}`);

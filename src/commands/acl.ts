@@ -1,5 +1,5 @@
 /**
- * `nwax acl add|remove|list|check`: pywb's `wb-manager acl` on a rules file (the same file
+ * `nwax acl add|remove|list|check|validate`: pywb's `wb-manager acl` on a rules file (the same file
  * serves pywb and nwax), and the decision for a URL with the rule that made it.
  */
 import { Args, Flags } from '@oclif/core';
@@ -123,5 +123,33 @@ exit 0 for allow, 1 for block or exclude.`;
       process.stdout.write(`${args.url} (${key}) at ${ts}${flags.user ? ` for ${flags.user}` : ''}: ${d.access}, by ${why}\n`);
     }
     if (d.access !== 'allow') process.exitCode = 1;
+  }
+}
+
+export class AclValidate extends NwaxCommand {
+  static override summary = 'Check rules files: lines that do not parse, files with no rules, keys that can never match, rules that never decide.';
+  static override description = `Prints each finding as FILE:LINE: what is wrong, and a summary; exit 0 when there is none, 1 otherwise. \
+A key never matches where it is a URL, has uppercase, or is not a SURT key; a rule never decides where another of the same key \
+and user class comes first in pywb's order.`;
+  static override examples = ['<%= config.bin %> acl validate takedowns.aclj', '<%= config.bin %> acl validate /data/acl/*.aclj'];
+  static override strict = false;
+  static override args = { file };
+
+  async run(): Promise<void> {
+    const { argv } = await this.parse(AclValidate);
+    const { readRules } = await import('../access/policy.js');
+    const { validateRules } = await import('../access/validate-rules.js');
+    const lines: string[] = [];
+    let rules = 0;
+    for (const f of argv as string[]) {
+      // As the service reads it (its errors are the service's), then what it would accept silently.
+      const read = readRules([f], true);
+      rules += read.rules.length;
+      lines.push(...read.errors);
+      for (const x of validateRules(read.rules)) lines.push(`${x.where}: ${x.message}`);
+    }
+    if (lines.length) process.stdout.write(`${lines.join('\n')}\n`);
+    this.sayLine(`${argv.length} file${argv.length === 1 ? '' : 's'}, ${rules} rules, ${lines.length} finding${lines.length === 1 ? '' : 's'}`);
+    if (lines.length) process.exitCode = 1;
   }
 }

@@ -1,6 +1,6 @@
 /** The command table (oclif "explicit" strategy): each command imports its modules lazily in run(). */
 import AddDates from './add-dates.js';
-import { AclAdd, AclCheck, AclList, AclRemove } from './acl.js';
+import { AclAdd, AclCheck, AclList, AclRemove, AclValidate } from './acl.js';
 import Cdx from './cdx.js';
 import Readdb from './readdb.js';
 import Parse from './parse.js';
@@ -32,6 +32,7 @@ export const commands = {
   'acl:check': AclCheck,
   'acl:list': AclList,
   'acl:remove': AclRemove,
+  'acl:validate': AclValidate,
   'add-dates': AddDates,
   cdx: Cdx,
   crawl: Crawl,
