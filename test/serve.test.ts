@@ -271,4 +271,55 @@ describe('a shard front over three backends', () => {
     expect(html).toContain('Partial results: 1 shard did not answer');
     expect(await (await fetch(`${front.url}/healthz`)).json()).toMatchObject({ status: 'partial', documents: 6 });
   });
+
+  it('answers the shard protocol only to a front with the shard key or from a trusted address', async () => {
+    // A backend that trusts no address of this machine: only the key opens its shard protocol.
+    const guarded = await startServer({
+      dir: join(dir, 'crawl0'),
+      host: '127.0.0.1',
+      port: 0,
+      wayback: 'http://wb/{date}/{url}',
+      hitsPerSite: 2,
+      suggestTitles: 10,
+      shardKey: 'k3y-of-the-shards',
+      trustedProxies: ['10.9.9.9/32'],
+    });
+    const fronts: RunningServer[] = [];
+    try {
+      const stats = (key?: string) => fetch(`${guarded.url}/api/shard/stats?query=alligator&keys=1`, key ? { headers: { 'X-Nwax-Shard-Key': key } } : {});
+      for (const key of [undefined, 'wrong', 'k3y-of-the-shard', 'k3y-of-the-shards-']) {
+        const res = await stats(key);
+        expect(res.status, String(key)).toBe(403);
+        expect(await res.text()).not.toMatch(/counted|rows|hits"/);
+      }
+      expect((await fetch(`${guarded.url}/api/shard/candidates?query=alligator`)).status).toBe(403);
+      const ok = await stats('k3y-of-the-shards');
+      expect(ok.status).toBe(200);
+      expect(((await ok.json()) as { counted: number }).counted).toBe(3);
+      // Its public search is open as ever; a front with the key merges it, one without is refused.
+      expect((await fetch(`${guarded.url}/api/search?query=alligator`)).status).toBe(200);
+      const frontOf = async (shardKey?: string) => {
+        const f = await startServer({
+          dir: '',
+          shards: [guarded.url],
+          shardTimeout: 2000,
+          host: '127.0.0.1',
+          port: 0,
+          wayback: 'http://wb/{date}/{url}',
+          hitsPerSite: 0,
+          suggestTitles: 10,
+          shardKey,
+        });
+        fronts.push(f);
+        return (await (await fetch(`${f.url}/api/search?query=alligator&hitsPerSite=0`)).json()) as { total: number; failedShards?: string[] };
+      };
+      expect(await frontOf('k3y-of-the-shards')).toMatchObject({ total: 3 });
+      const refused = await frontOf(undefined);
+      expect(refused.total).toBe(0);
+      expect(refused.failedShards?.join(' ')).toContain('403');
+    } finally {
+      for (const f of fronts) await f.close();
+      await guarded.close();
+    }
+  });
 });

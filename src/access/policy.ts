@@ -79,7 +79,7 @@ export function configuredAccess(conf: Configuration): AccessSettings | undefine
 }
 
 /** CIDR ranges (or single addresses) as a BlockList; throws naming the property on a bad one. */
-function addressList(ranges: string[], property: string): BlockList {
+export function addressList(ranges: string[], property: string): BlockList {
   const bl = new BlockList();
   for (const r of ranges) {
     const [addr, bits] = r.split('/');
@@ -94,7 +94,7 @@ function addressList(ranges: string[], property: string): BlockList {
 }
 
 /** Whether an address (IPv4-mapped IPv6 read as IPv4) is in the list. */
-function inList(bl: BlockList, address: string | undefined): boolean {
+export function inList(bl: BlockList, address: string | undefined): boolean {
   if (!address) return false;
   const v4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (v4) return bl.check(v4[1], 'ipv4');
@@ -211,13 +211,14 @@ export class AccessPolicy {
   }
 
   /**
-   * The user class of a request: the header's, from a trusted proxy; the reading room's, from
+   * The user class of a request: the header's, from a trusted proxy (or `vouched` for: a shard
+   * front with the shard key, serve/shard-trust.ts); the reading room's, from
    * its addresses; else undefined (the public).
    */
-  userOf(headers: Record<string, string | string[] | undefined>, address: string | undefined): string | undefined {
+  userOf(headers: Record<string, string | string[] | undefined>, address: string | undefined, vouched = false): string | undefined {
     const h = headers[this.settings.userHeader];
     const value = (Array.isArray(h) ? h[0] : h)?.trim();
-    if (value && inList(this.trusted, address)) return value;
+    if (value && (vouched || inList(this.trusted, address))) return value;
     if (this.settings.readingRoom.length && inList(this.room, address)) return this.settings.readingRoomUser;
     return undefined;
   }

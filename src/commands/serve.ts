@@ -58,6 +58,12 @@ and neither is in any search answer, suggestion, /cdx line or TimeMap; a changed
         .map((u) => u.trim().replace(/\/+$/, ''))
         .filter(Boolean),
       shardTimeout: conf.getNumber('nwax.serve.shard.timeout'),
+      shardKey: conf.getString('nwax.serve.shard.key'),
+      trustedProxies: conf
+        .getString('nwax.access.trusted.proxies')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
       host: flags.host,
       port: flags.port,
       wayback: conf.getString('nwax.wayback.prefix'),

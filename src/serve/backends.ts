@@ -86,7 +86,7 @@ export function localBackend(opts: ServeOptions, access?: AccessPolicy): Backend
 export const NO_STATE: ServiceState = { sets: () => [], generation: () => 0, lastReload: () => 0, queued: () => 0, timeouts: () => 0, aborted: () => 0 };
 
 export function shardBackend(opts: ServeOptions): Backend {
-  const shards = new ShardSearcher(opts.shards!, opts.shardTimeout ?? 5000, opts.access?.userHeader);
+  const shards = new ShardSearcher(opts.shards!, opts.shardTimeout ?? 5000, opts.access?.userHeader, opts.shardKey);
   return {
     search: (q, o) => shards.search(q, o),
     reload: async () => ({ generation: 0, errors: [] }),
@@ -119,7 +119,11 @@ export function shardBackend(opts: ServeOptions): Backend {
         opts.shards!.map(
           async (b) =>
             (await (
-              await request(`${b}/suggest?q=${encodeURIComponent(q)}`, { headersTimeout: opts.shardTimeout, bodyTimeout: opts.shardTimeout })
+              await request(`${b}/suggest?q=${encodeURIComponent(q)}`, {
+                headersTimeout: opts.shardTimeout,
+                bodyTimeout: opts.shardTimeout,
+                headers: shards.userHeaders(undefined),
+              })
             ).body.json()) as Suggestion[],
         ),
       );

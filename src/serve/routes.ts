@@ -11,6 +11,7 @@ import type { ServeOptions } from './serve-options.js';
 import type { AccessPolicy } from '../access/policy.js';
 import type { Metrics } from './observe.js';
 import { shardOptions } from './shard-protocol.js';
+import type { ShardTrust } from './shard-trust.js';
 import { MAX_SCORED } from '../search/types.js';
 import { BadRequest, searchParams } from './params.js';
 import { renderBlocked, renderError, renderHome, renderResults } from './render-html.js';
@@ -40,6 +41,8 @@ export interface Parts {
   replayTemplate: () => string;
   /** The public address of the service, for absolute links. */
   base: () => string;
+  /** Who may ask the shard protocol and name a user class (shard-trust.ts). */
+  trust: ShardTrust;
 }
 
 /** One request: who asks, where its answer goes, whether it was given up. */
@@ -49,6 +52,8 @@ interface Asked {
   url: URL;
   /** The access rules' user class of the request (none: the public). */
   user: string | undefined;
+  /** It comes from a shard front or proxy this service believes. */
+  vouched: boolean;
   signal: AbortSignal;
   answered: { generation?: number };
 }
@@ -148,6 +153,16 @@ async function cdxRoute(p: Parts, a: Asked): Promise<void> {
 /** /api/shard/stats and /api/shard/candidates: a backend's side of the shard protocol. */
 function shardRoute(p: Parts, a: Asked, path: string): void {
   const sp = a.url.searchParams;
+  if (!a.vouched) {
+    // Its counts include what the rules withhold: a front's question, never the public's.
+    send(
+      a.res,
+      403,
+      'application/json',
+      `${JSON.stringify({ error: `${path} answers a shard front only (nwax.serve.shard.key, nwax.access.trusted.proxies)` })}\n`,
+    );
+    return;
+  }
   try {
     const shard = p.backend.shard;
     if (!shard) throw new BadRequest(`${path}: this service is not a shard backend`);
@@ -194,7 +209,8 @@ export async function route(p: Parts, req: IncomingMessage, res: ServerResponse,
   const path = url.pathname;
   if (p.sharedReplay && path.startsWith('/replay/')) return p.sharedReplay(req, res);
   // Who asks, for the access rules: a class from a trusted proxy's header, the reading room, or the public.
-  const a: Asked = { req, res, url, user: p.policy?.userOf(req.headers, req.socket.remoteAddress), signal, answered };
+  const vouched = p.trust.vouched(req);
+  const a: Asked = { req, res, url, user: p.policy?.userOf(req.headers, req.socket.remoteAddress, vouched), vouched, signal, answered };
   if (path === '/admin/reload') return adminReload(p, a);
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('Allow', 'GET, HEAD');

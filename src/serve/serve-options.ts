@@ -10,6 +10,13 @@ export interface ServeOptions {
   shards?: string[];
   /** Milliseconds a backend has to answer (nwax.serve.shard.timeout). */
   shardTimeout?: number;
+  /**
+   * Who may ask the shard protocol (/api/shard/*) and name a user class: a request with this
+   * secret (nwax.serve.shard.key; a front sends it), or from these addresses
+   * (nwax.access.trusted.proxies; loopback where absent).
+   */
+  shardKey?: string;
+  trustedProxies?: string[];
   host: string;
   port: number;
   /** Replay link template (nwax.wayback.prefix); empty: the embedded replay below. */

@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import type { RunningServer, ServeOptions } from './serve-options.js';
 import { cdxOnlyWhenNoIndexes, localBackend, shardBackend, type Backend } from './backends.js';
 import { AccessPolicy } from '../access/policy.js';
+import { ShardTrust } from './shard-trust.js';
 import { cdxServer } from './cdx-server.js';
 import { StreamGate } from './stream-lines.js';
 import { Metrics, accessLog, routeOf } from './observe.js';
@@ -129,6 +130,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     // Absolute links name the configured public address, or the one listened on: a Host header
     // is the client's to choose, and would point links wherever it says.
     base: () => (opts.baseUrl || addresses.search).replace(/\/+$/, ''),
+    trust: new ShardTrust(opts.shardKey, opts.trustedProxies ?? opts.access?.trustedProxies),
   };
   const inFlight = new InFlight();
   // Long query strings reach the handler (and get a 400 with a message) instead of Node's bare 431.

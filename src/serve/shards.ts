@@ -7,6 +7,7 @@
  * reaches the backend that holds the document.
  */
 import { Agent, request } from 'undici';
+import { SHARD_KEY_HEADER } from './shard-trust.js';
 import type { Facets, Hit, LocalStats, SearchOptions, SearchResult, ShardCandidate, SharedStats } from '../search/types.js';
 import { parseQuery } from '../search/query.js';
 import { compareCandidates } from '../search/word-search.js';
@@ -32,15 +33,17 @@ export class ShardSearcher {
   private readonly agent = new Agent({ keepAliveTimeout: 10_000, connections: 16 });
 
   /** `userHeader`: the header that names a request's user class to the backends (nwax.access.user.header; they trust this front's address). */
+  /** `key`: the shard key a backend asks of its front (nwax.serve.shard.key), sent with every request. */
   constructor(
     readonly backends: string[],
     private readonly timeout: number,
     private readonly userHeader = 'x-pywb-acl-user',
+    private readonly key = '',
   ) {}
 
-  /** The headers that carry a user class to a backend. */
+  /** The headers of a request to a backend: the shard key, and the user class where there is one. */
   userHeaders(user: string | undefined): Record<string, string> {
-    return user ? { [this.userHeader]: user } : {};
+    return { ...(this.key ? { [SHARD_KEY_HEADER]: this.key } : {}), ...(user ? { [this.userHeader]: user } : {}) };
   }
 
   /** A backend's JSON answer to a GET; its 400 is the query's error (the front reports it). */
@@ -218,7 +221,12 @@ export class ShardSearcher {
     await Promise.all(
       this.backends.map(async (b) => {
         try {
-          const res = await request(`${b}/healthz`, { dispatcher: this.agent, headersTimeout: this.timeout, bodyTimeout: this.timeout });
+          const res = await request(`${b}/healthz`, {
+            dispatcher: this.agent,
+            headersTimeout: this.timeout,
+            bodyTimeout: this.timeout,
+            headers: this.userHeaders(undefined),
+          });
           documents += ((await res.body.json()) as { documents: number }).documents;
         } catch (err) {
           failed.push(`${b} (${(err as { code?: string }).code ?? (err as Error).message})`);
