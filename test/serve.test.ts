@@ -38,8 +38,13 @@ describe('nwax serve', () => {
     const res = await get('/api/search?query=url:http://example.org/index.html&hitsPerSite=0');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
-    const body = (await res.json()) as { total: number; hits: { dates: string[]; replay: { url: string }[] }[] };
+    const text = await res.text();
+    const body = JSON.parse(text) as { total: number; hits: { dates: string[]; file: string; replay: { url: string }[] }[] };
     expect(body.total).toBe(5);
+    // Each archive by its file name, never where it lies on the server.
+    expect(body.hits.map((h) => h.file)).toEqual(Array(5).fill('example.warc.gz'));
+    expect(body.hits.every((h) => !('location' in h))).toBe(true);
+    expect(text).not.toContain(dir);
     expect(body.hits.map((h) => h.dates.length).sort()).toEqual([1, 1, 2, 2, 4]);
     expect(body.hits[0].replay[0].url).toMatch(/^https:\/\/wayback\.example\/october\/2007\d{10}\/http:\/\/example\.org\/index\.html$/);
     expect(await (await get('/healthz')).json()).toEqual({ status: 'ok', documents: 5 });

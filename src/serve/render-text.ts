@@ -42,7 +42,12 @@ export function renderText(r: SearchResult, template: string, bold: boolean): st
   return `${out.join('\n')}\n`;
 }
 
-export function renderJson(r: SearchResult & { failed?: string[] }, template: string): string {
+/**
+ * Search results as JSON. `paths` false (the service's answers): a hit names its archive by its
+ * file name (`file`, NutchWAX's arcname) and not by where it lies on the server's disk or
+ * network (`location`), which is the operator's to know, not the public's.
+ */
+export function renderJson(r: SearchResult & { failed?: string[] }, template: string, paths = true): string {
   return `${JSON.stringify(
     {
       query: r.query,
@@ -55,10 +60,15 @@ export function renderJson(r: SearchResult & { failed?: string[] }, template: st
       ...(r.failed ? { failedShards: r.failed } : {}),
       ...(r.partial ? { timeBudgetExceeded: true } : {}),
       ...(r.rankedAmong !== undefined ? { rankedAmong: r.rankedAmong } : {}),
-      hits: r.hits.map((h) => ({ ...h, replay: h.dates.map((d) => ({ date: d, url: replayUrl(template, h, d) })) })),
+      hits: r.hits.map((h) => ({ ...(paths ? h : withoutLocation(h)), replay: h.dates.map((d) => ({ date: d, url: replayUrl(template, h, d) })) })),
       ...(r.facets ? { facets: r.facets } : {}),
     },
     null,
     2,
   )}\n`;
+}
+
+function withoutLocation(h: Hit): Omit<Hit, 'location'> {
+  const { location: _, ...rest } = h;
+  return rest;
 }
