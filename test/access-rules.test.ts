@@ -4,7 +4,7 @@
  * `nwax acl` and read back; a bad line named.
  */
 import { describe, expect, it } from 'vitest';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAclj, sourceOf } from '../src/access/aclj.js';
 import { AccessRules, type RulesOptions } from '../src/access/rules.js';
@@ -279,7 +279,12 @@ describe('rules that cannot do what they say', () => {
     const found = r.stdout.trim().split('\n');
     // The line that does not parse, as the service names it; then what the service would take silently.
     expect(found[0]).toBe(`${bad}: line 10: "access" must be one of allow, block, exclude, allow_ignore_embargo, not "deny"`);
-    expect(found.slice(1).map((l) => Number(l.slice(bad.length + 1).split(':')[0])).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 8]);
+    expect(
+      found
+        .slice(1)
+        .map((l) => Number(l.slice(bad.length + 1).split(':')[0]))
+        .sort((a, b) => a - b),
+    ).toEqual([2, 3, 4, 5, 6, 8]);
     expect(r.stdout).toContain(`${bad}:3: http://example.com/x: a URL where a SURT key belongs: it never matches (the key of that URL is com,example)/x)`);
     expect(r.stdout).toContain(`${bad}:4: com,Example)/Private: uppercase`);
     expect(r.stdout).toContain(`${bad}:2: com,example)/: never decides for the public: ${bad}:1 comes first`);
@@ -292,6 +297,35 @@ describe('rules that cannot do what they say', () => {
     );
     const ok = await nwax(['acl', 'validate', good]);
     expect([ok.code, ok.stdout]).toEqual([0, '']);
+  });
+
+  it('reads a directory of rule files as pywb does (its .aclj files together), and sees a change to one of them', () => {
+    const dir = tempDir();
+    const acl = join(dir, 'access');
+    mkdirSync(acl);
+    writeFileSync(join(acl, 'pywb.aclj'), 'org,iana)/about - {"access": "block"}\norg,iana)/ - {"access": "exclude"}\n');
+    writeFileSync(join(acl, 'before.aclj'), 'org,iana)/domains - {"access": "block"}\norg,iana)/ - {"access": "allow", "before": "20140126"}\n');
+    writeFileSync(join(acl, 'notes.txt'), 'not rules\n');
+    const settings = {
+      files: [acl],
+      defaultAccess: 'block',
+      embargoAccess: 'exclude',
+      userHeader: 'x',
+      trustedProxies: [],
+      readingRoom: [],
+      readingRoomUser: 'r',
+    } as const;
+    const policy = new AccessPolicy({ ...settings });
+    expect(policy.rules.size).toBe(4);
+    expect(policy.decide('http://www.iana.org/x', '20140101000000').access).toBe('exclude');
+    expect(policy.decide('http://www.iana.org/domains/y', '20140101000000').access).toBe('block');
+    writeFileSync(join(acl, 'before.aclj'), 'org,iana)/domains - {"access": "allow"}\n');
+    expect(policy.reload().changed).toBe(true);
+    expect(policy.decide('http://www.iana.org/domains/y', '20140101000000').access).toBe('allow');
+    // An empty folder is no rules, refused as an empty file is.
+    const none = join(dir, 'none');
+    mkdirSync(none);
+    expect(() => new AccessPolicy({ ...settings, files: [none] })).toThrow(/no rules/);
   });
 
   it('an emptied rules file is refused at start and keeps the rules before it at a reload, unless empty is said to mean none', async () => {

@@ -1,7 +1,7 @@
 /**
  * The access policy a service (and `nwax search`) applies: the rule files named by
- * `nwax.access.rules` (read as rules.ts decides), the default, the embargo, and who the
- * client is: a user class from the header `nwax.access.user.header` when the request comes
+ * `nwax.access.rules` (a directory: its `.aclj` files, as pywb reads one; decided as rules.ts
+ * says), the default, the embargo, and who the client is: a user class from the header `nwax.access.user.header` when the request comes
  * from a trusted proxy (`nwax.access.trusted.proxies`), else the reading room's class when
  * the client's address is in `nwax.access.reading.room`, else the public.
  *
@@ -9,7 +9,8 @@
  * gone) keeps the rules in force that were (never fail open), and says so until it is fixed.
  * At start there are no rules to keep: a bad file stops the service.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { BlockList, isIP } from 'node:net';
 import type { Interval } from './aclj.js';
 import { parseAclj, type AccessRule } from './aclj.js';
@@ -101,9 +102,29 @@ export function inList(bl: BlockList, address: string | undefined): boolean {
   return bl.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
 }
 
+/**
+ * The rule files named: a file as it is, a directory as the `.aclj` files in it, by name (as
+ * pywb reads an `acl_paths` directory); one that cannot be listed as itself (its read fails).
+ */
+function ruleFiles(paths: string[]): string[] {
+  return paths.flatMap((p) => {
+    try {
+      if (!statSync(p).isDirectory()) return [p];
+      const inside = readdirSync(p)
+        .filter((n) => n.endsWith('.aclj'))
+        .sort()
+        .map((n) => join(p, n));
+      // An empty folder is no rules, and says so as an empty file does.
+      return inside.length ? inside : [p];
+    } catch {
+      return [p];
+    }
+  });
+}
+
 /** The files' identity (inode, size, change time): a rewritten or replaced file has another. */
-function stampOf(files: string[]): string {
-  return files
+function stampOf(paths: string[]): string {
+  return ruleFiles(paths)
     .map((f) => {
       try {
         const st = statSync(f);
@@ -123,10 +144,10 @@ function stampOf(files: string[]): string {
 export function readRules(files: string[], keepUrls: boolean, emptyOk = false): { rules: AccessRule[]; errors: string[] } {
   const rules: AccessRule[] = [];
   const errors: string[] = [];
-  for (const f of files) {
+  for (const f of ruleFiles(files)) {
     let text: string;
     try {
-      text = readFileSync(f, 'utf8');
+      text = statSync(f).isDirectory() ? '' : readFileSync(f, 'utf8');
     } catch (err) {
       errors.push(describeFsError(f, err as NodeJS.ErrnoException));
       continue;
