@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAclj, sourceOf } from '../src/access/aclj.js';
-import { AccessRules, type RulesOptions } from '../src/access/rules.js';
-import { AccessPolicy } from '../src/access/policy.js';
+import { AccessRules, type RulesOptions, type Verdict } from '../src/access/rules.js';
+import { AccessPolicy, type AccessSettings } from '../src/access/policy.js';
 import { nwax, tempDir } from './helpers.js';
 import { pipeline, workedExample } from './example-pipeline.js';
 
@@ -19,6 +19,11 @@ function rulesOf(text: string, opts: Partial<RulesOptions> = {}): AccessRules {
 }
 
 const at = (iso: string) => () => new Date(iso);
+
+/** A service's access settings over `files`, with no proxies or reading room. */
+function policySettings(files: string[], defaultAccess: Verdict): AccessSettings {
+  return { files, defaultAccess, embargoAccess: 'exclude', userHeader: 'x', trustedProxies: [], readingRoom: [], readingRoomUser: 'r' };
+}
 
 describe('access rules', () => {
   it("decides pywb's documented example: the longest prefix wins, allow within exclude within block", () => {
@@ -306,15 +311,7 @@ describe('rules that cannot do what they say', () => {
     writeFileSync(join(acl, 'pywb.aclj'), 'org,iana)/about - {"access": "block"}\norg,iana)/ - {"access": "exclude"}\n');
     writeFileSync(join(acl, 'before.aclj'), 'org,iana)/domains - {"access": "block"}\norg,iana)/ - {"access": "allow", "before": "20140126"}\n');
     writeFileSync(join(acl, 'notes.txt'), 'not rules\n');
-    const settings = {
-      files: [acl],
-      defaultAccess: 'block',
-      embargoAccess: 'exclude',
-      userHeader: 'x',
-      trustedProxies: [],
-      readingRoom: [],
-      readingRoomUser: 'r',
-    } as const;
+    const settings = policySettings([acl], 'block');
     const policy = new AccessPolicy({ ...settings });
     expect(policy.rules.size).toBe(4);
     expect(policy.decide('http://www.iana.org/x', '20140101000000').access).toBe('exclude');
@@ -336,15 +333,7 @@ describe('rules that cannot do what they say', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`${file}: no rules (0 bytes); set nwax.access.rules.empty=true`);
     expect(refused.stderr).not.toMatch(/\n\s+at /);
-    const settings = {
-      files: [file],
-      defaultAccess: 'allow',
-      embargoAccess: 'exclude',
-      userHeader: 'x',
-      trustedProxies: [],
-      readingRoom: [],
-      readingRoomUser: 'r',
-    } as const;
+    const settings = policySettings([file], 'allow');
     expect(new AccessPolicy({ ...settings, emptyOk: true }).rules.size).toBe(0);
     writeFileSync(file, 'com,example)/private - {"access": "exclude"}\n');
     const logged: string[] = [];
