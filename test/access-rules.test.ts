@@ -348,3 +348,40 @@ describe('rules that cannot do what they say', () => {
     expect(policy.decide('http://example.com/private', '2020').access).toBe('exclude');
   });
 });
+
+describe('nwax acl importtxt', () => {
+  it("turns an exclusion list (URLs, SURT prefixes, OpenWayback's http://( form) into rules, replacing those of the same key", async () => {
+    const dir = tempDir();
+    const list = join(dir, 'exclusions.txt');
+    const file = join(dir, 'rules.aclj');
+    writeFileSync(list, '# takedowns 2009\nhttp://example.com/private/\n\nhttp://(org,example,)/secret\nhttp://(net,example,\ncom,foo)/bar\r\n');
+    const first = await nwax(['acl', 'importtxt', file, list]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain('5 rules added and 0 replaced');
+    const rules = parseAclj(readFileSync(file, 'utf8'), file);
+    expect(rules.errors).toEqual([]);
+    expect(rules.rules.map((r) => `${r.key} ${r.access}`)).toEqual([
+      'org,example)/secret exclude',
+      'net,example, exclude',
+      'net,example) exclude',
+      'com,foo)/bar exclude',
+      'com,example)/private exclude',
+    ]);
+    const decide = (url: string) => new AccessRules(parseAclj(readFileSync(file, 'utf8'), file).rules, { defaultAccess: 'allow' }).decide(url, '2020').access;
+    // OpenWayback's host prefix: the host and every host under it.
+    expect(decide('http://example.net/')).toBe('exclude');
+    expect(decide('http://www.sub.example.net/x')).toBe('exclude');
+    expect(decide('http://notexample.net/')).toBe('allow');
+    expect(decide('https://www.example.com/private/a.html')).toBe('exclude');
+    const again = await nwax(['acl', 'importtxt', file, list, 'block']);
+    expect(again.stderr).toContain('0 rules added and 5 replaced');
+    expect(decide('http://example.org/secret')).toBe('block');
+    const bad = await nwax(['acl', 'importtxt', file, list, 'deny']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('"access" must be one of allow, block, exclude, allow_ignore_embargo, not "deny"');
+    const missing = await nwax(['acl', 'importtxt', file, join(dir, 'nope.txt')]);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('nope.txt');
+    expect(missing.stderr).not.toMatch(/\n\s+at /);
+  });
+});

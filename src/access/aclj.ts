@@ -164,3 +164,20 @@ export function ruleKey(urlOrSurt: string, exact = false): string {
   const key = SURT_LIKE.test(urlOrSurt) && !urlOrSurt.includes('://') ? urlOrSurt : surt(urlOrSurt.includes('://') ? urlOrSurt : `http://${urlOrSurt}`);
   return exact ? `${key}${EXACT_SUFFIX}` : key;
 }
+
+/**
+ * The rule keys of one line of an exclusion list, as OpenWayback and pywb's `acl importtxt`
+ * read them: a URL or SURT prefix a line (blank lines and `#` comments none). OpenWayback's own
+ * SURT form, `http://(org,example,)/path`, is read too; its host prefix `http://(org,example,`
+ * meant the host and every host under it, so it gives both keys (`org,example)`, `org,example,`).
+ */
+export function exclusionKeys(line: string): string[] {
+  const t = line.trim();
+  if (!t || t.startsWith('#')) return [];
+  const wayback = /^[a-z]+:\/\/\((.*)$/i.exec(t);
+  if (!wayback) return [ruleKey(t)];
+  const k = wayback[1].toLowerCase().replace(/,\)/, ')');
+  if (k.includes(')')) return [k];
+  const host = k.replace(/,$/, '');
+  return [`${host})`, `${host},`];
+}

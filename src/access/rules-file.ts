@@ -43,6 +43,20 @@ export function addRule(path: string, rule: AccessRule): AccessRule | undefined 
   return old;
 }
 
+/** Adds many rules at once (an imported list), each replacing the rule of its key and user; the file is written once. */
+export function addRules(path: string, added: readonly AccessRule[]): { added: number; replaced: number } {
+  const byKey = new Map<string, AccessRule>();
+  const id = (r: AccessRule) => `${r.key}\u0000${r.user ?? ''}`;
+  for (const r of readRulesFile(path, true)) byKey.set(id(r), r);
+  let replaced = 0;
+  for (const r of added) {
+    if (byKey.has(id(r))) replaced++;
+    byKey.set(id(r), r);
+  }
+  writeRules(path, [...byKey.values()]);
+  return { added: added.length - replaced, replaced };
+}
+
 /** Removes the rule of `key` and `user`; returns it, or undefined where there was none. */
 export function removeRule(path: string, key: string, user: string | undefined): AccessRule | undefined {
   const rules = readRulesFile(path);

@@ -1,5 +1,5 @@
 /**
- * `nwax acl add|remove|list|check|validate`: pywb's `wb-manager acl` on a rules file (the same file
+ * `nwax acl add|remove|list|check|validate|importtxt`: pywb's `wb-manager acl` on a rules file (the same file
  * serves pywb and nwax), and the decision for a URL with the rule that made it.
  */
 import { Args, Flags } from '@oclif/core';
@@ -151,5 +151,56 @@ and user class comes first in pywb's order.`;
     if (lines.length) process.stdout.write(`${lines.join('\n')}\n`);
     this.sayLine(`${argv.length} file${argv.length === 1 ? '' : 's'}, ${rules} rules, ${lines.length} finding${lines.length === 1 ? '' : 's'}`);
     if (lines.length) process.exitCode = 1;
+  }
+}
+
+export class AclImportTxt extends NwaxCommand {
+  static override summary = "Add a rule for each URL or SURT prefix of an exclusion list (OpenWayback's, pywb's `acl importtxt`), one a line.";
+  static override description = `Each line of LIST (a URL, a SURT prefix, or OpenWayback's http://(com,example,)/ form; blank lines and # comments \
+skipped) becomes a rule of ACCESS (default exclude), replacing the rule of its key and user; FILE is written once, in pywb's order.`;
+  static override examples = [
+    '<%= config.bin %> acl importtxt takedowns.aclj exclusions.txt',
+    '<%= config.bin %> acl importtxt rules.aclj list.txt block --user public',
+  ];
+  static override args = {
+    file,
+    list: Args.string({ description: 'The exclusion list: a URL or SURT prefix a line.', required: true }),
+    access: Args.string({ description: 'allow, block, exclude or allow_ignore_embargo', default: 'exclude' }),
+  };
+  static override flags = { user };
+
+  async run(): Promise<void> {
+    const { args, flags } = await this.parse(AclImportTxt);
+    const { readFileSync } = await import('node:fs');
+    const { exclusionKeys, parseRule } = await import('../access/aclj.js');
+    const { addRules } = await import('../access/rules-file.js');
+    const { InputError, NwaxError, UsageError, describeFsError } = await import('../util/errors.js');
+    let text: string;
+    try {
+      text = readFileSync(args.list, 'utf8');
+    } catch (err) {
+      throw new InputError(describeFsError(args.list, err as NodeJS.ErrnoException));
+    }
+    const rules = [];
+    for (const [i, line] of text.split(/\r?\n/).entries()) {
+      let keys: string[];
+      try {
+        keys = exclusionKeys(line);
+      } catch (err) {
+        throw new NwaxError('NWAX_FORMAT', `${args.list}: line ${i + 1}: not a URL or SURT prefix (${(err as Error).message})`);
+      }
+      for (const key of keys) {
+        const json: Record<string, unknown> = { access: args.access };
+        if (line.includes('://') && !line.includes('://(')) json.url = line.trim();
+        if (flags.user) json.user = flags.user;
+        try {
+          rules.push(parseRule(`${key} - ${JSON.stringify(json)}`));
+        } catch (err) {
+          throw new UsageError((err as Error).message);
+        }
+      }
+    }
+    const { added, replaced } = addRules(args.file, rules);
+    this.sayLine(`${added} rules added and ${replaced} replaced in ${args.file} from ${args.list}`);
   }
 }

@@ -1,6 +1,6 @@
 /** The command table (oclif "explicit" strategy): each command imports its modules lazily in run(). */
 import AddDates from './add-dates.js';
-import { AclAdd, AclCheck, AclList, AclRemove, AclValidate } from './acl.js';
+import { AclAdd, AclCheck, AclImportTxt, AclList, AclRemove, AclValidate } from './acl.js';
 import Cdx from './cdx.js';
 import Readdb from './readdb.js';
 import Parse from './parse.js';
@@ -31,6 +31,7 @@ export const commands = {
   'acl:add': AclAdd,
   'acl:check': AclCheck,
   'acl:list': AclList,
+  'acl:importtxt': AclImportTxt,
   'acl:remove': AclRemove,
   'acl:validate': AclValidate,
   'add-dates': AddDates,
