@@ -185,6 +185,10 @@ describe('access rules on every route', () => {
     // (embargoed: excluded, as pywb's embargo) and zanzibar (excluded) as if absent.
     expect(statuses.filter((s) => s === 200).length).toBe(4);
     expect(statuses.filter((s) => s === 451).length).toBe(2);
+    // Health and readiness count what the public may see: the four, not the eight versions.
+    expect(((await (await fetch(`${srv.url}/healthz`)).json()) as { documents: number }).documents).toBe(4);
+    const ready = (await (await fetch(`${srv.url}/readyz`)).json()) as { sets: { documents: number }[] };
+    expect(ready.sets.reduce((n, x) => n + x.documents, 0)).toBe(4);
     for (const url of [
       'http://site.example/blocked.html',
       'http://private.example/secret.html',

@@ -22,6 +22,8 @@ export interface AccessView {
   withheld?: string;
   /** Versions withheld in part: `id`, `dates` (those allowed), `first` (the first of them). */
   partial?: string;
+  /** How many served documents it withholds whole, once counted. */
+  withheldCount?: number;
 }
 
 export const OPEN_VIEW: AccessView = {};
@@ -192,6 +194,14 @@ export class SetAccess {
   withheld(id: number): number {
     if (!this.view.withheld) return 0;
     return (this.db.prepare(`SELECT how FROM temp.${this.view.withheld} WHERE id = ?`).pluck().get(id) as number | undefined) ?? 0;
+  }
+
+  /** Documents the current view withholds whole, of those served (dedup's deleted ones are not): what its count of documents leaves out. */
+  withheldCount(): number {
+    const v = this.view;
+    if (!v.withheld) return 0;
+    v.withheldCount ??= this.db.prepare(`SELECT count(*) FROM temp.${v.withheld} w JOIN docs ON docs.id = w.id WHERE docs.deleted = 0`).pluck().get() as number;
+    return v.withheldCount;
   }
 
   /** The documents table's joins (`base`: the dates index's), with the view's shown dates. */

@@ -175,9 +175,10 @@ export class Searcher {
     this.log(`reload: ${message}`);
   }
 
-  /** The sets served now, with their documents (for /metrics and /readyz). */
+  /** The sets served now, with the documents the public may see in each (for /metrics and /readyz). */
   setCounts(): { name: string; documents: number }[] {
-    return this.sets.map((s) => ({ name: s.set.name, documents: s.count }));
+    this.scope(undefined);
+    return this.sets.map((s) => ({ name: s.set.name, documents: s.count - s.access.withheldCount() }));
   }
 
   /**
@@ -395,9 +396,9 @@ export class Searcher {
     for (const s of this.sets) for (const title of s.bestTitles(Math.ceil(titles / this.sets.length))) yield { text: title, kind: 'title' };
   }
 
-  /** Documents in all sets (for /healthz). */
+  /** Documents in all sets that the public may see (for /healthz: a count of withheld ones would say they exist). */
   documents(): number {
-    return this.sets.reduce((n, s) => n + s.count, 0);
+    return this.setCounts().reduce((n, s) => n + s.documents, 0);
   }
 
   close(): void {
