@@ -87,6 +87,11 @@ function* selectPages(searcher: Searcher, query: string | undefined): Generator<
     const key = `${d.url} ${d.digest}`;
     if (seen.has(key)) continue;
     seen.add(key);
+    // A version whose own capture the rules withhold (others of its dates shown): its row names
+    // no record (open-set.ts), and its page is left out, as withheld captures are (not a skip:
+    // nothing is wrong with it); a whole collection's package still holds the captures shown,
+    // from the capture index.
+    if (d.location == null) continue;
     // The rows are the served documents (not deleted, not withheld: the filters searcher.stored()
     // applies), and hold where each record is.
     const ts = firstDate(d.dates);

@@ -214,6 +214,15 @@ export class SetAccess {
     return this.view.partial ? `coalesce(ap.dates, ${all})` : all;
   }
 
+  /**
+   * Where the view withholds some of a version's captures, the condition that its row's own
+   * capture (its first, `docs.date`, whose record the row's file and offset name) is among
+   * those shown; '' where every shown version shows all its captures.
+   */
+  ownCaptureShown(): string {
+    return this.view.partial ? "(ap.id IS NULL OR instr(' ' || ap.dates || ' ', ' ' || docs.date || ' ') > 0)" : '';
+  }
+
   /** A document's first capture date that the view shows. */
   firstDate(): string {
     return this.view.partial ? 'coalesce(ap.first, docs.date)' : 'docs.date';

@@ -30,6 +30,9 @@ import { SetAccess } from './access-view.js';
 /** A hit's capture fields, as the documents table's columns. */
 const CAPTURE_COLUMNS_SQL = CAPTURE_FIELDS.map((f) => `docs.${f}`).join(', ');
 
+/** The capture fields that say where a version's own record lies (a withheld capture's are not shown). */
+const RECORD_PLACE = new Set<string>(['file', 'location', 'offset', 'clen']);
+
 /** BM25's column weights: title, content, anchors, URL words, host (and 0 for the years). */
 const WEIGHTS = [4.0, 1.0, 2.0, 1.0, 0.5];
 
@@ -365,7 +368,18 @@ export class OpenSet {
 
   /** The columns of a hit; `lang` false leaves out the one stored after the text (Row.lang undefined). */
   private cols(lang = true): string {
-    return `docs.id, docs.url, docs.digest, docs.title, ${this.datesExpr()} AS dates, ${CAPTURE_COLUMNS_SQL}, docs.host, docs.boost, docs.inlinks${lang ? ', docs.lang' : ''}`;
+    return `docs.id, docs.url, docs.digest, docs.title, ${this.datesExpr()} AS dates, ${this.captureCols()}, docs.host, docs.boost, docs.inlinks${lang ? ', docs.lang' : ''}`;
+  }
+
+  /**
+   * The capture fields; where the view withholds a version's own capture (its first, which its
+   * row names) but shows others, where that record lies is null: no hit, stored copy or export
+   * reaches a capture the class may not see (docs/access-control.md).
+   */
+  private captureCols(): string {
+    const own = this.access.ownCaptureShown();
+    if (!own) return CAPTURE_COLUMNS_SQL;
+    return CAPTURE_FIELDS.map((f) => (RECORD_PLACE.has(f) ? `CASE WHEN ${own} THEN docs.${f} END AS ${f}` : `docs.${f}`)).join(', ');
   }
 
   /** A hit's stored text ('' when `text` is false) and language (set-texts.ts). */
@@ -402,8 +416,12 @@ export class OpenSet {
     return this.docCount - this.deleted;
   }
 
+  /** Where document `id`'s record lies, where the view shows it (and the capture the row names). */
   ref(id: number): StoredRef | undefined {
-    return this.stmt(`SELECT url, location, offset, clen, mime FROM docs WHERE id = ? AND deleted = 0${this.access.shown()}`).get(id) as StoredRef | undefined;
+    const own = this.access.ownCaptureShown();
+    return this.stmt(
+      `SELECT docs.url, docs.location, docs.offset, docs.clen, docs.mime FROM ${this.access.joins('docs')} WHERE docs.id = ? AND docs.deleted = 0${this.access.shown()}${own ? ` AND ${own}` : ''}`,
+    ).get(id) as StoredRef | undefined;
   }
 
   /** Every document served, in document order (an export of the collection), without its text. */

@@ -1,0 +1,89 @@
+/**
+ * Withholding per capture, not per version: one version (the same payload) captured in 2009 and
+ * in 2020, whose 2009 capture the rules exclude (`before: 2015`). The public finds the version
+ * with its 2020 date only, and nothing it is handed names or serves the 2009 record: not the
+ * hit's record fields, not /stored, not the page's link to it, not an exported package.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { nwax, nwaxAsync, serveCli, tempDir } from './helpers.js';
+import { zipEntry } from './zip-entry.js';
+// @ts-expect-error: a plain JavaScript module of the project's own scripts
+import { writeWarc } from '../scripts/make-fixtures.mjs';
+
+const PAGE = '<!DOCTYPE html><html><head><title>Okapi notes</title></head><body><p>okapi sighting in the forest</p></body></html>';
+
+let n = 0;
+const capture = (url: string, date: string, body: string) => ({
+  type: 'response',
+  url,
+  date,
+  body,
+  id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
+  status: 200,
+  statusline: 'HTTP/1.1 200 OK',
+  headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)) },
+});
+
+describe('a version whose first capture is withheld', () => {
+  const dir = tempDir();
+  const crawl = join(dir, 'crawl');
+  const rules = join(dir, 'rules.aclj');
+  let srv: { url: string; close(): Promise<void> };
+  type JsonHit = { url: string; dates: string[]; set: string; doc: number; offset: number | null; file?: string | null };
+  const hits = async (base: string) => ((await (await fetch(`${base}/api/search?query=okapi`)).json()) as { hits: JsonHit[] }).hits;
+
+  beforeAll(async () => {
+    const warc = join(dir, 'okapi.warc.gz');
+    await writeWarc(warc, [
+      capture('http://v.example/page.html', '20090101000000', PAGE),
+      capture('http://v.example/page.html', '20200101000000', PAGE),
+      capture('http://v.example/other.html', '20100101000000', PAGE.replace('Okapi notes', 'Other notes').replace('okapi', 'tapir')),
+    ]);
+    writeFileSync(join(dir, 'manifest'), `${warc} web\n`);
+    const seg = join(crawl, 'segments', '20200102000000');
+    for (const step of [
+      ['import', join(dir, 'manifest'), seg],
+      ['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg],
+    ])
+      expect((await nwaxAsync(step)).code).toBe(0);
+    writeFileSync(rules, 'example,v)/page.html - {"access": "exclude", "before": "2015"}\n');
+    srv = await serveCli(['-dir', crawl, '--port', '0', '-D', `nwax.access.rules=${rules}`, '-D', 'nwax.serve.threads=1']);
+  }, 60_000);
+  afterAll(() => srv?.close());
+
+  it('is found with its shown dates only, and names no record, serves none, links to none', async () => {
+    // Without rules, one version with both dates, its row naming the 2009 record.
+    const open = JSON.parse((await nwax(['search', '--json', '-dir', crawl, 'okapi'])).stdout) as { hits: JsonHit[] };
+    expect(open.hits.map((h) => h.dates)).toEqual([['20090101000000', '20200101000000']]);
+    expect(open.hits[0].offset).toBe(0);
+    const [hit, ...more] = await hits(srv.url);
+    expect(more).toEqual([]);
+    expect(hit.dates).toEqual(['20200101000000']);
+    expect(hit.offset).toBeNull();
+    expect(hit.file ?? null).toBeNull();
+    expect((await fetch(`${srv.url}/stored/${encodeURIComponent(hit.set)}/${hit.doc}`)).status).toBe(404);
+    const page = await (await fetch(`${srv.url}/search?query=okapi`)).text();
+    expect(page).toContain('Okapi notes');
+    expect(page).not.toContain('/stored/');
+    expect(page).not.toContain('2009');
+    // nwax search applies the same rules.
+    const cli = JSON.parse((await nwax(['search', '--json', '-dir', crawl, '-D', `nwax.access.rules=${rules}`, 'okapi'])).stdout) as { hits: JsonHit[] };
+    expect(cli.hits.map((h) => [h.dates, h.offset])).toEqual([[['20200101000000'], null]]);
+  });
+
+  it('leaves its withheld capture out of an exported package, and keeps the capture shown', async () => {
+    const out = join(dir, 'public.wacz');
+    const r = await nwax(['export-wacz', out, '-dir', crawl, '-D', `nwax.access.rules=${rules}`]);
+    expect(r.code, r.stderr).toBe(0);
+    const warc = gunzipSync(await zipEntry(out, 'archive/data.warc.gz')).toString('latin1');
+    expect(warc).not.toMatch(/WARC-Date: 2009-/);
+    expect(warc).toMatch(/WARC-Date: 2020-01-01T00:00:00Z/);
+    // Its page is left out (it would name the withheld record); the other page is there.
+    const pages = (await zipEntry(out, 'pages/pages.jsonl')).toString('utf8');
+    expect(pages).toContain('v.example/other.html');
+    expect(pages).not.toContain('v.example/page.html');
+  });
+});
