@@ -301,6 +301,29 @@ describe('access rules on every route', () => {
     }
   });
 
+  it('a front with rules enforces them over a backend started without any', async () => {
+    const open = await serveCli(['-dir', crawl, '--port', '0', '-D', 'nwax.serve.threads=1']);
+    const front = await serveCli(['--port', '0', '--shards', open.url, ...props]);
+    try {
+      const q = async (query: string, headers: Record<string, string> = {}) =>
+        (await (await fetch(`${front.url}/api/search?query=${encodeURIComponent(query)}`, { headers })).json()) as {
+          total: number;
+          hits: { url: string; dates: string[] }[];
+        };
+      // The backend answers them all; the front withholds what its rules do.
+      expect((await (await fetch(`${open.url}/api/search?query=xylophone`)).json()).total).toBe(1);
+      expect((await q('xylophone')).hits).toEqual([]);
+      expect((await q('zanzibar')).hits).toEqual([]);
+      expect((await q('aardvark')).hits).toEqual([]);
+      expect((await q('harbour')).total).toBe(1);
+      expect((await q('pangolin')).hits.map((h) => h.dates)).toEqual([['20100101000005']]);
+      expect((await q('xylophone', { 'X-Pywb-ACL-User': 'staff' })).hits.map((h) => h.url)).toEqual(['http://site.example/blocked.html']);
+    } finally {
+      await front.close();
+      await open.close();
+    }
+  });
+
   it('nwax search applies the same rules, --user for a class', async () => {
     const pub = await nwaxAsync(['search', '-dir', crawl, '--json', 'xylophone', ...props]);
     expect(JSON.parse(pub.stdout).total).toBe(0);

@@ -7,8 +7,8 @@
 import type { ServerResponse } from 'node:http';
 import { request } from 'undici';
 import { Searcher } from '../search/searcher.js';
-import type { LocalStats, ReloadResult, SearchOptions, SearchResult, ShardCandidate } from '../search/types.js';
-import { ShardSearcher } from './shards.js';
+import type { Hit, LocalStats, ReloadResult, SearchOptions, SearchResult, ShardCandidate } from '../search/types.js';
+import { ShardSearcher, type ShardResult } from './shards.js';
 import { SearchPool } from './search-pool.js';
 import { BadRequest } from './params.js';
 import { sendStored } from './stored.js';
@@ -85,10 +85,30 @@ export function localBackend(opts: ServeOptions, access?: AccessPolicy): Backend
 
 export const NO_STATE: ServiceState = { sets: () => [], generation: () => 0, lastReload: () => 0, queued: () => 0, timeouts: () => 0, aborted: () => 0 };
 
-export function shardBackend(opts: ServeOptions): Backend {
+/**
+ * A front's own rules over what its backends answer, whatever rules they apply (none, other,
+ * older): each hit keeps the dates the class may see, loses the record fields of a withheld
+ * first capture, and goes where it has none left; the total loses those that went. Totals and
+ * facets beyond the page are the backends' (a backend should apply the same rules).
+ */
+function enforced(r: ShardResult, policy: AccessPolicy, user: string | undefined): ShardResult {
+  const hits: Hit[] = [];
+  for (const h of r.hits) {
+    const dates = h.dates.filter((d) => policy.decide(h.url, d, user).access === 'allow');
+    if (dates.length === 0) continue;
+    const own = dates[0] === h.dates[0];
+    hits.push({ ...h, dates, ...(own ? {} : { file: null, location: null, offset: null, clen: null }) } as unknown as Hit);
+  }
+  return { ...r, hits, total: Math.max(hits.length, r.total - (r.hits.length - hits.length)) };
+}
+
+export function shardBackend(opts: ServeOptions, policy?: AccessPolicy): Backend {
   const shards = new ShardSearcher(opts.shards!, opts.shardTimeout ?? 5000, opts.access?.userHeader, opts.shardKey);
   return {
-    search: (q, o) => shards.search(q, o),
+    search: async (q, o) => {
+      const r = await shards.search(q, o);
+      return policy?.active ? enforced(r, policy, o.user) : r;
+    },
     reload: async () => ({ generation: 0, errors: [] }),
     state: NO_STATE,
     async health() {

@@ -61,7 +61,7 @@ function hitHtml(h: Hit, p: SearchParams, template: string): string {
   return `<li><h3><a href="${htmlEscape(replayUrl(template, h, h.dates[0]))}">${htmlEscape(h.title || h.url)}</a></h3>
 <div class="url">${htmlEscape(h.url)}</div>
 ${snippet ? `<p>${snippet}</p>` : ''}
-<div class="meta">${htmlEscape(h.mime)}, ${h.length} bytes${h.collection ? `, ${htmlEscape(h.collection)}` : ''}${h.location == null ? '' : ` · <a href="/stored/${encodeURIComponent(h.set)}/${h.doc}">stored copy</a>`} · <a href="${htmlEscape(link(p, { query: `url:${h.url}`, start: 0, hitsPerSite: 0 }))}">all versions of this URL</a>${more}</div>
+<div class="meta">${htmlEscape(h.mime)}, ${h.length} bytes${h.collection ? `, ${htmlEscape(h.collection)}` : ''}${h.offset == null ? '' : ` · <a href="/stored/${encodeURIComponent(h.set)}/${h.doc}">stored copy</a>`} · <a href="${htmlEscape(link(p, { query: `url:${h.url}`, start: 0, hitsPerSite: 0 }))}">all versions of this URL</a>${more}</div>
 <div class="dates">Captured ${h.dates.length === 1 ? 'once' : `${h.dates.length} times`}: ${dates}</div></li>`;
 }
 

@@ -123,7 +123,11 @@ async function search(p: Parts, a: Asked, path: string): Promise<void> {
     a.answered.generation = r.generation;
     const template = p.replayTemplate();
     const body =
-      ctype === 'text/html' ? renderResults(r, q, template) : ctype === 'application/json' ? renderJson(r, template, false) : renderRss(r, q, p.base(), template);
+      ctype === 'text/html'
+        ? renderResults(r, q, template)
+        : ctype === 'application/json'
+          ? renderJson(r, template, false)
+          : renderRss(r, q, p.base(), template);
     send(a.res, 200, ctype, body);
   } catch (err) {
     failed(a, ctype, err);

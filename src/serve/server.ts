@@ -25,7 +25,7 @@ async function openParts(opts: ServeOptions) {
   // The access rules, read here once for the routes of this thread (a bad file stops the start).
   const policy = opts.access ? new AccessPolicy(opts.access, opts.log) : undefined;
   const cdx = opts.cdx?.sources.length ? await cdxServer({ pageSize: 10, ...opts.cdx, log: opts.log, access: policy }) : undefined;
-  const indexes = opts.shards?.length ? shardBackend(opts) : cdx ? cdxOnlyWhenNoIndexes(opts, policy) : localBackend(opts, policy);
+  const indexes = opts.shards?.length ? shardBackend(opts, policy) : cdx ? cdxOnlyWhenNoIndexes(opts, policy) : localBackend(opts, policy);
   // The CDX sources reload with the indexes: on the same timer, SIGHUP and /admin/reload.
   const backend: Backend = cdx
     ? {
