@@ -5,11 +5,12 @@
  * hit's record fields, not /stored, not the page's link to it, not an exported package.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { nwax, nwaxAsync, serveCli, tempDir } from './helpers.js';
 import { zipEntry } from './zip-entry.js';
+import { hidePaths } from '../src/util/hide-paths.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc } from '../scripts/make-fixtures.mjs';
 
@@ -85,5 +86,27 @@ describe('a version whose first capture is withheld', () => {
     const pages = (await zipEntry(out, 'pages/pages.jsonl')).toString('utf8');
     expect(pages).toContain('v.example/other.html');
     expect(pages).not.toContain('v.example/page.html');
+  });
+
+  it('names an archive that cannot be read by its file name, not where it lies on the server', async () => {
+    const other = ((await (await fetch(`${srv.url}/api/search?query=tapir`)).json()) as { hits: JsonHit[] }).hits[0];
+    // The archive cut short after it was indexed.
+    const warc = join(dir, 'okapi.warc.gz');
+    writeFileSync(warc, readFileSync(warc).subarray(0, 40));
+    const res = await fetch(`${srv.url}/stored/${encodeURIComponent(other.set)}/${other.doc}`);
+    expect(res.status).toBe(502);
+    const body = await res.text();
+    expect(body).toContain('okapi.warc.gz');
+    expect(body).not.toContain(dir);
+  });
+});
+
+describe('hidePaths', () => {
+  it("keeps a message's words and the archive's file name, and drops where it lies", () => {
+    expect(hidePaths("ENOENT: no such file or directory, open '/data/archives/2009/a.warc.gz'")).toBe("ENOENT: no such file or directory, open 'a.warc.gz'");
+    expect(hidePaths('/srv/nwax/arcs/IAH-2007.arc.gz: offset 1234: bad gzip member')).toBe('IAH-2007.arc.gz: offset 1234: bad gzip member');
+    expect(hidePaths('https://store.internal:9000/bucket/x/b.warc.gz?sig=abc: HTTP 403')).toBe('b.warc.gz: HTTP 403');
+    expect(hidePaths('record cut short (12 of 400 bytes)')).toBe('record cut short (12 of 400 bytes)');
+    expect(hidePaths('a.warc.gz: offset 0: not a WARC record')).toBe('a.warc.gz: offset 0: not a WARC record');
   });
 });

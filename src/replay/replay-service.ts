@@ -7,6 +7,7 @@
  * live web. A client's mistake (a bad timestamp, an unknown collection, a URL never captured)
  * is a 4xx with a message; an archive that cannot be read is a 502 naming it.
  */
+import { hidePaths } from '../util/hide-paths.js';
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
@@ -211,7 +212,8 @@ export class ReplayService {
     try {
       found = await resolveMemento(index, url, ts, coll);
     } catch (err) {
-      return send(res, 502, 'text/html', messagePage('The archive could not be read', (err as Error).message));
+      this.opts.log?.(`replay ${url} ${ts}: ${(err as Error).message}`);
+      return send(res, 502, 'text/html', messagePage('The archive could not be read', hidePaths((err as Error).message)));
     }
     if ('missing' in found) {
       if (found.reasons.length && found.reasons.every((r) => !/passed over|revisit/.test(r))) {

@@ -8,6 +8,7 @@
  * with the same digest, else the one its WARC-Refers-To-Target-URI and -Date name; a 3xx
  * revisit replays from its own headers.
  */
+import { hidePaths } from '../util/hide-paths.js';
 import { ArchiveReader } from '../archive/reader.js';
 import { openByteRange, type ByteSource } from '../archive/byte-source.js';
 import type { ArchiveRecord } from '../archive/record.js';
@@ -102,7 +103,8 @@ export async function resolveMemento(index: CaptureIndex, url: string, ts: strin
     try {
       l = await loadCapture(c);
     } catch (err) {
-      reasons.push(`${c.ts} ${c.filename}: ${(err as Error).message}`);
+      // Answered to the public (a 502, a 404's reasons): the archive by its name, not where it lies.
+      reasons.push(`${c.ts} ${c.filename}: ${hidePaths((err as Error).message)}`);
       continue;
     }
     const r = l.record;

@@ -11,6 +11,7 @@ import type { ServeOptions } from './serve-options.js';
 import type { AccessPolicy } from '../access/policy.js';
 import type { Metrics } from './observe.js';
 import { shardOptions } from './shard-protocol.js';
+import { hidePaths } from '../util/hide-paths.js';
 import type { ShardTrust } from './shard-trust.js';
 import { MAX_SCORED } from '../search/types.js';
 import { BadRequest, searchParams } from './params.js';
@@ -197,7 +198,8 @@ async function stored(p: Parts, a: Asked, path: string): Promise<void> {
     else if (sent === 'none') send(a.res, 404, 'text/plain', 'no such page or document\n');
   } catch (err) {
     if (a.res.headersSent) throw err;
-    send(a.res, 502, 'text/plain', `the archive could not be read: ${(err as Error).message}\n`);
+    p.opts.log?.(`stored copy ${path}: ${(err as Error).message}`);
+    send(a.res, 502, 'text/plain', `the archive could not be read: ${hidePaths((err as Error).message)}\n`);
   }
 }
 
