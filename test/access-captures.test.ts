@@ -11,6 +11,9 @@ import { gunzipSync } from 'node:zlib';
 import { nwax, nwaxAsync, serveCli, tempDir } from './helpers.js';
 import { zipEntry } from './zip-entry.js';
 import { hidePaths } from '../src/util/hide-paths.js';
+import { Searcher } from '../src/search/searcher.js';
+import { accessSettings } from '../src/access/policy.js';
+import { Configuration } from '../src/conf/config.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc } from '../scripts/make-fixtures.mjs';
 
@@ -109,4 +112,60 @@ describe('hidePaths', () => {
     expect(hidePaths('record cut short (12 of 400 bytes)')).toBe('record cut short (12 of 400 bytes)');
     expect(hidePaths('a.warc.gz: offset 0: not a WARC record')).toBe('a.warc.gz: offset 0: not a WARC record');
   });
+});
+
+describe("a class's statistics", () => {
+  it('leave out what the class may not see: scores as in a collection without the withheld page, and no count of it', async () => {
+    const dir = tempDir();
+    const page = (title: string, words: string) => `<!DOCTYPE html><html><head><title>${title}</title></head><body><p>${words}</p></body></html>`;
+    const pages: [string, string][] = [
+      ['http://w.example/p1.html', page('One', 'okapi forest okapi')],
+      ['http://w.example/p2.html', page('Two', 'forest river')],
+      ['http://w.example/p3.html', page('Three', 'okapi river river')],
+      // Pages without the query's words: their idf is then far from zero.
+      ...Array.from({ length: 12 }, (_, i) => [`http://w.example/f${i}.html`, page(`Filler ${i}`, `tapir meadow number ${i}`)] as [string, string]),
+    ];
+    const secret: [string, string] = ['http://w.example/secret.html', page('Secret', 'okapi okapi okapi okapi zebu forest')];
+    const crawlOf = async (name: string, of: [string, string][]) => {
+      const warc = join(dir, `${name}.warc.gz`);
+      await writeWarc(
+        warc,
+        of.map(([url, body]) => capture(url, '20100101000000', body)),
+      );
+      writeFileSync(join(dir, `${name}.manifest`), `${warc} web\n`);
+      const crawl = join(dir, name);
+      const seg = join(crawl, 'segments', '20100102000000');
+      expect((await nwaxAsync(['import', join(dir, `${name}.manifest`), seg])).code).toBe(0);
+      expect((await nwaxAsync(['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg])).code).toBe(0);
+      return crawl;
+    };
+    const withSecret = await crawlOf('with', [...pages, secret]);
+    const without = await crawlOf('without', pages);
+    const rules = join(dir, 'rules.aclj');
+    writeFileSync(rules, 'example,w)/secret.html - {"access": "exclude"}\n');
+    const scores = async (crawl: string, q: string, more: string[] = []) =>
+      (JSON.parse((await nwax(['search', '--json', '-dir', crawl, ...more, q])).stdout) as { hits: { url: string; score: number }[] }).hits.map(
+        (h) => [h.url, h.score] as const,
+      );
+    for (const q of ['okapi', 'forest', 'okapi river', 'forest OR river']) {
+      const got = await scores(withSecret, q, ['-D', `nwax.access.rules=${rules}`]);
+      const want = await scores(without, q);
+      expect(
+        got.map(([u]) => u),
+        q,
+      ).toEqual(want.map(([u]) => u));
+      got.forEach(([, s], i) => expect(s, `${q} ${got[i][0]}`).toBeCloseTo(want[i][1], 9));
+      // And differ from the scores the whole collection gives (the check can fail).
+      if (q === 'okapi') expect(Math.abs((await scores(withSecret, q))[0][1] / want[0][1] - 1)).toBeGreaterThan(0.01);
+    }
+    // What a front's statistics exchange hears of a word only the withheld page holds: nothing.
+    const searcher = new Searcher(withSecret, undefined, { ...accessSettings(Configuration.load([`nwax.access.rules=${rules}`])) });
+    try {
+      const stats = searcher.shardStats('zebu', 10, false)!;
+      expect([stats.counted, Object.values(stats.hits)]).toEqual([0, [0]]);
+      expect(searcher.shardStats('okapi', 10, false)!.rows).toBe(15);
+    } finally {
+      searcher.close();
+    }
+  }, 60_000);
 });

@@ -22,8 +22,9 @@ export interface AccessView {
   withheld?: string;
   /** Versions withheld in part: `id`, `dates` (those allowed), `first` (the first of them). */
   partial?: string;
-  /** How many served documents it withholds whole, once counted. */
+  /** How many served documents it withholds whole, once counted; and which, once read. */
   withheldCount?: number;
+  withheldIds?: number[];
 }
 
 export const OPEN_VIEW: AccessView = {};
@@ -194,6 +195,17 @@ export class SetAccess {
   withheld(id: number): number {
     if (!this.view.withheld) return 0;
     return (this.db.prepare(`SELECT how FROM temp.${this.view.withheld} WHERE id = ?`).pluck().get(id) as number | undefined) ?? 0;
+  }
+
+  /**
+   * The documents the current view withholds whole, for the statistics of its class: the view's
+   * key (its table) and its ids, read at the first asking; undefined where it withholds none.
+   */
+  hiddenForStats(): { key: string; ids: () => readonly number[] } | undefined {
+    const v = this.view;
+    if (!v.withheld) return undefined;
+    const table = v.withheld;
+    return { key: table, ids: () => (v.withheldIds ??= this.db.prepare(`SELECT id FROM temp.${table} ORDER BY id`).pluck().all() as number[]) };
   }
 
   /** Documents the current view withholds whole, of those served (dedup's deleted ones are not): what its count of documents leaves out. */

@@ -59,15 +59,20 @@ export class SetScoring {
   readonly native: boolean;
   /** FTS5's own counts for this table (every row): what its bm25() uses, and the JavaScript twin inverts. */
   private readonly table: TableCounts;
-  private served: SetStats | undefined;
-  private readonly phraseCounts = new Map<string, number>();
+  /** The statistics and phrase counts of each view (by its key): what its class may see. */
+  private readonly byView = new Map<string, { served?: SetStats; phraseCounts: Map<string, number>; out: readonly number[] }>();
 
-  /** `weights`: BM25's column weights; `deletedIds`: documents dedup marked deleted (out of the statistics). */
+  /**
+   * `weights`: BM25's column weights; `deletedIds`: documents dedup marked deleted (out of the
+   * statistics); `hidden`: the documents the current class may not see (the access view's, with
+   * its key), out of its statistics too, so a score reveals nothing of them.
+   */
   constructor(
     private readonly db: Db,
     private readonly stmt: (sql: string) => Database.Statement,
     readonly weights: number[],
     private readonly deletedIds: readonly number[],
+    private readonly hidden: () => { key: string; ids: () => readonly number[] } | undefined = () => undefined,
   ) {
     this.native = loadRank(db);
     const rawHits = new Map<string, number>();
@@ -81,28 +86,43 @@ export class SetScoring {
     };
   }
 
-  /** What this set adds to the collection's statistics: its served rows and their tokens. */
-  get stats(): SetStats {
-    if (!this.served) {
-      const deletedTokens = this.deletedIds.length ? [...rowLengths(this.db, this.deletedIds).values()].reduce((a, b) => a + b, 0) : 0;
-      this.served = { rows: this.table.rows - this.deletedIds.length, tokens: this.table.tokens - deletedTokens };
+  /** The current view's counts: those of every document served less what it hides (made at its first use: once a rules generation). */
+  private view() {
+    const h = this.hidden();
+    const key = h?.key ?? '';
+    let v = this.byView.get(key);
+    if (!v) {
+      // A view of a rules generation gone is not asked again: only the latest few are kept.
+      if (this.byView.size >= 8) this.byView.delete(this.byView.keys().next().value!);
+      const hiddenIds = h?.ids() ?? [];
+      this.byView.set(key, (v = { phraseCounts: new Map(), out: hiddenIds.length ? [...this.deletedIds, ...hiddenIds] : this.deletedIds }));
     }
-    return this.served;
+    return v;
   }
 
-  /** The served documents that hold a phrase (a phrase alone, as fts-phrases.ts writes it). */
+  /** What this set adds to the collection's statistics, for the current class: the rows it may see and their tokens. */
+  get stats(): SetStats {
+    const v = this.view();
+    if (!v.served) {
+      const outTokens = v.out.length ? [...rowLengths(this.db, v.out).values()].reduce((a, b) => a + b, 0) : 0;
+      v.served = { rows: this.table.rows - v.out.length, tokens: this.table.tokens - outTokens };
+    }
+    return v.served;
+  }
+
+  /** The documents the current class may see that hold a phrase (a phrase alone, as fts-phrases.ts writes it). */
   phraseRows(text: string): number {
-    let n = this.phraseCounts.get(text);
+    const v = this.view();
+    let n = v.phraseCounts.get(text);
     if (n === undefined) {
       n = this.table.hits(text);
-      if (this.deletedIds.length)
+      if (v.out.length)
         n -= (
-          this.stmt('SELECT count(*) AS n FROM fts WHERE fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))').get(
-            text,
-            JSON.stringify(this.deletedIds),
-          ) as { n: number }
+          this.stmt('SELECT count(*) AS n FROM fts WHERE fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))').get(text, JSON.stringify(v.out)) as {
+            n: number;
+          }
         ).n;
-      remember(this.phraseCounts, text, n);
+      remember(v.phraseCounts, text, n);
     }
     return n;
   }
