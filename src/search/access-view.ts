@@ -11,6 +11,7 @@
  * of hosts some rule can touch (rules.ts touchesHost; the documents by host through docs_host);
  * else every document.
  */
+import type { HiddenDocs } from './set-scoring.js';
 import type { Db } from '../index/schema.js';
 import type { AccessRules, Verdict } from '../access/rules.js';
 import { shownOnly } from './set-filters.js';
@@ -201,11 +202,11 @@ export class SetAccess {
    * The documents the current view withholds whole, for the statistics of its class: the view's
    * key (its table) and its ids, read at the first asking; undefined where it withholds none.
    */
-  hiddenForStats(): { key: string; ids: () => readonly number[] } | undefined {
+  hiddenForStats(): HiddenDocs | undefined {
     const v = this.view;
     if (!v.withheld) return undefined;
     const table = v.withheld;
-    return { key: table, ids: () => (v.withheldIds ??= this.db.prepare(`SELECT id FROM temp.${table} ORDER BY id`).pluck().all() as number[]) };
+    return { key: table, table, ids: () => (v.withheldIds ??= this.db.prepare(`SELECT id FROM temp.${table} ORDER BY id`).pluck().all() as number[]) };
   }
 
   /** Documents the current view withholds whole, of those served (dedup's deleted ones are not): what its count of documents leaves out. */

@@ -90,7 +90,13 @@ export class OpenSet {
     this.hasDeleted = this.deleted > 0;
     // The documents dedup marked leave the statistics (a scan of the documents where there are some).
     const deletedIds = this.hasDeleted ? (this.db.prepare('SELECT id FROM docs WHERE deleted = 1').pluck().all() as number[]) : [];
-    this.scoring = new SetScoring(this.db, (sql) => this.stmt(sql), this.hasYears ? [...WEIGHTS, 0.0] : WEIGHTS, deletedIds, () => this.access.hiddenForStats());
+    this.scoring = new SetScoring(
+      this.db,
+      (sql) => this.stmt(sql),
+      this.hasYears ? [...WEIGHTS, 0.0] : WEIGHTS,
+      deletedIds,
+      () => this.access.hiddenForStats(),
+    );
     this.planSet = { stmt: (sql) => this.stmt(sql), scoring: this.scoring };
     // Recent captures under an embargo are found through the years column where it answers.
     this.access = new SetAccess(this.db, set.dates !== undefined, (years) =>

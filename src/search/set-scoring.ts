@@ -54,13 +54,22 @@ function loadRank(db: Db): boolean {
   }
 }
 
+/** The documents a view withholds whole: its key, its temporary table (`id`), and their ids. */
+export interface HiddenDocs {
+  key: string;
+  table: string;
+  ids: () => readonly number[];
+}
+
 export class SetScoring {
   /** Whether nwax_bm25 is loaded (else its JavaScript twin scores). */
   readonly native: boolean;
   /** FTS5's own counts for this table (every row): what its bm25() uses, and the JavaScript twin inverts. */
   private readonly table: TableCounts;
+  /** Phrase counts of every served document (dedup's deleted ones out). */
+  private readonly phraseCounts = new Map<string, number>();
   /** The statistics and phrase counts of each view (by its key): what its class may see. */
-  private readonly byView = new Map<string, { served?: SetStats; phraseCounts: Map<string, number>; out: readonly number[] }>();
+  private readonly byView = new Map<string, { served?: SetStats; phraseCounts: Map<string, number>; hidden?: HiddenDocs }>();
 
   /**
    * `weights`: BM25's column weights; `deletedIds`: documents dedup marked deleted (out of the
@@ -72,7 +81,7 @@ export class SetScoring {
     private readonly stmt: (sql: string) => Database.Statement,
     readonly weights: number[],
     private readonly deletedIds: readonly number[],
-    private readonly hidden: () => { key: string; ids: () => readonly number[] } | undefined = () => undefined,
+    private readonly hidden: () => HiddenDocs | undefined = () => undefined,
   ) {
     this.native = loadRank(db);
     const rawHits = new Map<string, number>();
@@ -86,7 +95,7 @@ export class SetScoring {
     };
   }
 
-  /** The current view's counts: those of every document served less what it hides (made at its first use: once a rules generation). */
+  /** The current view's counts, made at its first use (once a rules generation). */
   private view() {
     const h = this.hidden();
     const key = h?.key ?? '';
@@ -94,8 +103,7 @@ export class SetScoring {
     if (!v) {
       // A view of a rules generation gone is not asked again: only the latest few are kept.
       if (this.byView.size >= 8) this.byView.delete(this.byView.keys().next().value!);
-      const hiddenIds = h?.ids() ?? [];
-      this.byView.set(key, (v = { phraseCounts: new Map(), out: hiddenIds.length ? [...this.deletedIds, ...hiddenIds] : this.deletedIds }));
+      this.byView.set(key, (v = { phraseCounts: new Map(), hidden: h }));
     }
     return v;
   }
@@ -104,25 +112,40 @@ export class SetScoring {
   get stats(): SetStats {
     const v = this.view();
     if (!v.served) {
-      const outTokens = v.out.length ? [...rowLengths(this.db, v.out).values()].reduce((a, b) => a + b, 0) : 0;
-      v.served = { rows: this.table.rows - v.out.length, tokens: this.table.tokens - outTokens };
+      const out = [...this.deletedIds, ...(v.hidden?.ids() ?? [])];
+      const outTokens = out.length ? [...rowLengths(this.db, out).values()].reduce((a, b) => a + b, 0) : 0;
+      v.served = { rows: this.table.rows - out.length, tokens: this.table.tokens - outTokens };
     }
     return v.served;
   }
 
-  /** The documents the current class may see that hold a phrase (a phrase alone, as fts-phrases.ts writes it). */
-  phraseRows(text: string): number {
-    const v = this.view();
-    let n = v.phraseCounts.get(text);
+  /** The served documents that hold a phrase (a phrase alone, as fts-phrases.ts writes it), every class's. */
+  private servedRows(text: string): number {
+    let n = this.phraseCounts.get(text);
     if (n === undefined) {
       n = this.table.hits(text);
-      if (v.out.length)
+      if (this.deletedIds.length)
         n -= (
-          this.stmt('SELECT count(*) AS n FROM fts WHERE fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))').get(text, JSON.stringify(v.out)) as {
-            n: number;
-          }
+          this.stmt('SELECT count(*) AS n FROM fts WHERE fts MATCH ? AND +rowid IN (SELECT value FROM json_each(?))').get(
+            text,
+            JSON.stringify(this.deletedIds),
+          ) as { n: number }
         ).n;
-      remember(v.phraseCounts, text, n);
+      remember(this.phraseCounts, text, n);
+    }
+    return n;
+  }
+
+  /** The documents the current class may see that hold a phrase: the served ones less those its view withholds (their table, by key). */
+  phraseRows(text: string): number {
+    const v = this.view();
+    if (!v.hidden) return this.servedRows(text);
+    let n = v.phraseCounts.get(text);
+    if (n === undefined) {
+      const hidden = (
+        this.stmt(`SELECT count(*) AS n FROM fts WHERE fts MATCH ? AND +rowid IN (SELECT id FROM temp.${v.hidden.table})`).get(text) as { n: number }
+      ).n;
+      remember(v.phraseCounts, text, (n = this.servedRows(text) - hidden));
     }
     return n;
   }
