@@ -76,6 +76,11 @@ describe('a version whose first capture is withheld', () => {
     // nwax search applies the same rules.
     const cli = JSON.parse((await nwax(['search', '--json', '-dir', crawl, '-D', `nwax.access.rules=${rules}`, 'okapi'])).stdout) as { hits: JsonHit[] };
     expect(cli.hits.map((h) => [h.dates, h.offset])).toEqual([[['20200101000000'], null]]);
+    // And an embargo of the earlier captures (pywb's before) the same way, with no rule at all.
+    const embargoed = JSON.parse((await nwax(['search', '--json', '-dir', crawl, '-D', 'nwax.access.embargo=before:2015', 'okapi'])).stdout) as {
+      hits: JsonHit[];
+    };
+    expect(embargoed.hits.map((h) => [h.dates, h.offset])).toEqual([[['20200101000000'], null]]);
   });
 
   it('leaves its withheld capture out of an exported package, and keeps the capture shown', async () => {

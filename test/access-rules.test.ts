@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAclj, sourceOf } from '../src/access/aclj.js';
 import { AccessRules, type RulesOptions, type Verdict } from '../src/access/rules.js';
+import { parseEmbargo } from '../src/access/dates.js';
 import { AccessPolicy, type AccessSettings } from '../src/access/policy.js';
 import { nwax, tempDir } from './helpers.js';
 import { pipeline, workedExample } from './example-pipeline.js';
@@ -147,7 +148,7 @@ org,iana)/ - {"access": "allow", "before": "20140126"}
       `com,example)/old - {"access": "exclude", "older": {"years": 1}}
 com,example)/open - {"access": "allow_ignore_embargo"}
 `,
-      { embargo: { months: 6 }, now },
+      { embargo: { newer: { months: 6 } }, now },
     );
     const newer = rulesOf('com,example)/new - {"access": "allow", "newer": {"years": 1, "months": 6}}\n', { defaultAccess: 'block', now });
     expect(newer.decide('http://example.com/new', '20250101000000').access).toBe('allow');
@@ -157,14 +158,35 @@ com,example)/open - {"access": "allow_ignore_embargo"}
     // The embargo: six months back from 2026-06-15 is 2025-12-15 12:00.
     // Excluded (404) by default, as pywb's embargo; blocked (451) where nwax.access.embargo.access says so.
     expect(r.decide('http://example.com/page', '20260101000000')).toMatchObject({ access: 'exclude', embargoed: true });
-    const blocking = rulesOf('', { embargo: { months: 6 }, embargoAccess: 'block', now });
+    const blocking = rulesOf('', { embargo: { newer: { months: 6 } }, embargoAccess: 'block', now });
     expect(blocking.decide('http://example.com/page', '20260101000000')).toMatchObject({ access: 'block', embargoed: true });
     expect(r.decide('http://example.com/page', '20251214000000').access).toBe('allow');
     expect(r.decide('http://example.com/open', '20260601000000').access).toBe('allow');
     // Months subtracted as relativedelta does: 31 August less six months is the last of February.
-    const feb = rulesOf('', { embargo: { months: 6 }, now: at('2026-08-31T00:00:00Z') });
+    const feb = rulesOf('', { embargo: { newer: { months: 6 } }, now: at('2026-08-31T00:00:00Z') });
     expect(feb.decide('http://example.com/', '20260228000001').access).toBe('exclude');
     expect(feb.decide('http://example.com/', '20260227235959').access).toBe('allow');
+  });
+
+  it("holds pywb's four kinds of embargo (test_embargo.py): before and after a timestamp, older and newer than an interval", () => {
+    const now = at('2026-06-15T12:00:00Z');
+    const kind = (text: string) => rulesOf('', { embargo: parseEmbargo(text), now });
+    const d = (r: AccessRules, ts: string) => r.decide('http://www.iana.org/domains/reserved', ts).access;
+    // pywb's config_test_access.yaml: before and after '2014012700', older and newer 1 year 6 months.
+    expect(d(kind('before:2014012700'), '20140126201054')).toBe('exclude');
+    expect(d(kind('before:2014012700'), '20140127171251')).toBe('allow');
+    expect(d(kind('after:2014012700'), '20140126201054')).toBe('allow');
+    expect(d(kind('after:2014012700'), '20140127171251')).toBe('exclude');
+    expect(d(kind('older:P1Y6M'), '20140126201054')).toBe('exclude');
+    expect(d(kind('older:P1Y6M'), '20260101000000')).toBe('allow');
+    expect(d(kind('newer:P1Y6M'), '20140126201054')).toBe('allow');
+    expect(d(kind('P1Y6M'), '20260101000000')).toBe('exclude');
+    expect(kind('older:P1Y6M').embargoCutoff()).toBeUndefined();
+    // An exclude rule stays an exclude; allow_ignore_embargo lifts any kind.
+    const lifted = rulesOf('org,iana)/ - {"access": "allow_ignore_embargo"}\n', { embargo: parseEmbargo('before:2015'), now });
+    expect(d(lifted, '20140126201054')).toBe('allow');
+    for (const bad of ['before:last year', 'older:', 'P', 'sometime:P1Y', 'after:20140127x']) expect(() => parseEmbargo(bad), bad).toThrow();
+    expect(parseEmbargo('')).toBeUndefined();
   });
 
   it('matches the canonical form of a URL: scheme, www., case, default ports, query order, percent-encoding', () => {

@@ -56,3 +56,29 @@ export function parseDuration(text: string): Interval | undefined {
   if (m[4]) iv.days = Number(m[4]);
   return iv;
 }
+
+/**
+ * pywb's embargo, one of its four kinds: captures newer (or older) than now less an interval,
+ * or after (or before) a timestamp padded as a rule's is.
+ */
+export type Embargo = { newer: Interval } | { older: Interval } | { after: string } | { before: string };
+
+/**
+ * `nwax.access.embargo`: `P6M` (captures newer than six months, the commonest), or
+ * `newer:P6M`, `older:P1Y6M`, `after:2014012700`, `before:20140127` as pywb's `embargo`
+ * settings; undefined for an empty string. Throws on anything else.
+ */
+export function parseEmbargo(text: string): Embargo | undefined {
+  const t = text.trim();
+  if (!t) return undefined;
+  const m = /^(newer|older|after|before):(.*)$/i.exec(t);
+  const kind = (m?.[1].toLowerCase() ?? 'newer') as 'newer' | 'older' | 'after' | 'before';
+  const value = m ? m[2].trim() : t;
+  if (kind === 'after' || kind === 'before') {
+    if (!/^\d{4,14}$/.test(value)) throw new Error(`${kind}: ${JSON.stringify(value)} is not a timestamp of 4 to 14 digits`);
+    return kind === 'after' ? { after: value } : { before: value };
+  }
+  const iv = parseDuration(value);
+  if (!iv) throw new Error(`${kind}: a duration is missing`);
+  return kind === 'newer' ? { newer: iv } : { older: iv };
+}

@@ -12,9 +12,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BlockList, isIP } from 'node:net';
-import type { Interval } from './aclj.js';
 import { parseAclj, type AccessRule } from './aclj.js';
-import { parseDuration } from './dates.js';
+import { type Embargo, parseEmbargo } from './dates.js';
 import { AccessRules, type Decision, type Verdict } from './rules.js';
 import { unmatchableKey } from './validate-rules.js';
 import { NwaxError, describeFsError } from '../util/errors.js';
@@ -26,7 +25,7 @@ export interface AccessSettings {
   /** A file with no rules means no rules (nwax.access.rules.empty); else it is an error. */
   emptyOk?: boolean;
   defaultAccess: Verdict;
-  embargo?: Interval;
+  embargo?: Embargo;
   embargoAccess: Verdict;
   userHeader: string;
   trustedProxies: string[];
@@ -51,9 +50,9 @@ function verdict(conf: Configuration, name: string): Verdict {
 
 /** The access properties of a configuration, checked. */
 export function accessSettings(conf: Configuration): AccessSettings {
-  let embargo: Interval | undefined;
+  let embargo: Embargo | undefined;
   try {
-    embargo = parseDuration(conf.getString('nwax.access.embargo'));
+    embargo = parseEmbargo(conf.getString('nwax.access.embargo'));
   } catch (err) {
     throw new NwaxError('NWAX_CONF', `nwax.access.embargo: ${(err as Error).message}`, 2);
   }

@@ -19,7 +19,7 @@
  */
 import { type Access, type AccessRule, EXACT_SUFFIX, type Interval } from './aclj.js';
 import { isDated, RuleGroups } from './rule-table.js';
-import { cutoff, padDown, padUp, timestampOf } from './dates.js';
+import { cutoff, type Embargo, padDown, padUp, timestampOf } from './dates.js';
 import { surt } from '../cdx/surt.js';
 
 /** What a capture gets: served, blocked (451, with a notice) or excluded (404, as if never archived). */
@@ -36,8 +36,8 @@ export interface Decision {
 export interface RulesOptions {
   /** What no rule decides (nwax.access.default). */
   defaultAccess: Verdict;
-  /** Captures newer than now less this are withheld unless a rule says allow_ignore_embargo (nwax.access.embargo). */
-  embargo?: Interval;
+  /** The captures withheld unless a rule says allow_ignore_embargo (nwax.access.embargo): newer or older than an interval, after or before a timestamp. */
+  embargo?: Embargo;
   /** What the embargo does to them (nwax.access.embargo.access). */
   embargoAccess?: Verdict;
   /** The clock (tests set it). */
@@ -91,7 +91,8 @@ export class AccessRules {
       (r) => r.url !== undefined,
     );
     this.users = [...users].sort();
-    this.relative = !!options.embargo || rules.some((r) => r.newer || r.older);
+    const e = options.embargo;
+    this.relative = (!!e && ('newer' in e || 'older' in e)) || rules.some((r) => r.newer || r.older);
   }
 
   /**
@@ -180,9 +181,24 @@ export class AccessRules {
     return this.verdictOf(f?.groups.accessOf(f.i), timestamp).access;
   }
 
-  /** The embargo's cutoff now (captures after it are held), or undefined where there is no embargo. */
+  /** Where the embargo holds the captures after a time (newer, after): that time now; else undefined (none, or it holds the earlier ones). */
   embargoCutoff(): string | undefined {
-    return this.options.embargo ? this.cutoffOf(this.options.embargo) : undefined;
+    const e = this.options.embargo;
+    if (!e) return undefined;
+    if ('newer' in e) return this.cutoffOf(e.newer);
+    if ('after' in e) return padUp(e.after);
+    return undefined;
+  }
+
+  /** Whether the embargo holds a capture at `timestamp`. */
+  private embargoed(timestamp: string): boolean {
+    const e = this.options.embargo;
+    if (!e) return false;
+    const ts = padDown(timestamp);
+    if ('newer' in e) return ts > this.cutoffOf(e.newer);
+    if ('older' in e) return ts < this.cutoffOf(e.older);
+    if ('after' in e) return ts > padUp(e.after);
+    return ts < padUp(e.before);
   }
 
   /** What a capture at `timestamp` of a URL no rule can decide gets: the default, and the embargo. */
@@ -194,7 +210,7 @@ export class AccessRules {
   private verdictOf(ruled: Access | undefined, timestamp: string): { access: Verdict; embargoed?: true } {
     const access: Access = ruled ?? this.options.defaultAccess;
     if (access === 'exclude') return { access };
-    if (access !== 'allow_ignore_embargo' && this.options.embargo && padDown(timestamp) > this.cutoffOf(this.options.embargo)) {
+    if (access !== 'allow_ignore_embargo' && this.embargoed(timestamp)) {
       const embargo = this.options.embargoAccess ?? 'exclude';
       if (embargo !== 'allow') return { access: embargo, embargoed: true };
     }

@@ -56,11 +56,14 @@ export function buildAccessView(
   const cols = `docs.id AS id, docs.url AS url, docs.host AS host, ${dates} AS dates FROM docs ${join} WHERE docs.deleted = 0`;
   const o = rules.options;
   // Where the default allows, what can be withheld: the documents of hosts a rule can touch, and
-  // under an embargo those captured since its cutoff's year (the text index's years find them).
-  const cutoffYear = Number(rules.embargoCutoff()?.slice(0, 4));
+  // under an embargo of the later captures (newer, after) those captured since its cutoff's year
+  // (the text index's years find them). An embargo of the earlier ones (older, before), or one
+  // with no year to look in, has every document looked at.
+  const cutoff = rules.embargoCutoff();
+  const cutoffYear = Number(cutoff?.slice(0, 4));
   const thisYear = new Date().getUTCFullYear();
-  const years = o.embargo ? Array.from({ length: Math.max(0, thisYear + 1 - cutoffYear + 1) }, (_, i) => String(cutoffYear + i).padStart(4, '0')) : [];
-  const since = o.embargo ? recent(years) : undefined;
+  const years = cutoff ? Array.from({ length: Math.max(0, thisYear + 1 - cutoffYear + 1) }, (_, i) => String(cutoffYear + i).padStart(4, '0')) : [];
+  const since = years.length ? recent(years) : undefined;
   let docs: Iterable<DocDates>;
   if (o.defaultAccess === 'allow' && (!o.embargo || since)) {
     const hosts = (db.prepare('SELECT DISTINCT host FROM docs').pluck().all() as string[]).filter((h) => !h || rules.touchesHost(h));
