@@ -4,7 +4,7 @@
  * `nwax acl` and read back; a bad line named.
  */
 import { describe, expect, it } from 'vitest';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAclj, sourceOf } from '../src/access/aclj.js';
 import { AccessRules, type RulesOptions, type Verdict } from '../src/access/rules.js';
@@ -401,6 +401,29 @@ describe('nwax acl importtxt', () => {
     const bad = await nwax(['acl', 'importtxt', file, list, 'deny']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('"access" must be one of allow, block, exclude, allow_ignore_embargo, not "deny"');
+    // A list that is not one (binary bytes, a host that is no host) or holds none: refused by
+    // line, nothing written; hosts of one label and IP addresses are hosts.
+    const before = readFileSync(file, 'utf8');
+    writeFileSync(join(dir, 'garbage.txt'), Buffer.from([0x68, 0x74, 0x74, 0x70, 0x0a, 0xff, 0xfe, 0x00, 0x41, 0x0a]));
+    const garbage = await nwax(['acl', 'importtxt', file, join(dir, 'garbage.txt')]);
+    expect([garbage.code, garbage.stderr.trim()]).toEqual([
+      1,
+      `nwax acl importtxt: ${join(dir, 'garbage.txt')}: line 2: not a URL or SURT prefix (control characters, spaces or bytes that are not UTF-8); nothing imported`,
+    ]);
+    writeFileSync(join(dir, 'host.txt'), 'http://exa mple.com/\n');
+    expect((await nwax(['acl', 'importtxt', file, join(dir, 'host.txt')])).stderr).toContain('line 1: not a URL or SURT prefix');
+    writeFileSync(join(dir, 'empty.txt'), '# nothing yet\n\n');
+    const empty = await nwax(['acl', 'importtxt', join(dir, 'new.aclj'), join(dir, 'empty.txt')]);
+    expect([empty.code, empty.stderr]).toEqual([
+      1,
+      `nwax acl importtxt: ${join(dir, 'empty.txt')}: no URL or SURT prefix in it; ${join(dir, 'new.aclj')} left as it was\n`,
+    ]);
+    expect(existsSync(join(dir, 'new.aclj'))).toBe(false);
+    expect(readFileSync(file, 'utf8')).toBe(before);
+    writeFileSync(join(dir, 'hosts.txt'), 'http://localhost:8080/\nhttp://127.0.0.1/p\n[::1]/x\n');
+    const hosts = await nwax(['acl', 'importtxt', join(dir, 'hosts.aclj'), join(dir, 'hosts.txt')]);
+    expect(hosts.code, hosts.stderr).toBe(0);
+    expect((await nwax(['acl', 'validate', join(dir, 'hosts.aclj')])).code).toBe(0);
     const missing = await nwax(['acl', 'importtxt', file, join(dir, 'nope.txt')]);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('nope.txt');

@@ -174,8 +174,21 @@ export function ruleKey(urlOrSurt: string, exact = false): string {
 export function exclusionKeys(line: string): string[] {
   const t = line.trim();
   if (!t || t.startsWith('#')) return [];
+  // Control characters, spaces, bytes that were not UTF-8: not a list of URLs (a binary file, a
+  // file in another encoding), refused rather than made into rules that match nothing.
+  if (/[\u0000-\u001f\u007f\ufffd\s]/u.test(t)) throw new Error('control characters, spaces or bytes that are not UTF-8');
   const wayback = /^[a-z]+:\/\/\((.*)$/i.exec(t);
-  if (!wayback) return [ruleKey(t)];
+  if (!wayback) {
+    if (SURT_LIKE.test(t) && !t.includes('://')) return [ruleKey(t)];
+    let host: string;
+    try {
+      host = new URL(t.includes('://') ? t : `http://${t}`).hostname;
+    } catch {
+      throw new Error('not a URL');
+    }
+    if (!/^[a-z0-9-]+(\.[a-z0-9-]+)*\.?$/i.test(host) && !/^\[[0-9a-f:.]+\]$/i.test(host)) throw new Error(`not a host name: ${JSON.stringify(host)}`);
+    return [ruleKey(t)];
+  }
   const k = wayback[1].toLowerCase().replace(/,\)/, ')');
   if (k.includes(')')) return [k];
   const host = k.replace(/,$/, '');

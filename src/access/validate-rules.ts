@@ -19,9 +19,13 @@ export function unmatchableKey(key: string): string | undefined {
   if (k === '*,') return undefined;
   if (k.includes('://') || /^(https?|ftp):/i.test(k)) return `a URL where a SURT key belongs: it never matches (the key of that URL is ${safeKey(k)})`;
   if (/[A-Z]/.test(k)) return `uppercase: keys are lowercase (a URL's key is), so it never matches; ${k.toLowerCase()} does`;
-  if (k.includes(')') && k.slice(0, k.indexOf(')')).includes('.')) return "a dot in the host part: SURT joins a host's labels with commas, so it never matches";
-  if (!/^[a-z0-9-]+,/.test(k))
-    return `not a SURT key (com,example)/path): it never matches${!k.includes(')') && k.includes('.') ? ` (the key of that URL is ${safeKey(k)})` : ''}`;
+  // The host part: up to `)` (a whole key is one where there is none: `com,exam` is a prefix of hosts).
+  const host = k.includes(')') ? k.slice(0, k.indexOf(')')) : k;
+  if (!k.includes(')') && (k.includes('/') || k.includes('.')))
+    return `not a SURT key (com,example)/path): it never matches (the key of that URL is ${safeKey(k)})`;
+  if (host.includes('.')) return "a dot in the host part: SURT joins a host's labels with commas, so it never matches";
+  // Labels and commas, a port, or an IPv6 address (SURT keeps it as written: `::1)/`).
+  if (!/^[a-z0-9-]*(,[a-z0-9-]*)*(:\d*)?$/.test(host) && !/^[0-9a-f:]+$/.test(host)) return 'not a SURT key (com,example)/path): it never matches';
   return undefined;
 }
 

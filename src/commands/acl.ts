@@ -174,6 +174,7 @@ skipped) becomes a rule of ACCESS (default exclude), replacing the rule of its k
     const { readFileSync } = await import('node:fs');
     const { exclusionKeys, parseRule } = await import('../access/aclj.js');
     const { addRules } = await import('../access/rules-file.js');
+    const { unmatchableKey } = await import('../access/validate-rules.js');
     const { InputError, NwaxError, UsageError, describeFsError } = await import('../util/errors.js');
     let text: string;
     try {
@@ -187,9 +188,11 @@ skipped) becomes a rule of ACCESS (default exclude), replacing the rule of its k
       try {
         keys = exclusionKeys(line);
       } catch (err) {
-        throw new NwaxError('NWAX_FORMAT', `${args.list}: line ${i + 1}: not a URL or SURT prefix (${(err as Error).message})`);
+        throw new NwaxError('NWAX_FORMAT', `${args.list}: line ${i + 1}: not a URL or SURT prefix (${(err as Error).message}); nothing imported`);
       }
       for (const key of keys) {
+        const never = unmatchableKey(key);
+        if (never) throw new NwaxError('NWAX_FORMAT', `${args.list}: line ${i + 1}: ${key}: ${never}; nothing imported`);
         const json: Record<string, unknown> = { access: args.access };
         if (line.includes('://') && !line.includes('://(')) json.url = line.trim();
         if (flags.user) json.user = flags.user;
@@ -200,6 +203,7 @@ skipped) becomes a rule of ACCESS (default exclude), replacing the rule of its k
         }
       }
     }
+    if (rules.length === 0) throw new NwaxError('NWAX_INPUT', `${args.list}: no URL or SURT prefix in it; ${args.file} left as it was`);
     const { added, replaced } = addRules(args.file, rules);
     this.sayLine(`${added} rules added and ${replaced} replaced in ${args.file} from ${args.list}`);
   }
