@@ -120,13 +120,13 @@ export async function latencyRows(crawl, parts, bare, root = ROOT) {
   // cache: false: every pass does the query's work (the service's cache of recent answers is not measured here).
   lat(
     'nwax search, first pass (snippets)',
-    time((qq) => searcher.search(nwaxQuery(qq), { hits: 10, cache: false })),
+    time((qq) => searcher.view().search(nwaxQuery(qq), { hits: 10, cache: false })),
   );
   if (b) lat('bare FTS5, first pass', time(bareRun));
   const warm = { nwax: [], snip: [], bare: [] };
   for (let r = 0; r < 3; r++) {
-    warm.nwax.push(...time((qq) => searcher.search(nwaxQuery(qq), { hits: 10, snippets: false, cache: false })));
-    warm.snip.push(...time((qq) => searcher.search(nwaxQuery(qq), { hits: 10, cache: false })));
+    warm.nwax.push(...time((qq) => searcher.view().search(nwaxQuery(qq), { hits: 10, snippets: false, cache: false })));
+    warm.snip.push(...time((qq) => searcher.view().search(nwaxQuery(qq), { hits: 10, cache: false })));
     if (b) warm.bare.push(...time(bareRun));
   }
   // The capped ranking (the default) against the exact one: time, and the top 10 they give,
@@ -136,8 +136,8 @@ export async function latencyRows(crawl, parts, bare, root = ROOT) {
   const compare = (maxScored) => {
     const cmp = { capped: 0, sameList: 0, sameSet: 0, overlap: 0 };
     for (const qq of queries) {
-      const a = searcher.search(nwaxQuery(qq), { hits: 10, snippets: false, cache: false, maxScored });
-      const e = searcher.search(nwaxQuery(qq), { hits: 10, snippets: false, cache: false, exact: true });
+      const a = searcher.view().search(nwaxQuery(qq), { hits: 10, snippets: false, cache: false, maxScored });
+      const e = searcher.view().search(nwaxQuery(qq), { hits: 10, snippets: false, cache: false, exact: true });
       const key = (h) => `${h.set} ${h.doc}`;
       const got = a.hits.map(key);
       const want = e.hits.map(key);
@@ -153,7 +153,7 @@ export async function latencyRows(crawl, parts, bare, root = ROOT) {
   for (let r = 0; r < 3; r++) {
     for (const qq of queries) {
       const s = process.hrtime.bigint();
-      searcher.search(nwaxQuery(qq), { hits: 10, snippets: false, cache: false, exact: true });
+      searcher.view().search(nwaxQuery(qq), { hits: 10, snippets: false, cache: false, exact: true });
       exact.push(Number(process.hrtime.bigint() - s) / 1e6);
     }
   }

@@ -118,7 +118,7 @@ export async function evaluate(root, crawl, queries, withLang, ranking) {
     let r;
     const t0 = performance.now();
     try {
-      r = s.search(text, { hits: 10, hitsPerSite: 0, snippets: false, cache: false, ranking });
+      r = s.view().search(text, { hits: 10, hitsPerSite: 0, snippets: false, cache: false, ranking });
     } catch {
       a.zero++;
       continue;

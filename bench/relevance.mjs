@@ -100,7 +100,7 @@ export function evaluate(searcher, set, ranking, extra = {}) {
   for (const q of set) {
     let hits;
     try {
-      hits = searcher.search(q.query, { hits: 10, snippets: false, ranking, cache: false, ...extra }).hits;
+      hits = searcher.view().search(q.query, { hits: 10, snippets: false, ranking, cache: false, ...extra }).hits;
     } catch {
       hits = [];
     }

@@ -166,9 +166,9 @@ describe("a class's statistics", () => {
     // What a front's statistics exchange hears of a word only the withheld page holds: nothing.
     const searcher = new Searcher(withSecret, undefined, { ...accessSettings(Configuration.load([`nwax.access.rules=${rules}`])) });
     try {
-      const stats = searcher.shardStats('zebu', 10, false)!;
+      const stats = searcher.view().shardStats('zebu', 10, false)!;
       expect([stats.counted, Object.values(stats.hits)]).toEqual([0, [0]]);
-      expect(searcher.shardStats('okapi', 10, false)!.rows).toBe(15);
+      expect(searcher.view().shardStats('okapi', 10, false)!.rows).toBe(15);
     } finally {
       searcher.close();
     }

@@ -125,7 +125,7 @@ function answers(dir: string, opts: SearchOptions, totals?: number[]): Answer[] 
   const s = new Searcher(dir);
   try {
     return queries().map((q) => {
-      const r = s.search(q, { hits: 10, snippets: false, cache: false, budgetMs: 0, ...opts });
+      const r = s.view().search(q, { hits: 10, snippets: false, cache: false, budgetMs: 0, ...opts });
       totals?.push(r.total);
       return r.hits.map((h) => ({ key: `${h.url} ${h.digest}`, score: h.score }));
     });
@@ -249,10 +249,11 @@ describe('BM25 over the whole collection', () => {
     for (const p of ['part-00000', 'part-00001']) cpSync(join(crawl(3), 'indexes', p), join(growing, 'indexes', p));
     const s = new Searcher(growing);
     try {
-      const before = s.search('the and', { cache: false, budgetMs: 0 }).hits.map((h) => h.score);
+      const before = s.view().search('the and', { cache: false, budgetMs: 0 }).hits.map((h) => h.score);
       cpSync(join(crawl(3), 'indexes', 'part-00002'), join(growing, 'indexes', 'part-00002'));
       expect(s.refresh(true).changed).toBe(true);
       const after = s
+        .view()
         .search('the and', { hits: 10, snippets: false, cache: false, budgetMs: 0 })
         .hits.map((h) => ({ key: `${h.url} ${h.digest}`, score: h.score }));
       expect(after.map((h) => h.score)).not.toEqual(before);

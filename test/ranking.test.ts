@@ -181,8 +181,8 @@ describe('bounded work per query', () => {
   const urls = (r: { hits: { url: string }[] }) => r.hits.map((h) => h.url);
 
   it('past the cap the total is "more than", the ranking scores the title tier and the head, and finds what the exact one finds', () => {
-    const exact = searcher.search('heron', { hits: 10, cache: false, exact: true, maxScored: 20 });
-    const capped = searcher.search('heron', { hits: 10, cache: false, maxScored: 20 });
+    const exact = searcher.view().search('heron', { hits: 10, cache: false, exact: true, maxScored: 20 });
+    const capped = searcher.view().search('heron', { hits: 10, cache: false, maxScored: 20 });
     expect(exact.total).toBe(20);
     expect(exact.totalExact).toBe(false);
     expect(exact.rankedAmong).toBeUndefined();
@@ -191,7 +191,7 @@ describe('bounded work per query', () => {
     expect(urls(capped)).toEqual(urls(exact));
     expect(urls(capped).every((u) => Number(/p(\d+)/.exec(u)![1]) >= 290)).toBe(true);
     // Under the cap the ranking is exact: nothing said about it.
-    const all = searcher.search('heron', { hits: 10, cache: false });
+    const all = searcher.view().search('heron', { hits: 10, cache: false });
     expect(all.total).toBe(300);
     expect(all.totalExact).toBeUndefined();
     expect(all.rankedAmong).toBeUndefined();
@@ -222,40 +222,40 @@ describe('bounded work per query', () => {
   });
 
   it('a time budget that runs out answers with what it found, marked partial', () => {
-    const r = searcher.search('heron', { hits: 5, cache: false, budgetMs: 1e-6 });
+    const r = searcher.view().search('heron', { hits: 5, cache: false, budgetMs: 1e-6 });
     expect(r.partial).toBe(true);
     expect(r.hits.length).toBe(5);
     // Not kept in the cache: asked again with time to spare, the answer is whole.
-    expect(searcher.search('heron', { hits: 5, budgetMs: 1e-6 }).partial).toBe(true);
-    expect(searcher.search('heron', { hits: 5 }).partial).toBeUndefined();
+    expect(searcher.view().search('heron', { hits: 5, budgetMs: 1e-6 }).partial).toBe(true);
+    expect(searcher.view().search('heron', { hits: 5 }).partial).toBeUndefined();
   });
 
   it('date filters: years from the text index, months from the rows, and the years only add-dates knows', () => {
-    const y2020 = searcher.search('heron date:2020', { hits: 200, cache: false, hitsPerSite: 0 });
+    const y2020 = searcher.view().search('heron date:2020', { hits: 200, cache: false, hitsPerSite: 0 });
     expect(y2020.total).toBe(150);
     expect(y2020.hits.every((h) => h.dates.some((d) => d.startsWith('2020')))).toBe(true);
-    expect(searcher.search('heron date:201901', { hits: 200, cache: false }).total).toBe(150);
-    expect(searcher.search('heron date:201902', { hits: 200, cache: false }).total).toBe(0);
-    expect(searcher.search('heron date:2019-2020', { hits: 200, cache: false }).total).toBe(300);
+    expect(searcher.view().search('heron date:201901', { hits: 200, cache: false }).total).toBe(150);
+    expect(searcher.view().search('heron date:201902', { hits: 200, cache: false }).total).toBe(0);
+    expect(searcher.view().search('heron date:2019-2020', { hits: 200, cache: false }).total).toBe(300);
     // 2021: only the dates index holds it, for p001.
-    expect(urls(searcher.search('heron date:2021', { hits: 10, cache: false }))).toEqual(['http://h.example/p001.html']);
-    expect(searcher.search('heron date:2022', { hits: 10, cache: false }).total).toBe(0);
+    expect(urls(searcher.view().search('heron date:2021', { hits: 10, cache: false }))).toEqual(['http://h.example/p001.html']);
+    expect(searcher.view().search('heron date:2022', { hits: 10, cache: false }).total).toBe(0);
   });
 
   it('fields alone (date:, site:) are found through the text index and bounded like words; so are facets', () => {
-    const exact = searcher.search('date:2020', { hits: 200, cache: false, hitsPerSite: 0, exact: true });
+    const exact = searcher.view().search('date:2020', { hits: 200, cache: false, hitsPerSite: 0, exact: true });
     expect(exact.total).toBe(150);
     expect(exact.hits.every((h) => h.dates.some((d) => d.startsWith('2020')))).toBe(true);
-    const capped = searcher.search('date:2020', { hits: 200, cache: false, hitsPerSite: 0, maxScored: 20 });
+    const capped = searcher.view().search('date:2020', { hits: 200, cache: false, hitsPerSite: 0, maxScored: 20 });
     expect(capped).toMatchObject({ total: 20, totalExact: false, rankedAmong: 20 });
     expect(capped.hits.length).toBe(20);
-    expect(searcher.search('site:h.example date:2019', { hits: 5, cache: false }).total).toBe(150);
-    expect(searcher.search('site:other.example date:2019', { hits: 5, cache: false }).total).toBe(0);
+    expect(searcher.view().search('site:h.example date:2019', { hits: 5, cache: false }).total).toBe(150);
+    expect(searcher.view().search('site:other.example date:2019', { hits: 5, cache: false }).total).toBe(0);
     // A year only the dates index knows is still found, and a month is tested on the rows.
-    expect(urls(searcher.search('date:2021', { hits: 10, cache: false }))).toEqual(['http://h.example/p001.html']);
-    expect(searcher.search('date:202001', { hits: 10, cache: false }).total).toBe(150);
+    expect(urls(searcher.view().search('date:2021', { hits: 10, cache: false }))).toEqual(['http://h.example/p001.html']);
+    expect(searcher.view().search('date:202001', { hits: 10, cache: false }).total).toBe(150);
     // Facets are counted among the first maxScored matches, as the total is.
-    const years = (o: object) => Object.fromEntries(searcher.search('heron', { cache: false, facets: true, ...o }).facets!.year);
+    const years = (o: object) => Object.fromEntries(searcher.view().search('heron', { cache: false, facets: true, ...o }).facets!.year);
     expect(years({ exact: true })).toEqual({ 2019: 150, 2020: 150 });
     const few = years({ maxScored: 20 });
     expect(Object.values(few).reduce((a, b) => a + b, 0)).toBe(20);

@@ -166,13 +166,13 @@ describe('site: scores a page by its words, however the site was found', () => {
         for (const row of r.rows) expect(row.rank, row.url).toBeCloseTo(bm25.get(row.url)!, 9);
       }
       // And through the whole searcher: every page of the rare site, in the order of its own words' scores.
-      const hits = searcher.search('alligator site:rare.example', { hits: 10, cache: false }).hits;
+      const hits = searcher.view().search('alligator site:rare.example', { hits: 10, cache: false }).hits;
       expect(hits.map((h) => h.url).sort()).toEqual(['http://rare.example/r0.html', 'http://rare.example/r1.html', 'http://rare.example/r2.html']);
       // Each query reads in one transaction per set (one lock, not one a statement), ended with
       // it: a writer can take the index at once after any of them.
-      searcher.shardStats('alligator', 10, true);
-      searcher.shardCandidates('alligator swamp', {});
-      for (const query of ['alligator', 'alligator site:big.example', 'site:rare.example']) searcher.search(query, { cache: false });
+      searcher.view().shardStats('alligator', 10, true);
+      searcher.view().shardCandidates('alligator swamp', {});
+      for (const query of ['alligator', 'alligator site:big.example', 'site:rare.example']) searcher.view().search(query, { cache: false });
       const writer = new Database(index, { timeout: 0 });
       try {
         writer.exec('BEGIN EXCLUSIVE');

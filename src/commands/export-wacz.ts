@@ -21,6 +21,9 @@ resource's SHA-256) and datapackage-digest.json. Written aside and renamed into 
   static override flags = {
     dir: Flags.string({ description: 'The crawl directory with indexes/, pindexes/ and segments/ (default: property searcher.dir).' }),
     'no-resources': Flags.boolean({ description: "The pages' own records only: not what they embed, nor the collection's other captures.", default: false }),
+    user: Flags.string({
+      description: 'The user class the package is for, as the access rules (nwax.access.rules) name it: what they withhold from it is left out (default: the public).',
+    }),
   };
 
   async run(): Promise<void> {
@@ -44,6 +47,7 @@ resource's SHA-256) and datapackage-digest.json. Written aside and renamed into 
       resources: !flags['no-resources'],
       pagesLevel,
       ...(access ? { access } : {}),
+      ...(flags.user ? { user: flags.user } : {}),
       software: `nwax ${this.config.version}`,
       say: (m) => this.sayLine(m),
     });

@@ -41,7 +41,7 @@ The indexes are those under -dir (default property searcher.dir): every pindexes
     const { configuredAccess } = await import('../access/policy.js');
     const searcher = new Searcher(flags.dir ?? conf.getString('searcher.dir'), undefined, configuredAccess(conf));
     try {
-      const r = searcher.search((argv as string[]).join(' '), {
+      const r = searcher.view(flags.user).search((argv as string[]).join(' '), {
         start: flags.start,
         hits: flags.hits,
         hitsPerSite: flags['hits-per-site'] ?? conf.getNumber('searcher.hits.per.site'),
@@ -49,7 +49,6 @@ The indexes are those under -dir (default property searcher.dir): every pindexes
         exact: flags.exact,
         maxScored: conf.getNumber('nwax.search.max.scored'),
         budgetMs: conf.getNumber('nwax.search.time.budget'),
-        ...(flags.user ? { user: flags.user } : {}),
       });
       // An external Wayback when one is configured, else the replay of `nwax serve`.
       const template =

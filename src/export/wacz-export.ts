@@ -19,6 +19,7 @@ import { lineBatches } from '../mapreduce/line-reader.js';
 import { CaptureIndex } from '../replay/captures.js';
 import { AccessPolicy, type AccessSettings } from '../access/policy.js';
 import { Searcher } from '../search/searcher.js';
+import type { CollectionView } from '../search/collection-view.js';
 import { InputError, NwaxError, describeFsError } from '../util/errors.js';
 import { RecordBytes } from './record-bytes.js';
 import { ScanPool } from './scan-pool.js';
@@ -39,8 +40,10 @@ export interface ExportOptions {
   /** pages.jsonl's deflate level, 0-9 (nwax.export.pages.level; default 1). */
   pagesLevel?: number;
   memory?: string;
-  /** The access rules: what they withhold from the public is not exported (nwax.access.*). */
+  /** The access rules: what they withhold from `user` is not exported (nwax.access.*). */
   access?: AccessSettings;
+  /** The user class the package is for (undefined: the public). */
+  user?: string;
   software: string;
   say: (m: string) => void;
 }
@@ -81,9 +84,9 @@ function iso(ts: string): string {
  * The versions to export: every document of the collection, or every match of the query (not
  * ranked, not capped), each version once where several index sets hold it.
  */
-function* selectPages(searcher: Searcher, query: string | undefined): Generator<Page> {
+function* selectPages(view: CollectionView, query: string | undefined): Generator<Page> {
   const seen = new Set<string>();
-  for (const d of query === undefined ? searcher.allDocuments() : searcher.matchingDocuments(query)) {
+  for (const d of query === undefined ? view.allDocuments() : view.matchingDocuments(query)) {
     const key = `${d.url} ${d.digest}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -92,14 +95,14 @@ function* selectPages(searcher: Searcher, query: string | undefined): Generator<
     // nothing is wrong with it); a whole collection's package still holds the captures shown,
     // from the capture index.
     if (d.location == null) continue;
-    // The rows are the served documents (not deleted, not withheld: the filters searcher.stored()
-    // applies), and hold where each record is.
+    // The rows are the documents the view serves (not deleted, not withheld: the filters its
+    // stored() applies), and hold where each record is.
     const ts = firstDate(d.dates);
     yield {
       url: d.url,
       ts,
       title: d.title,
-      text: () => searcher.textJson(d.setName, d),
+      text: () => view.textJson(d.setName, d),
       mime: d.mime,
       collection: d.collection,
       location: d.location,
@@ -309,7 +312,7 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
   const searcher = new Searcher(o.dir, undefined, policy);
   const everyCapture = new CaptureIndex(o.dir, [], []);
   // Resources too: a withheld capture of an image or a script leaves with no page.
-  const captures = policy?.active ? everyCapture.scoped((c) => policy.decide(c.url, c.ts).access) : everyCapture;
+  const captures = policy?.active ? everyCapture.scoped((c) => policy.decide(c.url, c.ts, o.user).access) : everyCapture;
   const work = mkdtempSync(join(dirname(out), '.nwax-export-'));
   const bytes = new RecordBytes();
   const pool = new ScanPool();
@@ -332,7 +335,7 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
       try {
         // A query's versions bring what their pages embed; a collection brings every capture.
         const whole = o.query === undefined;
-        const n = await placePages(selectPages(searcher, o.query), records, pages, !whole);
+        const n = await placePages(selectPages(searcher.view(o.user), o.query), records, pages, !whole);
         if (whole && o.resources !== false) await placeCaptures(captures, records);
         return { records, n };
       } finally {

@@ -426,7 +426,7 @@ export class OpenSet {
   ref(id: number): StoredRef | undefined {
     const own = this.access.ownCaptureShown();
     return this.stmt(
-      `SELECT docs.url, docs.location, docs.offset, docs.clen, docs.mime FROM ${this.access.joins('docs')} WHERE docs.id = ? AND docs.deleted = 0${this.access.shown()}${own ? ` AND ${own}` : ''}`,
+      `SELECT docs.url, docs.date, docs.location, docs.offset, docs.clen, docs.mime FROM ${this.access.joins('docs')} WHERE docs.id = ? AND docs.deleted = 0${this.access.shown()}${own ? ` AND ${own}` : ''}`,
     ).get(id) as StoredRef | undefined;
   }
 

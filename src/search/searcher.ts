@@ -21,6 +21,7 @@ import { compareCandidates, localStats, searchWords, type WordResult } from './w
 import { captureFieldsOf, datesOf, firstDate, mergeDates } from '../index/document.js';
 import { AccessPolicy, type AccessSettings } from '../access/policy.js';
 import { SegmentTexts } from '../segment/segment-texts.js';
+import type { CollectionView } from './collection-view.js';
 
 /** The identity of the files of a set (inode and change time): a swapped-in file has another. */
 function stamp(set: IndexSet): string {
@@ -175,9 +176,29 @@ export class Searcher {
     this.log(`reload: ${message}`);
   }
 
-  /** The sets served now, with the documents the public may see in each (for /metrics and /readyz). */
-  setCounts(): { name: string; documents: number }[] {
-    this.scope(undefined);
+  /**
+   * The collection as user class `user` may see it (undefined: the public): the only way to
+   * read it. Each call of the view applies the rules for its class; nothing else reads the sets.
+   */
+  view(user?: string): CollectionView {
+    return {
+      user,
+      search: (query, opts = {}) => this.search(user, query, opts),
+      shardStats: (query, cap, keys) => this.shardStats(user, query, cap, keys),
+      shardCandidates: (query, opts) => this.shardCandidates(user, query, opts),
+      stored: (set, doc) => this.stored(user, set, doc),
+      allDocuments: () => this.allDocuments(user),
+      matchingDocuments: (query) => this.matchingDocuments(user, query),
+      textJson: (set, row) => this.textJson(user, set, row),
+      setCounts: () => this.setCounts(user),
+      documents: () => this.setCounts(user).reduce((n, s) => n + s.documents, 0),
+      suggestionSource: (titles) => this.suggestionSource(user, titles),
+    };
+  }
+
+  /** The sets served now, with the documents `user` may see in each. */
+  private setCounts(user: string | undefined): { name: string; documents: number }[] {
+    this.scope(user);
     return this.sets.map((s) => ({ name: s.set.name, documents: s.count - s.access.withheldCount() }));
   }
 
@@ -187,11 +208,11 @@ export class Searcher {
    */
   private readonly cache = new Map<string, SearchResult>();
 
-  search(query: string, opts: SearchOptions = {}): SearchResult {
+  private search(user: string | undefined, query: string, opts: SearchOptions): SearchResult {
     const t0 = performance.now();
     this.refresh();
-    if (opts.cache === false) return this.reading(() => this.searchUncached(query, opts, t0));
-    const key = `${this.generation}\u0000${this.accessEpoch()}\u0000${query}\u0000${JSON.stringify(opts)}`;
+    if (opts.cache === false) return this.reading(() => this.searchUncached(user, query, opts, t0));
+    const key = `${this.generation}\u0000${this.accessEpoch()}\u0000${user ?? ''}\u0000${query}\u0000${JSON.stringify(opts)}`;
     const hit = this.cache.get(key);
     if (hit) {
       // Most recently used last: the first key is the one to drop.
@@ -199,7 +220,7 @@ export class Searcher {
       this.cache.set(key, hit);
       return { ...hit, elapsedMs: performance.now() - t0 };
     }
-    const result = this.reading(() => this.searchUncached(query, opts, t0));
+    const result = this.reading(() => this.searchUncached(user, query, opts, t0));
     // A partial answer (the time budget ran out) is not kept: the next asking may do better.
     if (result.partial) return result;
     this.cache.set(key, result);
@@ -224,9 +245,9 @@ export class Searcher {
     }
   }
 
-  private searchUncached(query: string, opts: SearchOptions, t0: number): SearchResult {
+  private searchUncached(user: string | undefined, query: string, opts: SearchOptions, t0: number): SearchResult {
     const generation = this.generation;
-    this.scope(opts.user);
+    this.scope(user);
     // Compiled once: every set runs the same plan.
     const plan = compileQuery(parseQuery(query));
     const { q } = plan;
@@ -324,7 +345,7 @@ export class Searcher {
    * more, and with `keys` the keys of its first matches (the capped pool). Undefined for a
    * query without words.
    */
-  shardStats(query: string, cap: number, keys: boolean, user?: string): LocalStats | undefined {
+  private shardStats(user: string | undefined, query: string, cap: number, keys: boolean): LocalStats | undefined {
     this.refresh();
     return this.reading(() => {
       this.scope(user);
@@ -336,10 +357,10 @@ export class Searcher {
   }
 
   /** A backend's word candidates scored with the collection's statistics (`opts.shared`), as its front needs them to cut and re-rank. */
-  shardCandidates(query: string, opts: SearchOptions): ShardCandidate[] {
+  private shardCandidates(user: string | undefined, query: string, opts: SearchOptions): ShardCandidate[] {
     this.refresh();
     const r = this.reading(() => {
-      this.scope(opts.user);
+      this.scope(user);
       return this.wordCandidates(compileQuery(parseQuery(query)), opts, 0, { exact: opts.exact === true });
     });
     return (r?.rows ?? []).map((c) => ({ rank: c.rank, url: c.url, digest: c.digest, titleTerms: words(c.title ?? '').length, titled: !!c.title }));
@@ -349,34 +370,34 @@ export class Searcher {
    * Where the stored copy of document `doc` of set `set` is; `blocked` where the access rules
    * block it for `user` (451), undefined where there is none or they exclude it (404).
    */
-  stored(set: string, doc: number, user?: string): StoredRef | 'blocked' | undefined {
+  private stored(user: string | undefined, set: string, doc: number): StoredRef | 'blocked' | undefined {
     this.scope(user);
     const s = this.sets.find((x) => x.set.name === set);
     if (s?.access.withheld(doc) === 1) return 'blocked';
     return s?.ref(doc);
   }
 
-  /** Every document of every set the public may see, with its set's name (an export of the whole collection). */
-  *allDocuments(user?: string): Generator<Row & { setName: string }> {
+  /** Every document of every set `user` may see, with its set's name (an export of the whole collection). */
+  private *allDocuments(user: string | undefined): Generator<Row & { setName: string }> {
     for (const s of this.sets) {
+      // The class is read once, when the set's statement is made (its first batch).
       this.scope(user);
       for (const d of s.documents()) yield { ...d, setName: s.set.name };
     }
   }
 
   /** Every version a query finds (no ranking, no cap: an export), a thousand rows at a time, with its set's name. */
-  *matchingDocuments(query: string, user?: string): Generator<Row & { setName: string }> {
+  private *matchingDocuments(user: string | undefined, query: string): Generator<Row & { setName: string }> {
     const plan = compileQuery(parseQuery(query));
     for (const s of this.sets) {
       this.scope(user);
       const ids = s.matchIds(plan);
-      for (let i = 0; i < ids.length; i += 1000) for (const d of s.rowsOf(ids.slice(i, i + 1000))) yield { ...d, setName: s.set.name };
+      for (let i = 0; i < ids.length; i += 1000) {
+        // Between two batches another view may have been used: this one's class again.
+        this.scope(user);
+        for (const d of s.rowsOf(ids.slice(i, i + 1000))) yield { ...d, setName: s.set.name };
+      }
     }
-  }
-
-  /** A document's stored text ('' when the set or the document is not there). */
-  text(set: string, doc: number): string {
-    return this.sets.find((x) => x.set.name === set)?.textAndLang(doc).text ?? '';
   }
 
   /**
@@ -384,21 +405,17 @@ export class Searcher {
    * writer copies without decoding it. `row`: the document as allDocuments or matchingDocuments
    * gave it (its segment, URL and digest find the text with no second read of its row).
    */
-  textJson(set: string, row: Pick<Row, 'id' | 'segment' | 'url' | 'digest'>): Buffer | undefined {
-    return this.sets.find((x) => x.set.name === set)?.textJson(row.id, row);
+  private textJson(user: string | undefined, set: string, row: Pick<Row, 'id' | 'segment' | 'url' | 'digest'>): Buffer | undefined {
+    this.scope(user);
+    const s = this.sets.find((x) => x.set.name === set);
+    return s && !s.access.withheld(row.id) ? s.textJson(row.id, row) : undefined;
   }
 
-  /** Site names and the titles of the best pages (by boost), for suggestions. */
-  *suggestionSource(titles: number): Generator<{ text: string; kind: 'site' | 'title' }> {
-    // What the public may see: suggestions are the same for every class.
-    this.scope(undefined);
+  /** Site names and the titles of the best pages (by boost) `user` may see, for suggestions. */
+  private *suggestionSource(user: string | undefined, titles: number): Generator<{ text: string; kind: 'site' | 'title' }> {
+    this.scope(user);
     for (const s of this.sets) for (const host of s.hosts()) yield { text: host, kind: 'site' };
     for (const s of this.sets) for (const title of s.bestTitles(Math.ceil(titles / this.sets.length))) yield { text: title, kind: 'title' };
-  }
-
-  /** Documents in all sets that the public may see (for /healthz: a count of withheld ones would say they exist). */
-  documents(): number {
-    return this.setCounts().reduce((n, s) => n + s.documents, 0);
   }
 
   close(): void {

@@ -13,6 +13,8 @@ export type DedupField = 'site' | 'url' | 'digest';
 
 export interface StoredRef {
   url: string;
+  /** The capture's date (14 digits): with its URL, what a shard front's own rules decide on. */
+  date: string;
   location: string;
   offset: number;
   clen: number;
@@ -89,8 +91,6 @@ export interface SearchOptions {
    * basis for the re-ranking, so a backend re-ranks its share of them as the whole would.
    */
   cut?: { last: [number, string, string]; basis: RerankBasis };
-  /** The user class the access rules answer for (none: the public). */
-  user?: string;
 }
 
 /** A candidate as a shard front cuts and re-ranks them: its BM25, its key, and its title's length (ranking.ts). */

@@ -12,39 +12,53 @@ import { ShardSearcher, type ShardResult } from './shards.js';
 import { SearchPool } from './search-pool.js';
 import { BadRequest } from './params.js';
 import { sendStored } from './stored.js';
+import { storedFromBackend } from './stored-from-backend.js';
 import { Suggester, type Suggestion } from './suggest.js';
 import type { ServiceState } from './observe.js';
 import type { ServeOptions } from './serve-options.js';
 import type { AccessPolicy } from '../access/policy.js';
 
-/** What the routes need: this machine's indexes, or the backends of a shard front. */
+/**
+ * What the routes need: this machine's indexes, or the backends of a shard front. A route reads
+ * the collection only through a view bound to the user class of its request (`view`); what the
+ * backend answers otherwise (health, readiness, suggestions) is the public's.
+ */
 export interface Backend {
-  search(query: string, opts: SearchOptions, signal?: AbortSignal): Promise<SearchResult & { failed?: string[] }>;
+  view(user: string | undefined): BackendView;
   /** Looks for new, replaced and removed index sets; a shard front has none (its backends reload). */
   reload(): Promise<{ generation: number; errors: string[] }>;
+  /** The sets served, with the documents the public may see in each. */
   state: ServiceState;
+  /** Status and the documents the public may see. */
   health(): Promise<Record<string, unknown>>;
-  /** Streams the stored copy (`sent`); `none` when there is no such document (or the rules exclude it), `blocked` when they block it. */
-  stored(set: string, doc: number, res: ServerResponse, user?: string): Promise<'sent' | 'none' | 'blocked'>;
+  /** Suggestions from what the public may see. */
   suggest(q: string): Promise<Suggestion[]>;
+  close(): Promise<void>;
+}
+
+/** The collection as one user class may see it, for the routes (search/collection-view.ts behind it). */
+export interface BackendView {
+  search(query: string, opts: SearchOptions, signal?: AbortSignal): Promise<SearchResult & { failed?: string[] }>;
+  /** Streams the stored copy (`sent`); `none` when there is no such document (or the rules exclude it), `blocked` when they block it. */
+  stored(set: string, doc: number, res: ServerResponse): Promise<'sent' | 'none' | 'blocked'>;
   /** A backend's side of the shard protocol (shard-protocol.ts); none on a front. */
   shard?: {
-    stats(query: string, cap: number, keys: boolean, user?: string): LocalStats | undefined;
+    stats(query: string, cap: number, keys: boolean): LocalStats | undefined;
     candidates(query: string, opts: SearchOptions): ShardCandidate[];
   };
-  close(): Promise<void>;
 }
 
 export function localBackend(opts: ServeOptions, access?: AccessPolicy): Backend {
   // This thread keeps a searcher for the light work (stored copies, health, suggestions);
   // queries run on the pool's threads when there is one.
   const searcher = new Searcher(opts.dir, opts.log, access);
-  let suggester = new Suggester(searcher, opts.suggestTitles);
+  const pub = searcher.view();
+  let suggester = new Suggester(pub, opts.suggestTitles);
   const pool = opts.threads && opts.threads > 0 ? new SearchPool(opts.dir, opts.threads, opts.queryTimeout ?? 0, opts.access) : undefined;
   const reload = async (force: boolean) => {
     const here: ReloadResult = searcher.refresh(force);
     // Suggestions are made again from what is served now (a takedown's title goes with it).
-    if (here.changed) suggester = new Suggester(searcher, opts.suggestTitles);
+    if (here.changed) suggester = new Suggester(pub, opts.suggestTitles);
     // The workers look for new sets themselves on their next query, for new rules when told:
     // told now when something changed.
     const workers = pool && (force || here.changed) ? await pool.reload() : [];
@@ -56,25 +70,30 @@ export function localBackend(opts: ServeOptions, access?: AccessPolicy): Backend
     : undefined;
   timer?.unref();
   return {
-    search: async (q, o, signal) => (pool ? pool.search(q, o, signal) : searcher.search(q, o)),
+    view(user) {
+      const view = searcher.view(user);
+      return {
+        search: async (q, o, signal) => (pool ? pool.search(user, q, o, signal) : view.search(q, o)),
+        async stored(set, doc, res) {
+          const ref = view.stored(set, doc);
+          if (!ref || ref === 'blocked') return ref ? 'blocked' : 'none';
+          await sendStored(ref, res);
+          return 'sent';
+        },
+        shard: { stats: (q, cap, keys) => view.shardStats(q, cap, keys), candidates: (q, o) => view.shardCandidates(q, o) },
+      };
+    },
     reload: () => reload(true),
     state: {
-      sets: () => searcher.setCounts(),
+      sets: () => pub.setCounts(),
       generation: () => searcher.generation,
       lastReload: () => searcher.lastReload,
       queued: () => pool?.queued ?? 0,
       timeouts: () => pool?.timeouts ?? 0,
       aborted: () => pool?.aborted ?? 0,
     },
-    health: async () => ({ status: 'ok', documents: searcher.documents() }),
-    async stored(set, doc, res, user) {
-      const ref = searcher.stored(set, doc, user);
-      if (!ref || ref === 'blocked') return ref ? 'blocked' : 'none';
-      await sendStored(ref, res);
-      return 'sent';
-    },
+    health: async () => ({ status: 'ok', documents: pub.documents() }),
     suggest: async (q) => suggester.suggest(q),
-    shard: { stats: (q, cap, keys, user) => searcher.shardStats(q, cap, keys, user), candidates: (q, o) => searcher.shardCandidates(q, o) },
     close: async () => {
       clearInterval(timer);
       await pool?.close();
@@ -105,33 +124,18 @@ function enforced(r: ShardResult, policy: AccessPolicy, user: string | undefined
 export function shardBackend(opts: ServeOptions, policy?: AccessPolicy): Backend {
   const shards = new ShardSearcher(opts.shards!, opts.shardTimeout ?? 5000, opts.access?.userHeader, opts.shardKey);
   return {
-    search: async (q, o) => {
-      const r = await shards.search(q, o);
-      return policy?.active ? enforced(r, policy, o.user) : r;
-    },
+    view: (user) => ({
+      search: async (q, o) => {
+        const r = await shards.search(user, q, o);
+        return policy?.active ? enforced(r, policy, user) : r;
+      },
+      stored: (set, doc, res) => storedFromBackend(shards, set, doc, res, user, policy),
+    }),
     reload: async () => ({ generation: 0, errors: [] }),
     state: NO_STATE,
     async health() {
       const h = await shards.documents();
       return { status: h.failed.length ? 'partial' : 'ok', documents: h.documents, failedShards: h.failed };
-    },
-    async stored(set, doc, res, user) {
-      const url = shards.storedUrl(set, doc);
-      if (!url) return 'none';
-      const r = await request(url, { headers: shards.userHeaders(user) });
-      if (r.statusCode === 404 || r.statusCode === 451) {
-        await r.body.dump();
-        return r.statusCode === 451 ? 'blocked' : 'none';
-      }
-      const headers: Record<string, string> = {};
-      for (const h of ['content-type', 'content-encoding', 'content-security-policy', 'x-content-type-options', 'x-archive-src']) {
-        const v = r.headers[h];
-        if (typeof v === 'string') headers[h] = v;
-      }
-      res.writeHead(r.statusCode, headers);
-      for await (const chunk of r.body) if (!res.write(chunk)) await new Promise((ok) => res.once('drain', ok));
-      res.end();
-      return 'sent';
     },
     async suggest(q) {
       // Suggestions are the public's (each backend builds them so).
@@ -164,13 +168,15 @@ export function cdxOnlyWhenNoIndexes(opts: ServeOptions, access?: AccessPolicy):
   } catch (err) {
     const why = (err as Error).message;
     return {
-      search: async () => {
-        throw new BadRequest(`no search here: ${why}; this service answers /cdx`);
-      },
+      view: () => ({
+        search: async () => {
+          throw new BadRequest(`no search here: ${why}; this service answers /cdx`);
+        },
+        stored: async () => 'none' as const,
+      }),
       reload: async () => ({ generation: 0, errors: [] }),
       state: NO_STATE,
       health: async () => ({ status: 'ok', documents: 0, cdx: true }),
-      stored: async () => 'none' as const,
       suggest: async () => [],
       close: async () => {},
     };

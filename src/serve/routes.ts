@@ -5,7 +5,7 @@
  * says its content type and charset.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Backend } from './backends.js';
+import type { Backend, BackendView } from './backends.js';
 import { NO_STATE } from './backends.js';
 import type { ServeOptions } from './serve-options.js';
 import type { AccessPolicy } from '../access/policy.js';
@@ -53,6 +53,8 @@ interface Asked {
   url: URL;
   /** The access rules' user class of the request (none: the public). */
   user: string | undefined;
+  /** The collection as that class may see it: what every route reads. */
+  view: BackendView;
   /** It comes from a shard front or proxy this service believes. */
   vouched: boolean;
   signal: AbortSignal;
@@ -99,7 +101,7 @@ async function search(p: Parts, a: Asked, path: string): Promise<void> {
   const sp = a.url.searchParams;
   try {
     const q = searchParams(sp, { hitsPerSite: opts.hitsPerSite });
-    const r = await p.backend.search(
+    const r = await a.view.search(
       q.query,
       {
         start: q.start,
@@ -117,7 +119,6 @@ async function search(p: Parts, a: Asked, path: string): Promise<void> {
         budgetMs: opts.timeBudget,
         ...(opts.cache === false ? { cache: false } : {}),
         ...shardOptions(sp),
-        ...(a.user ? { user: a.user } : {}),
       },
       a.signal,
     );
@@ -169,13 +170,13 @@ function shardRoute(p: Parts, a: Asked, path: string): void {
     return;
   }
   try {
-    const shard = p.backend.shard;
+    const shard = a.view.shard;
     if (!shard) throw new BadRequest(`${path}: this service is not a shard backend`);
     const query = searchParams(sp, { hitsPerSite: 0 }).query;
     const body =
       path === '/api/shard/stats'
-        ? (shard.stats(query, Number(sp.get('cap')) || (p.opts.maxScored ?? MAX_SCORED), sp.get('keys') === '1', a.user) ?? null)
-        : shard.candidates(query, { exact: sp.get('exact') === 'true', ...shardOptions(sp), ...(a.user ? { user: a.user } : {}) });
+        ? (shard.stats(query, Number(sp.get('cap')) || (p.opts.maxScored ?? MAX_SCORED), sp.get('keys') === '1') ?? null)
+        : shard.candidates(query, { exact: sp.get('exact') === 'true', ...shardOptions(sp) });
     send(a.res, 200, 'application/json', `${JSON.stringify(body)}\n`);
   } catch (err) {
     failed(a, 'application/json', err);
@@ -193,7 +194,7 @@ async function stored(p: Parts, a: Asked, path: string): Promise<void> {
     return;
   }
   try {
-    const sent = set === undefined ? 'none' : await p.backend.stored(set, Number(m![2]), a.res, a.user);
+    const sent = set === undefined ? 'none' : await a.view.stored(set, Number(m![2]), a.res);
     if (sent === 'blocked') send(a.res, 451, 'text/html', renderBlocked());
     else if (sent === 'none') send(a.res, 404, 'text/plain', 'no such page or document\n');
   } catch (err) {
@@ -202,6 +203,41 @@ async function stored(p: Parts, a: Asked, path: string): Promise<void> {
     send(a.res, 502, 'text/plain', `the archive could not be read: ${hidePaths((err as Error).message)}\n`);
   }
 }
+
+type Handler = (p: Parts, a: Asked, path: string) => void | Promise<void>;
+
+/** /readyz: ready when index sets are open (a shard front or a /cdx-only service: when it answers). */
+function readyz(p: Parts, a: Asked): void {
+  const sets = p.backend.state.sets();
+  const ready = p.backend.state === NO_STATE || sets.length > 0;
+  send(a.res, ready ? 200 : 503, 'application/json', `${JSON.stringify({ ready, generation: p.backend.state.generation(), sets })}\n`);
+}
+
+/**
+ * Every route of the service, by path (a path ending in `/` is a prefix). The collection is
+ * read only through the request's view (`a.view`) or the backend's public answers; the access
+ * tests try every path listed here (and /replay/) as each user class, so a route added here
+ * without a case there fails them.
+ */
+export const ROUTES: Readonly<Record<string, Handler>> = {
+  '/': (_p, a) => send(a.res, 200, 'text/html', renderHome()),
+  '/healthz': async (p, a) => send(a.res, 200, 'application/json', `${JSON.stringify(await p.backend.health())}\n`),
+  '/readyz': readyz,
+  '/metrics': async (p, a) => send(a.res, 200, p.metrics.contentType.split(';')[0], await p.metrics.text()),
+  '/opensearch.xml': (p, a) => send(a.res, 200, 'application/opensearchdescription+xml', openSearchDescription(p.base())),
+  '/search': search,
+  '/api/search': search,
+  '/opensearch': search,
+  '/cdx': cdxRoute,
+  '/api/shard/stats': shardRoute,
+  '/api/shard/candidates': shardRoute,
+  '/suggest': async (p, a) => {
+    const q = a.url.searchParams.get('q') ?? '';
+    send(a.res, 200, 'application/json', `${JSON.stringify(q.length > 200 ? [] : await p.backend.suggest(q))}\n`);
+  },
+  '/stored/': stored,
+  '/admin/reload': adminReload,
+};
 
 /** Answers one request. */
 export async function route(p: Parts, req: IncomingMessage, res: ServerResponse, signal: AbortSignal, answered: { generation?: number }): Promise<void> {
@@ -216,42 +252,13 @@ export async function route(p: Parts, req: IncomingMessage, res: ServerResponse,
   if (p.sharedReplay && path.startsWith('/replay/')) return p.sharedReplay(req, res);
   // Who asks, for the access rules: a class from a trusted proxy's header, the reading room, or the public.
   const vouched = p.trust.vouched(req);
-  const a: Asked = { req, res, url, user: p.policy?.userOf(req.headers, req.socket.remoteAddress, vouched), vouched, signal, answered };
-  if (path === '/admin/reload') return adminReload(p, a);
-  if (req.method !== 'GET' && req.method !== 'HEAD') {
+  const user = p.policy?.userOf(req.headers, req.socket.remoteAddress, vouched);
+  const a: Asked = { req, res, url, user, view: p.backend.view(user), vouched, signal, answered };
+  const handler = ROUTES[path] ?? (path.startsWith('/stored/') ? ROUTES['/stored/'] : undefined);
+  if (!handler) return send(res, 404, 'text/plain', 'no such page or document\n');
+  if (path !== '/admin/reload' && req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('Allow', 'GET, HEAD');
-    send(res, 405, 'text/plain', 'only GET\n');
-    return;
+    return send(res, 405, 'text/plain', 'only GET\n');
   }
-  switch (path) {
-    case '/':
-      return send(res, 200, 'text/html', renderHome());
-    case '/healthz':
-      return send(res, 200, 'application/json', `${JSON.stringify(await p.backend.health())}\n`);
-    case '/readyz': {
-      // Ready when index sets are open (a shard front or a /cdx-only service: when it answers).
-      const sets = p.backend.state.sets();
-      const ready = p.backend.state === NO_STATE || sets.length > 0;
-      return send(res, ready ? 200 : 503, 'application/json', `${JSON.stringify({ ready, generation: p.backend.state.generation(), sets })}\n`);
-    }
-    case '/metrics':
-      return send(res, 200, p.metrics.contentType.split(';')[0], await p.metrics.text());
-    case '/opensearch.xml':
-      return send(res, 200, 'application/opensearchdescription+xml', openSearchDescription(p.base()));
-    case '/search':
-    case '/api/search':
-    case '/opensearch':
-      return search(p, a, path);
-    case '/cdx':
-      return cdxRoute(p, a);
-    case '/api/shard/stats':
-    case '/api/shard/candidates':
-      return shardRoute(p, a, path);
-    case '/suggest': {
-      const q = url.searchParams.get('q') ?? '';
-      return send(res, 200, 'application/json', `${JSON.stringify(q.length > 200 ? [] : await p.backend.suggest(q))}\n`);
-    }
-    default:
-      return stored(p, a, path);
-  }
+  return handler(p, a, path);
 }

@@ -16,7 +16,7 @@ import { NwaxError } from '../util/errors.js';
 import type { AccessSettings } from '../access/policy.js';
 
 interface Pending {
-  message: { id: number; query: string; opts: SearchOptions } | { id: number; reload: true };
+  message: { id: number; query: string; opts: SearchOptions; user: string | undefined } | { id: number; reload: true };
   resolve: (r: SearchResult & ReloadResult) => void;
   reject: (e: Error) => void;
   timer?: NodeJS.Timeout;
@@ -103,13 +103,13 @@ export class SearchPool {
    * Runs a query on the first worker that is free; `signal` stops it when the client goes away.
    * Queries wait in one queue, not one per worker: a query handed to a busy worker would wait
    * behind whatever runs there while the other worker idles (the service's p99 was 2.6x the
-   * in-process p99 at 40% load with per-worker queues).
+   * in-process p99 at 40% load with per-worker queues). The worker answers from `user`'s view.
    */
-  search(query: string, opts: SearchOptions, signal?: AbortSignal): Promise<SearchResult> {
+  search(user: string | undefined, query: string, opts: SearchOptions, signal?: AbortSignal): Promise<SearchResult> {
     if (this.closed) return Promise.reject(new NwaxError('NWAX_SHUTDOWN', 'the service is shutting down', 1));
     const id = this.next++;
     return new Promise((resolve, reject) => {
-      const p: Pending = { message: { id, query, opts }, resolve, reject };
+      const p: Pending = { message: { id, query, opts, user }, resolve, reject };
       if (this.timeoutMs > 0) p.timer = setTimeout(() => this.stop(id, new QueryTimeout(this.timeoutMs)), this.timeoutMs);
       signal?.addEventListener('abort', () => this.abandon(id), { once: true });
       this.waiting.set(id, p);

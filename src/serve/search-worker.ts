@@ -8,7 +8,7 @@ const data = workerData as { dir: string; access?: AccessSettings };
 // The rules are read again when the service says so (it has seen them change), between queries.
 const searcher = new Searcher(data.dir, undefined, data.access, { rulesAtReload: true });
 
-type Message = { id: number; query: string; opts: SearchOptions } | { id: number; reload: true };
+type Message = { id: number; query: string; opts: SearchOptions; user: string | undefined } | { id: number; reload: true };
 
 parentPort!.on('message', (m: Message) => {
   try {
@@ -17,7 +17,7 @@ parentPort!.on('message', (m: Message) => {
       parentPort!.postMessage({ id: m.id, reload: searcher.refresh(true) });
       return;
     }
-    parentPort!.postMessage({ id: m.id, result: searcher.search(m.query, m.opts) });
+    parentPort!.postMessage({ id: m.id, result: searcher.view(m.user).search(m.query, m.opts) });
   } catch (err) {
     const e = err as { message: string; code?: unknown; exitCode?: unknown };
     parentPort!.postMessage({

@@ -73,6 +73,7 @@ export class ShardSearcher {
    */
   private async collection(
     backends: number[],
+    user: string | undefined,
     query: string,
     opts: SearchOptions,
     candidates: number,
@@ -93,7 +94,7 @@ export class ShardSearcher {
         this.backends[b],
         '/api/shard/stats',
         new URLSearchParams({ query, cap: String(cap), ...(keys ? { keys: '1' } : {}) }),
-        opts.user,
+        user,
       );
     const local = (await step(statsOf(false))).filter((x): x is LocalStats => x !== null);
     if (local.length === 0) return { live };
@@ -112,7 +113,7 @@ export class ShardSearcher {
       shared.tierUpTo = upTo(keyed.map((k) => k.tier ?? []));
     }
     const params = new URLSearchParams({ query, shared: JSON.stringify(shared), ...(opts.exact ? { exact: 'true' } : {}) });
-    const all = (await step((b) => this.get<ShardCandidate[]>(this.backends[b], '/api/shard/candidates', params, opts.user))).flat();
+    const all = (await step((b) => this.get<ShardCandidate[]>(this.backends[b], '/api/shard/candidates', params, user))).flat();
     all.sort(compareCandidates);
     all.length = Math.min(all.length, candidates);
     if (all.length === 0) return { live, shared };
@@ -120,7 +121,7 @@ export class ShardSearcher {
     return { live, shared, cut: { last: [last.rank, last.url, last.digest], basis: rerankBasis(all) } };
   }
 
-  private async ask(backend: string, query: string, hits: number, opts: SearchOptions): Promise<BackendJson> {
+  private async ask(backend: string, user: string | undefined, query: string, hits: number, opts: SearchOptions): Promise<BackendJson> {
     const params = new URLSearchParams({
       query,
       start: '0',
@@ -133,10 +134,11 @@ export class ShardSearcher {
       ...(opts.shared ? { shared: JSON.stringify(opts.shared) } : {}),
       ...(opts.cut ? { cut: JSON.stringify(opts.cut) } : {}),
     });
-    return this.get<BackendJson>(backend, '/api/search', params, opts.user);
+    return this.get<BackendJson>(backend, '/api/search', params, user);
   }
 
-  async search(query: string, opts: SearchOptions = {}): Promise<ShardResult> {
+  /** A query over the backends, each answering from user class `user`'s view (its header names the class). */
+  async search(user: string | undefined, query: string, opts: SearchOptions = {}): Promise<ShardResult> {
     const t0 = performance.now();
     const q = parseQuery(query); // syntax errors are the front's to report, before any backend is asked
     const start = Math.max(0, opts.start ?? 0);
@@ -156,12 +158,12 @@ export class ShardSearcher {
     if (words) {
       // The candidates the searcher takes for this page (searcher.ts).
       const candidates = Math.max(Math.min(5000, (start + want) * (perSite ? 10 : 1)) * 3, 100);
-      const { live: still, ...shared } = await this.collection(live, query, opts, candidates, fail);
+      const { live: still, ...shared } = await this.collection(live, user, query, opts, candidates, fail);
       live = still;
       collection = shared;
     }
     const asked = { ...opts, ...collection };
-    const settled = await Promise.allSettled(live.map((i) => this.ask(this.backends[i], query, need, asked)));
+    const settled = await Promise.allSettled(live.map((i) => this.ask(this.backends[i], user, query, need, asked)));
     let total = 0;
     let totalExact = true;
     let rankedAmong: number | undefined;

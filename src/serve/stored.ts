@@ -11,6 +11,9 @@ import { openByteRange } from '../archive/byte-source.js';
 import { NwaxError } from '../util/errors.js';
 import type { StoredRef } from '../search/types.js';
 
+/** The header naming a stored copy's capture: its date (14 digits), a space, its URL. */
+export const CAPTURE_HEADER = 'X-Archive-Capture';
+
 /** Streams the payload of the capture to `res`; a clear error when the archive is not there. */
 export async function sendStored(ref: StoredRef, res: ServerResponse): Promise<void> {
   const source = await openByteRange(ref.location, { offset: ref.offset, length: ref.clen }, { timeout: 10_000, retries: 2 });
@@ -25,6 +28,8 @@ export async function sendStored(ref: StoredRef, res: ServerResponse): Promise<v
         'Content-Security-Policy': "sandbox; default-src 'none'; img-src data: 'self'; style-src 'unsafe-inline'",
         'X-Content-Type-Options': 'nosniff',
         'X-Archive-Src': `${basename(ref.location)} ${ref.offset}`,
+        // Which capture this is, so that a shard front applies its own rules before passing it on.
+        [CAPTURE_HEADER]: `${ref.date} ${ref.url}`,
       });
       for await (const chunk of r.payload()) {
         if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));

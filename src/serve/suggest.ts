@@ -7,7 +7,7 @@
  */
 import MiniSearch from 'minisearch';
 import { terms } from '../analysis/analyzer.js';
-import type { Searcher } from '../search/searcher.js';
+import type { CollectionView } from '../search/collection-view.js';
 
 export interface Suggestion {
   text: string;
@@ -22,10 +22,11 @@ export class Suggester {
     processTerm: (t) => t,
   });
 
-  constructor(searcher: Searcher, titles: number) {
+  /** `view`: the public's (suggestions are the same for every class, so they show what the public may see). */
+  constructor(view: CollectionView, titles: number) {
     let id = 0;
     const seen = new Set<string>();
-    for (const { text, kind } of searcher.suggestionSource(titles)) {
+    for (const { text, kind } of view.suggestionSource(titles)) {
       const key = `${kind} ${text.toLowerCase()}`;
       if (!text || seen.has(key)) continue;
       seen.add(key);
