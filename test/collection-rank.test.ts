@@ -249,7 +249,10 @@ describe('BM25 over the whole collection', () => {
     for (const p of ['part-00000', 'part-00001']) cpSync(join(crawl(3), 'indexes', p), join(growing, 'indexes', p));
     const s = new Searcher(growing);
     try {
-      const before = s.view().search('the and', { cache: false, budgetMs: 0 }).hits.map((h) => h.score);
+      const before = s
+        .view()
+        .search('the and', { cache: false, budgetMs: 0 })
+        .hits.map((h) => h.score);
       cpSync(join(crawl(3), 'indexes', 'part-00002'), join(growing, 'indexes', 'part-00002'));
       expect(s.refresh(true).changed).toBe(true);
       const after = s

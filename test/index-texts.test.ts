@@ -50,7 +50,10 @@ async function ok(args: string[]): Promise<string> {
 function snippets(dir: string, q: string): { url: string; snippet: string }[] {
   const s = new Searcher(dir);
   try {
-    return s.view().search(q, { hits: 10, snippets: true, cache: false }).hits.map((h) => ({ url: h.url, snippet: h.snippet.text }));
+    return s
+      .view()
+      .search(q, { hits: 10, snippets: true, cache: false })
+      .hits.map((h) => ({ url: h.url, snippet: h.snippet.text }));
   } finally {
     s.close();
   }
@@ -130,7 +133,10 @@ describe('texts read from the segments, not stored in the index', () => {
     try {
       // Near the top (from the head), far down (the whole text), by the analyzer only (résumé for resume: the whole), and none.
       for (const q of ['bittern', 'plover', 'resume', 'cafe', 'gamma shore', 'sedge bittern']) {
-        const hit = s.view().search(q, { hits: 10, cache: false }).hits.find((h) => h.url === row.url);
+        const hit = s
+          .view()
+          .search(q, { hits: 10, cache: false })
+          .hits.find((h) => h.url === row.url);
         expect(hit, q).toBeDefined();
         expect(hit!.snippet, q).toEqual(snippetOf(whole, parseQuery(q).highlight));
       }

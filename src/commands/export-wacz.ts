@@ -22,7 +22,8 @@ resource's SHA-256) and datapackage-digest.json. Written aside and renamed into 
     dir: Flags.string({ description: 'The crawl directory with indexes/, pindexes/ and segments/ (default: property searcher.dir).' }),
     'no-resources': Flags.boolean({ description: "The pages' own records only: not what they embed, nor the collection's other captures.", default: false }),
     user: Flags.string({
-      description: 'The user class the package is for, as the access rules (nwax.access.rules) name it: what they withhold from it is left out (default: the public).',
+      description:
+        'The user class the package is for, as the access rules (nwax.access.rules) name it: what they withhold from it is left out (default: the public).',
     }),
   };
 

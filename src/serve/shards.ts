@@ -90,12 +90,7 @@ export class ShardSearcher {
       return ok.map((x) => x.v);
     };
     const statsOf = (keys: boolean) => (b: number) =>
-      this.get<LocalStats | null>(
-        this.backends[b],
-        '/api/shard/stats',
-        new URLSearchParams({ query, cap: String(cap), ...(keys ? { keys: '1' } : {}) }),
-        user,
-      );
+      this.get<LocalStats | null>(this.backends[b], '/api/shard/stats', new URLSearchParams({ query, cap: String(cap), ...(keys ? { keys: '1' } : {}) }), user);
     const local = (await step(statsOf(false))).filter((x): x is LocalStats => x !== null);
     if (local.length === 0) return { live };
     const hits: Record<string, number> = {};
