@@ -68,7 +68,12 @@ describe('a version whose first capture is withheld', () => {
     expect(hit.dates).toEqual(['20200101000000']);
     expect(hit.offset).toBeNull();
     expect(hit.file ?? null).toBeNull();
-    expect((await fetch(`${srv.url}/stored/${encodeURIComponent(hit.set)}/${hit.doc}`)).status).toBe(404);
+    // Its copy is the 2020 capture's, from replay (which reads the capture index under the same rules).
+    const stored = await fetch(`${srv.url}/stored/${encodeURIComponent(hit.set)}/${hit.doc}`, { redirect: 'manual' });
+    expect(stored.status).toBe(302);
+    const copy = await fetch(stored.headers.get('location')!, { signal: AbortSignal.timeout(10_000) });
+    expect(copy.headers.get('memento-datetime')).toBe('Wed, 01 Jan 2020 00:00:00 GMT');
+    expect(await copy.text()).toContain('okapi');
     const page = await (await fetch(`${srv.url}/search?query=okapi`)).text();
     expect(page).toContain('Okapi notes');
     expect(page).not.toContain('/stored/');

@@ -8,7 +8,7 @@
  * handed to code holding that class's view (access-view.ts builds what each set withholds).
  */
 import type { Row } from './types.js';
-import type { LocalStats, SearchOptions, SearchResult, ShardCandidate, StoredRef } from './types.js';
+import type { LocalStats, SearchOptions, SearchResult, ShardCandidate, ShownCapture, StoredRef } from './types.js';
 
 export interface CollectionView {
   /** The access rules' user class this view answers for (undefined: the public). */
@@ -21,8 +21,12 @@ export interface CollectionView {
   shardStats(query: string, cap: number, keys: boolean): LocalStats | undefined;
   /** This backend's word candidates scored with the collection's statistics (`opts.shared`). */
   shardCandidates(query: string, opts: SearchOptions): ShardCandidate[];
-  /** Where a document's stored copy is; `blocked` where the rules block it (451), undefined where there is none or they exclude it (404). */
-  stored(set: string, doc: number): StoredRef | 'blocked' | undefined;
+  /**
+   * Where a document's stored copy is; the capture shown instead where the rules withhold the
+   * version's own record but not all its captures; `blocked` where they block it (451);
+   * undefined where there is none or they exclude it (404).
+   */
+  stored(set: string, doc: number): StoredRef | ShownCapture | 'blocked' | undefined;
   /** Every document this class may see, with its set's name (an export of the whole collection). */
   allDocuments(): Generator<Row & { setName: string }>;
   /** Every version this class may see that a query finds (no ranking, no cap: an export). */

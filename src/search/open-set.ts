@@ -20,7 +20,7 @@ import type { QueryPlan } from './query-plan.js';
 import { fieldFilters, shownOnly } from './set-filters.js';
 import { SetScoring, type Scored } from './set-scoring.js';
 import type { PlanSet, WordPlan } from './set-word-query.js';
-import { MAX_SCORED, type Facets, type FieldOrder, type RankLimits, type Row, type SetResult, type StoredRef } from './types.js';
+import { MAX_SCORED, type Facets, type FieldOrder, type RankLimits, type Row, type SetResult, type ShownCapture, type StoredRef } from './types.js';
 import { NwaxError } from '../util/errors.js';
 import type { Snippet } from './snippet.js';
 import { SetTexts, type TextRef } from './set-texts.js';
@@ -428,6 +428,15 @@ export class OpenSet {
     return this.stmt(
       `SELECT docs.url, docs.date, docs.location, docs.offset, docs.clen, docs.mime FROM ${this.access.joins('docs')} WHERE docs.id = ? AND docs.deleted = 0${this.access.shown()}${own ? ` AND ${own}` : ''}`,
     ).get(id) as StoredRef | undefined;
+  }
+
+  /** The first capture the view shows of a version whose own record it withholds (ref() gives none). */
+  shownCapture(id: number): ShownCapture | undefined {
+    if (!this.access.partial) return undefined;
+    const r = this.stmt(
+      `SELECT docs.url, docs.collection, ${this.access.firstDate()} AS date FROM ${this.access.joins('docs')} WHERE docs.id = ? AND docs.deleted = 0${this.access.shown()}`,
+    ).get(id) as { url: string; collection: string | null; date: string } | undefined;
+    return r && { shown: true, url: r.url, date: r.date, collection: r.collection ?? '' };
   }
 
   /** Every document served, in document order (an export of the collection), without its text. */

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { findIndexSets, type IndexSet } from './index-sets.js';
 import { parseQuery, words } from './query.js';
 import { compileQuery, type QueryPlan } from './query-plan.js';
-import type { Hit, LocalStats, ReloadResult, SearchOptions, SearchResult, ShardCandidate, StoredRef } from './types.js';
+import type { Hit, LocalStats, ReloadResult, SearchOptions, SearchResult, ShardCandidate, ShownCapture, StoredRef } from './types.js';
 import { OpenSet } from './open-set.js';
 import type { WordPlan } from './set-word-query.js';
 import type { FieldOrder, RankLimits, Row } from './types.js';
@@ -370,11 +370,11 @@ export class Searcher {
    * Where the stored copy of document `doc` of set `set` is; `blocked` where the access rules
    * block it for `user` (451), undefined where there is none or they exclude it (404).
    */
-  private stored(user: string | undefined, set: string, doc: number): StoredRef | 'blocked' | undefined {
+  private stored(user: string | undefined, set: string, doc: number): StoredRef | ShownCapture | 'blocked' | undefined {
     this.scope(user);
     const s = this.sets.find((x) => x.set.name === set);
     if (s?.access.withheld(doc) === 1) return 'blocked';
-    return s?.ref(doc);
+    return s?.ref(doc) ?? s?.shownCapture(doc);
   }
 
   /** Every document of every set `user` may see, with its set's name (an export of the whole collection). */

@@ -21,6 +21,17 @@ export interface StoredRef {
   mime: string;
 }
 
+/**
+ * A version whose own record (its first capture) the view withholds while it shows a later
+ * capture: that capture, which the index does not locate (the capture index does: replay).
+ */
+export interface ShownCapture {
+  shown: true;
+  url: string;
+  date: string;
+  collection: string;
+}
+
 export interface Hit extends CaptureFields {
   url: string;
   digest: string;

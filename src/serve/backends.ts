@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import { request } from 'undici';
 import { Searcher } from '../search/searcher.js';
-import type { Hit, LocalStats, ReloadResult, SearchOptions, SearchResult, ShardCandidate } from '../search/types.js';
+import type { Hit, LocalStats, ReloadResult, SearchOptions, SearchResult, ShardCandidate, ShownCapture } from '../search/types.js';
 import { ShardSearcher, type ShardResult } from './shards.js';
 import { SearchPool } from './search-pool.js';
 import { BadRequest } from './params.js';
@@ -39,8 +39,12 @@ export interface Backend {
 /** The collection as one user class may see it, for the routes (search/collection-view.ts behind it). */
 export interface BackendView {
   search(query: string, opts: SearchOptions, signal?: AbortSignal): Promise<SearchResult & { failed?: string[] }>;
-  /** Streams the stored copy (`sent`); `none` when there is no such document (or the rules exclude it), `blocked` when they block it. */
-  stored(set: string, doc: number, res: ServerResponse): Promise<'sent' | 'none' | 'blocked'>;
+  /**
+   * Streams the stored copy (`sent`); `none` when there is no such document (or the rules
+   * exclude it), `blocked` when they block it; the capture to show instead where the rules
+   * withhold the version's own record and show a later capture (the route sends it to replay).
+   */
+  stored(set: string, doc: number, res: ServerResponse): Promise<'sent' | 'none' | 'blocked' | ShownCapture>;
   /** A backend's side of the shard protocol (shard-protocol.ts); none on a front. */
   shard?: {
     stats(query: string, cap: number, keys: boolean): LocalStats | undefined;
@@ -77,6 +81,7 @@ export function localBackend(opts: ServeOptions, access?: AccessPolicy): Backend
         async stored(set, doc, res) {
           const ref = view.stored(set, doc);
           if (!ref || ref === 'blocked') return ref ? 'blocked' : 'none';
+          if ('shown' in ref) return ref;
           await sendStored(ref, res);
           return 'sent';
         },

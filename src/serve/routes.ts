@@ -17,7 +17,9 @@ import { MAX_SCORED } from '../search/types.js';
 import { BadRequest, searchParams } from './params.js';
 import { renderBlocked, renderError, renderHome, renderResults } from './render-html.js';
 import { openSearchDescription, renderRss } from './render-rss.js';
-import { renderJson } from './render-text.js';
+import { renderJson, replayUrl } from './render-text.js';
+import { CAPTURE_HEADER } from './stored.js';
+import type { ShownCapture } from '../search/types.js';
 import type { cdxServer } from './cdx-server.js';
 import { type StreamGate, streamLines } from './stream-lines.js';
 
@@ -197,6 +199,7 @@ async function stored(p: Parts, a: Asked, path: string): Promise<void> {
     const sent = set === undefined ? 'none' : await a.view.stored(set, Number(m![2]), a.res);
     if (sent === 'blocked') send(a.res, 451, 'text/html', renderBlocked());
     else if (sent === 'none') send(a.res, 404, 'text/plain', 'no such page or document\n');
+    else if (typeof sent === 'object') shownElsewhere(p, a, sent);
   } catch (err) {
     if (a.res.headersSent) throw err;
     p.opts.log?.(`stored copy ${path}: ${(err as Error).message}`);
@@ -238,6 +241,22 @@ export const ROUTES: Readonly<Record<string, Handler>> = {
   '/stored/': stored,
   '/admin/reload': adminReload,
 };
+
+/**
+ * /stored of a version whose own record the class may not see, though it may see a later
+ * capture: that capture's raw bytes from replay (id_), which reads them from the capture index
+ * under the same rules; the capture named for a shard front's own rules.
+ */
+function shownElsewhere(p: Parts, a: Asked, c: ShownCapture): void {
+  const template = p.replayTemplate();
+  if (!template) {
+    send(a.res, 404, 'text/plain', 'this copy is shown from a later capture, and this service has no replay to read it from\n');
+    return;
+  }
+  a.res.setHeader('Location', replayUrl(template, c, `${c.date}id_`));
+  a.res.setHeader(CAPTURE_HEADER, `${c.date} ${c.url}`);
+  send(a.res, 302, 'text/plain', 'shown from a later capture\n');
+}
 
 /** Answers one request. */
 export async function route(p: Parts, req: IncomingMessage, res: ServerResponse, signal: AbortSignal, answered: { generation?: number }): Promise<void> {

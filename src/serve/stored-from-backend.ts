@@ -11,7 +11,15 @@ import type { ShardSearcher } from './shards.js';
 import { CAPTURE_HEADER } from './stored.js';
 
 /** The headers of a stored copy that the front passes on. */
-const PASSED = ['content-type', 'content-encoding', 'content-security-policy', 'x-content-type-options', 'x-archive-src', CAPTURE_HEADER.toLowerCase()];
+const PASSED = [
+  'location',
+  'content-type',
+  'content-encoding',
+  'content-security-policy',
+  'x-content-type-options',
+  'x-archive-src',
+  CAPTURE_HEADER.toLowerCase(),
+];
 
 export async function storedFromBackend(
   shards: ShardSearcher,
@@ -21,6 +29,7 @@ export async function storedFromBackend(
   user: string | undefined,
   policy: AccessPolicy | undefined,
 ): Promise<'sent' | 'none' | 'blocked'> {
+  // (A backend's redirect to replay is passed on, as its copy is, where the capture it names is allowed.)
   const url = shards.storedUrl(set, doc);
   if (!url) return 'none';
   const r = await request(url, { headers: shards.userHeaders(user) });
@@ -28,7 +37,7 @@ export async function storedFromBackend(
     await r.body.dump();
     return r.statusCode === 451 ? 'blocked' : 'none';
   }
-  if (policy?.active && r.statusCode === 200) {
+  if (policy?.active) {
     const capture = r.headers[CAPTURE_HEADER.toLowerCase()];
     const m = typeof capture === 'string' ? /^(\d{14}) (\S+)$/.exec(capture) : null;
     const access = m ? policy.decide(m[2], m[1], user).access : 'exclude';
