@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { nwaxAsync, serveCli, tempDir } from './helpers.js';
+import { indexedCollection, nwaxAsync, serveCli, tempDir } from './helpers.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc } from '../scripts/make-fixtures.mjs';
 import { startServer, type RunningServer } from '../src/serve/server.js';
@@ -123,17 +123,7 @@ describe('access rules on every route', () => {
   beforeAll(async () => {
     const warc = join(dir, 'collection.warc.gz');
     await collectionWarc(warc);
-    writeFileSync(join(dir, 'manifest'), `${warc} web\n`);
-    const seg = join(crawl, 'segments', '20200101000000');
-    for (const step of [
-      ['import', join(dir, 'manifest'), seg],
-      ['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg],
-      ['cdx', '-o', join(dir, 'unsorted.cdx'), warc],
-      ['sort-cdx', '-o', cdx, join(dir, 'unsorted.cdx')],
-    ]) {
-      const r = await nwaxAsync(step);
-      expect(r.code, `${step.join(' ')}: ${r.stderr}`).toBe(0);
-    }
+    await indexedCollection(warc, crawl, cdx);
     writeRules(rules, RULES);
     srv = await serveCli(['-dir', crawl, '--port', '0', '--cdx', cdx, '-D', 'nwax.serve.threads=2', '-D', 'nwax.serve.reload.interval=0', ...props]);
     replay = /replay at (http:\/\/127\.0\.0\.1:\d+)\/replay\//.exec(srv.stderr())![1];

@@ -1,9 +1,9 @@
 /** Shared by the tests: run the real `nwax` CLI, find the shared fixtures, make temp dirs. */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll } from 'vitest';
 import { readArchive } from '../src/archive/reader.js';
 import type { ArchiveRecord } from '../src/archive/record.js';
@@ -224,4 +224,24 @@ export function awkwardStrings(): string[] {
     out.push(s);
   }
   return out;
+}
+
+/**
+ * A served collection made from one WARC as a user would make it: `import` into a segment of
+ * `crawl`, `index`, and a sorted CDX of the WARC at `cdx` (for /cdx and replay). Each step must
+ * succeed; its stderr is the message where one does not.
+ */
+export async function indexedCollection(warc: string, crawl: string, cdx: string): Promise<void> {
+  const dir = dirname(cdx);
+  writeFileSync(join(dir, 'manifest'), `${warc} web\n`);
+  const seg = join(crawl, 'segments', '20200101000000');
+  for (const step of [
+    ['import', join(dir, 'manifest'), seg],
+    ['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg],
+    ['cdx', '-o', `${cdx}.unsorted`, warc],
+    ['sort-cdx', '-o', cdx, `${cdx}.unsorted`],
+  ]) {
+    const r = await nwaxAsync(step);
+    if (r.code !== 0) throw new Error(`nwax ${step.join(' ')}: exit ${r.code}: ${r.stderr}`);
+  }
 }
