@@ -56,6 +56,8 @@ describe.skipIf(!HAVE_CHROMIUM || !HAVE_FIXTURES)('an exported package in Replay
       ['invertlinks', join(crawl, 'linkdb'), seg],
       ['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg],
       ['export-wacz', join(dir, 'out.wacz'), '-dir', crawl],
+      // The same with the index as a large package has it: gzip members and their summary.
+      ['export-wacz', join(dir, 'out-gz.wacz'), '-dir', crawl, '-D', 'nwax.export.index.plain.max=0'],
     ]) {
       const r = await nwax(args);
       expect(r.code, `nwax ${args.join(' ')}: ${r.stderr}`).toBe(0);
@@ -64,13 +66,14 @@ describe.skipIf(!HAVE_CHROMIUM || !HAVE_FIXTURES)('an exported package in Replay
       '/ui.js': [join(rwp, 'ui.js'), 'application/javascript'],
       '/replay/sw.js': [join(rwp, 'sw.js'), 'application/javascript'],
       '/archive.wacz': [join(dir, 'out.wacz'), 'application/octet-stream'],
+      '/archive-gz.wacz': [join(dir, 'out-gz.wacz'), 'application/octet-stream'],
     };
     // ReplayWeb.page's embed: the page replayed alone, or the list of pages a query finds.
     const embed = (q: URLSearchParams) =>
       `<!doctype html><html><head><script src="/ui.js"></script></head><body>${
         q.has('query')
           ? `<replay-web-page source="/archive.wacz" view="pages" query="${q.get('query')}" replayBase="/replay/" style="display:block;height:600px"></replay-web-page>`
-          : `<replay-web-page source="/archive.wacz" url="${q.get('url')}" embed="replayonly" replayBase="/replay/" style="display:block;height:600px"></replay-web-page>`
+          : `<replay-web-page source="${q.get('source') ?? '/archive.wacz'}" url="${q.get('url')}" embed="replayonly" replayBase="/replay/" style="display:block;height:600px"></replay-web-page>`
       }</body></html>`;
     server = createServer((req, res) => {
       const u = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -122,33 +125,40 @@ describe.skipIf(!HAVE_CHROMIUM || !HAVE_FIXTURES)('an exported package in Replay
     return look(2 * ms);
   }
 
-  it('renders the page from the package, with its stylesheet', async () => {
-    const page = await browser.newPage();
-    try {
-      await page.goto(`${base}/?url=${encodeURIComponent('https://webrecorder.net/')}`);
-      const replayed = await withReload(page, (ms) =>
-        frameWhere(
-          page,
-          async (f) =>
-            /mp_\/https:\/\/webrecorder\.net\/$/.test(f.url()) && /Web archiving for all!/.test(await f.evaluate(() => document.body?.innerText ?? '')),
-          ms,
-        ),
-      );
-      expect(
-        replayed,
-        `frames: ${page
-          .frames()
-          .map((f) => f.url())
-          .join(' ')}`,
-      ).toBeDefined();
-      // The stylesheet came from the package too: its rules are there, and they apply.
-      const rules = await replayed!.evaluate(() => [...document.styleSheets].filter((s) => /main\.css/.test(s.href ?? '')).map((s) => s.cssRules.length));
-      expect(rules.length).toBe(1);
-      expect(rules[0]).toBeGreaterThan(10);
-    } finally {
-      await page.close();
-    }
-  }, 180_000);
+  it.each([
+    ['a plain index', '/archive.wacz'],
+    ['a compressed index and its summary (index.cdx.gz, index.idx)', '/archive-gz.wacz'],
+  ])(
+    'renders the page from the package with %s, with its stylesheet',
+    async (_, source) => {
+      const page = await browser.newPage();
+      try {
+        await page.goto(`${base}/?source=${source}&url=${encodeURIComponent('https://webrecorder.net/')}`);
+        const replayed = await withReload(page, (ms) =>
+          frameWhere(
+            page,
+            async (f) =>
+              /mp_\/https:\/\/webrecorder\.net\/$/.test(f.url()) && /Web archiving for all!/.test(await f.evaluate(() => document.body?.innerText ?? '')),
+            ms,
+          ),
+        );
+        expect(
+          replayed,
+          `frames: ${page
+            .frames()
+            .map((f) => f.url())
+            .join(' ')}`,
+        ).toBeDefined();
+        // The stylesheet came from the package too: its rules are there, and they apply.
+        const rules = await replayed!.evaluate(() => [...document.styleSheets].filter((s) => /main\.css/.test(s.href ?? '')).map((s) => s.cssRules.length));
+        expect(rules.length).toBe(1);
+        expect(rules[0]).toBeGreaterThan(10);
+      } finally {
+        await page.close();
+      }
+    },
+    180_000,
+  );
 
   it("finds the page by a word of its text with ReplayWeb.page's own search, and nothing for a word it lacks", async () => {
     /**

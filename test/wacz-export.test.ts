@@ -94,6 +94,20 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
     const datapackage = JSON.parse((await zipEntry(out, 'datapackage.json')).toString());
     expect(datapackage).toMatchObject({ profile: 'data-package', wacz_version: '1.1.1' });
     expect(datapackage.resources.map((x: { path: string }) => x.path).sort()).toEqual(['archive/data.warc.gz', 'indexes/index.cdx', 'pages/pages.jsonl']);
+    // With the index a large package has (gzip members and their summary): hashes checked, and
+    // `import --cdx` reads the records that index lists.
+    const gz = join(dir, 'all-gz.wacz');
+    await ok(['export-wacz', gz, '-dir', crawl, '-D', 'nwax.export.index.plain.max=0']);
+    const gzPackage = JSON.parse((await zipEntry(gz, 'datapackage.json')).toString());
+    expect(gzPackage.resources.map((x: { path: string }) => x.path).sort()).toEqual([
+      'archive/data.warc.gz',
+      'indexes/index.cdx.gz',
+      'indexes/index.idx',
+      'pages/pages.jsonl',
+    ]);
+    expect((await ok(['cdx', '-f', 'cdxj', gz])).stdout.trim().split('\n')).toHaveLength(14);
+    const byIndex = await ok(['import', '--cdx', gz, join(dir, 'by-gz-index')]);
+    expect(byIndex.stderr).toMatch(/14 records/);
     // Imported again, the package answers as the collection it came from.
     const again = join(dir, 'again');
     await crawlOf(out, again, 'webrecorder');

@@ -41,7 +41,13 @@ resource's SHA-256) and datapackage-digest.json. Written aside and renamed into 
       const { InputError } = await import('../util/errors.js');
       throw new InputError(`nwax.export.pages.level: ${pagesLevel} is not a deflate level (0 to 9; 0 stores pages.jsonl)`);
     }
+    const indexPlainMax = conf.getNumber('nwax.export.index.plain.max');
+    if (!Number.isInteger(indexPlainMax) || indexPlainMax < 0) {
+      const { InputError } = await import('../util/errors.js');
+      throw new InputError(`nwax.export.index.plain.max: ${indexPlainMax} is not a number of lines (0 or more)`);
+    }
     const r = await exportWacz({
+      indexPlainMax,
       dir,
       out: args.out,
       query: words.length ? words.join(' ') : undefined,

@@ -4,7 +4,8 @@
  * record gzipped as a member of its own) into `archive/data.warc.gz`, with the records of
  * what its page embeds (stylesheets, images, scripts, frames: the capture of each nearest the
  * page's, from the capture index replay uses), so that the pages replay from the package; a
- * sorted CDXJ of that WARC (`indexes/index.cdx`, as nwax cdx writes it); `pages/pages.jsonl`
+ * sorted CDXJ of that WARC (as nwax cdx writes it: plain for a small package, else compressed
+ * with a summary, package-index.ts); `pages/pages.jsonl`
  * (each page's URL, capture time, title and extracted text, which ReplayWeb.page searches);
  * `datapackage.json` (every resource's SHA-256 and size) and `datapackage-digest.json`.
  * Streaming, in one pass (zip-writer.ts): the WARC is the package's first entry, written
@@ -25,6 +26,7 @@ import { RecordBytes } from './record-bytes.js';
 import { ScanPool } from './scan-pool.js';
 import { PackageRecords, type Prepared } from './package-records.js';
 import { Deflated, ZipWriter, type EntrySink } from './zip-writer.js';
+import { LINES_PER_BLOCK, type PackageFile, writePackageIndex } from './package-index.js';
 import { firstDate } from '../index/document.js';
 
 export interface ExportOptions {
@@ -39,6 +41,8 @@ export interface ExportOptions {
   htmlLimit?: number;
   /** pages.jsonl's deflate level, 0-9 (nwax.export.pages.level; default 1). */
   pagesLevel?: number;
+  /** Index lines up to which the index is one plain CDXJ; above, gzip members and a summary (nwax.export.index.plain.max). */
+  indexPlainMax?: number;
   memory?: string;
   /** The access rules: what they withhold from `user` is not exported (nwax.access.*). */
   access?: AccessSettings;
@@ -192,21 +196,8 @@ function pageLine(p: Page): Buffer[] {
 }
 
 /** The index: the records' CDXJ lines sorted (as nwax cdx of the WARC would give them) into `sink`, hashed. */
-async function sortIndex(unsortedPath: string, sink: EntrySink, work: string): Promise<ReturnType<typeof createHash>> {
-  const hash = createHash('sha256');
-  for await (const b of externalSort(lineBatches(unsortedPath), { memory: 64 << 20, tmpDir: work })) {
-    const text = Buffer.from(b.map((l) => `${l}\n`).join(''));
-    hash.update(text);
-    await sink.write(text);
-  }
-  return hash;
-}
-
 /** datapackage.json and datapackage-digest.json, as WACZ 1.1.1 says. */
-function datapackageFiles(
-  o: ExportOptions,
-  resources: { name: string; path: string; bytes: number; hash: ReturnType<typeof createHash> }[],
-): { datapackage: Buffer; digest: Buffer } {
+function datapackageFiles(o: ExportOptions, resources: PackageFile[]): { datapackage: Buffer; digest: Buffer } {
   const datapackage = Buffer.from(
     `${JSON.stringify(
       {
@@ -348,20 +339,11 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
       throw new NwaxError('NWAX_INPUT', Object.keys(records.skipped).length ? `${what}: every record was left out (above)` : what);
     }
     zip.copyEntry('pages/pages.jsonl', pagesPath, pages.deflated);
-    let indexHash: ReturnType<typeof createHash> | undefined;
-    let indexBytes = 0;
-    await zip.deflated('indexes/index.cdx', 6, async (sink) => {
-      const counted = {
-        write: (b: Buffer) => {
-          indexBytes += b.length;
-          return sink.write(b);
-        },
-      };
-      indexHash = await sortIndex(unsortedPath, counted, work);
-    });
+    const sorted = externalSort(lineBatches(unsortedPath), { memory: 64 << 20, tmpDir: work });
+    const index = await writePackageIndex(zip, sorted, o.indexPlainMax ?? LINES_PER_BLOCK);
     const { datapackage, digest } = datapackageFiles(o, [
       { name: 'data.warc.gz', path: 'archive/data.warc.gz', bytes: records.bytes, hash: warcHash },
-      { name: 'index.cdx', path: 'indexes/index.cdx', bytes: indexBytes, hash: indexHash! },
+      ...index,
       { name: 'pages.jsonl', path: 'pages/pages.jsonl', bytes: pages.deflated.size, hash: pages.hash },
     ]);
     zip.buffer('datapackage.json', datapackage);
