@@ -7,13 +7,12 @@
  * own full-text search (over pages.jsonl) finds it by a word of its text.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 import { FIXTURES, HAVE_FIXTURES, ROOT, nwax, tempDir } from './helpers.js';
+// @ts-expect-error: a plain JavaScript module of the project's own scripts
+import { serveReplayWebPage } from '../scripts/replaywebpage.mjs';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
@@ -21,30 +20,13 @@ if (!HAVE_CHROMIUM && process.env.CI === 'true')
   throw new Error(`${CHROMIUM} missing: under CI the browser tests must run (.ci/run installs Debian's chromium)`);
 if (!HAVE_CHROMIUM || !HAVE_FIXTURES) console.warn('replaywebpage.test: skipped (no chromium, or no ../shared/fixtures)');
 
-const VERSION = '2.5.3';
-
-/** ReplayWeb.page's built files (ui.js, sw.js), from the npm registry once. */
-function replayWebPage(): string {
-  const dir = join(ROOT, 'node_modules', '.cache', `replaywebpage-${VERSION}`);
-  if (!existsSync(join(dir, 'package', 'sw.js'))) {
-    mkdirSync(dir, { recursive: true });
-    const tgz = execFileSync('npm', ['pack', `replaywebpage@${VERSION}`, '--pack-destination', dir, '--silent'], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .pop()!;
-    execFileSync('tar', ['xzf', join(dir, tgz), '-C', dir, 'package/ui.js', 'package/sw.js']);
-  }
-  return join(dir, 'package');
-}
-
 describe.skipIf(!HAVE_CHROMIUM || !HAVE_FIXTURES)('an exported package in ReplayWeb.page', () => {
   const dir = tempDir();
-  let server: Server;
+  let server: { base: string; close(): Promise<void> };
   let base = '';
   let browser: Browser;
 
   beforeAll(async () => {
-    const rwp = replayWebPage();
     // The collection: ReplayWeb.page's own example package, imported, indexed and exported.
     const crawl = join(dir, 'crawl');
     const manifest = join(dir, 'manifest');
@@ -62,47 +44,14 @@ describe.skipIf(!HAVE_CHROMIUM || !HAVE_FIXTURES)('an exported package in Replay
       const r = await nwax(args);
       expect(r.code, `nwax ${args.join(' ')}: ${r.stderr}`).toBe(0);
     }
-    const files: Record<string, [string, string]> = {
-      '/ui.js': [join(rwp, 'ui.js'), 'application/javascript'],
-      '/replay/sw.js': [join(rwp, 'sw.js'), 'application/javascript'],
-      '/archive.wacz': [join(dir, 'out.wacz'), 'application/octet-stream'],
-      '/archive-gz.wacz': [join(dir, 'out-gz.wacz'), 'application/octet-stream'],
-    };
-    // ReplayWeb.page's embed: the page replayed alone, or the list of pages a query finds.
-    const embed = (q: URLSearchParams) =>
-      `<!doctype html><html><head><script src="/ui.js"></script></head><body>${
-        q.has('query')
-          ? `<replay-web-page source="/archive.wacz" view="pages" query="${q.get('query')}" replayBase="/replay/" style="display:block;height:600px"></replay-web-page>`
-          : `<replay-web-page source="${q.get('source') ?? '/archive.wacz'}" url="${q.get('url')}" embed="replayonly" replayBase="/replay/" style="display:block;height:600px"></replay-web-page>`
-      }</body></html>`;
-    server = createServer((req, res) => {
-      const u = new URL(req.url ?? '/', 'http://127.0.0.1');
-      if (u.pathname === '/') return void res.writeHead(200, { 'content-type': 'text/html' }).end(embed(u.searchParams));
-      const f = files[u.pathname];
-      if (!f) return void res.writeHead(404).end();
-      const body = readFileSync(f[0]);
-      const m = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
-      const head = req.method === 'HEAD';
-      if (!m) return void res.writeHead(200, { 'content-type': f[1], 'content-length': body.length, 'accept-ranges': 'bytes' }).end(head ? undefined : body);
-      const from = Number(m[1]);
-      const to = m[2] ? Math.min(Number(m[2]), body.length - 1) : body.length - 1;
-      res
-        .writeHead(206, {
-          'content-type': f[1],
-          'content-length': to - from + 1,
-          'content-range': `bytes ${from}-${to}/${body.length}`,
-          'accept-ranges': 'bytes',
-        })
-        .end(head ? undefined : body.subarray(from, to + 1));
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await serveReplayWebPage(ROOT, { '/archive.wacz': join(dir, 'out.wacz'), '/archive-gz.wacz': join(dir, 'out-gz.wacz') });
+    base = server.base;
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
   }, 240_000);
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise((r) => server?.close(r));
+    await server?.close();
   });
 
   /** The first frame of `page` for which `test` holds, looked for up to `ms`. */

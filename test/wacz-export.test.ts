@@ -57,8 +57,9 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
     await crawlOf(join(WACZ, 'example.wacz'), crawl, 'webrecorder');
     const out = join(dir, 'all.wacz');
     const r = await ok(['export-wacz', out, '-dir', crawl]);
-    // Every capture of the collection (here each one a document: images are indexed too).
-    expect(r.stderr).toMatch(/all\.wacz: 14 pages, 0 other captures, 14 records/);
+    // Every capture of the collection (here each one a document: images are indexed too), one of
+    // them a page (its home page; the rest its images, stylesheets and scripts).
+    expect(r.stderr).toMatch(/all\.wacz: 1 pages and 13 other versions, 0 other captures, 14 records/);
     // Read back: datapackage-digest.json and every SHA-256 checked (exit 0), every capture indexed.
     const back = await ok(['cdx', '-f', 'cdxj', out]);
     const lines = back.stdout.trim().split('\n');
@@ -88,6 +89,8 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
       .split('\n')
       .map((l) => JSON.parse(l));
     expect(pages[0]).toMatchObject({ format: 'json-pages-1.0', id: 'pages' });
+    // Pages that are pages: the HTML one, not its images, stylesheets or scripts.
+    expect(pages.slice(1).map((p) => p.url)).toEqual(['https://webrecorder.net/']);
     const home = pages.find((p) => p.url === 'https://webrecorder.net/');
     expect(home).toMatchObject({ ts: '2022-09-16T19:15:07Z', title: 'Webrecorder' });
     expect(home.text).toContain('Web archiving for all!');
@@ -133,14 +136,14 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
     const images = JSON.parse((await ok(['search', '--json', '--hits', '1', '--dir', crawl, 'type:image'])).stdout).total as number;
     expect(images).toBeGreaterThan(3);
     const img = await ok(['export-wacz', join(dir, 'images.wacz'), '-dir', crawl, '--no-resources', 'type:image']);
-    expect(img.stderr).toContain(`images.wacz: ${images} pages, 0 embedded resources (0 not in the archive), ${images} records`);
+    expect(img.stderr).toContain(`images.wacz: 0 pages and ${images} other versions, 0 embedded resources (0 not in the archive), ${images} records`);
     // What the access rules withhold from the public leaves on no route: a blocked stylesheet is
     // neither a page nor a capture of the collection's package.
     const rules = join(dir, 'rules.aclj');
     writeFileSync(rules, 'net,webrecorder)/assets/main.css - {"access": "block"}\n');
     const held = join(dir, 'held.wacz');
     const h = await ok(['export-wacz', held, '-dir', crawl, '-D', `nwax.access.rules=${rules}`]);
-    expect(h.stderr).toMatch(/held\.wacz: 13 pages, 0 other captures, 13 records/);
+    expect(h.stderr).toMatch(/held\.wacz: 1 pages and 12 other versions, 0 other captures, 13 records/);
     const heldUrls = (await ok(['cdx', '-f', 'cdxj', held])).stdout
       .trim()
       .split('\n')
@@ -274,7 +277,17 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
     await crawlOf(warc, crawl, 'big');
     const out = join(dir, 'big.wacz');
     const r = await ok(['export-wacz', out, '-dir', crawl, 'big', 'page']);
-    expect(r.stderr).toMatch(/big\.wacz: 1 pages, 1 embedded resources \(0 not in the archive\), 2 records/);
+    // Its text is more than ReplayWeb.page reads of a list (1 MiB): the page is listed without it.
+    expect(r.stderr).toMatch(/big\.wacz: 1 pages \(listed without their text\), 1 embedded resources \(0 not in the archive\), 2 records/);
+    const listed = (await zipEntry(out, 'pages/pages.jsonl'))
+      .toString()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(listed).toEqual([
+      { format: 'json-pages-1.0', id: 'pages', title: 'All Pages', hasText: false },
+      { id: expect.any(String), url: 'http://big.example/', ts: '2020-01-02T03:04:05Z', title: 'Big page' },
+    ]);
     const lines = (await ok(['cdx', '-f', 'cdxj', out])).stdout
       .trim()
       .split('\n')

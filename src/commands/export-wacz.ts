@@ -46,8 +46,14 @@ resource's SHA-256) and datapackage-digest.json. Written aside and renamed into 
       const { InputError } = await import('../util/errors.js');
       throw new InputError(`nwax.export.index.plain.max: ${indexPlainMax} is not a number of lines (0 or more)`);
     }
+    const pagesTextMax = conf.getNumber('nwax.export.pages.text.max');
+    if (!Number.isInteger(pagesTextMax) || pagesTextMax < 0) {
+      const { InputError } = await import('../util/errors.js');
+      throw new InputError(`nwax.export.pages.text.max: ${pagesTextMax} is not a number of bytes (0 or more)`);
+    }
     const r = await exportWacz({
       indexPlainMax,
+      pagesTextMax,
       dir,
       out: args.out,
       query: words.length ? words.join(' ') : undefined,
@@ -63,7 +69,7 @@ resource's SHA-256) and datapackage-digest.json. Written aside and renamed into 
     // A query's pages bring what they embed; a collection brings every capture it holds.
     const besides = words.length ? `${r.resources} embedded resources (${r.missing} not in the archive)` : `${r.captures} other captures`;
     this.sayLine(
-      `${args.out}: ${r.pages} pages, ${besides}, ${r.records} records, ${(r.bytes / 1e6).toFixed(1)} MB of WARC${left} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+      `${args.out}: ${r.pages} pages${r.pagesText ? '' : ' (listed without their text)'}${r.versions > r.pages ? ` and ${r.versions - r.pages} other versions` : ''}, ${besides}, ${r.records} records, ${(r.bytes / 1e6).toFixed(1)} MB of WARC${left} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
     );
     // As import and cdx: a record skipped is exit 3, the package written with the rest.
     if (skipped.length) process.exitCode = 3;

@@ -13,7 +13,7 @@
  * place by a rename when it is whole.
  */
 import { createHash } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { externalSort } from '../mapreduce/external-sort.js';
 import { lineBatches } from '../mapreduce/line-reader.js';
@@ -25,8 +25,9 @@ import { InputError, NwaxError, describeFsError } from '../util/errors.js';
 import { RecordBytes } from './record-bytes.js';
 import { ScanPool } from './scan-pool.js';
 import { PackageRecords, type Prepared } from './package-records.js';
-import { Deflated, ZipWriter, type EntrySink } from './zip-writer.js';
+import { ZipWriter } from './zip-writer.js';
 import { LINES_PER_BLOCK, type PackageFile, writePackageIndex } from './package-index.js';
+import { PagesList } from './pages-list.js';
 import { firstDate } from '../index/document.js';
 
 export interface ExportOptions {
@@ -41,6 +42,8 @@ export interface ExportOptions {
   htmlLimit?: number;
   /** pages.jsonl's deflate level, 0-9 (nwax.export.pages.level; default 1). */
   pagesLevel?: number;
+  /** Bytes of pages.jsonl up to which it holds the pages' text (nwax.export.pages.text.max). */
+  pagesTextMax?: number;
   /** Index lines up to which the index is one plain CDXJ; above, gzip members and a summary (nwax.export.index.plain.max). */
   indexPlainMax?: number;
   memory?: string;
@@ -53,7 +56,12 @@ export interface ExportOptions {
 }
 
 export interface ExportSummary {
+  /** Pages listed in pages.jsonl (HTML and PDF versions). */
   pages: number;
+  /** Versions placed (pages, and the images, stylesheets, ... a query found or a collection holds). */
+  versions: number;
+  /** Whether pages.jsonl holds the pages' text (it fit within nwax.export.pages.text.max). */
+  pagesText: boolean;
   resources: number;
   /** The collection's captures placed besides its pages' (an export of the whole collection). */
   captures: number;
@@ -75,13 +83,6 @@ interface Page {
   location: string;
   offset: number;
   clen: number;
-}
-
-const PAGES_HEADER = { format: 'json-pages-1.0', id: 'pages', title: 'All Pages', hasText: true };
-
-/** 14 digits as ISO 8601 (pages.jsonl's `ts`). */
-function iso(ts: string): string {
-  return `${ts.slice(0, 4)}-${ts.slice(4, 6)}-${ts.slice(6, 8)}T${ts.slice(8, 10)}:${ts.slice(10, 12)}:${ts.slice(12, 14)}Z`;
 }
 
 /**
@@ -124,78 +125,12 @@ const AHEAD = 64;
 const AHEAD_BYTES = 64 << 20;
 
 /**
- * pages.jsonl's deflate level by default: its text is most of an export's output that is not
- * WARC (155 MB for the bench corpus's 18,250 pages); level 6 took 3.8 s of CPU (beside an
- * export of 7 s on 2 cores), level 1 takes 0.8 s for a fifth more bytes (39 MB, not 32 MB).
+ * pages.jsonl's deflate level by default: the fastest. (When it held every page's whole text,
+ * 155 MB for the bench corpus's 18,250 pages, level 6 took 3.8 s of CPU and level 1 0.8 s for a
+ * fifth more bytes; it now holds text only up to what ReplayWeb.page reads, pages-list.ts.)
  */
 const PAGES_LEVEL = 1;
 
-/** pages.jsonl as it is written: deflated on libuv's threads into a file of its own, hashed and counted. */
-class PagesWriter {
-  readonly hash = createHash('sha256');
-  readonly deflated: Deflated;
-  private parts: Buffer[] = [];
-  private held = 0;
-  private closed = false;
-
-  constructor(
-    private readonly fd: number,
-    level: number,
-  ) {
-    this.deflated = new Deflated(level, (b) => {
-      for (let at = 0; at < b.length; ) at += writeSync(fd, b, at);
-    });
-  }
-
-  /** A line's parts; they go to the deflater in batches (a write per page cost a trip to libuv's threads each). */
-  async write(parts: Buffer[]): Promise<void> {
-    for (const b of parts) {
-      this.parts.push(b);
-      this.held += b.length;
-    }
-    if (this.held >= 1 << 20) await this.flush();
-  }
-
-  async flush(): Promise<void> {
-    const b = Buffer.concat(this.parts, this.held);
-    this.parts = [];
-    this.held = 0;
-    this.hash.update(b);
-    await this.deflated.write(b);
-  }
-
-  /** All deflated and written; the file closed. */
-  async end(): Promise<void> {
-    await this.flush();
-    await this.deflated.end();
-    this.close();
-  }
-
-  /** The file closed (when done, or given up). */
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    closeSync(this.fd);
-  }
-}
-
-const TEXT_FIELD = Buffer.from(',"text":');
-const LINE_END = Buffer.from('}\n');
-
-/**
- * The page's line of pages.jsonl (its text is what ReplayWeb.page searches): the text goes in
- * as the JSON string its segment stores (JSON.stringify's, as it would be written here).
- */
-function pageLine(p: Page): Buffer[] {
-  const id = createHash('sha1').update(`${p.url} ${p.ts}`).digest('hex').slice(0, 20);
-  const head = JSON.stringify({ id, url: p.url, ts: iso(p.ts), ...(p.title ? { title: p.title } : {}) });
-  const text = p.text();
-  // An empty text ("") is left out, as JSON.stringify's page was written without it.
-  if (text === undefined || text.length <= 2) return [Buffer.from(`${head}\n`)];
-  return [Buffer.from(head.slice(0, -1)), TEXT_FIELD, text, LINE_END];
-}
-
-/** The index: the records' CDXJ lines sorted (as nwax cdx of the WARC would give them) into `sink`, hashed. */
 /** datapackage.json and datapackage-digest.json, as WACZ 1.1.1 says. */
 function datapackageFiles(o: ExportOptions, resources: PackageFile[]): { datapackage: Buffer; digest: Buffer } {
   const datapackage = Buffer.from(
@@ -261,8 +196,7 @@ async function inOrder<T>(
  * versions). A page is listed in pages.jsonl once its record is in the package. The pages
  * listed.
  */
-async function placePages(selected: Iterable<Page>, records: PackageRecords, pages: PagesWriter, embeds: boolean): Promise<number> {
-  await pages.write([Buffer.from(`${JSON.stringify(PAGES_HEADER)}\n`)]);
+async function placePages(selected: Iterable<Page>, records: PackageRecords, pages: PagesList, embeds: boolean): Promise<number> {
   let n = 0;
   await inOrder(
     selected,
@@ -270,7 +204,7 @@ async function placePages(selected: Iterable<Page>, records: PackageRecords, pag
     async (p, prepared) => {
       if (!(await records.placePage(p, prepared, embeds))) return;
       n++;
-      await pages.write(pageLine(p));
+      pages.add(p);
     },
   );
   return n;
@@ -308,12 +242,11 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
   const bytes = new RecordBytes();
   const pool = new ScanPool();
   // The package is written as the records are: the WARC first, stored, written through as each
-  // record is placed; pages.jsonl meanwhile deflated on libuv's threads into a file aside, then
-  // copied in; the index, then datapackage.json.
+  // record is placed; pages.jsonl's lines meanwhile kept aside, then written in; the index,
+  // then datapackage.json.
   const aside = join(work, 'out.wacz');
   const zip = new ZipWriter(aside);
-  const pagesPath = join(work, 'pages.jsonl.deflated');
-  const pages = new PagesWriter(openSync(pagesPath, 'w'), o.pagesLevel ?? PAGES_LEVEL);
+  const pages = new PagesList(work, o.pagesTextMax);
   try {
     const unsortedPath = join(work, 'index.unsorted');
     const warcHash = createHash('sha256');
@@ -333,25 +266,26 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
         records.close();
       }
     });
-    await pages.end();
     if (n === 0) {
       const what = o.query === undefined ? `${o.dir}: no document to export` : `${o.query}: no version found to export`;
       throw new NwaxError('NWAX_INPUT', Object.keys(records.skipped).length ? `${what}: every record was left out (above)` : what);
     }
-    zip.copyEntry('pages/pages.jsonl', pagesPath, pages.deflated);
+    const pagesFile = await pages.write(zip, o.pagesLevel ?? PAGES_LEVEL);
     const sorted = externalSort(lineBatches(unsortedPath), { memory: 64 << 20, tmpDir: work });
     const index = await writePackageIndex(zip, sorted, o.indexPlainMax ?? LINES_PER_BLOCK);
     const { datapackage, digest } = datapackageFiles(o, [
       { name: 'data.warc.gz', path: 'archive/data.warc.gz', bytes: records.bytes, hash: warcHash },
       ...index,
-      { name: 'pages.jsonl', path: 'pages/pages.jsonl', bytes: pages.deflated.size, hash: pages.hash },
+      pagesFile,
     ]);
     zip.buffer('datapackage.json', datapackage);
     zip.buffer('datapackage-digest.json', digest);
     zip.finish();
     renameSync(aside, out);
     return {
-      pages: n,
+      pages: pages.pages,
+      versions: n,
+      pagesText: pages.hasText,
       resources: records.resources,
       captures: records.otherCaptures,
       records: records.records,
@@ -360,8 +294,6 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
       skipped: records.skipped,
     };
   } finally {
-    pages.deflated.destroy();
-    pages.close();
     zip.close();
     bytes.close();
     await pool.close();
