@@ -14,7 +14,10 @@ import { join } from 'node:path';
 import yazl from 'yazl';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { FIXTURES, HAVE_FIXTURES, nwax, segmentRecords, serveCli, tempDir } from './helpers.js';
+// @ts-expect-error: a plain JavaScript module of the project's own scripts
+import { page, writeWarc } from '../scripts/make-fixtures.mjs';
 import { zipEntry } from './zip-entry.js';
 
 const WACZ = join(FIXTURES, 'wacz');
@@ -154,6 +157,14 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     const zip = new yazl.ZipFile();
     zip.addBuffer(warc, 'archive/data.warc.gz', { compress: false });
     zip.addBuffer(Buffer.from(pages), 'pages/pages.jsonl', { compress: true });
+    const listing = {
+      profile: 'data-package',
+      wacz_version: '1.1.1',
+      resources: [
+        { name: 'data.warc.gz', path: 'archive/data.warc.gz', hash: `sha256:${createHash('sha256').update(warc).digest('hex')}`, bytes: warc.length },
+      ],
+    };
+    zip.addBuffer(Buffer.from(JSON.stringify(listing)), 'datapackage.json', { compress: true });
     zip.end();
     await once(zip.outputStream.pipe(createWriteStream(pkg)), 'close');
     const manifest = join(dir, 'pages-manifest');
@@ -281,46 +292,123 @@ describe.skipIf(!HAVE_FIXTURES)('WACZ packages', () => {
     );
   });
 
-  it('leaves out, by name, a WARC whose bytes are not those datapackage.json hashed', async () => {
+  it('reads a WARC whose bytes are not those datapackage.json hashed record by record, each checked by its own digest; --strict refuses the package', async () => {
     const pkg = join(dir, 'tampered.wacz');
     copyFileSync(join(WACZ, 'example.wacz'), pkg);
     const bytes = readFileSync(pkg);
-    // A byte inside the stored WARC: a gzip member's header has room for it (its OS byte).
+    // A byte inside the stored WARC: a gzip member's header has room for it (its OS byte), so
+    // every record is still the one its digest names.
     const at = bytes.indexOf(Buffer.from([0x1f, 0x8b, 0x08]), bytes.indexOf('archive/data.warc.gz')) + 9;
     bytes[at] ^= 0x01;
     writeFileSync(pkg, bytes);
+    const mismatch =
+      /tampered\.wacz: entry archive\/data\.warc\.gz: its SHA-256 is sha256:[0-9a-f]{64}, datapackage\.json says sha256:[0-9a-f]{64}; its records read one by one, each checked by its own digest/;
+    const intact = (await nwax(['cdx', join(WACZ, 'example.wacz')])).stdout.replaceAll('example.wacz#', 'tampered.wacz#');
     // Hashed while read (one thread: the lines held until the hash agrees) and hashed first (--jobs 2).
     for (const jobs of ['1', '2']) {
-      const j = await nwax(['cdx', '--jobs', jobs, pkg, join(WACZ, 'valid_example_1.wacz')]);
-      expect(j.code, `--jobs ${jobs}`).toBe(3);
-      expect(j.stderr, `--jobs ${jobs}`).toMatch(/tampered\.wacz: entry archive\/data\.warc\.gz: its SHA-256 is sha256:[0-9a-f]{64}, datapackage\.json says/);
-      expect(j.stdout, `--jobs ${jobs}`).not.toContain('tampered.wacz');
-      expect(
-        j.stdout
-          .trim()
-          .split('\n')
-          .filter((l) => !/^\s*CDX /.test(l)),
-        `--jobs ${jobs}`,
-      ).toHaveLength(1);
+      const j = await nwax(['cdx', '--jobs', jobs, pkg]);
+      expect(j.code, `--jobs ${jobs}: ${j.stderr}`).toBe(0);
+      expect(j.stderr, `--jobs ${jobs}`).toMatch(mismatch);
+      expect(j.stderr, `--jobs ${jobs}`).toMatch(/warnings: wacz-digest 1/);
+      expect(j.stdout, `--jobs ${jobs}`).toBe(intact);
     }
-    // Imported, the entry is named and counted in the job's summary (exit 3), as a damaged archive is.
+    const strict = await nwax(['cdx', '--strict', pkg, join(WACZ, 'valid_example_1.wacz')]);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toMatch(
+      /tampered\.wacz: entry archive\/data\.warc\.gz: its SHA-256 is sha256:[0-9a-f]{64}, datapackage\.json says sha256:[0-9a-f]{64}; package refused \(--strict\)/,
+    );
+    expect(strict.stdout).not.toContain('tampered.wacz');
+    // Imported, the entry is named and counted, its records imported; a missing package is an archive failed.
     const manifest = join(dir, 'tampered-manifest');
     writeFileSync(manifest, `${pkg} c\n${join(dir, 'no-such.wacz')} c\n`);
     const imp = await nwax(['import', manifest, join(dir, 'tampered-seg')]);
     expect(imp.code).toBe(3);
-    expect(imp.stderr).toMatch(/tampered\.wacz: entry archive\/data\.warc\.gz: its SHA-256 is sha256:[0-9a-f]{64}, datapackage\.json says/);
+    expect(imp.stderr).toMatch(mismatch);
     expect(imp.stderr).toContain('no-such.wacz: no such file; archive skipped');
-    // (The two map tasks count in whichever order they finish.)
     expect(imp.stderr).toMatch(/\barchives failed 1\b/);
-    expect(imp.stderr).toMatch(/\bread-error 1\b/);
-    const r = await nwax(['cdx', pkg, join(WACZ, 'valid_example_1.wacz')]);
-    expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(
-      /tampered\.wacz: entry archive\/data\.warc\.gz: its SHA-256 is sha256:[0-9a-f]{64}, datapackage\.json says sha256:[0-9a-f]{64}; entry skipped/,
+    expect(imp.stderr).toMatch(/\bentries read record by record 1\b/);
+    expect(imp.stderr).toMatch(/\bimported 14\b/);
+  });
+
+  it('skips only the record whose payload is not the one its digest names, in an entry whose package hash failed', async () => {
+    // Five pages, each a gzip member; the third's text changed after it was written (its
+    // digests, its length and the gzip framing all still whole): the package's hash of the
+    // WARC as it was written no longer holds.
+    const one = async (i: number) => {
+      const f = join(dir, `one-${i}.warc.gz`);
+      await writeWarc(f, [
+        {
+          type: 'response',
+          url: `http://five.example/p${i}.html`,
+          date: `2020010${i}000000`,
+          body: page(`Page ${i}`, `word${i} of page ${i}`),
+          id: `00000000-0000-4000-8000-00000000005${i}`,
+        },
+      ]);
+      return readFileSync(f);
+    };
+    const members = await Promise.all([1, 2, 3, 4, 5].map(one));
+    const written = Buffer.concat(members);
+    const third = gunzipSync(members[2]);
+    const changed = Buffer.from(third.toString('latin1').replace('word3 of page 3', 'WORD3 of page 3'), 'latin1');
+    expect(changed.equals(third)).toBe(false);
+    const damaged = Buffer.concat([members[0], members[1], gzipSync(changed), members[3], members[4]]);
+    const sha = (b: Buffer) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
+    const datapackage = Buffer.from(
+      JSON.stringify({
+        profile: 'data-package',
+        wacz_version: '1.1.1',
+        resources: [{ name: 'data.warc.gz', path: 'archive/data.warc.gz', hash: sha(written), bytes: written.length }],
+      }),
     );
-    expect(r.stderr).toMatch(/skipped 1: wacz-digest 1/);
-    expect(r.stdout).not.toContain('tampered.wacz');
-    expect(r.stdout).toContain('valid_example_1.wacz#archive/example-collection.warc');
+    const pkg = join(dir, 'one-damaged.wacz');
+    const zip = new yazl.ZipFile();
+    zip.addBuffer(damaged, 'archive/data.warc.gz', { compress: false });
+    zip.addBuffer(datapackage, 'datapackage.json', { compress: true });
+    zip.end();
+    await once(zip.outputStream.pipe(createWriteStream(pkg)), 'close');
+    for (const jobs of ['1', '2']) {
+      const r = await nwax(['cdx', '--jobs', jobs, pkg]);
+      expect(r.code, `--jobs ${jobs}`).toBe(3);
+      expect(r.stderr).toMatch(
+        /one-damaged\.wacz: entry archive\/data\.warc\.gz: its SHA-256 is sha256:[0-9a-f]{64}, datapackage\.json says sha256:[0-9a-f]{64}; its records read one by one/,
+      );
+      expect(r.stderr).toMatch(
+        /http:\/\/five\.example\/p3\.html: its payload is not the one its digest sha1:|p3\.html: its payload is not the one its digest [A-Z2-7]{32} names/,
+      );
+      expect(r.stderr).toMatch(/skipped 1: digest-mismatch 1/);
+      const urls = r.stdout
+        .trim()
+        .split('\n')
+        .filter((l) => !/^\s*CDX /.test(l))
+        .map((l) => l.split(' ')[2]);
+      expect(urls).toEqual([1, 2, 4, 5].map((i) => `http://five.example/p${i}.html`));
+    }
+    const manifest = join(dir, 'one-damaged-manifest');
+    writeFileSync(manifest, `${pkg} c\n`);
+    const seg = join(dir, 'one-damaged-seg');
+    const imp = await nwax(['import', manifest, seg]);
+    expect(imp.code).toBe(3);
+    expect(imp.stderr).toMatch(/\bdigest-mismatch 1\b/);
+    expect(imp.stderr).toMatch(/\bimported 4\b/);
+    expect([...segmentRecords(seg, 'parse_text').keys()].map((k) => k.split(' ')[0]).sort()).toEqual([1, 2, 4, 5].map((i) => `http://five.example/p${i}.html`));
+  });
+
+  it('refuses a ZIP without datapackage.json, as py-wacz does', async () => {
+    const pkg = join(dir, 'no-datapackage.wacz');
+    const zip = new yazl.ZipFile();
+    zip.addBuffer(await zipEntry(join(WACZ, 'example.wacz'), 'archive/data.warc.gz'), 'archive/data.warc.gz', { compress: false });
+    zip.end();
+    await once(zip.outputStream.pipe(createWriteStream(pkg)), 'close');
+    const r = await nwax(['cdx', pkg]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('no-datapackage.wacz: not a WACZ package: no datapackage.json');
+    const lenient = await nwax(['cdx', '-D', 'nwax.wacz.lenient=true', pkg]);
+    expect(lenient.code, lenient.stderr).toBe(0);
+    expect(lenient.stdout.trim().split('\n').length).toBeGreaterThan(10);
+  });
+
+  it('names a package whose datapackage.json is not the one datapackage-digest.json vouches for', async () => {
     // datapackage.json changed: datapackage-digest.json no longer vouches for its hashes.
     const listed = join(dir, 'relisted.wacz');
     const again = readFileSync(join(WACZ, 'example.wacz'));

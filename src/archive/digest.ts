@@ -44,3 +44,33 @@ export function normalizeDigest(value: string | undefined): string | undefined {
   if (/^[A-Za-z0-9+/_-]{27}=$/.test(body)) return base32(Buffer.from(body, 'base64'));
   return body.toUpperCase();
 }
+
+/**
+ * A record's payload checked against the digest it declares (as normalizeDigest gives it):
+ * SHA-1 or SHA-256, in base32, hex or base64. `verdict()` once the payload is through: `ok`, or
+ * why the record cannot be vouched for (`digest-mismatch`: the bytes are not those digested;
+ * `no-digest`: it declares none, or one of an algorithm not computed here).
+ */
+export class PayloadCheck {
+  private readonly hash: Hash | undefined;
+  private readonly algorithm: 'sha1' | 'sha256' | undefined;
+
+  constructor(private readonly declared: string | undefined) {
+    const colon = declared?.indexOf(':') ?? -1;
+    const algo = declared === undefined ? undefined : colon < 0 ? 'sha1' : declared.slice(0, colon).toLowerCase().replace('-', '');
+    this.algorithm = algo === 'sha1' || algo === 'sha256' ? algo : undefined;
+    this.hash = this.algorithm && createHash(this.algorithm);
+  }
+
+  update(chunk: Uint8Array): void {
+    this.hash?.update(chunk);
+  }
+
+  verdict(): 'ok' | 'digest-mismatch' | 'no-digest' {
+    if (!this.hash || !this.declared) return 'no-digest';
+    const got = this.hash.digest();
+    const said = this.declared.includes(':') ? this.declared.slice(this.declared.indexOf(':') + 1) : this.declared;
+    const forms = [base32(got), got.toString('hex'), got.toString('base64'), got.toString('base64url')];
+    return forms.some((f) => f.toLowerCase() === said.replace(/=+$/, '').toLowerCase() || f.toLowerCase() === said.toLowerCase()) ? 'ok' : 'digest-mismatch';
+  }
+}

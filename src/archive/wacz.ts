@@ -158,6 +158,17 @@ async function readPackage(path: string, remote: RemoteOptions): Promise<WaczPac
   }
 }
 
+/**
+ * Whether a ZIP of WARCs without datapackage.json is read as a package (`nwax.wacz.lenient`,
+ * set from the configuration when a command or task starts: every reader of packages in the
+ * process, replay's included, reads them the same way). py-wacz refuses such a ZIP; so does nwax
+ * by default.
+ */
+let lenient = false;
+export function readPackagesLeniently(on: boolean): void {
+  lenient = on;
+}
+
 /** The package's entries, datapackage.json's hashes checked against its digest and signature. */
 async function readEntries(path: string, readPath: string, zip: yauzl.ZipFile): Promise<WaczPackage> {
   const entries = new Map<string, PackageEntry>();
@@ -188,6 +199,12 @@ async function readEntries(path: string, readPath: string, zip: yauzl.ZipFile): 
   }
   const pkg: WaczPackage = { path, readPath, entries, warcs: [...entries.keys()].filter((n) => WARC_ENTRY.test(n)), hashes: new Map(), zip };
   const dp = entries.get('datapackage.json');
+  if (!dp && !lenient) {
+    zip.close();
+    throw new InputError(
+      `${path}: not a WACZ package: no datapackage.json (WACZ 1.1.1 requires it, and py-wacz refuses a package without it; -D nwax.wacz.lenient=true reads its WARCs unchecked)`,
+    );
+  }
   if (dp) {
     let json: { resources?: { path?: string; hash?: string }[] };
     const bytes = await entryBytes(pkg, dp);
@@ -257,7 +274,11 @@ async function entryHash(pkg: WaczPackage, e: PackageEntry): Promise<string> {
 export interface PackageProblem {
   file: string;
   message: string;
-  /** 'unreadable': the package (exit 1, as an unreadable file); 'wacz-digest': one entry skipped (exit 3). */
+  /**
+   * 'unreadable': the package (exit 1, as an unreadable file); 'wacz-digest': an entry whose
+   * SHA-256 is not datapackage.json's, read record by record, each vouched for by its own
+   * digest (the records that are not, skipped).
+   */
   reason: 'unreadable' | 'wacz-digest';
 }
 
@@ -272,23 +293,31 @@ function hashEntry(pkg: WaczPackage, e: PackageEntry): Promise<string> {
   });
 }
 
+/** What is said of an entry whose SHA-256 is not datapackage.json's. */
+export function mismatch(pkg: string, entry: string, got: string, want: string, strict: boolean): string {
+  return `${pkg}: entry ${entry}: its SHA-256 is ${got}, datapackage.json says ${want}; ${strict ? 'package refused (--strict)' : 'its records read one by one, each checked by its own digest'}`;
+}
+
 /** What an entry's check finds: undefined when datapackage.json's SHA-256 is its own, else why not. */
 export type EntryCheck = () => Promise<string | undefined>;
 
 /**
  * The inputs with every package replaced by its WARC entries (`PACKAGE#ENTRY`); other inputs
  * pass unchanged. Each entry is checked against datapackage.json's SHA-256: with `verify`
- * 'first' here (an entry that does not match is left out and named); with 'later' the checks
- * are returned, for the caller to run while it reads the entry and to drop what it read when
- * one fails (the hash then costs a core, not time).
+ * 'first' here, with 'later' the checks are returned, for the caller to run while it reads the
+ * entry (the hash then costs a core, not time) and to act on one that fails as here. An entry
+ * that does not match is named, and is read record by record, each record vouched for by its
+ * own payload digest (`byRecord`: one damaged record does not cost the others); `strict`
+ * refuses the package instead, as an unreadable file.
  */
 export async function expandPackages(
   files: string[],
-  opts: { verify?: 'first' | 'later'; remote?: RemoteOptions } = {},
-): Promise<{ files: string[]; problems: PackageProblem[]; checks: Map<string, EntryCheck> }> {
+  opts: { verify?: 'first' | 'later'; remote?: RemoteOptions; strict?: boolean } = {},
+): Promise<{ files: string[]; problems: PackageProblem[]; checks: Map<string, EntryCheck>; byRecord: Set<string> }> {
   const out: string[] = [];
   const problems: PackageProblem[] = [];
   const checks = new Map<string, EntryCheck>();
+  const byRecord = new Set<string>();
   for (const f of files) {
     if (!isPackage(f) || /^file:/i.test(f)) {
       out.push(f);
@@ -302,25 +331,33 @@ export async function expandPackages(
       problems.push({ file: f, message: err.message, reason: 'unreadable' });
       continue;
     }
+    const entries: string[] = [];
+    let refused: string | undefined;
     for (const name of pkg.warcs) {
       const want = pkg.hashes.get(name);
       const location = `${f}#${name}`;
       const check: EntryCheck = async () => {
         const got = await hashEntry(pkg, pkg.entries.get(name)!);
-        return got === want!.toLowerCase() ? undefined : `${f}: entry ${name}: its SHA-256 is ${got}, datapackage.json says ${want}; entry skipped`;
+        return got === want!.toLowerCase() ? undefined : mismatch(f, name, got, want!, opts.strict === true);
       };
       if (want && opts.verify === 'later') checks.set(location, check);
       else if (want) {
         const bad = await check();
+        if (bad && opts.strict) {
+          refused = bad;
+          break;
+        }
         if (bad) {
           problems.push({ file: location, message: bad, reason: 'wacz-digest' });
-          continue;
+          byRecord.add(location);
         }
       }
-      out.push(location);
+      entries.push(location);
     }
+    if (refused) problems.push({ file: f, message: refused, reason: 'unreadable' });
+    else out.push(...entries);
   }
-  return { files: out, problems, checks };
+  return { files: out, problems, checks, byRecord };
 }
 
 /**

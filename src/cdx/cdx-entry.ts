@@ -5,7 +5,7 @@
  */
 import type { ArchiveRecord, RecordEnd } from '../archive/record.js';
 import { headerUrlText } from '../archive/headers.js';
-import { base32, sha1Hasher } from '../archive/digest.js';
+import { base32, PayloadCheck, sha1Hasher } from '../archive/digest.js';
 import { robotFlags } from './robots-meta.js';
 import { urlKey, type Canonicalizer } from './surt.js';
 
@@ -28,7 +28,16 @@ export interface CdxEntry {
 export interface EntryOptions {
   canonicalizer: Canonicalizer;
   robotsScanBytes: number;
+  /**
+   * Each record vouched for by its own payload digest (a WACZ entry whose package hash failed):
+   * one whose bytes are not those it declares, or that declares none, gets no entry
+   * (`rejected` says why). A revisit declares its original's digest: it cannot be vouched for.
+   */
+  verify?: boolean;
 }
+
+/** Why a record read with `verify` got no entry. */
+export type Rejection = 'digest-mismatch' | 'no-digest';
 
 const DEFAULT_TYPES = new Set(['response', 'revisit', 'resource', 'metadata']);
 
@@ -82,6 +91,9 @@ export class EntryBuilder {
   private headLen = 0;
   private readonly mime: string;
   private readonly status: string;
+  private readonly check: PayloadCheck | undefined;
+  /** Why the record got no entry though it was read whole (`verify`). */
+  rejected: Rejection | undefined;
 
   constructor(
     private readonly r: ArchiveRecord,
@@ -90,6 +102,7 @@ export class EntryBuilder {
     this.mime = mimeOf(r);
     this.status = r.http?.status && (r.type === 'response' || r.type === 'revisit') ? r.http.status : '-';
     this.hash = r.payloadDigest ? undefined : sha1Hasher();
+    this.check = opts.verify ? new PayloadCheck(r.type === 'revisit' ? undefined : r.payloadDigest) : undefined;
     this.scanRobots =
       this.mime === 'text/html' &&
       opts.robotsScanBytes > 0 &&
@@ -99,13 +112,14 @@ export class EntryBuilder {
 
   /** Whether more of the payload is needed (all of it for a digest, the first bytes for the robots scan). */
   get wants(): boolean {
-    return this.hash !== undefined || (this.scanRobots && this.headLen < this.opts.robotsScanBytes);
+    return this.hash !== undefined || this.check !== undefined || (this.scanRobots && this.headLen < this.opts.robotsScanBytes);
   }
 
   /** The next bytes of the payload as stored. */
   update(chunk: Buffer): void {
     // The digest is of the payload as stored, as the reference indexers compute it.
     this.hash?.update(chunk);
+    this.check?.update(chunk);
     if (this.scanRobots && this.headLen < this.opts.robotsScanBytes) {
       const part = chunk.subarray(0, this.opts.robotsScanBytes - this.headLen);
       this.head.push(part);
@@ -116,6 +130,11 @@ export class EntryBuilder {
   /** The entry once the record is finished: undefined when it was damaged (the reader reported it). */
   finish(end: RecordEnd, filename: string, offset = this.r.offset): CdxEntry | undefined {
     if (end.damaged) return undefined;
+    const verdict = this.check?.verdict();
+    if (verdict && verdict !== 'ok') {
+      this.rejected = verdict;
+      return undefined;
+    }
     const r = this.r;
     const digest = this.hash ? base32(this.hash.digest()) : r.payloadDigest;
     const meta = this.scanRobots ? robotFlags(this.head.length === 1 ? this.head[0] : Buffer.concat(this.head)) : '-';
@@ -141,8 +160,7 @@ export class EntryBuilder {
  * Reads what the line needs from the record's payload, streaming, then finishes the record.
  * Returns undefined when the record turned out to be damaged (the reader has reported it).
  */
-export async function buildEntry(r: ArchiveRecord, filename: string, opts: EntryOptions): Promise<CdxEntry | undefined> {
-  const entry = new EntryBuilder(r, opts);
+export async function buildEntry(r: ArchiveRecord, filename: string, opts: EntryOptions, entry = new EntryBuilder(r, opts)): Promise<CdxEntry | undefined> {
   if (entry.wants) {
     for await (const chunk of r.rawPayload()) {
       entry.update(chunk);

@@ -110,18 +110,21 @@ export async function runCdx(given: string[], opts: CdxJobOptions): Promise<numb
   // not datapackage.json's, is named and counted as an unreadable file or a skipped entry.
   let files = given;
   let checks = new Map<string, EntryCheck>();
+  // Entries whose package hash failed: each record vouched for by its own digest.
+  let byRecord = new Set<string>();
   if (given.some((f) => /\.wacz$/i.test(f))) {
     const { expandPackages } = await import('../archive/wacz.js');
     // Read in this thread, an entry is hashed on another while it is read (its lines held in
     // a temporary file until the hash agrees); the worker threads of --jobs hash first.
-    const expanded = await expandPackages(given, { verify: jobs > 1 ? 'first' : 'later' });
+    const expanded = await expandPackages(given, { verify: jobs > 1 ? 'first' : 'later', strict: opts.strict });
     files = expanded.files;
     checks = expanded.checks;
+    byRecord = expanded.byRecord;
     for (const p of expanded.problems) {
       opts.say(p.message);
       const r = emptyResult();
       if (p.reason === 'unreadable') r.error = p.message;
-      else r.stats.skipped[p.reason] = 1;
+      else r.stats.warnings[p.reason] = 1;
       packageResults.push(r);
     }
   }
@@ -134,8 +137,8 @@ export async function runCdx(given: string[], opts: CdxJobOptions): Promise<numb
       if (header) await out.write(header);
       const input =
         jobs > 1 && files.length > 1 && !files.includes('-')
-          ? viaWorkers(files, opts, jobs, onIssue, results, dir, progress)
-          : inProcess(files, opts, onIssue, results, progress, checks, dir);
+          ? viaWorkers(files, opts, jobs, onIssue, results, dir, progress, byRecord)
+          : inProcess(files, opts, onIssue, results, progress, checks, dir, byRecord);
       const batches = opts.sort ? externalSort(input, { memory: parseByteSize(opts.memory, 'nwax.sort.memory'), tmpDir }) : input;
       for await (const b of batches) await out.writeAll(b);
     });
@@ -154,13 +157,14 @@ async function* inProcess(
   progress: Progress,
   checks: Map<string, EntryCheck>,
   dir: string,
+  byRecord: Set<string>,
 ): AsyncGenerator<string[]> {
   for (const [i, f] of files.entries()) {
     const r = emptyResult();
     results.push(r);
     const check = checks.get(f);
     if (!check) {
-      yield* fileBatches(f, opts, onIssue, r, progress);
+      yield* fileBatches(f, byRecord.has(f) ? { ...opts, verifyDigests: true } : opts, onIssue, r, progress);
     } else {
       // A WACZ entry: its hash checked while it is read; its lines given once it agrees.
       const verdict = check();
@@ -171,9 +175,16 @@ async function* inProcess(
       out.end();
       await once(out, 'close');
       const bad = await verdict;
-      if (bad) {
+      if (bad && opts.strict) {
         opts.say(bad);
-        results[results.length - 1] = { ...emptyResult(), stats: { records: 0, skipped: { 'wacz-digest': 1 }, warnings: {}, bytes: 0 } };
+        results[results.length - 1] = { ...emptyResult(), error: bad };
+      } else if (bad) {
+        // The entry read again, each record vouched for by its own digest.
+        opts.say(bad);
+        const again = emptyResult();
+        results[results.length - 1] = again;
+        yield* fileBatches(f, { ...opts, verifyDigests: true }, onIssue, again, progress);
+        again.stats.warnings['wacz-digest'] = (again.stats.warnings['wacz-digest'] ?? 0) + 1;
       } else yield* lineBatches(held);
       rmSync(held, { force: true });
     }
@@ -198,6 +209,7 @@ async function* viaWorkers(
   results: FileResult[],
   dir: string,
   progress: Progress,
+  byRecord: Set<string>,
 ): AsyncGenerator<string[]> {
   const parts = files.map((_, i) => join(dir, `part-${String(i).padStart(5, '0')}`));
   const { say, ...workerOpts } = opts;
@@ -206,7 +218,7 @@ async function* viaWorkers(
     while (next < files.length) {
       const i = next++;
       const worker = new Worker(new URL('./cdx-worker.js', import.meta.url), {
-        workerData: { path: files[i], part: parts[i], opts: workerOpts },
+        workerData: { path: files[i], part: parts[i], opts: { ...workerOpts, ...(byRecord.has(files[i]) ? { verifyDigests: true } : {}) } },
       });
       await new Promise<void>((resolve, reject) => {
         worker.on('message', (m: WorkerMessage) => {

@@ -5,7 +5,7 @@
  */
 import { ArchiveReader, type ReadIssue, type ReadStats } from '../archive/reader.js';
 import { openByteSource } from '../archive/byte-source.js';
-import { buildEntry, indexedByDefault, type CdxEntry } from './cdx-entry.js';
+import { buildEntry, EntryBuilder, indexedByDefault, type CdxEntry } from './cdx-entry.js';
 import { formatEntry, type CdxFormat } from './cdx-format.js';
 import type { Canonicalizer } from './surt.js';
 
@@ -23,6 +23,8 @@ export interface CdxOptions {
   inflateMaxBuffer?: number;
   httpHeaderMax?: number;
   verifyCrc?: boolean;
+  /** Every record vouched for by its own payload digest, or skipped (cdx-entry.ts EntryOptions.verify). */
+  verifyDigests?: boolean;
 }
 
 export interface CdxRun {
@@ -42,12 +44,22 @@ export async function cdxEntries(path: string, opts: CdxOptions = {}): Promise<C
     verifyCrc: opts.verifyCrc,
   });
   const types = opts.recordTypes ? new Set(opts.recordTypes) : undefined;
-  const entryOpts = { canonicalizer: opts.canonicalizer ?? 'surt', robotsScanBytes: opts.robotsScanBytes ?? 65536 } as const;
+  const entryOpts = { canonicalizer: opts.canonicalizer ?? 'surt', robotsScanBytes: opts.robotsScanBytes ?? 65536, verify: opts.verifyDigests } as const;
   async function* entries(): AsyncGenerator<CdxEntry> {
     for await (const record of reader) {
       if (!opts.allRecords && !indexedByDefault(record, types)) continue;
-      const e = await buildEntry(record, source.fileName, entryOpts);
+      const b = new EntryBuilder(record, entryOpts);
+      const e = await buildEntry(record, source.fileName, entryOpts, b);
       if (e) yield e;
+      else if (b.rejected) {
+        // Read whole and sound, but not what it says it is (or unsaid): skipped, and said so.
+        reader.stats.skipped[b.rejected] = (reader.stats.skipped[b.rejected] ?? 0) + 1;
+        const detail =
+          b.rejected === 'no-digest'
+            ? `${record.url || record.type}: no payload digest to check it by, in an entry whose package hash failed`
+            : `${record.url || record.type}: its payload is not the one its digest ${record.payloadDigest} names`;
+        opts.onIssue?.({ file: source.fileName, offset: record.offset, reason: b.rejected, detail, skipped: true });
+      }
     }
   }
   return { entries: entries(), stats: reader.stats };

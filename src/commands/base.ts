@@ -20,7 +20,10 @@ export abstract class NwaxCommand extends Command {
 
   async configurationFor(defines: readonly string[] | undefined): Promise<Configuration> {
     const { Configuration } = await import('../conf/config.js');
-    return Configuration.load(defines ?? []);
+    const conf = Configuration.load(defines ?? []);
+    // How packages are read is the same for every reader in this process (archive/wacz.ts).
+    if (conf.getBoolean('nwax.wacz.lenient')) (await import('../archive/wacz.js')).readPackagesLeniently(true);
+    return conf;
   }
 
   /** One line on stderr: `nwax <command>: message`. */

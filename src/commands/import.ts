@@ -155,9 +155,19 @@ line whose offset does not start a record of its URL is reported with its CDX fi
         ...options,
         files: this.shipped,
         output: segment,
-        // Exit 3 when something was skipped: damaged records, unreadable archives, bad list or CDX lines.
+        // Exit 3 when something was skipped: damaged records, unreadable archives, bad list or CDX
+        // lines, records of a package's damaged entry that their digests do not vouch for.
         exitCode: (c) =>
-          (c['read-error'] ?? 0) + (c['archives failed'] ?? 0) + (c['bad manifest lines'] ?? 0) + (c['cdx-offset-mismatch'] ?? 0) + skipped > 0 ? 3 : 0,
+          (c['read-error'] ?? 0) +
+            (c['archives failed'] ?? 0) +
+            (c['bad manifest lines'] ?? 0) +
+            (c['cdx-offset-mismatch'] ?? 0) +
+            (c['digest-mismatch'] ?? 0) +
+            (c['no-digest'] ?? 0) +
+            skipped >
+          0
+            ? 3
+            : 0,
         commitJob: captureLines ? this.captureIndexCommit(segment, entries, captureLines, scope as 'local' | 'all', conf) : undefined,
       });
     } finally {

@@ -33,6 +33,8 @@ const importArchive: typeof import('./importer.js')['importArchive'] = async (..
 function importOptions(ctx: TaskContext): Promise<ImportOptions> {
   return (options ??= (async () => {
     const conf = ctx.conf;
+    // A task (a Hadoop one too) reads packages as the job's configuration says.
+    if (conf.getBoolean('nwax.wacz.lenient')) (await import('../archive/wacz.js')).readPackagesLeniently(true);
     const excl = conf.getString('nwax.import.exclusions');
     let exclusions: Exclusions | undefined;
     if (excl) {
@@ -130,12 +132,13 @@ export const importJob: Job = {
       const { closePackage, expandPackages } = await import('../archive/wacz.js');
       const options = await importOptions(ctx);
       try {
-        const { files, problems } = await expandPackages([entry.location], { remote: options.remote });
+        const { files, problems, byRecord } = await expandPackages([entry.location], { remote: options.remote, strict: options.strict });
         for (const p of problems) {
-          ctx.count(p.reason === 'unreadable' ? 'archives failed' : 'read-error');
+          ctx.count(p.reason === 'unreadable' ? 'archives failed' : 'entries read record by record');
           ctx.warn(`${p.message}${p.reason === 'unreadable' ? '; archive skipped' : ''}`);
         }
-        for (const location of files) await importArchive({ location, collection: entry.collection }, options, emit, ctx);
+        for (const location of files)
+          await importArchive({ location, collection: entry.collection }, byRecord.has(location) ? { ...options, verifyDigests: true } : options, emit, ctx);
       } finally {
         await closePackage(entry.location);
       }

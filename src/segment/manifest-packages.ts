@@ -32,7 +32,8 @@ export async function expandManifest(
   for (const l of lines) {
     if (!l.entry) continue;
     const { files, problems: p } = await expandPackages([l.entry.location]);
-    if (p.length && opts.toTask) {
+    // An entry to read record by record: the task opens the package again and does so.
+    if (p.length && (opts.toTask || p.some((x) => x.reason === 'wacz-digest'))) {
       out.push({ line: manifestLine(l.entry.location, l.entry.collection), entry: l.entry });
       continue;
     }
