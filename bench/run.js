@@ -28,6 +28,7 @@ const all = {
   multilingual: './multilingual.mjs',
   pdf: './pdf.mjs',
   wacz: './wacz.mjs',
+  'wacz-replay': './wacz-replay.mjs',
   access: './access.mjs',
 };
 const chosen = which.length ? which : Object.keys(all);

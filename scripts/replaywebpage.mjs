@@ -49,7 +49,7 @@ export async function serveReplayWebPage(root, packages) {
     const head = req.method === 'HEAD';
     const m = /^bytes=(\d+)-(\d*)$/.exec(req.headers.range ?? '');
     const from = m ? Number(m[1]) : 0;
-    const to = m && m[2] ? Math.min(Number(m[2]), size - 1) : size - 1;
+    const to = m?.[2] ? Math.min(Number(m[2]), size - 1) : size - 1;
     res.writeHead(m ? 206 : 200, {
       'content-type': f[1],
       'content-length': to - from + 1,
