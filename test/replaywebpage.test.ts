@@ -4,13 +4,18 @@
  * pack` into node_modules/.cache: the package cannot be installed here, its wabac dependency
  * asks for a warcio the registry does not have) served from 127.0.0.1 with byte ranges, in
  * Debian's Chromium. The page renders from the package with its stylesheet, and ReplayWeb.page's
- * own full-text search (over pages.jsonl) finds it by a word of its text.
+ * own full-text search (over pages.jsonl) finds it by a word of its text; a package of thousands
+ * of pages lists them, replays a deep one and its search finds a late one by its title.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
-import { FIXTURES, HAVE_FIXTURES, ROOT, nwax, tempDir } from './helpers.js';
+import { FIXTURES, HAVE_FIXTURES, ROOT, nwax, seededRandom, tempDir } from './helpers.js';
+import { zipEntry } from './zip-entry.js';
+import { waczProblems } from './wacz-validate.js';
+// @ts-expect-error: a plain JavaScript module of the project's own scripts
+import { page, writeWarc } from '../scripts/make-fixtures.mjs';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { serveReplayWebPage } from '../scripts/replaywebpage.mjs';
 
@@ -147,4 +152,105 @@ describe.skipIf(!HAVE_CHROMIUM || !HAVE_FIXTURES)('an exported package in Replay
     // A word it lacks: nothing listed in twice the time the first answer took (5 to 20 s).
     expect(await found('zzqqxyzzy', Math.min(20_000, Math.max(5000, 2 * (Date.now() - t0))))).toEqual([]);
   }, 240_000);
+});
+
+/**
+ * The test that would have caught issue 71: a package of thousands of pages in ReplayWeb.page.
+ * The collection is made here: 3,000 pages, each with a title word of its own and more text
+ * than ReplayWeb.page searches of a list (the first MiB of its deflated entry), so the package
+ * has a compressed index and a list of titles, as a real collection's export has. Exported in
+ * the form written before (one plain index, every page's text), the search does not find the
+ * late page.
+ */
+describe.skipIf(!HAVE_CHROMIUM)('a package of thousands of pages in ReplayWeb.page', () => {
+  const dir = tempDir();
+  const PAGES = 3000;
+  const url = (i: number) => `http://many.example/p${i}.html`;
+  // A word of each page's own: "tern" and its number spelled in letters (no digits to split on).
+  const word = (i: number) => `tern${[...String(i).padStart(4, '0')].map((d) => 'abcdefghij'[Number(d)]).join('')}`;
+  let server: { base: string; close(): Promise<void> };
+  let browser: Browser;
+  const pkg = join(dir, 'many.wacz');
+
+  beforeAll(async () => {
+    // Text as varied as a real page's (it deflates as such: 3,000 pages of it are more than a MiB).
+    const random = seededRandom(71);
+    const vocabulary = Array.from({ length: 3000 }, () =>
+      Array.from({ length: 3 + Math.floor(random() * 6) }, () => 'etaoinshrdlucmfwypvbgk'[Math.floor(random() * 22)]).join(''),
+    );
+    const text = () => Array.from({ length: 160 }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(' ');
+    const records = Array.from({ length: PAGES }, (_, i) => ({
+      type: 'response',
+      url: url(i),
+      date: `2021${String(1 + (i % 12)).padStart(2, '0')}01000000`,
+      body: page(`Page ${i} ${word(i)}`, `${text()} <a href="p${(i + 1) % PAGES}.html">next</a>`),
+      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    }));
+    const warc = join(dir, 'many.warc.gz');
+    await writeWarc(warc, records);
+    writeFileSync(join(dir, 'manifest'), `${warc} many\n`);
+    const crawl = join(dir, 'crawl');
+    const seg = join(crawl, 'segments', '20210101000000');
+    for (const args of [
+      ['import', join(dir, 'manifest'), seg],
+      ['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg],
+      ['export-wacz', pkg, '-dir', crawl],
+    ]) {
+      const r = await nwax(args);
+      expect(r.code, `nwax ${args.join(' ')}: ${r.stderr}`).toBe(0);
+    }
+    server = await serveReplayWebPage(ROOT, { '/many.wacz': pkg });
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  }, 300_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  /** Milliseconds until `test` holds on a frame of a fresh page at `path`; undefined after `ms`. */
+  async function opened(path: string, test: (f: Frame) => Promise<boolean>, ms = 90_000): Promise<number | undefined> {
+    const context = await browser.newContext();
+    const p = await context.newPage();
+    try {
+      await p.goto(`${server.base}/${path}`);
+      const t0 = Date.now();
+      while (Date.now() - t0 < ms) {
+        for (const f of p.frames()) if (await test(f).catch(() => false)) return Date.now() - t0;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      return undefined;
+    } finally {
+      await context.close();
+    }
+  }
+  const app = (f: Frame) => f.url().startsWith(`${server.base}/replay/?`);
+
+  it('is a valid package with a compressed index and a list of pages that are pages', async () => {
+    expect(await waczProblems(pkg)).toEqual([]);
+    const listed = (await zipEntry(pkg, 'pages/pages.jsonl')).toString().trim().split('\n');
+    expect(JSON.parse(listed[0])).toMatchObject({ hasText: false });
+    expect(listed).toHaveLength(PAGES + 1);
+    expect((await zipEntry(pkg, 'indexes/index.idx')).toString()).toMatch(/^!meta 0 \{"format": "cdxj-gzip-1.0", "filename": "index.cdx.gz"\}\n/);
+  });
+
+  it('lists the pages, replays a page deep in the collection, and finds a late page by a word of its title', async () => {
+    expect(await opened('?source=/many.wacz', async (f) => app(f) && (await f.locator('wr-page-entry').count()) > 0), 'the list of pages').toBeDefined();
+    const deep = PAGES - 7;
+    expect(
+      await opened(
+        `?source=/many.wacz&url=${encodeURIComponent(url(deep))}`,
+        async (f) => f.url().includes(`mp_/${url(deep)}`) && (await f.evaluate(() => document.title)) === `Page ${deep} ${word(deep)}`,
+      ),
+      'the deep page replayed',
+    ).toBeDefined();
+    expect(
+      await opened(`?source=/many.wacz&query=${word(deep)}`, async (f) => {
+        if (!app(f)) return false;
+        const hrefs = await f.locator('wr-page-entry a').evaluateAll((as) => as.map((a) => a.getAttribute('href') ?? ''));
+        return hrefs.some((h) => h.includes(encodeURIComponent(url(deep))));
+      }),
+      'the late page found by its search',
+    ).toBeDefined();
+  }, 300_000);
 });

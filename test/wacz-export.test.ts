@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { FIXTURES, HAVE_FIXTURES, ROOT, nwax, tempDir } from './helpers.js';
 import { zipEntry } from './zip-entry.js';
+import { waczProblems } from './wacz-validate.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc } from '../scripts/make-fixtures.mjs';
 
@@ -109,6 +110,15 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
       'pages/pages.jsonl',
     ]);
     expect((await ok(['cdx', '-f', 'cdxj', gz])).stdout.trim().split('\n')).toHaveLength(14);
+    // Both forms pass py-wacz's `wacz validate` rules; a package changed after it was written does not.
+    expect(await waczProblems(out)).toEqual([]);
+    expect(await waczProblems(gz)).toEqual([]);
+    const changed = join(dir, 'changed.wacz');
+    const bytes = readFileSync(out);
+    // (A gzip member's OS byte in the stored WARC.)
+    bytes[bytes.indexOf(Buffer.from([0x1f, 0x8b, 0x08]), bytes.indexOf('archive/data.warc.gz')) + 9] ^= 1;
+    writeFileSync(changed, bytes);
+    expect(await waczProblems(changed)).toEqual([expect.stringMatching(/^archive\/data\.warc\.gz: hash sha256:[0-9a-f]{64}, datapackage\.json says sha256:/)]);
     const byIndex = await ok(['import', '--cdx', gz, join(dir, 'by-gz-index')]);
     expect(byIndex.stderr).toMatch(/14 records/);
     // Imported again, the package answers as the collection it came from.
@@ -277,16 +287,22 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
     await crawlOf(warc, crawl, 'big');
     const out = join(dir, 'big.wacz');
     const r = await ok(['export-wacz', out, '-dir', crawl, 'big', 'page']);
-    // Its text is more than ReplayWeb.page reads of a list (1 MiB): the page is listed without it.
-    expect(r.stderr).toMatch(/big\.wacz: 1 pages \(listed without their text\), 1 embedded resources \(0 not in the archive\), 2 records/);
+    // Its text (as the segment keeps it) deflates to less than ReplayWeb.page reads of a list: listed with it.
+    expect(r.stderr).toMatch(/big\.wacz: 1 pages, 1 embedded resources \(0 not in the archive\), 2 records/);
     const listed = (await zipEntry(out, 'pages/pages.jsonl'))
       .toString()
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(listed).toEqual([
-      { format: 'json-pages-1.0', id: 'pages', title: 'All Pages', hasText: false },
-      { id: expect.any(String), url: 'http://big.example/', ts: '2020-01-02T03:04:05Z', title: 'Big page' },
+    expect(listed[0]).toEqual({ format: 'json-pages-1.0', id: 'pages', title: 'All Pages', hasText: true });
+    expect(listed.slice(1)).toEqual([
+      {
+        id: expect.any(String),
+        url: 'http://big.example/',
+        ts: '2020-01-02T03:04:05Z',
+        title: 'Big page',
+        text: expect.stringContaining('big words of a large page'),
+      },
     ]);
     const lines = (await ok(['cdx', '-f', 'cdxj', out])).stdout
       .trim()
