@@ -5,12 +5,12 @@
  * beforehand (deflated, or at level 0 stored), small ones; in 32-bit records and in ZIP64's.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32, inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
-import { Deflated, ZipWriter } from '../src/export/zip-writer.js';
+import { ZipWriter } from '../src/export/zip-writer.js';
 import { seededRandom, tempDir } from './helpers.js';
 
 interface Read {
@@ -71,7 +71,7 @@ function words(n: number, seed: number): Buffer {
 }
 
 /** A package of every kind of entry, written to `path`; what each entry holds. */
-async function writeAll(path: string, dir: string, opts: { forceZip64?: boolean } = {}): Promise<Map<string, Buffer>> {
+async function writeAll(path: string, opts: { forceZip64?: boolean } = {}): Promise<Map<string, Buffer>> {
   const want = new Map<string, Buffer>();
   const zip = new ZipWriter(path, opts);
   // Stored, written through in pieces (the export's WARC).
@@ -81,16 +81,12 @@ async function writeAll(path: string, dir: string, opts: { forceZip64?: boolean 
     expect(sink.size).toBe(warc.length);
   });
   want.set('archive/data.warc.gz', warc);
-  // Made beforehand into a file by a Deflated, at level 1 and at level 0 (pages.jsonl).
+  // Streamed in at level 1 and at level 0 (stored: pages.jsonl at nwax.export.pages.level=0).
   for (const level of [1, 0]) {
-    const file = join(dir, `pages-${level}`);
-    const fd = openSync(file, 'w');
-    const d = new Deflated(level, (b) => writeSync(fd, b));
     const pages = words(300_000, 2 + level);
-    for (let at = 0; at < pages.length; at += 65_536) await d.write(pages.subarray(at, at + 65_536));
-    await d.end();
-    closeSync(fd);
-    zip.copyEntry(`pages/pages-${level}.jsonl`, file, d);
+    await zip.deflated(`pages/pages-${level}.jsonl`, level, async (sink) => {
+      for (let at = 0; at < pages.length; at += 65_536) await sink.write(pages.subarray(at, at + 65_536));
+    });
     want.set(`pages/pages-${level}.jsonl`, pages);
   }
   // Deflated as it is streamed in (the index).
@@ -118,7 +114,7 @@ describe('ZipWriter', () => {
     it(`writes entries yauzl${haveUnzip ? ' and unzip -t' : ''} read back whole${forceZip64 ? ', in ZIP64 records' : ''}`, async () => {
       const dir = tempDir();
       const path = join(dir, 'out.zip');
-      const want = await writeAll(path, dir, { forceZip64 });
+      const want = await writeAll(path, { forceZip64 });
       const read = await readZip(path);
       expect(read.map((e) => e.name)).toEqual([...want.keys()]);
       const file = readFileSync(path);
@@ -132,7 +128,12 @@ describe('ZipWriter', () => {
         expect((e.method === 0 ? raw : inflateRawSync(raw)).equals(data), e.name).toBe(true);
       }
       // Sizes and CRC-32 after the data where they were not known before it.
-      expect(read.filter((e) => e.descriptor).map((e) => e.name)).toEqual(['archive/data.warc.gz', 'indexes/index.cdx']);
+      expect(read.filter((e) => e.descriptor).map((e) => e.name)).toEqual([
+        'archive/data.warc.gz',
+        'pages/pages-1.jsonl',
+        'pages/pages-0.jsonl',
+        'indexes/index.cdx',
+      ]);
       expect(read.find((e) => e.name === 'pages/pages-0.jsonl')!.method).toBe(0);
       expect(read.find((e) => e.name === 'pages/pages-1.jsonl')!.method).toBe(8);
       // ZIP64's end of central directory record where forced, none where not needed.

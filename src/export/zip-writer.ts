@@ -12,7 +12,7 @@
  * main thread on the bench corpus, where zlib.crc32 takes a tenth of that) and takes no entry
  * deflated beforehand nor one written in place, so the WARC was written aside and copied.
  */
-import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { once } from 'node:events';
 import { crc32, createDeflateRaw, deflateRawSync } from 'node:zlib';
 
@@ -236,29 +236,6 @@ export class ZipWriter {
     const deflated = deflateRawSync(data, { level });
     this.begin(name, DEFLATED, { crc: crc32(data), size: data.length, compressedSize: deflated.length });
     this.put(deflated);
-  }
-
-  /**
-   * An entry made beforehand into the file `path` (its whole content) by a Deflated: its level
-   * (0: stored), the CRC-32 and size of what went in, and the bytes that came out.
-   */
-  copyEntry(name: string, path: string, made: { level: number; crc: number; size: number; compressedSize: number }): void {
-    const { crc, size, compressedSize } = made;
-    const known = { crc, size, compressedSize };
-    const e = this.begin(name, made.level > 0 ? DEFLATED : STORED, known);
-    const fd = openSync(path, 'r');
-    try {
-      const buf = Buffer.allocUnsafe(1 << 20);
-      let copied = 0;
-      for (let n = readSync(fd, buf, 0, buf.length, null); n > 0; n = readSync(fd, buf, 0, buf.length, null)) {
-        this.put(buf.subarray(0, n));
-        copied += n;
-      }
-      if (copied !== compressedSize) throw new Error(`${path}: ${copied} bytes, not the ${compressedSize} made`);
-    } finally {
-      closeSync(fd);
-    }
-    if (e.descriptor) this.descriptor(e);
   }
 
   private centralHeader(e: Entry): Buffer {
