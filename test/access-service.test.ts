@@ -308,6 +308,24 @@ describe('access rules on every route', () => {
       expect((await q('harbour')).total).toBe(1);
       expect((await q('pangolin')).hits.map((h) => h.dates)).toEqual([['20100101000005']]);
       expect((await q('xylophone', { 'X-Pywb-ACL-User': 'staff' })).hits.map((h) => h.url)).toEqual(['http://site.example/blocked.html']);
+      // Its backend answers under no rules: what it counts beyond the page is not shown.
+      const counted = (await (await fetch(`${front.url}/api/search?facets=1&query=tuning`)).json()) as { total: number; totalExact: boolean; facets?: unknown };
+      expect(counted).toMatchObject({ total: 0, totalExact: false });
+      expect(counted.facets).toBeUndefined();
+      expect(front.stderr()).toMatch(/answers under other access rules \(none, this front's [0-9a-f]{32}\): its totals and facets are not shown/);
+      // A backend under the same rules: its totals and facets are the answer's.
+      const same = await serveCli(['--port', '0', '--shards', srv.url, ...props]);
+      try {
+        const r = (await (await fetch(`${same.url}/api/search?facets=1&query=harbour`)).json()) as {
+          total: number;
+          totalExact: boolean;
+          facets?: { site: unknown[] };
+        };
+        expect(r).toMatchObject({ total: 1, totalExact: true });
+        expect(r.facets?.site.length).toBe(1);
+      } finally {
+        await same.close();
+      }
     } finally {
       await front.close();
       await open.close();

@@ -9,10 +9,11 @@
  * gone) keeps the rules in force that were (never fail open), and says so until it is fixed.
  * At start there are no rules to keep: a bad file stops the service.
  */
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BlockList, isIP } from 'node:net';
-import { parseAclj, type AccessRule } from './aclj.js';
+import { parseAclj, ruleTail, type AccessRule } from './aclj.js';
 import { type Embargo, parseEmbargo } from './dates.js';
 import { AccessRules, type Decision, type Verdict } from './rules.js';
 import { unmatchableKey } from './validate-rules.js';
@@ -191,8 +192,18 @@ export class AccessPolicy {
     this.current = this.build(rules);
   }
 
+  /**
+   * What the rules in force decide, as a digest: their lines, the default and the embargo. A
+   * shard front compares its own with its backends' to know whether their totals and facets
+   * count what its rules withhold (serve/shards.ts).
+   */
+  fingerprint = '';
+
   private build(rules: AccessRule[]): AccessRules {
     const s = this.settings;
+    const h = createHash('sha256').update(JSON.stringify([s.defaultAccess, s.embargo ?? null, s.embargoAccess]));
+    for (const r of rules) h.update(`\n${r.key}${ruleTail(r)}`);
+    this.fingerprint = h.digest('hex').slice(0, 32);
     const never = rules.filter((r) => unmatchableKey(r.key) !== undefined).length;
     if (never) this.log(`access rules: ${never} rule${never === 1 ? '' : 's'} whose key never matches a URL (nwax acl validate names them)`);
     return new AccessRules(rules, { defaultAccess: s.defaultAccess, embargo: s.embargo, embargoAccess: s.embargoAccess, now: this.now });

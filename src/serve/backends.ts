@@ -109,13 +109,27 @@ export function localBackend(opts: ServeOptions, access?: AccessPolicy): Backend
 
 export const NO_STATE: ServiceState = { sets: () => [], generation: () => 0, lastReload: () => 0, queued: () => 0, timeouts: () => 0, aborted: () => 0 };
 
+/** Backends already said to answer under other rules (said once each). */
+const saidOtherRules = new Set<string>();
+
 /**
  * A front's own rules over what its backends answer, whatever rules they apply (none, other,
  * older): each hit keeps the dates the class may see, loses the record fields of a withheld
  * first capture, and goes where it has none left; the total loses those that went. Totals and
- * facets beyond the page are the backends' (a backend should apply the same rules).
+ * facets beyond the page are the backends': where a backend answered under rules other than the
+ * front's (its digest differs, or it names none), they may count what the front withholds, so
+ * the answer has no facets and its total is what the front has seen (not exact), and the
+ * backend is named in the log.
  */
-function enforced(r: ShardResult, policy: AccessPolicy, user: string | undefined): ShardResult {
+function enforced(r: ShardResult, policy: AccessPolicy, user: string | undefined, log?: (m: string) => void): ShardResult {
+  const other = r.rulesOf.filter((b) => b.access !== policy.fingerprint);
+  for (const b of other)
+    if (!saidOtherRules.has(b.backend)) {
+      saidOtherRules.add(b.backend);
+      log?.(
+        `shard ${b.backend} answers under other access rules (${b.access ?? 'unsaid'}, this front's ${policy.fingerprint}): its totals and facets are not shown`,
+      );
+    }
   const hits: Hit[] = [];
   for (const h of r.hits) {
     const dates = h.dates.filter((d) => policy.decide(h.url, d, user).access === 'allow');
@@ -123,7 +137,9 @@ function enforced(r: ShardResult, policy: AccessPolicy, user: string | undefined
     const own = dates[0] === h.dates[0];
     hits.push({ ...h, dates, ...(own ? {} : { file: null, location: null, offset: null, clen: null }) } as unknown as Hit);
   }
-  return { ...r, hits, total: Math.max(hits.length, r.total - (r.hits.length - hits.length)) };
+  const total = Math.max(hits.length, r.total - (r.hits.length - hits.length));
+  if (other.length === 0) return { ...r, hits, total };
+  return { ...r, hits, total: r.start + hits.length, totalExact: false, facets: undefined };
 }
 
 export function shardBackend(opts: ServeOptions, policy?: AccessPolicy): Backend {
@@ -132,7 +148,7 @@ export function shardBackend(opts: ServeOptions, policy?: AccessPolicy): Backend
     view: (user) => ({
       search: async (q, o) => {
         const r = await shards.search(user, q, o);
-        return policy?.active ? enforced(r, policy, user) : r;
+        return policy?.active ? enforced(r, policy, user, opts.log) : r;
       },
       stored: (set, doc, res) => storedFromBackend(shards, set, doc, res, user, policy),
     }),

@@ -47,10 +47,12 @@ export function renderText(r: SearchResult, template: string, bold: boolean): st
  * file name (`file`, NutchWAX's arcname) and not by where it lies on the server's disk or
  * network (`location`), which is the operator's to know, not the public's.
  */
-export function renderJson(r: SearchResult & { failed?: string[] }, template: string, paths = true): string {
+export function renderJson(r: SearchResult & { failed?: string[] }, template: string, paths = true, access?: string): string {
   return `${JSON.stringify(
     {
       query: r.query,
+      // The access rules the answer was made under (a digest; 'none'): what a shard front checks.
+      ...(access !== undefined ? { access } : {}),
       total: r.total,
       totalExact: r.totalExact !== false,
       start: r.start,

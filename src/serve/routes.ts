@@ -130,7 +130,7 @@ async function search(p: Parts, a: Asked, path: string): Promise<void> {
       ctype === 'text/html'
         ? renderResults(r, q, template)
         : ctype === 'application/json'
-          ? renderJson(r, template, false)
+          ? renderJson(r, template, false, p.policy?.active ? p.policy.fingerprint : 'none')
           : renderRss(r, q, p.base(), template);
     send(a.res, 200, ctype, body);
   } catch (err) {

@@ -18,9 +18,13 @@ import { collapse, dedupKey, markMore, mergeVersions, searchResult, sumFacets } 
 export interface ShardResult extends SearchResult {
   /** Backends that did not answer (URL and why). */
   failed: string[];
+  /** Each answering backend's URL and the digest of the access rules it answered under. */
+  rulesOf: { backend: string; access: string | undefined }[];
 }
 
 interface BackendJson {
+  /** The digest of the access rules the backend answered under ('none': none; absent: an nwax before it said). */
+  access?: string;
   total: number;
   totalExact?: boolean;
   rankedAmong?: number;
@@ -164,6 +168,7 @@ export class ShardSearcher {
     let rankedAmong: number | undefined;
     let partial = false;
     const all: Hit[] = [];
+    const rulesOf: ShardResult['rulesOf'] = [];
     // With the collection's statistics each backend's total is the collection's, less the
     // versions it merged among its own candidates.
     const whole = collection.shared ? Math.min(collection.shared.counted, collection.shared.cap) : undefined;
@@ -179,6 +184,7 @@ export class ShardSearcher {
       if (a.value.totalExact === false) totalExact = false;
       if (a.value.rankedAmong !== undefined) rankedAmong = (rankedAmong ?? 0) + a.value.rankedAmong;
       if (a.value.timeBudgetExceeded) partial = true;
+      rulesOf.push({ backend: this.backends[i], access: a.value.access });
       for (const h of a.value.hits) {
         const { replay: _replay, ...hit } = h;
         all.push({ ...hit, set: `${i}~${hit.set}`, moreFromSite: 0 });
@@ -202,7 +208,7 @@ export class ShardSearcher {
     const hits = shown.slice(start, start + want);
     markMore(hits, hidden, keyOf);
     const facets = opts.facets ? sumFacets(settled.map((a) => (a.status === 'fulfilled' ? a.value.facets : undefined))) : undefined;
-    return { ...searchResult(query, start, hits, { total, totalExact, rankedAmong, partial, facets, t0 }), failed };
+    return { ...searchResult(query, start, hits, { total, totalExact, rankedAmong, partial, facets, t0 }), failed, rulesOf };
   }
 
   /** The backend URL of a front-side stored reference `SHARD~SET/DOC`. */
