@@ -6,9 +6,11 @@ export default class ExportWacz extends NwaxCommand {
   static override description = `The package (WACZ 1.1.1) holds each version's record copied byte for byte from its archive, \
 in archive/data.warc.gz: without a query, every capture of the collection (the segments' capture index: what pages \
 embed, other dates, redirects, revisits); with one, the records of what each page found embeds (the captures nearest \
-it) so that it replays. A sorted CDXJ index of it; pages/pages.jsonl with each page's URL, capture time, title and \
-extracted text (every document of the indexes under -dir, or the versions the query finds); datapackage.json (every \
-resource's SHA-256) and datapackage-digest.json. Written aside and renamed into place when whole.`;
+it) so that it replays. A sorted CDXJ index of it (indexes/index.cdx, or past nwax.export.index.plain.max lines \
+indexes/index.cdx.gz in gzip members with its summary indexes/index.idx, as ReplayWeb.page opens a large package); \
+pages/pages.jsonl with each page's URL, capture time and title (HTML and PDF versions: the others are records only), \
+and its extracted text while the list stays within what ReplayWeb.page searches (nwax.export.pages.text.max); \
+datapackage.json (every resource's SHA-256) and datapackage-digest.json. Written aside and renamed into place when whole.`;
   static override examples = [
     '<%= config.bin %> export-wacz all.wacz -dir crawl',
     "<%= config.bin %> export-wacz linux-usb.wacz -dir crawl 'linux usb site:www.debian.org'",
