@@ -147,6 +147,11 @@ function probes(key: string): Record<string, (a: Asker) => Promise<Answer[]>> {
     },
     '/api/shard/stats': shardProbe('/api/shard/stats', key),
     '/api/shard/candidates': shardProbe('/api/shard/candidates', key),
+    '/export/csv': async (a) => {
+      const out: Answer[] = [];
+      for (const q of [...WORDS, 'site:site.example', 'type:text/html', 'date:2009']) out.push(await get(a, `/export/csv?query=${encodeURIComponent(q)}`));
+      return out;
+    },
     '/suggest': async (a) => Promise.all(['ha', 'he', 'ok', 'wa', 'xy', 'qu', 'aa', 'site'].map((q) => get(a, `/suggest?q=${q}`))),
     '/stored/': async (a) => {
       const out: Answer[] = [];
@@ -254,6 +259,10 @@ describe('every route, as every user class and through a front', () => {
           hits.map((h) => h.url),
           `${who} ${p}`,
         ).toEqual([url(p)]);
+        // Its CSV row (a service over its indexes makes one; a front says to ask a backend).
+        const csv = await fetch(`${a.base}/export/csv?fields=url,dates&query=${PAGE[p].word}`, { headers: a.headers });
+        if (who.includes('front')) expect(csv.status).toBe(400);
+        else expect((await csv.text()).trim().split('\n')).toEqual(['url,dates', `${url(p)},${p === 'history' ? HISTORY_2020 : hits[0].dates.join(' ')}`]);
         if (p === 'history') {
           expect(hits[0].dates).toEqual([HISTORY_2020]);
           // Its own record is the 2009 one: the copy is the 2020 capture's bytes, from replay.

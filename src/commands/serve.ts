@@ -78,6 +78,7 @@ and neither is in any search answer, suggestion, /cdx line or TimeMap; a changed
       hitsPerSite: conf.getNumber('nwax.serve.hits.per.site'),
       threads: conf.getNumber('nwax.serve.threads') || (await import('node:os')).availableParallelism(),
       suggestTitles: conf.getNumber('nwax.serve.suggest.titles'),
+      csvMaxRows: conf.getNumber('nwax.export.csv.max.rows'),
       queryTimeout: conf.getNumber('nwax.serve.query.timeout'),
       maxScored: conf.getNumber('nwax.search.max.scored'),
       cache: conf.getBoolean('nwax.search.cache'),

@@ -22,6 +22,8 @@ import { CAPTURE_HEADER } from './stored.js';
 import type { ShownCapture } from '../search/types.js';
 import type { cdxServer } from './cdx-server.js';
 import { type StreamGate, streamLines } from './stream-lines.js';
+import { type CsvField, csvFields, csvLines } from './export-csv.js';
+import { parseQuery } from '../search/query.js';
 
 export function send(res: ServerResponse, status: number, type: string, body: string): void {
   res.writeHead(status, { 'Content-Type': `${type}; charset=utf-8`, 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff' });
@@ -158,6 +160,41 @@ async function cdxRoute(p: Parts, a: Asked): Promise<void> {
   }
 }
 
+/** /export/csv: every version a query finds that the class may see, as CSV, streamed, bounded like /cdx. */
+async function exportCsv(p: Parts, a: Asked): Promise<void> {
+  const sp = a.url.searchParams;
+  const query = sp.get('query')?.trim();
+  const fields = csvFields(sp.get('fields'));
+  const max = p.opts.csvMaxRows ?? 100_000;
+  const limit = sp.has('limit') ? Number(sp.get('limit')) : max;
+  const bad = !query
+    ? 'query: missing (the versions it finds are exported)'
+    : typeof fields === 'string'
+      ? fields
+      : !Number.isInteger(limit) || limit < 0
+        ? `limit: ${sp.get('limit')}: not a number of rows`
+        : !a.view.matching
+          ? 'a CSV export is made by a service over its indexes, not by a shard front: ask a backend'
+          : undefined;
+  if (bad) return send(a.res, 400, 'text/plain', `${bad}\n`);
+  try {
+    parseQuery(query!);
+  } catch (err) {
+    return failed(a, 'text/plain', err);
+  }
+  if (!p.cdxStreams.enter()) {
+    a.res.setHeader('Retry-After', '1');
+    return send(a.res, 503, 'text/plain', `${p.cdxStreams.limit} answers are streaming; try again shortly (nwax.cdx.max.concurrent)\n`);
+  }
+  try {
+    a.res.setHeader('Content-Disposition', 'attachment; filename="nwax-export.csv"');
+    const rows = a.view.matching!(query!);
+    await streamLines(a.res, 'text/csv', csvLines(rows, fields as CsvField[], p.replayTemplate(), Math.min(limit, max)), p.opts.log);
+  } finally {
+    p.cdxStreams.leave();
+  }
+}
+
 /** /api/shard/stats and /api/shard/candidates: a backend's side of the shard protocol. */
 function shardRoute(p: Parts, a: Asked, path: string): void {
   const sp = a.url.searchParams;
@@ -234,6 +271,7 @@ export const ROUTES: Readonly<Record<string, Handler>> = {
   '/cdx': cdxRoute,
   '/api/shard/stats': shardRoute,
   '/api/shard/candidates': shardRoute,
+  '/export/csv': exportCsv,
   '/suggest': async (p, a) => {
     const q = a.url.searchParams.get('q') ?? '';
     send(a.res, 200, 'application/json', `${JSON.stringify(q.length > 200 ? [] : await p.backend.suggest(q))}\n`);

@@ -36,6 +36,8 @@ export interface ServeOptions {
   threads?: number;
   /** Titles of the best pages offered as suggestions (bounded). */
   suggestTitles: number;
+  /** Rows of a CSV export at most (nwax.export.csv.max.rows; default 100,000). */
+  csvMaxRows?: number;
   /** Milliseconds a query may run before it is stopped with a 503 (nwax.serve.query.timeout; 0: no limit). */
   queryTimeout?: number;
   /** Keep the latest answers per search worker (nwax.search.cache, default true). */
