@@ -152,6 +152,16 @@ function probes(key: string): Record<string, (a: Asker) => Promise<Answer[]>> {
       for (const q of [...WORDS, 'site:site.example', 'type:text/html', 'date:2009']) out.push(await get(a, `/export/csv?query=${encodeURIComponent(q)}`));
       return out;
     },
+    '/export/wacz': async (a) => {
+      const out: Answer[] = [];
+      for (const q of ['site:site.example', 'type:text/html', ...WORDS]) {
+        const res = await fetch(`${a.base}/export/wacz?query=${encodeURIComponent(q)}`, { headers: a.headers });
+        const body = Buffer.from(await res.arrayBuffer());
+        // A package's records are gzipped and its lists deflated: what it holds, unpacked, is read.
+        out.push({ asked: `/export/wacz?query=${q}`, status: res.status, body: res.status === 200 ? await unpacked(body) : body.toString() });
+      }
+      return out;
+    },
     '/suggest': async (a) => Promise.all(['ha', 'he', 'ok', 'wa', 'xy', 'qu', 'aa', 'site'].map((q) => get(a, `/suggest?q=${q}`))),
     '/stored/': async (a) => {
       const out: Answer[] = [];
@@ -168,6 +178,19 @@ function probes(key: string): Record<string, (a: Asker) => Promise<Answer[]>> {
       return out;
     },
   };
+}
+
+/** A package's WARC, index and page list as text. */
+async function unpacked(wacz: Buffer): Promise<string> {
+  const path = join(tempDir(), 'answer.wacz');
+  writeFileSync(path, wacz);
+  const parts: string[] = [];
+  for (const name of ['archive/data.warc.gz', 'indexes/index.cdx', 'indexes/index.cdx.gz', 'pages/pages.jsonl']) {
+    const b = await zipEntry(path, name).catch(() => undefined);
+    if (b) parts.push(name.endsWith('.gz') ? gunzipSync(b).toString('utf8') : b.toString('utf8'));
+  }
+  expect(parts.join('\n')).toContain('WARC/1.');
+  return parts.join('\n');
 }
 
 /** The marks of what `cls` may not see found in the answers: none is the test. */

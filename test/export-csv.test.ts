@@ -1,12 +1,16 @@
 /**
- * A query's versions taken away as CSV (GET /export/csv) from a real `nwax serve` over the
+ * A query's versions taken away as CSV (GET /export/csv) and as a WACZ package (GET
+ * /export/wacz) from a real `nwax serve` over the
  * worked example (one page, ten captures, five versions): a row per version with every date it
  * was captured, the fields asked for, a limit, replay links that replay, and clear 400s for what
  * is not a question; read back with csv-parse, not by splitting lines. Titles with commas,
  * quotes and line ends come back whole.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { zipEntry } from './zip-entry.js';
+import { waczProblems } from './wacz-validate.js';
 import { parse } from 'csv-parse/sync';
 import { ROOT, indexedCollection, serveCli, tempDir } from './helpers.js';
 import { expectedVersionDates } from './dedup-example.js';
@@ -20,7 +24,7 @@ describe('a CSV export of a query', () => {
   beforeAll(async () => {
     const crawl = join(dir, 'crawl');
     await indexedCollection(join(ROOT, 'fixtures', 'example', 'dedup-example.warc.gz'), crawl, join(dir, 'all.cdx'));
-    srv = await serveCli(['-dir', crawl, '--port', '0', '--cdx', join(dir, 'all.cdx'), '-D', 'nwax.serve.threads=1']);
+    srv = await serveCli(['-dir', crawl, '--port', '0', '--cdx', join(dir, 'all.cdx'), '-D', 'nwax.serve.threads=1', '-D', 'nwax.export.wacz.max.versions=4']);
   }, 120_000);
   afterAll(() => srv?.close());
 
@@ -42,6 +46,10 @@ describe('a CSV export of a query', () => {
       expect(x).toMatchObject({ url: 'http://example.org/index.html', title: 'My homepage', type: 'text/html', status: '200', first: x.dates.split(' ')[0] });
       expect(x.last).toBe(x.dates.split(' ').at(-1));
     }
+    // The results page links to both ways of taking its results away.
+    const html = await (await fetch(`${srv.url}/search?query=homepage`)).text();
+    expect(html).toContain('<a href="/export/csv?query=homepage" download>CSV</a>');
+    expect(html).toContain('<a href="/export/wacz?query=homepage" download>WACZ package</a>');
     const replayed = await fetch(rows[0].replay);
     expect(replayed.status).toBe(200);
     expect(replayed.headers.get('memento-datetime')).toBeTruthy();
@@ -63,6 +71,27 @@ describe('a CSV export of a query', () => {
     expect(badLimit.text).toContain('limit: -3: not a number of rows');
     const badQuery = await csv(`query=${encodeURIComponent('"unclosed')}`);
     expect(badQuery.status).toBe(400);
+  });
+
+  it('packages the versions a query finds as a WACZ, and asks to narrow a query that finds too many', async () => {
+    const res = await fetch(`${srv.url}/export/wacz?query=${encodeURIComponent('homepage date:20071001')}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toBe('attachment; filename="nwax-export.wacz"');
+    const pkg = join(dir, 'answer.wacz');
+    writeFileSync(pkg, Buffer.from(await res.arrayBuffer()));
+    expect(await waczProblems(pkg)).toEqual([]);
+    const pages = (await zipEntry(pkg, 'pages/pages.jsonl'))
+      .toString()
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => JSON.parse(l));
+    expect(pages.map((x) => [x.url, x.ts])).toEqual([['http://example.org/index.html', '2007-10-01T12:00:00Z']]);
+    const many = await fetch(`${srv.url}/export/wacz?query=homepage`);
+    expect(many.status).toBe(413);
+    expect(await many.text()).toContain('homepage: more than 4 versions; narrow the query');
+    const none = await fetch(`${srv.url}/export/wacz?query=zzqqxyzzy`);
+    expect(none.status).toBe(404);
   });
 
   it('quotes what CSV must: commas, quotes and line ends in a title come back whole', async () => {

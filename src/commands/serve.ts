@@ -79,6 +79,7 @@ and neither is in any search answer, suggestion, /cdx line or TimeMap; a changed
       threads: conf.getNumber('nwax.serve.threads') || (await import('node:os')).availableParallelism(),
       suggestTitles: conf.getNumber('nwax.serve.suggest.titles'),
       csvMaxRows: conf.getNumber('nwax.export.csv.max.rows'),
+      waczMaxVersions: conf.getNumber('nwax.export.wacz.max.versions'),
       queryTimeout: conf.getNumber('nwax.serve.query.timeout'),
       maxScored: conf.getNumber('nwax.search.max.scored'),
       cache: conf.getBoolean('nwax.search.cache'),

@@ -88,7 +88,12 @@ export function renderResults(r: SearchResult & { failed?: string[] }, p: Search
     (r.failed?.length
       ? `<p role="status">Partial results: ${r.failed.length} shard${r.failed.length === 1 ? '' : 's'} did not answer (${htmlEscape(r.failed.join(', '))}).</p>`
       : '') + (r.partial ? '<p role="status">Partial results: the query ran out of time; these are the best of the matches it looked at.</p>' : '');
-  const body = `${head}${partial}${facets}<ol start="${first}">${r.hits.map((h) => hitHtml(h, p, template)).join('\n')}</ol>${nav.length ? `<nav aria-label="Pages">${nav.join('')}</nav>` : ''}`;
+  // Every version the query finds, to take away: a table, or a package ReplayWeb.page opens.
+  const q = encodeURIComponent(p.query);
+  const takeAway = r.hits.length
+    ? `<p class="take-away">Take these results away: <a href="/export/csv?query=${q}" download>CSV</a> · <a href="/export/wacz?query=${q}" download>WACZ package</a></p>`
+    : '';
+  const body = `${head}${partial}${takeAway}${facets}<ol start="${first}">${r.hits.map((h) => hitHtml(h, p, template)).join('\n')}</ol>${nav.length ? `<nav aria-label="Pages">${nav.join('')}</nav>` : ''}`;
   return page(`${p.query} - nwax`, p.query, body);
 }
 

@@ -5,6 +5,10 @@
  * says its content type and charset.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { Backend, BackendView } from './backends.js';
 import { NO_STATE } from './backends.js';
 import type { ServeOptions } from './serve-options.js';
@@ -36,6 +40,8 @@ export interface Parts {
   backend: Backend;
   cdx: Awaited<ReturnType<typeof cdxServer>> | undefined;
   cdxStreams: StreamGate;
+  /** Packages made for /export/wacz at once (one). */
+  packages: StreamGate;
   policy: AccessPolicy | undefined;
   metrics: Metrics;
   /** Replay under /replay on this port, where it is served so; undefined otherwise. */
@@ -195,6 +201,59 @@ async function exportCsv(p: Parts, a: Asked): Promise<void> {
   }
 }
 
+/**
+ * /export/wacz: the versions a query finds that the class may see, with what their pages embed,
+ * as a WACZ package (export-wacz's, for this class), written aside, sent, and removed. One at a
+ * time; a query that finds more than nwax.export.wacz.max.versions is asked to narrow.
+ */
+async function exportWaczRoute(p: Parts, a: Asked): Promise<void> {
+  const query = a.url.searchParams.get('query')?.trim();
+  const max = p.opts.waczMaxVersions ?? 10_000;
+  if (!query) return send(a.res, 400, 'text/plain', 'query: missing (the versions it finds are exported)\n');
+  if (!a.view.matching) return send(a.res, 400, 'text/plain', 'a package is made by a service over its indexes, not by a shard front: ask a backend\n');
+  try {
+    parseQuery(query);
+  } catch (err) {
+    return failed(a, 'text/plain', err);
+  }
+  let n = 0;
+  for (const _ of a.view.matching(query)) if (++n > max) break;
+  if (n === 0) return send(a.res, 404, 'text/plain', `${query}: no version found to export\n`);
+  if (n > max)
+    return send(a.res, 413, 'text/plain', `${query}: more than ${max} versions; narrow the query (site:, type:, date:) or export with nwax export-wacz\n`);
+  if (!p.packages.enter()) {
+    a.res.setHeader('Retry-After', '5');
+    return send(a.res, 503, 'text/plain', 'a package is being made; try again shortly\n');
+  }
+  const work = mkdtempSync(join(tmpdir(), 'nwax-export-'));
+  try {
+    const out = join(work, 'export.wacz');
+    const { exportWacz } = await import('../export/wacz-export.js');
+    await exportWacz({
+      dir: p.opts.dir,
+      out,
+      query,
+      ...(p.opts.access ? { access: p.opts.access } : {}),
+      ...(a.user ? { user: a.user } : {}),
+      software: 'nwax serve',
+      say: (m) => p.opts.log?.(`export: ${hidePaths(m)}`),
+    });
+    a.res.writeHead(200, {
+      'Content-Type': 'application/zip',
+      'Content-Length': statSync(out).size,
+      'Content-Disposition': 'attachment; filename="nwax-export.wacz"',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    await pipeline(createReadStream(out), a.res);
+  } catch (err) {
+    if (a.res.headersSent) return void a.res.destroy(err as Error);
+    return failed(a, 'text/plain', err);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+    p.packages.leave();
+  }
+}
+
 /** /api/shard/stats and /api/shard/candidates: a backend's side of the shard protocol. */
 function shardRoute(p: Parts, a: Asked, path: string): void {
   const sp = a.url.searchParams;
@@ -272,6 +331,7 @@ export const ROUTES: Readonly<Record<string, Handler>> = {
   '/api/shard/stats': shardRoute,
   '/api/shard/candidates': shardRoute,
   '/export/csv': exportCsv,
+  '/export/wacz': exportWaczRoute,
   '/suggest': async (p, a) => {
     const q = a.url.searchParams.get('q') ?? '';
     send(a.res, 200, 'application/json', `${JSON.stringify(q.length > 200 ? [] : await p.backend.suggest(q))}\n`);

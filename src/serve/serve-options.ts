@@ -38,6 +38,8 @@ export interface ServeOptions {
   suggestTitles: number;
   /** Rows of a CSV export at most (nwax.export.csv.max.rows; default 100,000). */
   csvMaxRows?: number;
+  /** Versions at most of a package made by /export/wacz (nwax.export.wacz.max.versions; default 10,000). */
+  waczMaxVersions?: number;
   /** Milliseconds a query may run before it is stopped with a 503 (nwax.serve.query.timeout; 0: no limit). */
   queryTimeout?: number;
   /** Keep the latest answers per search worker (nwax.search.cache, default true). */

@@ -121,6 +121,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     backend,
     cdx,
     cdxStreams: new StreamGate(opts.cdx?.maxConcurrent ?? 8),
+    packages: new StreamGate(1),
     policy,
     metrics,
     sharedReplay: opts.replayPort === -1 ? serveReplay : undefined,
