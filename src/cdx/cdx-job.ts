@@ -106,8 +106,9 @@ export async function runCdx(given: string[], opts: CdxJobOptions): Promise<numb
   const results: FileResult[] = [];
   const packageResults: FileResult[] = [];
   const jobs = opts.jobs === 0 ? availableParallelism() : opts.jobs;
-  // A WACZ package stands for its WARCs; one that cannot be read, or an entry whose digest is
-  // not datapackage.json's, is named and counted as an unreadable file or a skipped entry.
+  // A WACZ package stands for its WARCs; one that cannot be read is named and counted as an
+  // unreadable file, an entry whose digest is not datapackage.json's is named, counted as a
+  // warning and read record by record (each record vouched for by its own digest).
   let files = given;
   let checks = new Map<string, EntryCheck>();
   // Entries whose package hash failed: each record vouched for by its own digest.
