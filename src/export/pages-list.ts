@@ -16,6 +16,7 @@ import { closeSync, createReadStream, openSync, writeSync } from 'node:fs';
 import { createDeflateRaw } from 'node:zlib';
 import { join } from 'node:path';
 import type { ZipWriter } from './zip-writer.js';
+import { date14ToIso } from '../archive/dates.js';
 import type { PackageFile } from './package-index.js';
 
 /** What pages.jsonl lists of a version. */
@@ -50,11 +51,6 @@ export function isEntryPoint(url: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** 14 digits as ISO 8601 (pages.jsonl's `ts`). */
-function iso(ts: string): string {
-  return `${ts.slice(0, 4)}-${ts.slice(4, 6)}-${ts.slice(6, 8)}T${ts.slice(8, 10)}:${ts.slice(10, 12)}:${ts.slice(12, 14)}Z`;
 }
 
 /** Lines appended to a file of their own. */
@@ -104,7 +100,7 @@ export class PagesList {
     if (!isPage(p.mime)) return;
     this.pages++;
     const id = createHash('sha1').update(`${p.url} ${p.ts}`).digest('hex').slice(0, 20);
-    const head = JSON.stringify({ id, url: p.url, ts: iso(p.ts), ...(p.title ? { title: p.title } : {}) });
+    const head = JSON.stringify({ id, url: p.url, ts: date14ToIso(p.ts), ...(p.title ? { title: p.title } : {}) });
     const entry = isEntryPoint(p.url);
     (entry ? this.files.titledEntry : this.files.titledOther).write([Buffer.from(`${head}\n`)]);
     if (!this.textFits) return;

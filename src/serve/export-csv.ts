@@ -6,7 +6,7 @@
  * one batch; the service bounds how many rows one answer has and how many stream at once.
  */
 import { stringify } from 'csv-stringify/sync';
-import { datesOf, firstDate, mergeDates } from '../index/document.js';
+import { datesOf, mergeDates } from '../index/document.js';
 import type { Row } from '../search/types.js';
 import { replayUrl } from './render-text.js';
 
@@ -23,9 +23,8 @@ export function csvFields(param: string | null): CsvField[] | string {
   return asked as CsvField[];
 }
 
-/** One field of a version's row. */
-function value(row: Row, field: CsvField, template: string): string | number {
-  const dates = mergeDates(datesOf(row.dates));
+/** One field of a version's row; `dates`: its capture dates, sorted, each once. */
+function value(row: Row, dates: string[], field: CsvField, template: string): string | number {
   switch (field) {
     case 'url':
       return row.url;
@@ -34,7 +33,7 @@ function value(row: Row, field: CsvField, template: string): string | number {
     case 'title':
       return row.title;
     case 'first':
-      return firstDate(row.dates);
+      return dates[0] ?? '';
     case 'last':
       return dates[dates.length - 1] ?? '';
     case 'captures':
@@ -50,7 +49,7 @@ function value(row: Row, field: CsvField, template: string): string | number {
     case 'collection':
       return row.collection;
     case 'replay':
-      return template ? replayUrl(template, row, firstDate(row.dates)) : '';
+      return template ? replayUrl(template, row, dates[0] ?? '') : '';
   }
 }
 
@@ -69,7 +68,8 @@ export async function* csvLines(rows: Iterable<Row>, fields: CsvField[], templat
     seen.add(key);
     if (n++ >= limit) return;
     // A record of its own, quoted where it must be (a title with a comma, a quote or a newline).
-    yield stringify([fields.map((f) => value(row, f, template))]).replace(/\r?\n$/, '');
+    const dates = mergeDates(datesOf(row.dates));
+    yield stringify([fields.map((f) => value(row, dates, f, template))]).replace(/\r?\n$/, '');
     if (n % 1000 === 0) await new Promise((r) => setImmediate(r));
   }
 }
