@@ -92,7 +92,10 @@ describe.skipIf(!HAVE_CHROMIUM || !HAVE_FIXTURES)('an exported package in Replay
           frameWhere(
             page,
             async (f) =>
-              /mp_\/https:\/\/webrecorder\.net\/$/.test(f.url()) && /Web archiving for all!/.test(await f.evaluate(() => document.body?.innerText ?? '')),
+              /mp_\/https:\/\/webrecorder\.net\/$/.test(f.url()) &&
+              /Web archiving for all!/.test(await f.evaluate(() => document.body?.innerText ?? '')) &&
+              // The text can show before its stylesheet has loaded on a busy machine: both, then.
+              (await f.evaluate(() => document.readyState === 'complete')),
             ms,
           ),
         );
