@@ -64,7 +64,8 @@ function loadFigures(rulesPath, urls) {
 
 export async function benchAccess() {
   const Database = require(join(ROOT, 'node_modules', 'better-sqlite3'));
-  const scale = join(CORPUS_DIR, 'scale-crawl-55');
+  // The 1M-document index of bench/index-scale.mjs (its folder names its schema).
+  const scale = join(CORPUS_DIR, 'scale-crawl-55-v5');
   const crawl = existsSync(join(scale, 'indexes', 'part-00001')) ? scale : join(CORPUS_DIR, 'index-crawl');
   if (!existsSync(join(crawl, 'indexes', 'part-00000'))) throw new Error(`no index at ${crawl}: run npm run bench -- index-scale (or index) first`);
   const first = new Database(join(crawl, 'indexes', 'part-00000'), { readonly: true });

@@ -26,7 +26,17 @@ export interface AccessView {
   /** How many served documents it withholds whole, once counted; and which, once read. */
   withheldCount?: number;
   withheldIds?: number[];
+  /**
+   * The documents matched without their anchor text, since a page the view withholds gave them
+   * some (anchor-sources.ts): `table` (`id`) lists them, or `all` every document; and the
+   * collection's state it was worked out for (undefined: not yet).
+   */
+  anchorless?: Anchorless;
+  anchorlessFor?: string;
 }
+
+/** Documents matched without their anchors: those of a table, or every one. */
+export type Anchorless = { table: string; all?: undefined } | { all: true; table?: undefined };
 
 export const OPEN_VIEW: AccessView = {};
 
@@ -140,7 +150,7 @@ function fill(db: Db, view: AccessView, n: number, withheld: [number, number][],
 export function dropAccessView(db: Db, view: AccessView): void {
   db.pragma('query_only = OFF');
   try {
-    for (const t of [view.withheld, view.partial]) if (t) db.exec(`DROP TABLE IF EXISTS temp.${t}`);
+    for (const t of [view.withheld, view.partial, view.anchorless?.table]) if (t) db.exec(`DROP TABLE IF EXISTS temp.${t}`);
   } finally {
     db.pragma('query_only = ON');
   }
@@ -185,6 +195,54 @@ export class SetAccess {
     this.view = view;
   }
 
+  /** The pages the current view withholds whole (their segment and key): whose links' anchor text it withholds too. */
+  *withheldPages(): Generator<{ segment: string; url: string; digest: string }> {
+    const w = this.view.withheld;
+    if (!w) return;
+    yield* this.db
+      .prepare(`SELECT docs.segment AS segment, docs.url AS url, docs.digest AS digest FROM temp.${w} w JOIN docs ON docs.id = w.id`)
+      .iterate() as Iterable<{
+      segment: string;
+      url: string;
+      digest: string;
+    }>;
+  }
+
+  /** The collection's state (`of`) the current view's anchorless documents were worked out for. */
+  anchorlessFor(): string | undefined {
+    return this.view === OPEN_VIEW ? undefined : this.view.anchorlessFor;
+  }
+
+  /** Records which documents the current view matches without their anchors (none: an empty list), for the collection's state `of`. */
+  setAnchorless(of: string, ids: readonly number[] | 'all'): void {
+    const v = this.view;
+    if (v === OPEN_VIEW) return;
+    const old = v.anchorless?.table;
+    v.anchorless = undefined;
+    v.anchorlessFor = of;
+    this.db.pragma('query_only = OFF');
+    try {
+      if (old) this.db.exec(`DROP TABLE IF EXISTS temp.${old}`);
+      if (ids === 'all') v.anchorless = { all: true };
+      else if (ids.length) {
+        const table = `acl_anchorless_${++tables}`;
+        this.db.exec(`CREATE TEMP TABLE ${table}(id INTEGER PRIMARY KEY)`);
+        const ins = this.db.prepare(`INSERT OR IGNORE INTO temp.${table} VALUES (?)`);
+        this.db.transaction(() => {
+          for (const id of ids) ins.run(id);
+        })();
+        v.anchorless = { table };
+      }
+    } finally {
+      this.db.pragma('query_only = ON');
+    }
+  }
+
+  /** The documents the current view matches without their anchors, if any. */
+  get anchorless(): Anchorless | undefined {
+    return this.view.anchorless;
+  }
+
   /** The table of the versions withheld whole from the current class, if any. */
   get withheldTable(): string | undefined {
     return this.view.withheld;
@@ -209,7 +267,14 @@ export class SetAccess {
     const v = this.view;
     if (!v.withheld) return undefined;
     const table = v.withheld;
-    return { key: table, table, ids: () => (v.withheldIds ??= this.db.prepare(`SELECT id FROM temp.${table} ORDER BY id`).pluck().all() as number[]) };
+    const a = v.anchorless;
+    return {
+      // The statistics change with the documents matched without their anchors.
+      key: `${table} ${a?.table ?? (a?.all ? 'all' : '')}`,
+      table,
+      ids: () => (v.withheldIds ??= this.db.prepare(`SELECT id FROM temp.${table} ORDER BY id`).pluck().all() as number[]),
+      anchorless: a,
+    };
   }
 
   /** Documents the current view withholds whole, of those served (dedup's deleted ones are not): what its count of documents leaves out. */

@@ -34,6 +34,21 @@ export function tableTotals(db: Db): { rows: number; tokens: number } {
   return { rows, tokens: cols.reduce((a, b) => a + b, 0) };
 }
 
+/** The table's tokens in each column, as FTS5 counts them (every row). */
+export function columnTotals(db: Db): number[] {
+  const rec = db.prepare('SELECT block FROM fts_data WHERE id = 1').pluck().get() as Uint8Array | undefined;
+  return rec ? varints(rec).slice(1) : [];
+}
+
+/** The tokens of column `col` over rows `ids`. */
+export function columnTokens(db: Db, ids: readonly number[], col: number): number {
+  if (ids.length === 0) return 0;
+  const rows = db.prepare('SELECT sz FROM fts_docsize WHERE id IN (SELECT value FROM json_each(?))').pluck().all(JSON.stringify(ids)) as Uint8Array[];
+  let n = 0;
+  for (const sz of rows) n += varints(sz)[col] ?? 0;
+  return n;
+}
+
 /** Each row's length in tokens over every column, by row number. */
 export function rowLengths(db: Db, ids: readonly number[]): Map<number, number> {
   const out = new Map<number, number>();

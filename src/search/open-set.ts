@@ -13,7 +13,7 @@
  * hundreds of milliseconds for a common word at a million documents). `exact` ranks every match.
  */
 import type Database from 'better-sqlite3';
-import { openIndex, TEXT_IN_SEGMENTS, type Db } from '../index/schema.js';
+import { openIndex, TEXT_IN_SEGMENTS, urlKey, type Db } from '../index/schema.js';
 import { SegmentTexts, textRoots } from '../segment/segment-texts.js';
 import type { IndexSet } from './index-sets.js';
 import type { QueryPlan } from './query-plan.js';
@@ -26,6 +26,7 @@ import type { Snippet } from './snippet.js';
 import { SetTexts, type TextRef } from './set-texts.js';
 import { CAPTURE_FIELDS } from '../index/document.js';
 import { SetAccess } from './access-view.js';
+import { matchWithoutAnchors } from './anchorless.js';
 
 /** A hit's capture fields, as the documents table's columns. */
 const CAPTURE_COLUMNS_SQL = CAPTURE_FIELDS.map((f) => `docs.${f}`).join(', ');
@@ -57,6 +58,8 @@ export class OpenSet {
   private readonly planSet: PlanSet;
   /** The documents' texts: from the segments (schema 4), or each row's own (set-texts.ts). */
   private readonly texts: SetTexts;
+  /** Where this index's segments may lie, beside it and where it was made. */
+  private readonly near: string[];
 
   /** `texts`: the searcher's reader of segment texts (shared, with its cache of blocks). */
   constructor(
@@ -66,10 +69,8 @@ export class OpenSet {
     const main = openIndex(set.main, 'main');
     this.db = main.db;
     this.docCount = main.info.docCount;
-    this.texts = new SetTexts(
-      (sql) => this.stmt(sql),
-      main.info.version >= TEXT_IN_SEGMENTS ? { store: texts, near: textRoots(set.main, main.info.segmentRoots) } : undefined,
-    );
+    this.near = textRoots(set.main, main.info.segmentRoots);
+    this.texts = new SetTexts((sql) => this.stmt(sql), main.info.version >= TEXT_IN_SEGMENTS ? { store: texts, near: this.near } : undefined);
     if (set.dates) {
       const dates = openIndex(set.dates, 'dates');
       dates.db.close();
@@ -143,16 +144,28 @@ export class OpenSet {
    * phrase's position checks cost more than the SQL test they save: 6.3 -> 0.6 ms for `admin
    * site:127.0.0.1` on the bench corpus).
    */
-  private plan(p: QueryPlan): { match: string | undefined; narrow: string | undefined; driver: string | undefined; where: string[]; params: unknown[] } {
+  private plan(p: QueryPlan): {
+    match: string | undefined;
+    narrow: string | undefined;
+    raw: { match: string | undefined; narrow: string | undefined };
+    driver: string | undefined;
+    where: string[];
+    params: unknown[];
+  } {
     const years = this.yearsAsked(p);
-    const match = p.match(years, false);
-    const narrow = match && this.siteIsNarrow(p) ? p.match(years, true) : match;
+    const rawMatch = p.match(years, false);
+    const rawNarrow = rawMatch && this.siteIsNarrow(p) ? p.match(years, true) : rawMatch;
+    // Where the view matches every document without its anchors, the words are asked so.
+    const all = this.access.anchorless?.all;
+    const match = rawMatch && all ? this.bare(rawMatch) : rawMatch;
+    const narrow = rawNarrow && all ? this.bare(rawNarrow) : rawNarrow;
     // A query of fields alone is found through the text index where it has site: or date:.
     const driver = match ? undefined : p.fields(years);
     // Whole years are answered by the years column itself; other ranges are still tested on the rows.
     return {
       match,
       narrow,
+      raw: { match: rawMatch, narrow: rawNarrow },
       driver,
       ...fieldFilters(
         p,
@@ -167,6 +180,31 @@ export class OpenSet {
         years && p.wholeYears && !this.access.partial,
       ),
     };
+  }
+
+  /** A MATCH text without the anchors column (anchorless.ts). */
+  private bare(m: string): string {
+    return matchWithoutAnchors(m, this.scoring.weights.length);
+  }
+
+  /**
+   * The documents a word MATCH text finds for the view, as SQL (and its parameters): where the
+   * view matches some documents without their anchors, those by the text without them.
+   */
+  private wordMatches(m: string): { sql: string; params: unknown[] } | undefined {
+    const t = this.access.anchorless?.table;
+    if (!t) return undefined;
+    return {
+      sql: `(SELECT rowid FROM fts WHERE fts MATCH ? AND +rowid NOT IN (SELECT id FROM temp.${t}) UNION ALL SELECT rowid FROM fts WHERE fts MATCH ? AND +rowid IN (SELECT id FROM temp.${t}))`,
+      params: [m, this.bare(m)],
+    };
+  }
+
+  /** The condition that leaves out the documents holding a query's exclusions, and its parameters. */
+  private excluded(excl: string): { sql: string; params: unknown[] } {
+    const some = this.wordMatches(excl);
+    if (some) return { sql: `docs.id NOT IN ${some.sql}`, params: some.params };
+    return { sql: 'docs.id NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)', params: [this.access.anchorless?.all ? this.bare(excl) : excl] };
   }
 
   /** Whether each host term is in more than a fifth of the documents' host columns, counted once a term. */
@@ -213,7 +251,11 @@ export class OpenSet {
     const join = this.joins();
     let from = `docs ${join}`;
     const all: unknown[] = [];
-    if (match) {
+    const some = words ? this.wordMatches(words) : undefined;
+    if (some) {
+      where.unshift(`docs.id IN ${some.sql}`);
+      all.push(...some.params);
+    } else if (match) {
       from = `fts CROSS JOIN docs ON docs.id = fts.rowid ${join}`;
       where.unshift('fts MATCH ?');
       all.push(match);
@@ -221,8 +263,9 @@ export class OpenSet {
     if (!words) {
       const excl = p.exclusions;
       if (excl) {
-        where.push('docs.id NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)');
-        params.push(excl);
+        const e = this.excluded(excl);
+        where.push(e.sql);
+        params.push(...e.params);
       }
     }
     all.push(...params);
@@ -247,14 +290,20 @@ export class OpenSet {
   private everyMatch(p: QueryPlan): { from: string; cond: string; all: unknown[] } {
     const { match, narrow, driver, where, params } = this.plan(p);
     const join = this.joins();
+    const some = narrow ? this.wordMatches(narrow) : undefined;
+    if (some) {
+      where.unshift(`docs.id IN ${some.sql}`);
+      return { from: `docs ${join}`, cond: `WHERE ${where.join(' AND ')}`, all: [...some.params, ...params] };
+    }
     const m = narrow ?? driver;
     const from = m ? `fts CROSS JOIN docs ON docs.id = fts.rowid ${join}` : `docs ${join}`;
     const all = m ? [m, ...params] : [...params];
     if (m) where.unshift('fts MATCH ?');
     const excl = match ? undefined : p.exclusions;
     if (excl) {
-      where.push('docs.id NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)');
-      all.push(excl);
+      const e = this.excluded(excl);
+      where.push(e.sql);
+      all.push(...e.params);
     }
     return { from, cond: `WHERE ${where.join(' AND ')}`, all };
   }
@@ -297,8 +346,9 @@ export class OpenSet {
       // the best of the first `cap` in index order (every one with `exact`).
       const excl = p.exclusions;
       if (excl) {
-        where.push('docs.id NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)');
-        params.push(excl);
+        const e = this.excluded(excl);
+        where.push(e.sql);
+        params.push(...e.params);
       }
       const from = driver ? `fts CROSS JOIN docs ON docs.id = fts.rowid ${join}` : `docs ${join}`;
       const cond = `WHERE ${driver ? 'fts MATCH ? AND ' : ''}${where.join(' AND ')}`;
@@ -325,23 +375,81 @@ export class OpenSet {
    * a query without words.
    */
   wordPlan(p: QueryPlan): WordPlan | undefined {
-    const { match, narrow, where, params } = this.plan(p);
-    if (!match || !narrow) return undefined;
+    const { match, narrow, raw, where, params } = this.plan(p);
+    if (!match || !narrow || !raw.match || !raw.narrow) return undefined;
     // Without filters FTS5 answers alone; the versions the access rules withhold are left out
     // by document number then, with no read of the documents table.
     const w = this.access.withheldTable;
     const plain = where.filter((c) => !w || c !== shownOnly(w)).length === 1 && !this.hasDeleted;
     const join = this.joins();
-    return {
+    const a = this.access.anchorless;
+    const tier = p.tier(raw.narrow);
+    const plan: WordPlan = {
       query: p,
       match,
       narrow,
-      phrases: p.phrases(match),
+      tier: tier && a?.all ? this.bare(tier) : tier,
+      // The phrases as every set and the front count them: those of the words as asked.
+      phrases: p.phrases(raw.match),
       from: plain ? 'fts' : `fts CROSS JOIN docs ON docs.id = fts.rowid ${join}`,
       cond: plain ? `fts MATCH ?${w ? ` AND ${shownOnly(w, 'fts.rowid')}` : ''}` : `fts MATCH ? AND ${where.join(' AND ')}`,
       params: plain ? [] : params,
       set: this.planSet,
+      ...(a?.all ? { bare: true } : {}),
     };
+    if (!a?.table) return plan;
+    // Some documents are matched without their anchors: the plan runs in two parts, the others
+    // as asked and those without their anchors (set-word-query.ts joins them).
+    const among = (not: boolean) => ` AND +fts.rowid ${not ? 'NOT ' : ''}IN (SELECT id FROM temp.${a.table})`;
+    return {
+      ...plan,
+      cond: plan.cond + among(true),
+      bareRows: {
+        ...plan,
+        match: this.bare(match),
+        narrow: this.bare(narrow),
+        tier: tier && this.bare(tier),
+        cond: plan.cond + among(false),
+        bare: true,
+        among: (ids) =>
+          new Set(this.stmt(`SELECT id FROM temp.${a.table} WHERE id IN (SELECT value FROM json_each(?))`).pluck().all(JSON.stringify(ids)) as number[]),
+      },
+    };
+  }
+
+  /** A record of one of this index's segments, read by `reader` (a segment dataset's: anchor-sources.ts reads crawl_parse). */
+  segmentRecord(reader: SegmentTexts, segment: string, key: string): unknown {
+    return reader.value(segment, key, this.near);
+  }
+
+  /**
+   * The documents of these URLs that hold anchor text and that the current view shows: those
+   * matched without their anchors where a withheld page links to them (anchor-sources.ts).
+   */
+  linkedDocuments(urls: Iterable<string>): number[] {
+    const byUrl = this.stmt(
+      `SELECT id FROM docs WHERE ${this.texts.inSegments ? 'urlkey = ? AND ' : ''}url = ? AND deleted = 0 AND anchors != ''${this.access.shown()}`,
+    ).pluck();
+    const out: number[] = [];
+    for (const u of urls) out.push(...((this.texts.inSegments ? byUrl.all(urlKey(u), u) : byUrl.all(u)) as number[]));
+    return out;
+  }
+
+  private anchorsHeld: boolean | undefined;
+
+  /** Whether any document holds anchor text (asked once: an open set never changes). */
+  holdsAnchors(): boolean {
+    this.anchorsHeld ??= this.stmt("SELECT 1 FROM docs WHERE anchors != '' LIMIT 1").get() !== undefined;
+    return this.anchorsHeld;
+  }
+
+  /** Whether a version of the page `url` is served (dedup's deleted ones are not). */
+  holdsPage(url: string): boolean {
+    const keyed = this.texts.inSegments;
+    return (
+      this.stmt(`SELECT 1 FROM docs WHERE ${keyed ? 'urlkey = ? AND ' : ''}url = ? AND deleted = 0 LIMIT 1`).get(...(keyed ? [urlKey(url), url] : [url])) !==
+      undefined
+    );
   }
 
   /** The documents' keys (`URL digest`, the order the index job wrote them in), by number. */

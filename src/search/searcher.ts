@@ -21,6 +21,7 @@ import { compareCandidates, localStats, searchWords, type WordResult } from './w
 import { captureFieldsOf, datesOf, firstDate, mergeDates } from '../index/document.js';
 import { AccessPolicy, type AccessSettings } from '../access/policy.js';
 import { SegmentTexts } from '../segment/segment-texts.js';
+import { anchorTargets } from './anchor-sources.js';
 import type { CollectionView } from './collection-view.js';
 
 /** The identity of the files of a set (inode and change time): a swapped-in file has another. */
@@ -54,6 +55,8 @@ export class Searcher {
 
   /** The texts of the documents (snippets, heads), read from the segments with one cache of blocks. */
   private readonly texts: SegmentTexts;
+  /** The segments' outlinks (crawl_parse), read for the pages the rules withhold (anchor-sources.ts). */
+  private readonly crawlParse: SegmentTexts;
 
   /** The access rules applied to every answer; none where no property asks for any. */
   readonly access: AccessPolicy | undefined;
@@ -73,6 +76,7 @@ export class Searcher {
     this.access = access instanceof AccessPolicy ? access : access ? new AccessPolicy(access, log) : undefined;
     // Nutch's searcher.dir holds the segments beside the indexes: the texts of hits are read there.
     this.texts = new SegmentTexts([join(dir, 'segments')]);
+    this.crawlParse = new SegmentTexts([join(dir, 'segments')], 'crawl_parse');
     this.sets = findIndexSets(dir).map((s) => new OpenSet(s, this.texts));
     this.stamps = this.sets.map((s) => stamp(s.set));
   }
@@ -88,6 +92,29 @@ export class Searcher {
     const a = this.access;
     const rules = a?.active ? a.rules : undefined;
     for (const s of this.sets) s.access.use(rules, this.accessEpoch(), user);
+    if (rules) this.withholdAnchors(user);
+  }
+
+  /** The classes told already that no anchor text is matched for them, and why (logged once a reason). */
+  private readonly anchorsSaid = new Map<string, string>();
+
+  /**
+   * The documents the current views match without their anchor text: those the pages they
+   * withhold link to (anchor-sources.ts), worked out once a class, rules generation and set of
+   * index sets (a withheld page in one set may give anchors to a page in another).
+   */
+  private withholdAnchors(user: string | undefined): void {
+    const of = `${this.generation} ${this.accessEpoch()}`;
+    if (this.sets.every((s) => s.access.anchorlessFor() === of)) return;
+    const t = anchorTargets(this.sets, this.crawlParse, this.dir, this.access!.rules, user);
+    if ('unread' in t) {
+      const cls = user ?? '';
+      if (this.anchorsSaid.get(cls) !== t.unread) this.log(`access: ${t.unread}: no anchor text is matched for ${user ? `user class ${user}` : 'the public'}`);
+      this.anchorsSaid.set(cls, t.unread);
+      for (const s of this.sets) s.access.setAnchorless(of, 'all');
+      return;
+    }
+    for (const s of this.sets) s.access.setAnchorless(of, t.urls.size ? s.linkedDocuments(t.urls) : []);
   }
 
   /**

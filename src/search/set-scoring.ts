@@ -9,7 +9,9 @@ import type Database from 'better-sqlite3';
 import type { Db } from '../index/schema.js';
 import { rankArgs, type Scoring, type SetStats } from './bm25.js';
 import type { FtsPhrase } from './fts-phrases.js';
-import { rowLengths, tableTotals } from './fts-stats.js';
+import { columnTokens, columnTotals, rowLengths, tableTotals } from './fts-stats.js';
+import type { Anchorless } from './access-view.js';
+import { ANCHORS_COLUMN, matchWithoutAnchors } from './anchorless.js';
 import { scoreRows, type TableCounts } from './js-bm25.js';
 import { rankExtension } from '../native/addon.js';
 
@@ -54,11 +56,15 @@ function loadRank(db: Db): boolean {
   }
 }
 
-/** The documents a view withholds whole: its key, its temporary table (`id`), and their ids. */
+/**
+ * The documents a view withholds whole: its key, its temporary table (`id`), and their ids; and
+ * those it matches without their anchors (none of them withheld or deleted), if any.
+ */
 export interface HiddenDocs {
   key: string;
   table: string;
   ids: () => readonly number[];
+  anchorless?: Anchorless;
 }
 
 export class SetScoring {
@@ -114,7 +120,14 @@ export class SetScoring {
     if (!v.served) {
       const out = [...this.deletedIds, ...(v.hidden?.ids() ?? [])];
       const outTokens = out.length ? [...rowLengths(this.db, out).values()].reduce((a, b) => a + b, 0) : 0;
-      v.served = { rows: this.table.rows - out.length, tokens: this.table.tokens - outTokens };
+      // The anchors of the documents matched without them are not counted either.
+      const a = v.hidden?.anchorless;
+      const anchors = a?.all
+        ? (columnTotals(this.db)[ANCHORS_COLUMN] ?? 0) - columnTokens(this.db, out, ANCHORS_COLUMN)
+        : a?.table
+          ? columnTokens(this.db, this.db.prepare(`SELECT id FROM temp.${a.table}`).pluck().all() as number[], ANCHORS_COLUMN)
+          : 0;
+      v.served = { rows: this.table.rows - out.length, tokens: this.table.tokens - outTokens - anchors };
     }
     return v.served;
   }
@@ -142,10 +155,18 @@ export class SetScoring {
     if (!v.hidden) return this.servedRows(text);
     let n = v.phraseCounts.get(text);
     if (n === undefined) {
-      const hidden = (
-        this.stmt(`SELECT count(*) AS n FROM fts WHERE fts MATCH ? AND +rowid IN (SELECT id FROM temp.${v.hidden.table})`).get(text) as { n: number }
-      ).n;
-      remember(v.phraseCounts, text, (n = this.servedRows(text) - hidden));
+      const within = (m: string, table: string) =>
+        (this.stmt(`SELECT count(*) AS n FROM fts WHERE fts MATCH ? AND +rowid IN (SELECT id FROM temp.${table})`).get(m) as { n: number }).n;
+      const a = v.hidden.anchorless;
+      const bare = matchWithoutAnchors(text, this.weights.length);
+      // Every document matched without its anchors, or those of a table (none withheld or deleted):
+      // those that hold the phrase only in their anchors are not counted.
+      if (a?.all) n = this.servedRows(bare) - within(bare, v.hidden.table);
+      else {
+        n = this.servedRows(text) - within(text, v.hidden.table);
+        if (a?.table) n -= within(text, a.table) - within(bare, a.table);
+      }
+      remember(v.phraseCounts, text, n);
     }
     return n;
   }

@@ -8,6 +8,7 @@ import type { QueryPlan } from './query-plan.js';
 import type { FtsPhrase } from './fts-phrases.js';
 import type { Scoring } from './bm25.js';
 import { best, type Scored, type SetScoring } from './set-scoring.js';
+import { scoringWithoutAnchors } from './anchorless.js';
 
 /** What a plan runs on: its set's statements (prepared once) and its side of the scoring. */
 export interface PlanSet {
@@ -26,25 +27,50 @@ export interface WordPlan {
   phrases: FtsPhrase[];
   /** The MATCH text that finds the matches (match, narrowed by a site's host phrase where that helps). */
   narrow: string;
+  /** narrow, its words restricted to the short fields (title, anchors, URL words): the tier's matches; undefined for no words. */
+  tier: string | undefined;
   /** FROM, WHERE (the MATCH first) and the parameters after the MATCH text. */
   from: string;
   cond: string;
   params: unknown[];
+  /** Whether this plan's documents are matched without their anchors (anchorless.ts): scored with them weighed 0. */
+  bare?: boolean;
+  /**
+   * Where the view matches some documents without their anchors: the plan over those (`bare`),
+   * this one being over the others; what is asked of the plan is asked of both and joined.
+   */
+  bareRows?: WordPlan & { among(ids: readonly number[]): Set<number> };
+}
+
+/** The scoring of a plan's documents: without the anchors where they are matched without them. */
+function scoringOf(p: WordPlan, s: Scoring): Scoring {
+  return p.bare ? scoringWithoutAnchors(s) : s;
+}
+
+/** Two lists of document numbers in order, merged in order: the first `n`. */
+function mergeInOrder(a: readonly number[], b: readonly number[], n: number): number[] {
+  const out: number[] = [];
+  let i = 0;
+  let j = 0;
+  while (out.length < n && (i < a.length || j < b.length)) out.push(j >= b.length || (i < a.length && a[i] < b[j]) ? a[i++] : b[j++]);
+  return out;
 }
 
 /** Matches of the plan, counted up to `n` (in C: fetching them costs a row each). */
 export function countMatches(p: WordPlan, n: number): number {
-  return (p.set.stmt(`SELECT count(*) AS n FROM (SELECT 1 FROM ${p.from} WHERE ${p.cond} LIMIT ${n})`).get(p.narrow, ...p.params) as { n: number }).n;
+  const c = (p.set.stmt(`SELECT count(*) AS n FROM (SELECT 1 FROM ${p.from} WHERE ${p.cond} LIMIT ${n})`).get(p.narrow, ...p.params) as { n: number }).n;
+  return p.bareRows && c < n ? c + countMatches(p.bareRows, n - c) : c;
 }
 
 /** The first `n` matches in document order (key order: the index job wrote them sorted); `tier`: of the title/anchor/URL tier only. */
 export function firstMatches(p: WordPlan, n: number, tier = false): number[] {
-  const m = tier ? p.query.tier(p.narrow) : p.narrow;
+  const m = tier ? p.tier : p.narrow;
   if (!m) return [];
-  return p.set
+  const ids = p.set
     .stmt(`SELECT fts.rowid AS id FROM ${p.from} WHERE ${p.cond} LIMIT ${n}`)
     .pluck()
     .all(m, ...p.params) as number[];
+  return p.bareRows ? mergeInOrder(ids, firstMatches(p.bareRows, n, tier), n) : ids;
 }
 
 /**
@@ -53,6 +79,11 @@ export function firstMatches(p: WordPlan, n: number, tier = false): number[] {
  * best `n` hold its share of the collection's best `n` by score, URL and digest.
  */
 export function rankTop(p: WordPlan, s: Scoring, n: number): Scored[] {
+  const top = rankPlan(p, scoringOf(p, s), n);
+  return p.bareRows ? best([...top, ...rankTop(p.bareRows, s, n)], n) : top;
+}
+
+function rankPlan(p: WordPlan, s: Scoring, n: number): Scored[] {
   // A site that narrows the matches (fewer than the cap: rankTop is for an uncapped query):
   // every one scored, where FTS5's rank path would score every match of the words on all
   // sites first; the same without the extension (its twin scores rows it is given).
@@ -69,5 +100,10 @@ export function rankTop(p: WordPlan, s: Scoring, n: number): Scored[] {
 
 /** Matches `ids` of the plan scored by BM25 with the collection's statistics. */
 export function scoreMatches(p: WordPlan, s: Scoring, ids: readonly number[]): Scored[] {
-  return p.set.scoring.score(p.match, p.phrases, s, ids);
+  if (!p.bareRows || ids.length === 0) return p.set.scoring.score(p.match, p.phrases, scoringOf(p, s), ids);
+  // Each document by the part that matched it: the bare part's are scored without their anchors.
+  const bare = p.bareRows.among(ids);
+  const own = ids.filter((id) => !bare.has(id));
+  const theirs = ids.filter((id) => bare.has(id));
+  return [...p.set.scoring.score(p.match, p.phrases, s, own), ...scoreMatches(p.bareRows, s, theirs)];
 }

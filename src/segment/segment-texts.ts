@@ -70,7 +70,16 @@ export class SegmentTexts {
    * inflated only as far as the key asked (a searcher's hits, anywhere in the segment), or
    * whole and kept where lookups come back to it (merge, an export: texts in key order).
    */
-  constructor(private readonly roots: readonly string[] = []) {}
+  constructor(
+    private readonly roots: readonly string[] = [],
+    /** The segment's dataset read (parse_text; crawl_parse for a page's outlinks). */
+    private readonly dataset = 'parse_text',
+  ) {}
+
+  /** The record `key` of segment `segment`'s dataset, as stored (parsed JSON); undefined where the segment or the key is not found. */
+  value(segment: string, key: string, near?: readonly string[]): unknown {
+    return this.ask(segment, key, near, (r, k) => r.valueOf(k));
+  }
 
   /**
    * The text of the version `url digest` of segment `segment`, looking beside `near` (an
@@ -131,7 +140,7 @@ export class SegmentTexts {
     } else if (known && now - known.at < RETRY_MS) return undefined;
     const found: Found = { at: now };
     for (const root of [...this.roots, ...(near ?? [])]) {
-      const dir = basename(root) === segment && existsSync(join(root, 'parse_text')) ? join(root, 'parse_text') : join(root, segment, 'parse_text');
+      const dir = basename(root) === segment && existsSync(join(root, this.dataset)) ? join(root, this.dataset) : join(root, segment, this.dataset);
       if (!existsSync(dir)) continue;
       try {
         found.readers = parts(dir).map((p) => new RecordFileReader(p, this.cache));
