@@ -23,6 +23,9 @@ function page(url: string, title: string, body: string) {
   return { type: 'response', url, date: '20200101000000', body: html, id: `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`, status: 200, headers };
 }
 
+type Answer = { total: number; hits: { url: string }[] };
+const urls = (a: Answer) => a.hits.map((h) => h.url).sort();
+
 const TARGET = 'http://t.example/target.html';
 const LEAK = 'http://blocked.example/leak.html';
 const FRIEND = 'http://open.example/friend.html';
@@ -33,10 +36,8 @@ describe("a blocked page's anchor text", () => {
   const crawl = join(dir, 'crawl');
   const rules = join(dir, 'rules.aclj');
   let srv: { url: string; close(): Promise<void> };
-  type Answer = { total: number; hits: { url: string }[] };
   const ask = async (query: string, headers: Record<string, string> = {}) =>
     (await (await fetch(`${srv.url}/api/search?query=${encodeURIComponent(query)}`, { headers })).json()) as Answer;
-  const urls = (a: Answer) => a.hits.map((h) => h.url).sort();
 
   beforeAll(async () => {
     const warc = join(dir, 'links.warc.gz');
@@ -189,5 +190,54 @@ describe("a blocked page's anchor text", () => {
     } finally {
       renameSync(join(copy, 'crawl_parse'), join(seg, 'crawl_parse'));
     }
+  });
+});
+
+describe("a blocked page's anchor text through a shard front", () => {
+  const dir = tempDir();
+  const rules = join(dir, 'rules.aclj');
+  const servers: { url: string; close(): Promise<void> }[] = [];
+  let front: { url: string; close(): Promise<void> };
+
+  beforeAll(async () => {
+    // Backend a holds the blocked page; backend b the page it links to, and the crawl's LinkDb
+    // (inverted from both segments, as a crawl's is), but not the blocked page.
+    const segs: string[] = [];
+    for (const [name, pages] of [
+      ['a', [page(LEAK, 'Leaked list', `<p>marimba notes</p><a href="${TARGET}">quetzal marimba report</a>`)]],
+      ['b', [page(TARGET, 'Target page', '<p>plain words of the target</p>')]],
+    ] as const) {
+      const warc = join(dir, `${name}.warc.gz`);
+      await writeWarc(warc, pages);
+      writeFileSync(join(dir, `${name}.manifest`), `${warc} web\n`);
+      const seg = join(dir, name, 'segments', '20200102000000');
+      expect((await nwaxAsync(['import', join(dir, `${name}.manifest`), seg])).code).toBe(0);
+      segs.push(seg);
+    }
+    for (const [i, name] of ['a', 'b'].entries()) {
+      const crawl = join(dir, name);
+      expect((await nwaxAsync(['invertlinks', join(crawl, 'linkdb'), ...(name === 'b' ? segs : [segs[i]])])).code).toBe(0);
+      expect((await nwaxAsync(['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), segs[i]])).code).toBe(0);
+    }
+    writeFileSync(rules, 'example,blocked)/ - {"access": "block"}\nexample,blocked)/ - {"access": "allow", "user": "staff"}\n');
+    const props = ['-D', `nwax.access.rules=${rules}`, '-D', 'nwax.access.user.header=X-Nwax-User', '-D', 'nwax.access.trusted.proxies=127.0.0.1'];
+    for (const name of ['a', 'b']) servers.push(await serveCli(['-dir', join(dir, name), '--port', '0', '-D', 'nwax.serve.threads=1', ...props]));
+    front = await serveCli(['--port', '0', '--shards', servers.map((s) => s.url).join(','), ...props]);
+  }, 90_000);
+  afterAll(async () => {
+    await front?.close();
+    for (const s of servers) await s.close();
+  });
+
+  it('finds nothing by it for the public, though the blocked page is in another backend; the staff find both', async () => {
+    const ask = async (query: string, headers: Record<string, string> = {}) =>
+      ((await (await fetch(`${front.url}/api/search?query=${encodeURIComponent(query)}`, { headers })).json()) as { hits: { url: string }[] }).hits
+        .map((h) => h.url)
+        .sort();
+    // Without rules, backend b finds the page by the anchor alone.
+    expect(urls(JSON.parse((await nwax(['search', '--json', '-dir', join(dir, 'b'), 'quetzal'])).stdout) as Answer)).toEqual([TARGET]);
+    expect(await ask('quetzal')).toEqual([]);
+    expect(await ask('target')).toEqual([TARGET]);
+    expect(await ask('quetzal', { 'X-Nwax-User': 'staff' })).toEqual([LEAK, TARGET]);
   });
 });

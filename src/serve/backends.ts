@@ -122,7 +122,9 @@ const saidOtherRules = new Set<string>();
  * facets beyond the page are the backends': where a backend answered under rules other than the
  * front's (its digest differs, or it names none), they may count what the front withholds, so
  * the answer has no facets and its total is what the front has seen (not exact), and the
- * backend is named in the log.
+ * backend is named in the log. A query of words takes no hit from such a backend at all (it is
+ * named among the backends that failed): it may have matched a page by the anchor text a page
+ * the front withholds gave it, which no hit shows (anchor-sources.ts).
  */
 function enforced(r: ShardResult, policy: AccessPolicy, user: string | undefined, log?: (m: string) => void): ShardResult {
   const other = r.rulesOf.filter((b) => b.access !== policy.fingerprint);
@@ -130,11 +132,13 @@ function enforced(r: ShardResult, policy: AccessPolicy, user: string | undefined
     if (!saidOtherRules.has(b.backend)) {
       saidOtherRules.add(b.backend);
       log?.(
-        `shard ${b.backend} answers under other access rules (${b.access ?? 'unsaid'}, this front's ${policy.fingerprint}): its totals and facets are not shown`,
+        `shard ${b.backend} answers under other access rules (${b.access ?? 'unsaid'}, this front's ${policy.fingerprint}): its totals and facets are not shown, nor its hits for words`,
       );
     }
+  const untrusted = new Set(r.byWords ? other.map((b) => `${b.shard}~`) : []);
   const hits: Hit[] = [];
   for (const h of r.hits) {
+    if (untrusted.size && untrusted.has(h.set.slice(0, h.set.indexOf('~') + 1))) continue;
     const dates = h.dates.filter((d) => policy.decide(h.url, d, user).access === 'allow');
     if (dates.length === 0) continue;
     const own = dates[0] === h.dates[0];
@@ -142,7 +146,8 @@ function enforced(r: ShardResult, policy: AccessPolicy, user: string | undefined
   }
   const total = Math.max(hits.length, r.total - (r.hits.length - hits.length));
   if (other.length === 0) return { ...r, hits, total };
-  return { ...r, hits, total: r.start + hits.length, totalExact: false, facets: undefined };
+  const failed = r.byWords ? [...r.failed, ...other.map((b) => `${b.backend} (answers under other access rules)`)] : r.failed;
+  return { ...r, hits, failed, total: r.start + hits.length, totalExact: false, facets: undefined };
 }
 
 export function shardBackend(opts: ServeOptions, policy?: AccessPolicy): Backend {

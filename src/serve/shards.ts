@@ -18,8 +18,10 @@ import { collapse, dedupKey, markMore, mergeVersions, searchResult, sumFacets } 
 export interface ShardResult extends SearchResult {
   /** Backends that did not answer (URL and why). */
   failed: string[];
-  /** Each answering backend's URL and the digest of the access rules it answered under. */
-  rulesOf: { backend: string; access: string | undefined }[];
+  /** Each answering backend's URL, its number (a hit's set is prefixed `N~`) and the digest of the access rules it answered under. */
+  rulesOf: { backend: string; shard: number; access: string | undefined }[];
+  /** Whether the query asks the text index for words (to find, or to leave out): the anchors of a page are among them. */
+  byWords: boolean;
 }
 
 interface BackendJson {
@@ -184,7 +186,7 @@ export class ShardSearcher {
       if (a.value.totalExact === false) totalExact = false;
       if (a.value.rankedAmong !== undefined) rankedAmong = (rankedAmong ?? 0) + a.value.rankedAmong;
       if (a.value.timeBudgetExceeded) partial = true;
-      rulesOf.push({ backend: this.backends[i], access: a.value.access });
+      rulesOf.push({ backend: this.backends[i], shard: i, access: a.value.access });
       for (const h of a.value.hits) {
         const { replay: _replay, ...hit } = h;
         all.push({ ...hit, set: `${i}~${hit.set}`, moreFromSite: 0 });
@@ -208,7 +210,8 @@ export class ShardSearcher {
     const hits = shown.slice(start, start + want);
     markMore(hits, hidden, keyOf);
     const facets = opts.facets ? sumFacets(settled.map((a) => (a.status === 'fulfilled' ? a.value.facets : undefined))) : undefined;
-    return { ...searchResult(query, start, hits, { total, totalExact, rankedAmong, partial, facets, t0 }), failed, rulesOf };
+    const byWords = q.must.length + q.title.length + q.not.length > 0;
+    return { ...searchResult(query, start, hits, { total, totalExact, rankedAmong, partial, facets, t0 }), failed, rulesOf, byWords };
   }
 
   /** The backend URL of a front-side stored reference `SHARD~SET/DOC`. */
