@@ -66,7 +66,8 @@ export async function benchAccess() {
   const Database = require(join(ROOT, 'node_modules', 'better-sqlite3'));
   // The 1M-document index of bench/index-scale.mjs (its folder names its schema).
   const scale = join(CORPUS_DIR, 'scale-crawl-55-v5');
-  const crawl = existsSync(join(scale, 'indexes', 'part-00001')) ? scale : join(CORPUS_DIR, 'index-crawl');
+  // NWAX_BENCH_ACCESS_INDEX=corpus: the bench corpus's own index (its anchors and LinkDb: what the anchor check reads).
+  const crawl = existsSync(join(scale, 'indexes', 'part-00001')) && process.env.NWAX_BENCH_ACCESS_INDEX !== 'corpus' ? scale : join(CORPUS_DIR, 'index-crawl');
   if (!existsSync(join(crawl, 'indexes', 'part-00000'))) throw new Error(`no index at ${crawl}: run npm run bench -- index-scale (or index) first`);
   const first = new Database(join(crawl, 'indexes', 'part-00000'), { readonly: true });
   const docs = first.prepare('SELECT count(*) n FROM docs').get().n;

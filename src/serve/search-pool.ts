@@ -51,6 +51,8 @@ export class QueryTimeout extends NwaxError {
 interface Slot {
   worker: Worker;
   pending: Map<number, Pending>;
+  /** Whether the worker has opened the indexes and built the public's view (it says so once). */
+  ready: boolean;
 }
 
 export class SearchPool {
@@ -74,16 +76,24 @@ export class SearchPool {
 
   private spawn(): Slot {
     const worker = new Worker(new URL('./search-worker.js', import.meta.url), { workerData: { dir: this.dir, access: this.access } });
-    const slot: Slot = { worker, pending: new Map() };
-    worker.on('message', (m: { id: number; result?: SearchResult; reload?: ReloadResult; error?: { message: string; code?: string; exitCode?: number } }) => {
-      const p = slot.pending.get(m.id);
-      if (!p) return;
-      slot.pending.delete(m.id);
-      clearTimeout(p.timer);
-      if (m.error) p.reject(m.error.code?.startsWith('NWAX_') ? new NwaxError(m.error.code, m.error.message, m.error.exitCode) : new Error(m.error.message));
-      else p.resolve((m.result ?? m.reload) as SearchResult & ReloadResult);
-      this.dispatch();
-    });
+    const slot: Slot = { worker, pending: new Map(), ready: false };
+    worker.on(
+      'message',
+      (m: { id: number; ready?: true; result?: SearchResult; reload?: ReloadResult; error?: { message: string; code?: string; exitCode?: number } }) => {
+        if (m.ready) {
+          slot.ready = true;
+          this.dispatch();
+          return;
+        }
+        const p = slot.pending.get(m.id);
+        if (!p) return;
+        slot.pending.delete(m.id);
+        clearTimeout(p.timer);
+        if (m.error) p.reject(m.error.code?.startsWith('NWAX_') ? new NwaxError(m.error.code, m.error.message, m.error.exitCode) : new Error(m.error.message));
+        else p.resolve((m.result ?? m.reload) as SearchResult & ReloadResult);
+        this.dispatch();
+      },
+    );
     worker.on('error', (err) => {
       for (const p of slot.pending.values()) {
         clearTimeout(p.timer);
@@ -124,10 +134,18 @@ export class SearchPool {
   private dispatch(): void {
     for (const slot of this.slots) {
       if (this.waiting.size === 0) return;
-      if (slot.pending.size > 0) continue;
+      // A worker still starting (a million access rules to read, the public's view to build)
+      // is given nothing: its start would count against a query's time, and stopping the query
+      // would start another worker, as slow.
+      if (!slot.ready || slot.pending.size > 0) continue;
       const [id, p] = this.waiting.entries().next().value!;
       this.waiting.delete(id);
       slot.pending.set(id, p);
+      // The budget is the query's running time from here (its wait is bounded by the same).
+      if (this.timeoutMs > 0) {
+        clearTimeout(p.timer);
+        p.timer = setTimeout(() => this.stop(id, new QueryTimeout(this.timeoutMs)), this.timeoutMs);
+      }
       slot.worker.postMessage(p.message);
     }
   }

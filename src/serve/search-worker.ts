@@ -7,6 +7,14 @@ import type { AccessSettings } from '../access/policy.js';
 const data = workerData as { dir: string; access?: AccessSettings };
 // The rules are read again when the service says so (it has seen them change), between queries.
 const searcher = new Searcher(data.dir, undefined, data.access, { rulesAtReload: true });
+// The public's view is built before the first query is taken (pool.ts waits for `ready`); where
+// that fails, the first query says why.
+try {
+  searcher.refresh(true);
+} catch {
+  // Said by the first query.
+}
+parentPort!.postMessage({ ready: true });
 
 type Message = { id: number; query: string; opts: SearchOptions; user: string | undefined } | { id: number; reload: true };
 
