@@ -90,4 +90,60 @@ describe.skipIf(!HAVE_CHROMIUM)('the search page in a browser', () => {
     expect(urls.every((u) => u.startsWith('http://notes.example.net/'))).toBe(true);
     await p.close();
   }, 60_000);
+
+  it('charts the hits over time: a bar a year links to that year, which is charted by month, as counts or as a share', async () => {
+    type Timeline = { period: string; hits: [string, number][]; versions?: [string, number][] };
+    const timeline = async (query: string, share = false) =>
+      (
+        (await (await fetch(`${srv.url}/api/search?facets=1${share ? '&share=1' : ''}&query=${encodeURIComponent(query)}`)).json()) as {
+          facets: { timeline: Timeline };
+        }
+      ).facets.timeline;
+    // The worked example's five versions of 2007 and the fourteen pages of 2008.
+    expect(await timeline('homepage')).toEqual({
+      period: 'year',
+      hits: [
+        ['2007', 5],
+        ['2008', 14],
+      ],
+    });
+    expect(await timeline('notes', true)).toEqual({
+      period: 'year',
+      hits: [['2008', 14]],
+      versions: [
+        ['2007', 5],
+        ['2008', 14],
+      ],
+    });
+    // One year asked: by month, counted inside it.
+    const months = await timeline('homepage date:2008');
+    expect(months.period).toBe('month');
+    expect(months.hits).toEqual([
+      ['200801', 2],
+      ['200802', 2],
+      ...Array.from({ length: 10 }, (_, i): [string, number] => [`2008${String(i + 3).padStart(2, '0')}`, 1]),
+    ]);
+
+    const p = await browser.newPage();
+    await p.goto(`${srv.url}/search?query=homepage`);
+    const chart = p.locator('figure.timeline');
+    expect(await chart.locator('svg').getAttribute('role')).toBe('img');
+    expect(await chart.locator('svg a').count()).toBe(2);
+    expect(await chart.locator('rect title').allTextContents()).toEqual(['2007: 5 versions', '2008: 14 versions']);
+    await chart.getByRole('link', { name: '2008: 14' }).click();
+    await p.waitForURL(/date%3A2008/);
+    expect(await p.getByRole('heading', { level: 2 }).textContent()).toBe('Hits 1-10 of about 14 for homepage date:2008');
+    // The year's months, from its first to its last.
+    expect(await chart.locator('svg a').count()).toBe(12);
+    // A month's bar narrows to the month, the year's filter replaced.
+    await chart.getByRole('link', { name: '2008-03: 1' }).click();
+    expect(await p.getByRole('heading', { level: 2 }).textContent()).toBe('Hits 1-1 of about 1 for homepage date:200803');
+    // As a share of each period's versions.
+    await p.goto(`${srv.url}/search?query=notes`);
+    await chart.getByRole('link', { name: "show as a share of each period's versions" }).click();
+    await p.waitForURL(/share=1/);
+    expect(await chart.locator('rect title').allTextContents()).toEqual(['2008: 14 versions of 14 (100.00%)']);
+    expect(await chart.locator('figcaption').textContent()).toContain("Share of the collection's versions of each year that match");
+    await p.close();
+  }, 60_000);
 });

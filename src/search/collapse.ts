@@ -3,6 +3,7 @@
  * (counted by the dedup field) applied to the merged list, "more from this site" counts, and
  * facet counts summed over partitions or shards.
  */
+import { sumTimelines } from './timeline.js';
 import type { DedupField, Facets, Hit, SearchResult } from './types.js';
 import { mergeDates } from '../index/document.js';
 
@@ -73,7 +74,8 @@ export function sumFacets(parts: (Facets | undefined)[]): Facets {
     for (const name of ['site', 'type', 'year', 'lang'] as const) for (const [v, n] of f?.[name] ?? []) sums[name].set(v, (sums[name].get(v) ?? 0) + n);
   }
   const top = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 10);
-  return { site: top(sums.site), type: top(sums.type), year: top(sums.year), lang: top(sums.lang) };
+  const timeline = sumTimelines(parts.map((f) => f?.timeline));
+  return { site: top(sums.site), type: top(sums.type), year: top(sums.year), lang: top(sums.lang), ...(timeline ? { timeline } : {}) };
 }
 
 /** What a search found, counted, as searcher and shard front both answer it. */

@@ -26,7 +26,9 @@ import type { Snippet } from './snippet.js';
 import { SetTexts, type TextRef } from './set-texts.js';
 import { CAPTURE_FIELDS } from '../index/document.js';
 import { SetAccess } from './access-view.js';
-import { matchWithoutAnchors } from './anchorless.js';
+import { ANCHORS_COLUMN, matchWithoutAnchors } from './anchorless.js';
+import { columnTotals } from './fts-stats.js';
+import { countPeriods, inOrder, periodLength, periodOf, type Period } from './timeline.js';
 
 /** A hit's capture fields, as the documents table's columns. */
 const CAPTURE_COLUMNS_SQL = CAPTURE_FIELDS.map((f) => `docs.${f}`).join(', ');
@@ -243,8 +245,12 @@ export class OpenSet {
     return st;
   }
 
-  /** Counts of the matching documents by host, type and year of first capture (the top 10 of each). */
-  facets(p: QueryPlan, limits: RankLimits = {}): Facets {
+  /**
+   * Counts of the matching documents by host, type and year of first capture (the top 10 of
+   * each), and over time (timeline.ts): every period they were captured in, with the
+   * collection's versions in each where `share` asks for them.
+   */
+  facets(p: QueryPlan, limits: RankLimits = {}, share = false): Facets {
     const { narrow, driver, where, params } = this.plan(p);
     const words = narrow;
     const match = words ?? driver;
@@ -278,12 +284,40 @@ export class OpenSet {
         ).all(...all) as { v: string; n: number }[]
       ).map((r): [string, number] => [String(r.v), r.n]);
     // Documents of no known language take no place among the ten languages shown.
+    const period = periodOf(p.dates);
+    const len = periodLength(period);
+    const over = new Map<string, number>();
+    for (const dates of this.stmt(`SELECT ${this.datesExpr()} FROM ${from} WHERE ${where.join(' AND ')} ${cap}`)
+      .pluck()
+      .iterate(...all) as Iterable<string>)
+      countPeriods(over, dates, len, p.dates);
     return {
       site: count('docs.host'),
       type: count('docs.mime'),
       year: count(`substr(${this.access.firstDate()}, 1, 4)`),
       lang: count('docs.lang', " AND docs.lang != ''"),
+      timeline: { period, hits: inOrder(over), ...(share ? { versions: this.versionsOver(period) } : {}) },
     };
+  }
+
+  /** The versions the current view shows in each period, counted at its first asking (a pass over every document), by view. */
+  private readonly versionsByView = new Map<string, [string, number][]>();
+
+  private versionsOver(period: Period): [string, number][] {
+    const key = `${this.access.withheldTable ?? ''} ${this.access.partial ? this.joins() : ''} ${period}`;
+    let v = this.versionsByView.get(key);
+    if (!v) {
+      const counts = new Map<string, number>();
+      const len = periodLength(period);
+      for (const dates of this.stmt(`SELECT ${this.datesExpr()} FROM docs ${this.joins()} WHERE docs.deleted = 0${this.access.shown()}`)
+        .pluck()
+        .iterate() as Iterable<string>)
+        countPeriods(counts, dates, len, []);
+      // The views of rules generations gone are not asked again: only the latest few are kept.
+      if (this.versionsByView.size >= 8) this.versionsByView.delete(this.versionsByView.keys().next().value!);
+      this.versionsByView.set(key, (v = inOrder(counts)));
+    }
+    return v;
   }
 
   /** The FROM, WHERE and parameters that select every match of a query, unranked. */
@@ -437,9 +471,9 @@ export class OpenSet {
 
   private anchorsHeld: boolean | undefined;
 
-  /** Whether any document holds anchor text (asked once: an open set never changes). */
+  /** Whether any document holds anchor text: the text index's token count of that column (FTS5 keeps it). */
   holdsAnchors(): boolean {
-    this.anchorsHeld ??= this.stmt("SELECT 1 FROM docs WHERE anchors != '' LIMIT 1").get() !== undefined;
+    this.anchorsHeld ??= (columnTotals(this.db)[ANCHORS_COLUMN] ?? 0) > 0;
     return this.anchorsHeld;
   }
 

@@ -355,7 +355,7 @@ export class Searcher {
       };
     });
     markMore(hits, hidden, keyOf);
-    const facets = opts.facets ? sumFacets(this.sets.map((s) => s.facets(plan, limits))) : undefined;
+    const facets = opts.facets ? sumFacets(this.sets.map((s) => s.facets(plan, limits, opts.share))) : undefined;
     return { ...searchResult(query, start, hits, { total, totalExact, rankedAmong, partial, facets, t0 }), generation };
   }
 

@@ -4,6 +4,7 @@
  * LocalStats, ShardCandidate), and where a stored copy lies (StoredRef). The engine's files
  * and the service import them from here, so none imports another for its types alone.
  */
+import type { Timeline } from './timeline.js';
 import type { CaptureFields } from '../index/document.js';
 import type { Snippet } from './snippet.js';
 import type { BasisOf, RankingWeights, RerankBasis } from './ranking.js';
@@ -57,6 +58,8 @@ export interface Facets {
   year: [string, number][];
   /** Languages (documents of no known language are not counted). */
   lang: [string, number][];
+  /** The matches over time (timeline.ts). */
+  timeline?: Timeline;
 }
 
 export interface SearchOptions {
@@ -66,8 +69,10 @@ export interface SearchOptions {
   hitsPerSite?: number;
   /** Make snippets (default true); without, hits carry an empty one. */
   snippets?: boolean;
-  /** Count the matches by site, type and year (every match, so it costs a pass over them). */
+  /** Count the matches by site, type and year, and over time (every match, so it costs a pass over them). */
   facets?: boolean;
+  /** With the facets, the collection's versions in each period of the timeline (a query's share of them). */
+  share?: boolean;
   /** Order of the hits: by score (default), by first capture date, or by URL (NutchWAX's `sort`). */
   sort?: 'score' | 'date' | 'url';
   /** Reverse the order (`reverse`): newest or last first. */

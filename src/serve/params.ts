@@ -22,6 +22,8 @@ export interface SearchParams {
   dedupField: 'site' | 'url' | 'digest';
   /** Rank every match exactly rather than the capped ranking's candidates (`exact=true`). */
   exact: boolean;
+  /** The chart of hits over time as a share of the collection's versions in each period (`share=1`). */
+  share: boolean;
 }
 
 function oneOf<T extends string>(params: URLSearchParams, name: string, allowed: readonly T[], fallback: T): T {
@@ -67,6 +69,7 @@ export function searchParams(params: URLSearchParams, defaults: { hitsPerSite: n
     sort: oneOf(params, 'sort', ['score', 'date', 'url'] as const, 'score'),
     reverse: oneOf(params, 'reverse', ['true', 'false'] as const, 'false') === 'true',
     exact: ['true', '1'].includes(oneOf(params, 'exact', ['true', 'false', '1', '0'] as const, 'false')),
+    share: oneOf(params, 'share', ['1', '0'] as const, '0') === '1',
     // NutchWAX called the site field "site"; "host" is accepted for it.
     dedupField: (() => {
       const f = oneOf(params, 'dedupField', ['site', 'host', 'url', 'digest'] as const, 'site');

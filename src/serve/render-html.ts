@@ -5,6 +5,7 @@
  * of the URL, more from the site; pages back and forth. Everything from the index or the query
  * is escaped.
  */
+import { timelineSvg } from './render-timeline.js';
 import type { SearchResult, Hit } from '../search/types.js';
 import type { SearchParams } from './params.js';
 import { markSnippet } from '../search/snippet.js';
@@ -21,7 +22,8 @@ function showDate(d: string): string {
 const STYLE = `body{font-family:system-ui,sans-serif;max-width:52rem;margin:1rem auto;padding:0 1rem;line-height:1.4}
 form{display:flex;gap:.5rem;align-items:center}input[type=search]{flex:1;font-size:1.1rem;padding:.3rem}
 ol{padding-left:1.5rem}li{margin:1rem 0}.url{color:#060;word-break:break-all}.meta{color:#555;font-size:.9rem}
-mark{background:#ff6}.dates a{margin-right:.4rem}nav a{margin-right:1rem}.facets{display:flex;gap:2rem;font-size:.9rem}.facets ul{padding-left:1rem;margin:.2rem 0}.facets h3{margin:.3rem 0;font-size:1rem}`;
+mark{background:#ff6}.dates a{margin-right:.4rem}nav a{margin-right:1rem}.facets{display:flex;gap:2rem;font-size:.9rem}.facets ul{padding-left:1rem;margin:.2rem 0}.facets h3{margin:.3rem 0;font-size:1rem}
+.timeline{margin:.5rem 0}.timeline svg{height:8rem;display:block}.timeline rect{fill:#4a6fa5}.timeline a:hover rect,.timeline a:focus rect{fill:#d9822b}.timeline text{font-size:10px;fill:#444}.timeline figcaption{font-size:.85rem;color:#555}`;
 
 function page(title: string, query: string, body: string): string {
   return `<!DOCTYPE html>
@@ -49,6 +51,7 @@ function link(params: SearchParams, over: Partial<SearchParams>): string {
   if (p.sort !== 'score') extra.sort = p.sort;
   if (p.reverse) extra.reverse = 'true';
   if (p.dedupField !== 'site') extra.dedupField = p.dedupField;
+  if (p.share) extra.share = '1';
   return `/search?${new URLSearchParams({ query: p.query, start: String(p.start), hitsPerPage: String(p.hitsPerPage), hitsPerSite: String(p.hitsPerSite), ...extra })}`;
 }
 
@@ -84,6 +87,11 @@ export function renderResults(r: SearchResult & { failed?: string[] }, p: Search
   const facets = r.facets
     ? `<nav aria-label="Narrow the results" class="facets">${facetList('Site', 'site', r.facets.site)}${facetList('Type', 'type', r.facets.type)}${facetList('Year', 'date', r.facets.year)}${facetList('Language', 'lang', r.facets.lang)}</nav>`
     : '';
+  // The chart's bars narrow the query to their period: its own date: filters give way.
+  const undated = p.query.replace(/(^|\s)date:\S+/g, '').trim();
+  const chart = r.facets?.timeline
+    ? timelineSvg(r.facets.timeline, p.share, (period) => link(p, { query: `${undated} date:${period}`, start: 0 }), link(p, { share: !p.share, start: 0 }))
+    : '';
   const partial =
     (r.failed?.length
       ? `<p role="status">Partial results: ${r.failed.length} shard${r.failed.length === 1 ? '' : 's'} did not answer (${htmlEscape(r.failed.join(', '))}).</p>`
@@ -93,7 +101,7 @@ export function renderResults(r: SearchResult & { failed?: string[] }, p: Search
   const takeAway = r.hits.length
     ? `<p class="take-away">Take these results away: <a href="/export/csv?query=${q}" download>CSV</a> · <a href="/export/wacz?query=${q}" download>WACZ package</a></p>`
     : '';
-  const body = `${head}${partial}${takeAway}${facets}<ol start="${first}">${r.hits.map((h) => hitHtml(h, p, template)).join('\n')}</ol>${nav.length ? `<nav aria-label="Pages">${nav.join('')}</nav>` : ''}`;
+  const body = `${head}${partial}${takeAway}${chart}${facets}<ol start="${first}">${r.hits.map((h) => hitHtml(h, p, template)).join('\n')}</ol>${nav.length ? `<nav aria-label="Pages">${nav.join('')}</nav>` : ''}`;
   return page(`${p.query} - nwax`, p.query, body);
 }
 

@@ -121,6 +121,7 @@ async function search(p: Parts, a: Asked, path: string): Promise<void> {
         hitsPerSiteDefault: !sp.has('hitsPerSite') && !sp.has('hitsPerDup'),
         // The HTML page shows facets; the APIs count them when asked (facets=1).
         facets: ctype === 'text/html' || sp.get('facets') === '1',
+        share: q.share,
         sort: q.sort,
         reverse: q.reverse,
         dedupField: q.dedupField,

@@ -129,6 +129,7 @@ export class ShardSearcher {
       hitsPerPage: String(hits),
       hitsPerSite: '0',
       ...(opts.facets ? { facets: '1' } : {}),
+      ...(opts.share ? { share: '1' } : {}),
       ...(opts.sort && opts.sort !== 'score' ? { sort: opts.sort } : {}),
       ...(opts.reverse ? { reverse: 'true' } : {}),
       ...(opts.exact ? { exact: 'true' } : {}),
