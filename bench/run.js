@@ -28,6 +28,7 @@ const all = {
   multilingual: './multilingual.mjs',
   pdf: './pdf.mjs',
   wacz: './wacz.mjs',
+  chart: './chart.mjs',
   'wacz-replay': './wacz-replay.mjs',
   access: './access.mjs',
 };

@@ -123,6 +123,14 @@ describe.skipIf(!HAVE_CHROMIUM)('the search page in a browser', () => {
       ['200802', 2],
       ...Array.from({ length: 10 }, (_, i): [string, number] => [`2008${String(i + 3).padStart(2, '0')}`, 1]),
     ]);
+    // A shard front sums its backends' timelines: one backend here, the same figures.
+    const front = await startServer({ host: '127.0.0.1', port: 0, shards: [srv.url], hitsPerSite: 0 });
+    try {
+      const viaFront = (await (await fetch(`${front.url}/api/search?facets=1&share=1&query=notes`)).json()) as { facets: { timeline: Timeline } };
+      expect(viaFront.facets.timeline).toEqual(await timeline('notes', true));
+    } finally {
+      await front.close();
+    }
 
     const p = await browser.newPage();
     await p.goto(`${srv.url}/search?query=homepage`);
