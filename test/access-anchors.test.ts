@@ -163,6 +163,18 @@ describe("a blocked page's anchor text", () => {
     } finally {
       renameSync(join(copy, 'linkdb'), join(crawl, 'linkdb'));
     }
+    // A LinkDb part damaged (gzip that does not inflate): closed, and the searcher answers on.
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const part = join(crawl, 'linkdb', readdirSync(join(crawl, 'linkdb')).find((f) => f.startsWith('part-'))!);
+    const good = readFileSync(part);
+    writeFileSync(part, Buffer.concat([good.subarray(0, 12), Buffer.alloc(64, 0x5a)]));
+    try {
+      const log: string[] = [];
+      expect(publicFinds('ocelot', log)).toEqual([FRIEND]);
+      expect(log.join('\n')).toMatch(/the anchors' sources cannot be read .*: no anchor text is matched for the public/);
+    } finally {
+      writeFileSync(part, good);
+    }
     renameSync(join(seg, 'crawl_parse'), join(copy, 'crawl_parse'));
     try {
       const lines: string[] = [];

@@ -51,18 +51,23 @@ export function anchorTargets(sets: readonly OpenSet[], crawlParse: SegmentTexts
   const urls = new Set<string>();
   // An index of no anchor text has none to withhold (nor a page to read for it).
   if (!sets.some((s) => s.holdsAnchors())) return { urls };
-  const outside = linkDbTargets(sets, join(dir, 'linkdb'), rules, user, urls);
-  if (outside) return outside;
-  let pages = 0;
-  for (const s of sets) {
-    for (const page of s.access.withheldPages()) {
-      if (++pages > MAX_SOURCES) return { unread: `more than ${MAX_SOURCES} pages are withheld` };
-      const value = s.segmentRecord(crawlParse, page.segment, `${page.url} ${page.digest}`) ?? s.segmentRecord(crawlParse, page.segment, page.url);
-      const links = outlinksOf(value);
-      if (!links) return { unread: `the links of ${page.url} (${page.digest}) are not in segment ${page.segment || '?'}'s crawl_parse` };
-      // A page's links to itself were never anchors (invertlinks leaves them out).
-      for (const l of links) if (l.anchor && l.url !== page.url) urls.add(l.url);
+  try {
+    const outside = linkDbTargets(sets, join(dir, 'linkdb'), rules, user, urls);
+    if (outside) return outside;
+    let pages = 0;
+    for (const s of sets) {
+      for (const page of s.access.withheldPages()) {
+        if (++pages > MAX_SOURCES) return { unread: `more than ${MAX_SOURCES} pages are withheld` };
+        const value = s.segmentRecord(crawlParse, page.segment, `${page.url} ${page.digest}`) ?? s.segmentRecord(crawlParse, page.segment, page.url);
+        const links = outlinksOf(value);
+        if (!links) return { unread: `the links of ${page.url} (${page.digest}) are not in segment ${page.segment || '?'}'s crawl_parse` };
+        // A page's links to itself were never anchors (invertlinks leaves them out).
+        for (const l of links) if (l.anchor && l.url !== page.url) urls.add(l.url);
+      }
     }
+  } catch (err) {
+    // A damaged LinkDb or crawl_parse (a block that does not inflate): closed, and the service serves on.
+    return { unread: `the anchors' sources cannot be read (${(err as Error).message})` };
   }
   return { urls };
 }
