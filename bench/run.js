@@ -49,7 +49,14 @@ for (const name of chosen) {
         .map((w) => w[0].toUpperCase() + w.slice(1))
         .join('')}`
     ];
-  const report = await fn({ runs });
+  let report;
+  try {
+    report = await fn({ runs });
+  } catch (err) {
+    // A missing corpus or index is said plainly, with the command that makes it, not as a stack.
+    console.error(`bench ${name}: ${err.message}`);
+    process.exit(1);
+  }
   console.log(report);
   console.log();
   reports.push(report);
