@@ -461,12 +461,19 @@ export class OpenSet {
    * matched without their anchors where a withheld page links to them (anchor-sources.ts).
    */
   linkedDocuments(urls: Iterable<string>): number[] {
-    const byUrl = this.stmt(
-      `SELECT id FROM docs WHERE ${this.texts.inSegments ? 'urlkey = ? AND ' : ''}url = ? AND deleted = 0 AND anchors != ''${this.access.shown()}`,
-    ).pluck();
+    const byUrl = this.stmt(`SELECT id FROM docs WHERE ${this.urlIs()} AND deleted = 0 AND anchors != ''${this.access.shown()}`).pluck();
     const out: number[] = [];
-    for (const u of urls) out.push(...((this.texts.inSegments ? byUrl.all(urlKey(u), u) : byUrl.all(u)) as number[]));
+    for (const u of urls) out.push(...(byUrl.all(...this.urlArgs(u)) as number[]));
     return out;
+  }
+
+  /** The condition that finds a document by its URL (by its hash first, schema 4), and its parameters. */
+  private urlIs(): string {
+    return this.texts.inSegments ? 'urlkey = ? AND url = ?' : 'url = ?';
+  }
+
+  private urlArgs(url: string): unknown[] {
+    return this.texts.inSegments ? [urlKey(url), url] : [url];
   }
 
   private anchorsHeld: boolean | undefined;
@@ -479,11 +486,7 @@ export class OpenSet {
 
   /** Whether a version of the page `url` is served (dedup's deleted ones are not). */
   holdsPage(url: string): boolean {
-    const keyed = this.texts.inSegments;
-    return (
-      this.stmt(`SELECT 1 FROM docs WHERE ${keyed ? 'urlkey = ? AND ' : ''}url = ? AND deleted = 0 LIMIT 1`).get(...(keyed ? [urlKey(url), url] : [url])) !==
-      undefined
-    );
+    return this.stmt(`SELECT 1 FROM docs WHERE ${this.urlIs()} AND deleted = 0 LIMIT 1`).get(...this.urlArgs(url)) !== undefined;
   }
 
   /** The documents' keys (`URL digest`, the order the index job wrote them in), by number. */

@@ -37,13 +37,12 @@ export function periodLength(period: Period): number {
  * 2007 hit).
  */
 export function countPeriods(counts: Map<string, number>, dates: string, len: number, ranges: readonly DateFilter[]): void {
-  let last = '';
   const seen = new Set<string>();
   for (const d of dates.split(' ')) {
     if (d.length < len || (ranges.length && !ranges.some((r) => d >= r.from && d <= r.to))) continue;
     const p = d.slice(0, len);
-    if (p === last || seen.has(p)) continue;
-    seen.add((last = p));
+    if (seen.has(p)) continue;
+    seen.add(p);
     counts.set(p, (counts.get(p) ?? 0) + 1);
   }
 }
