@@ -31,6 +31,7 @@ const all = {
   chart: './chart.mjs',
   'wacz-replay': './wacz-replay.mjs',
   access: './access.mjs',
+  compare: './compare.mjs',
 };
 const chosen = which.length ? which : Object.keys(all);
 // Which sort, merge, sum and HTML extraction the figures are of (native/, or JavaScript without
