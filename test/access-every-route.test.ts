@@ -168,6 +168,16 @@ function probes(key: string): Record<string, (a: Asker) => Promise<Answer[]>> {
       for (const set of a.sets) for (let doc = 0; doc <= 10; doc++) out.push(await get(a, `/stored/${encodeURIComponent(set)}/${doc}`));
       return out;
     },
+    '/compare': async (a) => {
+      const out: Answer[] = [];
+      for (const p of Object.keys(PAGE) as PageName[]) {
+        out.push(await get(a, `/compare?url=${encodeURIComponent(url(p))}`));
+        // Any document named as a version of any page: only the class's versions of that page are compared.
+        for (const set of a.sets)
+          for (let doc = 0; doc <= 10; doc++) out.push(await get(a, `/compare?url=${encodeURIComponent(url(p))}&a=${encodeURIComponent(`${set}/${doc}`)}`));
+      }
+      return out;
+    },
     '/admin/reload': one('/admin/reload', { method: 'POST' }),
     '/replay/': async (a) => {
       if (!a.replay) return [];

@@ -14,6 +14,24 @@ if (!HAVE_CHROMIUM) {
   console.warn(`${CHROMIUM} not found: the browser test is skipped (apt-get install -y chromium)`);
 }
 
+/** The archives imported as one segment and indexed under DIR/crawl, served on 127.0.0.1, and a browser. */
+async function served(dir: string, warcs: string[]): Promise<[RunningServer, Browser]> {
+  writeFileSync(join(dir, 'manifest'), warcs.map((w) => `${w} web\n`).join(''));
+  const crawl = join(dir, 'crawl');
+  const seg = join(crawl, 'segments', '20101231000000');
+  expect((await nwaxAsync(['import', join(dir, 'manifest'), seg])).code).toBe(0);
+  expect((await nwaxAsync(['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg])).code).toBe(0);
+  const srv = await startServer({
+    dir: crawl,
+    host: '127.0.0.1',
+    port: 0,
+    wayback: 'http://wayback.invalid/{collection}/{date}/{url}',
+    hitsPerSite: 0,
+    suggestTitles: 100,
+  });
+  return [srv, await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] })];
+}
+
 /** A real browser on the real page: type, submit, page, follow, narrow. */
 describe.skipIf(!HAVE_CHROMIUM)('the search page in a browser', () => {
   const dir = tempDir();
@@ -37,20 +55,7 @@ describe.skipIf(!HAVE_CHROMIUM)('the search page in a browser', () => {
     });
     const warc = join(dir, 'site.warc.gz');
     await writeWarc(warc, [...dedupExampleRecords(), ...more]);
-    writeFileSync(join(dir, 'manifest'), `${warc} web\n`);
-    const crawl = join(dir, 'crawl');
-    const seg = join(crawl, 'segments', '20081231000000');
-    expect((await nwaxAsync(['import', join(dir, 'manifest'), seg])).code).toBe(0);
-    expect((await nwaxAsync(['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg])).code).toBe(0);
-    srv = await startServer({
-      dir: crawl,
-      host: '127.0.0.1',
-      port: 0,
-      wayback: 'http://wayback.invalid/{collection}/{date}/{url}',
-      hitsPerSite: 0,
-      suggestTitles: 100,
-    });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    [srv, browser] = await served(dir, [warc]);
   }, 90_000);
   afterAll(async () => {
     await browser?.close();
@@ -153,5 +158,95 @@ describe.skipIf(!HAVE_CHROMIUM)('the search page in a browser', () => {
     expect(await chart.locator('rect title').allTextContents()).toEqual(['2008: 14 versions of 14 (100.00%)']);
     expect(await chart.locator('figcaption').textContent()).toContain("Share of the collection's versions of each year that match");
     await p.close();
+  }, 60_000);
+});
+
+/** Versions compared, in a browser: the worked example (2007) and a diary page captured in 2008 and 2010, from two archives. */
+describe.skipIf(!HAVE_CHROMIUM)('versions compared in a browser', () => {
+  const dir = tempDir();
+  let srv: RunningServer;
+  let browser: Browser;
+  const DIARY = 'http://diary.example.org/index.html';
+  const diary = (date: string, title: string, text: string, links: string[], n: number) => {
+    const body = `<html><head><title>${title}</title></head><body><p>${text}</p>${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</body></html>`;
+    return { type: 'response', url: DIARY, date, body, id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`, headers: { 'Content-Type': 'text/html' } };
+  };
+
+  beforeAll(async () => {
+    const example = join(dir, 'example.warc.gz');
+    const later = join(dir, 'diary.warc.gz');
+    await writeWarc(example, dedupExampleRecords());
+    await writeWarc(later, [
+      diary(
+        '20080301000000',
+        'Weather diary',
+        'Rain kept on all week in the valley.',
+        ['http://diary.example.org/rain.html', 'http://diary.example.org/snow.html'],
+        201,
+      ),
+      diary(
+        '20100301000000',
+        'Weather diary, since 2008',
+        'Sun came out all week in the valley.',
+        ['http://diary.example.org/snow.html', 'http://diary.example.org/sun.html'],
+        202,
+      ),
+    ]);
+    [srv, browser] = await served(dir, [example, later]);
+  }, 90_000);
+  afterAll(async () => {
+    await browser?.close();
+    await srv?.close();
+  });
+
+  it('from the versions of a URL, compares adjacent versions and any two chosen, words marked', async () => {
+    const p = await browser.newPage();
+    await p.goto(`${srv.url}/search?query=${encodeURIComponent('url:http://example.org/index.html')}&sort=date`);
+    // The third version (2007-10-05's is the first's text again: a new capture of ABC123, not a version).
+    await p.getByRole('link', { name: 'compare with the version before' }).nth(2).click();
+    await p.waitForURL(/\/compare\?/);
+    expect(await p.getByRole('heading', { level: 2 }).textContent()).toBe('Changes to http://example.org/index.html');
+    expect(await p.locator('.version h3').allTextContents()).toEqual([
+      'From: the version first captured 2007-10-03 12:00',
+      'To: the version first captured 2007-10-07 12:00',
+    ]);
+    expect(await p.locator('.diff del').allTextContents()).toEqual(["Sorry I haven't updated this in a while."]);
+    expect(await p.locator('.diff ins').allTextContents()).toEqual(['Hey, I finally updated this.']);
+    expect(await p.locator('.diff').textContent()).toContain('My homepage');
+    // Every date of both versions links to replay.
+    expect(await p.locator('.version .dates a').allTextContents()).toEqual(['2007-10-03 12:00', '2007-10-04 12:00', '2007-10-07 12:00']);
+    expect(await p.locator('.title-change').textContent()).toBe('Title unchanged: My homepage');
+
+    // The change before, then any two chosen in the form: the first version against the last.
+    await p.getByRole('link', { name: 'Earlier change' }).click();
+    expect(await p.locator('.diff ins').allTextContents()).toEqual(["Sorry I haven't updated this in a while."]);
+    expect(await p.getByRole('link', { name: 'Earlier change' }).count()).toBe(0);
+    await p.getByLabel('to').selectOption({ label: '2007-10-10 12:00 (captured once)' });
+    await p.getByRole('button', { name: 'Compare' }).click();
+    expect(await p.locator('.diff del').allTextContents()).toEqual(['Hello, welcome to my page.']);
+    expect(await p.locator('.diff ins').allTextContents()).toEqual(['My homepage is great!']);
+    expect(await p.getByRole('status').textContent()).toBe('4 words inserted, 5 deleted.');
+    expect(await p.getByLabel('From').locator('option').count()).toBe(5);
+
+    // A page of another year: its title and links changed too.
+    await p.goto(`${srv.url}/compare?url=${encodeURIComponent(DIARY)}`);
+    expect(await p.locator('.title-change').textContent()).toBe('Title: Weather diary Weather diary, since 2008');
+    expect(await p.locator('.title-change ins').textContent()).toBe('Weather diary, since 2008');
+    expect(await p.getByRole('heading', { name: 'Links added (1)' }).count()).toBe(1);
+    expect(await p.locator('section:has(h3:text("Links added")) li').allTextContents()).toEqual(['http://diary.example.org/sun.html']);
+    expect(await p.locator('section:has(h3:text("Links removed")) li').allTextContents()).toEqual(['http://diary.example.org/rain.html']);
+    // The links' own words are the page's text too.
+    expect(await p.locator('.diff del').allTextContents()).toEqual(['Rain kept on', 'http://diary.example.org/rain.html']);
+    expect(await p.locator('.diff ins').allTextContents()).toEqual(['Sun came out', 'http://diary.example.org/sun.html']);
+    await p.screenshot({ path: join(ROOT, 'test-output', 'compare.png'), fullPage: true });
+    await p.close();
+
+    // What cannot be compared says why.
+    const one = await fetch(`${srv.url}/compare?url=${encodeURIComponent('http://diary.example.org/none.html')}`);
+    expect(one.status).toBe(404);
+    expect(await one.text()).toContain('no version in this collection; nothing to compare');
+    const bad = await fetch(`${srv.url}/compare?url=${encodeURIComponent(DIARY)}&a=nosuch/1`);
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('a: nosuch/1 is not a version of http://diary.example.org/index.html');
   }, 60_000);
 });

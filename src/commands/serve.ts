@@ -84,6 +84,7 @@ and neither is in any search answer, suggestion, /cdx line or TimeMap; a changed
       maxScored: conf.getNumber('nwax.search.max.scored'),
       cache: conf.getBoolean('nwax.search.cache'),
       timeBudget: conf.getNumber('nwax.search.time.budget'),
+      compareBudget: conf.getNumber('nwax.serve.compare.budget'),
       baseUrl: conf.getString('nwax.serve.base.url'),
       reloadInterval: conf.getNumber('nwax.serve.reload.interval'),
       ...(access ? { access } : {}),

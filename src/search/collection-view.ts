@@ -8,7 +8,7 @@
  * handed to code holding that class's view (access-view.ts builds what each set withholds).
  */
 import type { Row } from './types.js';
-import type { LocalStats, SearchOptions, SearchResult, ShardCandidate, ShownCapture, StoredRef } from './types.js';
+import type { LocalStats, SearchOptions, SearchResult, ShardCandidate, ShownCapture, StoredRef, VersionParse } from './types.js';
 
 export interface CollectionView {
   /** The access rules' user class this view answers for (undefined: the public). */
@@ -27,6 +27,11 @@ export interface CollectionView {
    * undefined where there is none or they exclude it (404).
    */
   stored(set: string, doc: number): StoredRef | ShownCapture | 'blocked' | undefined;
+  /**
+   * A version's text, title and links (a comparison of versions); `blocked` where the rules
+   * block it, undefined where there is none or they exclude it.
+   */
+  versionParse(set: string, doc: number): VersionParse | 'blocked' | undefined;
   /** Every document this class may see, with its set's name (an export of the whole collection). */
   allDocuments(): Generator<Row & { setName: string }>;
   /** Every version this class may see that a query finds (no ranking, no cap: an export). */

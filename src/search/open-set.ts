@@ -20,7 +20,17 @@ import type { QueryPlan } from './query-plan.js';
 import { fieldFilters, shownOnly } from './set-filters.js';
 import { SetScoring, type Scored } from './set-scoring.js';
 import type { PlanSet, WordPlan } from './set-word-query.js';
-import { MAX_SCORED, type Facets, type FieldOrder, type RankLimits, type Row, type SetResult, type ShownCapture, type StoredRef } from './types.js';
+import {
+  MAX_SCORED,
+  type Facets,
+  type FieldOrder,
+  type RankLimits,
+  type Row,
+  type SetResult,
+  type ShownCapture,
+  type StoredRef,
+  type VersionParse,
+} from './types.js';
 import { NwaxError } from '../util/errors.js';
 import type { Snippet } from './snippet.js';
 import { SetTexts, type TextRef } from './set-texts.js';
@@ -454,6 +464,28 @@ export class OpenSet {
   /** A record of one of this index's segments, read by `reader` (a segment dataset's: anchor-sources.ts reads crawl_parse). */
   segmentRecord(reader: SegmentTexts, segment: string, key: string): unknown {
     return reader.value(segment, key, this.near);
+  }
+
+  /**
+   * A version's text, title and outlinks, for a comparison of versions: the text as snippets
+   * read it, the title and links from its segment's parse_data (`links` undefined where that
+   * cannot be read: an index of the texts in its rows, a segment moved away).
+   */
+  versionParse(parseData: SegmentTexts, id: number): VersionParse | undefined {
+    const row = this.stmt('SELECT url, digest, segment, title FROM docs WHERE id = ? AND deleted = 0').get(id) as
+      | { url: string; digest: string; segment: string | null; title: string | null }
+      | undefined;
+    if (!row) return undefined;
+    let links: string[] | undefined;
+    try {
+      const data = row.segment
+        ? (parseData.value(row.segment, `${row.url} ${row.digest}`, this.near) as { outlinks?: { url?: unknown }[] } | undefined)
+        : undefined;
+      if (Array.isArray(data?.outlinks)) links = data.outlinks.flatMap((l) => (typeof l?.url === 'string' ? [l.url] : []));
+    } catch {
+      links = undefined; // a damaged block: the comparison says the links are unknown
+    }
+    return { url: row.url, digest: row.digest, title: row.title ?? '', text: this.textAndLang(id).text, links };
   }
 
   /**

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { findIndexSets, type IndexSet } from './index-sets.js';
 import { parseQuery, words } from './query.js';
 import { compileQuery, type QueryPlan } from './query-plan.js';
-import type { Hit, LocalStats, ReloadResult, SearchOptions, SearchResult, ShardCandidate, ShownCapture, StoredRef } from './types.js';
+import type { Hit, LocalStats, ReloadResult, SearchOptions, SearchResult, ShardCandidate, ShownCapture, StoredRef, VersionParse } from './types.js';
 import { OpenSet } from './open-set.js';
 import type { WordPlan } from './set-word-query.js';
 import type { FieldOrder, RankLimits, Row } from './types.js';
@@ -57,6 +57,8 @@ export class Searcher {
   private readonly texts: SegmentTexts;
   /** The segments' outlinks (crawl_parse), read for the pages the rules withhold (anchor-sources.ts). */
   private readonly crawlParse: SegmentTexts;
+  /** The versions' parse_data (titles and outlinks), for comparisons of versions. */
+  private readonly parseData: SegmentTexts;
 
   /** The access rules applied to every answer; none where no property asks for any. */
   readonly access: AccessPolicy | undefined;
@@ -77,6 +79,7 @@ export class Searcher {
     // Nutch's searcher.dir holds the segments beside the indexes: the texts of hits are read there.
     this.texts = new SegmentTexts([join(dir, 'segments')]);
     this.crawlParse = new SegmentTexts([join(dir, 'segments')], 'crawl_parse');
+    this.parseData = new SegmentTexts([join(dir, 'segments')], 'parse_data');
     this.sets = findIndexSets(dir).map((s) => new OpenSet(s, this.texts));
     this.stamps = this.sets.map((s) => stamp(s.set));
   }
@@ -214,6 +217,7 @@ export class Searcher {
       shardStats: (query, cap, keys) => this.shardStats(user, query, cap, keys),
       shardCandidates: (query, opts) => this.shardCandidates(user, query, opts),
       stored: (set, doc) => this.stored(user, set, doc),
+      versionParse: (set, doc) => this.versionParse(user, set, doc),
       allDocuments: () => this.allDocuments(user),
       matchingDocuments: (query) => this.matchingDocuments(user, query),
       textJson: (set, row) => this.textJson(user, set, row),
@@ -402,6 +406,15 @@ export class Searcher {
     const s = this.sets.find((x) => x.set.name === set);
     if (s?.access.withheld(doc) === 1) return 'blocked';
     return s?.ref(doc) ?? s?.shownCapture(doc);
+  }
+
+  /** A version's text, title and links where `user` may see it (stored()'s decision: blocked, or absent where excluded). */
+  private versionParse(user: string | undefined, set: string, doc: number): VersionParse | 'blocked' | undefined {
+    this.scope(user);
+    const s = this.sets.find((x) => x.set.name === set);
+    const withheld = s?.access.withheld(doc);
+    if (withheld === 1) return 'blocked';
+    return s && !withheld ? s.versionParse(this.parseData, doc) : undefined;
   }
 
   /** Every document of every set `user` may see, with its set's name (an export of the whole collection). */

@@ -22,6 +22,17 @@ export interface StoredRef {
   mime: string;
 }
 
+/** What a comparison of two versions reads of each (a view's versionParse). */
+export interface VersionParse {
+  url: string;
+  digest: string;
+  title: string;
+  /** The text as the index read it (white space squashed). */
+  text: string;
+  /** The outlinks' URLs in page order; undefined where they could not be read. */
+  links: string[] | undefined;
+}
+
 /**
  * A version whose own record (its first capture) the view withholds while it shows a later
  * capture: that capture, which the index does not locate (the capture index does: replay).

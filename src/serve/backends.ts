@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import { request } from 'undici';
 import { Searcher } from '../search/searcher.js';
-import type { Hit, LocalStats, ReloadResult, Row, SearchOptions, SearchResult, ShardCandidate, ShownCapture } from '../search/types.js';
+import type { Hit, LocalStats, ReloadResult, Row, SearchOptions, SearchResult, ShardCandidate, ShownCapture, VersionParse } from '../search/types.js';
 import { ShardSearcher, type ShardResult } from './shards.js';
 import { SearchPool } from './search-pool.js';
 import { BadRequest } from './params.js';
@@ -45,6 +45,8 @@ export interface BackendView {
    * withhold the version's own record and show a later capture (the route sends it to replay).
    */
   stored(set: string, doc: number, res: ServerResponse): Promise<'sent' | 'none' | 'blocked' | ShownCapture>;
+  /** A version's text, title and links, for /compare (`blocked`, or undefined where excluded or absent); none on a front. */
+  versionParse?(set: string, doc: number): VersionParse | 'blocked' | undefined;
   /** Every version a query finds that the class may see, unranked (a CSV export); none on a front. */
   matching?(query: string): Iterable<Row>;
   /** A backend's side of the shard protocol (shard-protocol.ts); none on a front. */
@@ -88,6 +90,7 @@ export function localBackend(opts: ServeOptions, access?: AccessPolicy): Backend
           return 'sent';
         },
         matching: (q) => view.matchingDocuments(q),
+        versionParse: (set, doc) => view.versionParse(set, doc),
         shard: { stats: (q, cap, keys) => view.shardStats(q, cap, keys), candidates: (q, o) => view.shardCandidates(q, o) },
       };
     },

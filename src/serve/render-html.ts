@@ -15,7 +15,7 @@ export function htmlEscape(s: string): string {
   return s.replace(/[<>&"']/g, (c) => `&${{ '<': 'lt', '>': 'gt', '&': 'amp', '"': 'quot', "'": '#39' }[c]};`);
 }
 
-function showDate(d: string): string {
+export function showDate(d: string): string {
   return `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}${d.length > 8 ? ` ${d.slice(8, 10)}:${d.slice(10, 12)}` : ''}`;
 }
 
@@ -23,9 +23,10 @@ const STYLE = `body{font-family:system-ui,sans-serif;max-width:52rem;margin:1rem
 form{display:flex;gap:.5rem;align-items:center}input[type=search]{flex:1;font-size:1.1rem;padding:.3rem}
 ol{padding-left:1.5rem}li{margin:1rem 0}.url{color:#060;word-break:break-all}.meta{color:#555;font-size:.9rem}
 mark{background:#ff6}.dates a{margin-right:.4rem}nav a{margin-right:1rem}.facets{display:flex;gap:2rem;font-size:.9rem}.facets ul{padding-left:1rem;margin:.2rem 0}.facets h3{margin:.3rem 0;font-size:1rem}
-.timeline{margin:.5rem 0}.timeline svg{height:8rem;display:block}.timeline rect{fill:#4a6fa5}.timeline a:hover rect,.timeline a:focus rect{fill:#d9822b}.timeline text{font-size:10px;fill:#444}.timeline figcaption{font-size:.85rem;color:#555}`;
+.timeline{margin:.5rem 0}.timeline svg{height:8rem;display:block}.timeline rect{fill:#4a6fa5}.timeline a:hover rect,.timeline a:focus rect{fill:#d9822b}.timeline text{font-size:10px;fill:#444}.timeline figcaption{font-size:.85rem;color:#555}
+ins{background:#d4f7d4;text-decoration:none}del{background:#fbd3d3}.diff{overflow-wrap:anywhere}.diff details{display:inline}.diff summary{display:inline;color:#555;cursor:pointer}.pick{flex-wrap:wrap;margin:.5rem 0}.version h3{margin:.5rem 0 0;font-size:1rem}`;
 
-function page(title: string, query: string, body: string): string {
+export function page(title: string, query: string, body: string): string {
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${htmlEscape(title)}</title><link rel="search" type="application/opensearchdescription+xml" title="nwax" href="/opensearch.xml">
@@ -55,7 +56,7 @@ function link(params: SearchParams, over: Partial<SearchParams>): string {
   return `/search?${new URLSearchParams({ query: p.query, start: String(p.start), hitsPerPage: String(p.hitsPerPage), hitsPerSite: String(p.hitsPerSite), ...extra })}`;
 }
 
-function hitHtml(h: Hit, p: SearchParams, template: string): string {
+function hitHtml(h: Hit, p: SearchParams, template: string, compared: readonly string[]): string {
   const snippet = markSnippet(h.snippet, '<mark>', '</mark>', htmlEscape);
   const dates = h.dates.map((d) => `<a href="${htmlEscape(replayUrl(template, h, d))}">${showDate(d)}</a>`).join('');
   const more = h.moreFromSite
@@ -64,11 +65,16 @@ function hitHtml(h: Hit, p: SearchParams, template: string): string {
   return `<li><h3><a href="${htmlEscape(replayUrl(template, h, h.dates[0]))}">${htmlEscape(h.title || h.url)}</a></h3>
 <div class="url">${htmlEscape(h.url)}</div>
 ${snippet ? `<p>${snippet}</p>` : ''}
-<div class="meta">${htmlEscape(h.mime)}, ${h.length} bytes${h.collection ? `, ${htmlEscape(h.collection)}` : ''}${h.offset == null ? '' : ` · <a href="/stored/${encodeURIComponent(h.set)}/${h.doc}">stored copy</a>`} · <a href="${htmlEscape(link(p, { query: `url:${h.url}`, start: 0, hitsPerSite: 0 }))}">all versions of this URL</a>${more}</div>
+<div class="meta">${htmlEscape(h.mime)}, ${h.length} bytes${h.collection ? `, ${htmlEscape(h.collection)}` : ''}${h.offset == null ? '' : ` · <a href="/stored/${encodeURIComponent(h.set)}/${h.doc}">stored copy</a>`} · <a href="${htmlEscape(link(p, { query: `url:${h.url}`, start: 0, hitsPerSite: 0 }))}">all versions of this URL</a>${
+    compared.includes(h.url)
+      ? ` · <a href="/compare?${htmlEscape(new URLSearchParams({ url: h.url, b: `${h.set}/${h.doc}` }).toString())}">compare with the version before</a>`
+      : ''
+  }${more}</div>
 <div class="dates">Captured ${h.dates.length === 1 ? 'once' : `${h.dates.length} times`}: ${dates}</div></li>`;
 }
 
-export function renderResults(r: SearchResult & { failed?: string[] }, p: SearchParams, template: string): string {
+/** `compared`: the URLs (a url: query's) whose versions have a link to /compare. */
+export function renderResults(r: SearchResult & { failed?: string[] }, p: SearchParams, template: string, compared: readonly string[] = []): string {
   const first = r.start + 1;
   const last = r.start + r.hits.length;
   const head = r.hits.length
@@ -101,7 +107,7 @@ export function renderResults(r: SearchResult & { failed?: string[] }, p: Search
   const takeAway = r.hits.length
     ? `<p class="take-away">Take these results away: <a href="/export/csv?query=${q}" download>CSV</a> · <a href="/export/wacz?query=${q}" download>WACZ package</a></p>`
     : '';
-  const body = `${head}${partial}${takeAway}${chart}${facets}<ol start="${first}">${r.hits.map((h) => hitHtml(h, p, template)).join('\n')}</ol>${nav.length ? `<nav aria-label="Pages">${nav.join('')}</nav>` : ''}`;
+  const body = `${head}${partial}${takeAway}${chart}${facets}<ol start="${first}">${r.hits.map((h) => hitHtml(h, p, template, compared)).join('\n')}</ol>${nav.length ? `<nav aria-label="Pages">${nav.join('')}</nav>` : ''}`;
   return page(`${p.query} - nwax`, p.query, body);
 }
 

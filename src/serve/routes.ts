@@ -28,6 +28,8 @@ import type { cdxServer } from './cdx-server.js';
 import { type StreamGate, streamLines } from './stream-lines.js';
 import { type CsvField, csvFields, csvLines } from './export-csv.js';
 import { parseQuery } from '../search/query.js';
+import { compareVersions } from '../search/version-compare.js';
+import { renderCompare, versionId } from './render-compare.js';
 
 export function send(res: ServerResponse, status: number, type: string, body: string): void {
   res.writeHead(status, { 'Content-Type': `${type}; charset=utf-8`, 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff' });
@@ -137,13 +139,60 @@ async function search(p: Parts, a: Asked, path: string): Promise<void> {
     const template = p.replayTemplate();
     const body =
       ctype === 'text/html'
-        ? renderResults(r, q, template)
+        ? renderResults(r, q, template, a.view.versionParse && r.total > 1 ? parseQuery(q.query).url : [])
         : ctype === 'application/json'
           ? renderJson(r, template, false, p.policy?.active ? p.policy.fingerprint : 'none')
           : renderRss(r, q, p.base(), template);
     send(a.res, 200, ctype, body);
   } catch (err) {
     failed(a, ctype, err);
+  }
+}
+
+/** Versions of one URL listed by /compare at most (the first by capture date). */
+const MAX_VERSIONS = 1000;
+
+/**
+ * /compare?url=URL[&a=SET/DOC][&b=SET/DOC]: what changed between two versions of a page, the
+ * two chosen from the URL's versions as the class sees them (its dates, its captures); without
+ * `a`, the version before `b`; without either, the last two.
+ */
+async function compare(p: Parts, a: Asked): Promise<void> {
+  const sp = a.url.searchParams;
+  try {
+    const url = sp.get('url')?.trim();
+    if (!url) throw new BadRequest('url: missing (the page whose versions are compared)');
+    if (/[\s,]/.test(url)) throw new BadRequest(`url: ${url}: a URL with white space or a comma cannot be compared (url: takes it apart)`);
+    if (!a.view.versionParse) throw new BadRequest('a shard front compares no versions: its backends do (ask one of them)');
+    const found = await a.view.search(`url:${url}`, { hits: MAX_VERSIONS, hitsPerSite: 0, sort: 'date', snippets: false }, a.signal);
+    const versions = found.hits.filter((h) => h.url === url);
+    if (versions.length < 2) {
+      send(a.res, 404, 'text/html', renderError(404, `${url}: ${versions.length ? 'one version' : 'no version'} in this collection; nothing to compare`));
+      return;
+    }
+    const pick = (name: string) => {
+      const v = sp.get(name);
+      if (v === null) return undefined;
+      const i = versions.findIndex((h) => versionId(h) === v);
+      if (i < 0) throw new BadRequest(`${name}: ${v} is not a version of ${url} (SET/DOC, as the links give it)`);
+      return i;
+    };
+    let to = pick('b');
+    let from = pick('a');
+    if (from === undefined) from = to === undefined ? versions.length - 2 : to > 0 ? to - 1 : 1;
+    to ??= Math.min(from + 1, versions.length - 1);
+    if (from === to) throw new BadRequest('a and b are the same version: choose two');
+    if (from > to) [from, to] = [to, from];
+    const [pa, pb] = [a.view.versionParse(versions[from].set, versions[from].doc), a.view.versionParse(versions[to].set, versions[to].doc)];
+    // Listed for the class a moment ago: withheld since by a reload of the rules.
+    if (typeof pa !== 'object' || typeof pb !== 'object') {
+      send(a.res, 404, 'text/plain', 'no such page or document\n');
+      return;
+    }
+    const c = compareVersions(pa, pb, p.opts.compareBudget);
+    send(a.res, 200, 'text/html', renderCompare(url, versions, from, to, c, p.replayTemplate(), found.total > versions.length));
+  } catch (err) {
+    failed(a, 'text/html', err);
   }
 }
 
@@ -338,6 +387,7 @@ export const ROUTES: Readonly<Record<string, Handler>> = {
     send(a.res, 200, 'application/json', `${JSON.stringify(q.length > 200 ? [] : await p.backend.suggest(q))}\n`);
   },
   '/stored/': stored,
+  '/compare': compare,
   '/admin/reload': adminReload,
 };
 

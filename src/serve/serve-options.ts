@@ -48,6 +48,8 @@ export interface ServeOptions {
   maxScored?: number;
   /** Milliseconds a query may spend finding candidates before it answers with what it has (nwax.search.time.budget). */
   timeBudget?: number;
+  /** Milliseconds the text diff of /compare may take before it shows the runs left replaced whole (nwax.serve.compare.budget; default 60). */
+  compareBudget?: number;
   /**
    * The service's public address for absolute links (OpenSearch description, RSS); empty: the
    * address it listens on. Never taken from the request's Host header (nwax.serve.base.url).
