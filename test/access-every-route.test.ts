@@ -136,6 +136,7 @@ function probes(key: string): Record<string, (a: Asker) => Promise<Answer[]>> {
     '/readyz': one('/readyz'),
     '/metrics': one('/metrics'),
     '/opensearch.xml': one('/opensearch.xml'),
+    '/nwax.css': one('/nwax.css'),
     '/search': searchProbe('/search'),
     '/api/search': searchProbe('/api/search'),
     '/opensearch': searchProbe('/opensearch'),

@@ -241,6 +241,28 @@ describe.skipIf(!HAVE_CHROMIUM)('versions compared in a browser', () => {
     await p.screenshot({ path: join(ROOT, 'test-output', 'compare.png'), fullPage: true });
     await p.close();
 
+    // At a phone's width, each page reads as at a desktop's: its parts there, nothing wider than the screen.
+    const phone = await browser.newPage({ viewport: { width: 360, height: 740 } });
+    const pages: [string, string[]][] = [
+      [`/search?query=${encodeURIComponent('url:http://example.org/index.html')}`, ['form[role=search]', 'ol > li', '.dates a', 'figure.timeline svg']],
+      [`/compare?url=${encodeURIComponent(DIARY)}`, ['form.pick select[name=a]', '.version .dates a', '.title-change ins', '.diff del', '.diff ins']],
+      ['/', ['form[role=search] input[type=search]']],
+    ];
+    for (const [path, parts] of pages) {
+      await phone.goto(`${srv.url}${path}`);
+      for (const part of parts) expect(await phone.locator(part).first().isVisible(), `${path} ${part}`).toBe(true);
+      const wide = await phone.evaluate(() =>
+        [...document.querySelectorAll('body *')]
+          .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5)
+          .map((e) => `${e.tagName}.${e.className} ${e.getBoundingClientRect().right}`),
+      );
+      expect(wide, path).toEqual([]);
+      // The one stylesheet applies (its rules, not the browser's defaults).
+      expect(await phone.evaluate(() => getComputedStyle(document.body).maxWidth)).toBe(`${52 * 16}px`);
+    }
+    await phone.screenshot({ path: join(ROOT, 'test-output', 'phone.png'), fullPage: true });
+    await phone.close();
+
     // What cannot be compared says why.
     const one = await fetch(`${srv.url}/compare?url=${encodeURIComponent('http://diary.example.org/none.html')}`);
     expect(one.status).toBe(404);

@@ -10,6 +10,7 @@ import type { SearchResult, Hit } from '../search/types.js';
 import type { SearchParams } from './params.js';
 import { markSnippet } from '../search/snippet.js';
 import { replayUrl } from './render-text.js';
+import { STYLESHEET_PATH } from './stylesheet.js';
 
 export function htmlEscape(s: string): string {
   return s.replace(/[<>&"']/g, (c) => `&${{ '<': 'lt', '>': 'gt', '&': 'amp', '"': 'quot', "'": '#39' }[c]};`);
@@ -19,18 +20,11 @@ export function showDate(d: string): string {
   return `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}${d.length > 8 ? ` ${d.slice(8, 10)}:${d.slice(10, 12)}` : ''}`;
 }
 
-const STYLE = `body{font-family:system-ui,sans-serif;max-width:52rem;margin:1rem auto;padding:0 1rem;line-height:1.4}
-form{display:flex;gap:.5rem;align-items:center}input[type=search]{flex:1;font-size:1.1rem;padding:.3rem}
-ol{padding-left:1.5rem}li{margin:1rem 0}.url{color:#060;word-break:break-all}.meta{color:#555;font-size:.9rem}
-mark{background:#ff6}.dates a{margin-right:.4rem}nav a{margin-right:1rem}.facets{display:flex;gap:2rem;font-size:.9rem}.facets ul{padding-left:1rem;margin:.2rem 0}.facets h3{margin:.3rem 0;font-size:1rem}
-.timeline{margin:.5rem 0}.timeline svg{height:8rem;display:block}.timeline rect{fill:#4a6fa5}.timeline a:hover rect,.timeline a:focus rect{fill:#d9822b}.timeline text{font-size:10px;fill:#444}.timeline figcaption{font-size:.85rem;color:#555}
-ins{background:#d4f7d4;text-decoration:none}del{background:#fbd3d3}.diff{overflow-wrap:anywhere}.diff details{display:inline}.diff summary{display:inline;color:#555;cursor:pointer}.pick{flex-wrap:wrap;margin:.5rem 0}.version h3{margin:.5rem 0 0;font-size:1rem}`;
-
 export function page(title: string, query: string, body: string): string {
   return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${htmlEscape(title)}</title><link rel="search" type="application/opensearchdescription+xml" title="nwax" href="/opensearch.xml">
-<style>${STYLE}</style></head>
+<link rel="stylesheet" href="${STYLESHEET_PATH}"></head>
 <body><header><h1><a href="/">nwax</a></h1>
 <form action="/search" method="get" role="search"><label for="q">Search the archive</label>
 <input type="search" id="q" name="query" value="${htmlEscape(query)}" autofocus><button type="submit">Search</button></form></header>

@@ -30,6 +30,7 @@ import { type CsvField, csvFields, csvLines } from './export-csv.js';
 import { parseQuery } from '../search/query.js';
 import { compareVersions } from '../search/version-compare.js';
 import { renderCompare, versionId } from './render-compare.js';
+import { STYLESHEET, STYLESHEET_PATH } from './stylesheet.js';
 
 export function send(res: ServerResponse, status: number, type: string, body: string): void {
   res.writeHead(status, { 'Content-Type': `${type}; charset=utf-8`, 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff' });
@@ -373,6 +374,10 @@ export const ROUTES: Readonly<Record<string, Handler>> = {
   '/healthz': async (p, a) => send(a.res, 200, 'application/json', `${JSON.stringify(await p.backend.health())}\n`),
   '/readyz': readyz,
   '/metrics': async (p, a) => send(a.res, 200, p.metrics.contentType.split(';')[0], await p.metrics.text()),
+  [STYLESHEET_PATH]: (_p, a) => {
+    a.res.setHeader('Cache-Control', 'public, max-age=86400');
+    send(a.res, 200, 'text/css', STYLESHEET);
+  },
   '/opensearch.xml': (p, a) => send(a.res, 200, 'application/opensearchdescription+xml', openSearchDescription(p.base())),
   '/search': search,
   '/api/search': search,
