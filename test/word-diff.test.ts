@@ -40,7 +40,8 @@ describe('wordDiff', () => {
   });
 
   it('finds one changed word in 200 KB of text, and spells both texts back from a diff of many changes', () => {
-    const a = DOCS.slice(0, 200_000);
+    // Cut at a word's end: white space is not compared, so neither text ends in it.
+    const a = DOCS.slice(0, 200_000).trim();
     const words = a.split(' ');
     const i = Math.floor(words.length / 2);
     const one = [...words.slice(0, i), 'CHANGED', ...words.slice(i + 1)].join(' ');
