@@ -415,6 +415,11 @@ static void on_open(ctx *x, int id) {
     resources_open(x, id);
     return;
   }
+  if (id == N_IMG) {
+    /* html.ts's onOpen: an image the page shows (not in hidden content), where it stands in the text */
+    if (x->hidden == 0 && x->attr_at[0] >= 0) event(x, NWAX_EV_IMG, 0, 1, 2, (int32_t)x->r->text.n);
+    return;
+  }
   int f = flags_of(id);
   if (!(f & (F_HIDDEN | F_BLOCK | F_LINK_HREF | F_LINK_SRC | F_OTHER))) return;
   if (id == N_TITLE && x->r->title.n == 0) x->in_title = 1;
@@ -658,7 +663,8 @@ static const char *const *wanted_attributes(int id) {
     case N_A:
     case N_AREA: return HREF;
     case N_FRAME:
-    case N_IFRAME: return SRC;
+    case N_IFRAME:
+    case N_IMG: return SRC;
     default: return NULL;
   }
 }

@@ -55,6 +55,14 @@ const LINK_TOKENS = [
   '<area href=m2.html title=t2>',
   '<frame src=f.html>',
   '<iframe src=i.html>inner</iframe>',
+  // images, with their alt (or title) and the words around them
+  '<img src="p.png" alt="a picture &amp; more">',
+  '<IMG SRC=q.gif title=tq>',
+  '<image src=old.png alt="">',
+  '<img alt=no-src>',
+  "<img src='data:image/png;base64,AAAA'>",
+  '<img src="p.png" alt=again>',
+  'words before and after ',
   '<meta name=description content="d &amp; e">',
   '<meta name="ROBOTS" content="NoIndex, follow">',
   '<meta http-equiv=Content-Language content=" de ">',
@@ -287,6 +295,23 @@ describe.skipIf(!built)("the native HTML extractor gives the scanner's parse", (
     const { native, js } = both(html, { url: 'http://example.org/', textLimit: 1 << 20, maxOutlinks: -1 });
     expect(native).toEqual(js);
     expect(native.outlinks).toEqual([{ url: 'http://example.org/one.html', anchor: 'one two' }]);
+  });
+
+  it('keeps each image the page shows once, with its alt text and ten words each side, and none in hidden content', () => {
+    const words = (from: number, n: number) => Array.from({ length: n }, (_, i) => `w${from + i}`).join(' ');
+    const html = `<h1>${words(0, 12)}</h1><p>${words(12, 3)} <img src="/i/robin.jpg" alt="A  European robin"> ${words(15, 12)}</p>
+<noscript><img src=/pixel.gif></noscript><template><img src=t.png></template><img src='data:image/gif;base64,R0lGOD'>
+<figure><IMAGE src=heron.png title="grey heron"><figcaption>fishing at dawn</figcaption></figure><img src="/i/robin.jpg" alt=again>`;
+    const { native, js } = both(html, { url: 'http://birds.example/p/page.html', textLimit: 1 << 20, maxOutlinks: -1 });
+    expect(native).toEqual(js);
+    expect(native.images).toEqual([
+      { url: 'http://birds.example/i/robin.jpg', anchor: `A European robin ${words(5, 10)} ${words(15, 10)}` },
+      { url: 'http://birds.example/p/heron.png', anchor: `grey heron ${words(17, 10)} fishing at dawn` },
+    ]);
+    // Images are not outlinks: a crawl does not follow them.
+    expect(native.outlinks).toEqual([]);
+    // Capped at maxImages.
+    expect(both(html, { url: 'http://birds.example/', textLimit: 1 << 20, maxOutlinks: -1, maxImages: 1 }).js.images).toHaveLength(1);
   });
 });
 

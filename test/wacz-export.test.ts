@@ -133,7 +133,8 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
     const crawl = join(dir, 'crawl');
     const out = join(dir, 'query.wacz');
     const r = await ok(['export-wacz', out, '-dir', crawl, 'web', 'archiving', 'for', 'all']);
-    expect(r.stderr).toMatch(/query\.wacz: 1 pages, (\d+) embedded resources/);
+    // The page, and an image it shows among those words (found by the words around it).
+    expect(r.stderr).toMatch(/query\.wacz: 1 pages and 1 other versions, (\d+) embedded resources/);
     const urls = (await ok(['cdx', '-f', 'cdxj', out])).stdout
       .trim()
       .split('\n')

@@ -9,7 +9,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Job } from '../mapreduce/job.js';
 import { RawJson } from '../mapreduce/value-json.js';
 import { datasetOf } from './crawl-datum.js';
-import { splitDocumentKey } from '../segment/segment.js';
+import { IMAGES_FIELD, splitDocumentKey, type CrawlParse } from '../segment/segment.js';
 import { inlinkAnchorSpans } from '../native/json.js';
 
 export interface Inlink {
@@ -32,6 +32,8 @@ const B_INLINK_CLOSE = Buffer.from('}]}');
 const B_OUTLINKS_OPEN = Buffer.from('{"outlinks":[');
 const B_URL = Buffer.from('{"url":"');
 const B_ANCHOR = Buffer.from('","anchor":"');
+/** What follows the outlinks array where the page shows images: `,"images":` and their array. */
+const B_IMAGES = Buffer.from(IMAGES_FIELD);
 
 /** Whether `b[from, to)` equals `what`. */
 function bytesAt(b: Uint8Array, from: number, what: Uint8Array): boolean {
@@ -177,8 +179,40 @@ function inlinksIn(values: readonly Uint8Array[]): InlinkBytes[] | undefined {
   return out;
 }
 
-/** Where each outlink's URL and anchor text lie (4 offsets an outlink), reused by a thread's records. */
+/** Where each outlink's URL and anchor text lie (4 offsets an outlink), reused by a thread's records; `count` of them found. */
 let spans = new Int32Array(4 * 1024);
+let count = 0;
+
+/**
+ * The links of the array that opens at `value[p - 1]` (`[{"url":"U","anchor":"A"},...]`, no
+ * escape in it), added to `spans`; where the array ends (just past its `]`), or -1 for another shape.
+ */
+function linkSpans(value: Uint8Array, p: number): number {
+  if (value[p] === 0x5d) return p + 1;
+  for (;;) {
+    if (!bytesAt(value, p, B_URL)) return -1;
+    const u0 = p + B_URL.length;
+    const u1 = value.indexOf(0x22, u0);
+    if (u1 < 0 || !bytesAt(value, u1, B_ANCHOR)) return -1;
+    const a0 = u1 + B_ANCHOR.length;
+    const a1 = value.indexOf(0x22, a0);
+    if (a1 < 0 || value[a1 + 1] !== 0x7d) return -1;
+    if (4 * count + 4 > spans.length) {
+      const grown = new Int32Array(2 * spans.length);
+      grown.set(spans);
+      spans = grown;
+    }
+    const at = 4 * count++;
+    spans[at] = u0;
+    spans[at + 1] = u1;
+    spans[at + 2] = a0;
+    spans[at + 3] = a1;
+    p = a1 + 2;
+    if (value[p] === 0x2c) p++;
+    else if (value[p] === 0x5d) return p + 1;
+    else return -1;
+  }
+}
 
 function host(url: string): string | undefined {
   try {
@@ -204,7 +238,8 @@ export const invertlinksJob: Job = {
     // The value JSON.stringify gives { inlinks: [{ from, anchor }] }, with `from` written once
     // per page (694k outlinks on the bench corpus: a tenth of the job's CPU went to stringify).
     const head = `${INLINKS_OPEN}{"from":${JSON.stringify(from)},"anchor":`;
-    for (const l of (value as { outlinks?: { url: string; anchor: string }[] }).outlinks ?? []) {
+    const parse = value as CrawlParse;
+    for (const l of parse.outlinks ?? []) {
       if (l.url === from) continue;
       if (internal && host(l.url) === fromHost) {
         ctx.count('internal links ignored');
@@ -212,6 +247,8 @@ export const invertlinksJob: Job = {
       }
       emit(l.url, new RawJson(`${head}${JSON.stringify(l.anchor.slice(0, max))}}]}`));
     }
+    // An image's words describe it wherever it is served from, and are bounded by the parse.
+    for (const l of parse.images ?? []) if (l.url !== from) emit(l.url, new RawJson(`${head}${JSON.stringify(l.anchor)}}]}`));
   },
   combine(key, values, emit) {
     const texts = values as string[];
@@ -257,36 +294,14 @@ export const invertlinksJob: Job = {
       // Telling hosts apart needs the URL parser: `map` does it.
       if (ctx.conf.getBoolean('db.ignore.internal.links')) return false;
       const n = value.length;
-      if (!bytesAt(value, 0, B_OUTLINKS_OPEN) || value[n - 2] !== 0x5d || value[n - 1] !== 0x7d || !unescaped(value, 0, n)) return false;
-      // Every outlink found and checked before the first is emitted: a value of another shape
-      // goes to `map` whole.
-      let count = 0;
-      let p = B_OUTLINKS_OPEN.length;
-      if (value[p] !== 0x5d) {
-        for (;;) {
-          if (!bytesAt(value, p, B_URL)) return false;
-          const u0 = p + B_URL.length;
-          const u1 = value.indexOf(0x22, u0);
-          if (u1 < 0 || !bytesAt(value, u1, B_ANCHOR)) return false;
-          const a0 = u1 + B_ANCHOR.length;
-          const a1 = value.indexOf(0x22, a0);
-          if (a1 < 0 || value[a1 + 1] !== 0x7d) return false;
-          if (4 * count + 4 > spans.length) {
-            const grown = new Int32Array(2 * spans.length);
-            grown.set(spans);
-            spans = grown;
-          }
-          const at = 4 * count++;
-          spans[at] = u0;
-          spans[at + 1] = u1;
-          spans[at + 2] = a0;
-          spans[at + 3] = a1;
-          p = a1 + 2;
-          if (value[p] === 0x2c) p++;
-          else if (value[p] === 0x5d && p === n - 2) break;
-          else return false;
-        }
-      } else if (n !== B_OUTLINKS_OPEN.length + 2) return false;
+      if (!bytesAt(value, 0, B_OUTLINKS_OPEN) || value[n - 1] !== 0x7d || !unescaped(value, 0, n)) return false;
+      // Every link found and checked before the first is emitted: a value of another shape
+      // goes to `map` whole. The outlinks, then the images (from `images` on), if any.
+      count = 0;
+      let p = linkSpans(value, B_OUTLINKS_OPEN.length);
+      const images = count;
+      if (p >= 0 && bytesAt(value, p, B_IMAGES)) p = linkSpans(value, p + B_IMAGES.length);
+      if (p !== n - 1) return false;
       const inKey = line.subarray(start, tab).lastIndexOf(0x20);
       const keyEnd = inKey < 0 ? tab : start + inKey;
       const from = line.toString('utf8', start, keyEnd);
@@ -302,7 +317,7 @@ export const invertlinksJob: Job = {
         const a1 = v0 + spans[4 * i + 3];
         // No more bytes than max: no more UTF-16 units either, so slice(0, max) keeps it whole.
         let anchor: Uint8Array | string = line.subarray(a0 - 1, a1 + 1);
-        if (a1 - a0 > max) {
+        if (a1 - a0 > max && i < images) {
           const text = line.toString('utf8', a0, a1);
           if (text.length > max) anchor = JSON.stringify(text.slice(0, max));
         }

@@ -6,7 +6,7 @@
  */
 import { HtmlScanner, type HtmlHandler } from './html-scanner.js';
 import { decodeUtf8Page, eventString, nativeHtml, nativeHtmlUtf8, type NativeHtml } from './native-html.js';
-import { EV_A, EV_BASE, EV_CLOSE_A, EV_FIELDS, EV_LINK, EV_META, TITLE_CHARS } from '../native/shared.js';
+import { EV_A, EV_BASE, EV_CLOSE_A, EV_FIELDS, EV_IMG, EV_LINK, EV_META, TITLE_CHARS } from '../native/shared.js';
 import { TAGS_WITH } from '../native/html-names.js';
 import { squash, squashText } from './squash.js';
 import { UrlResolver } from './url-resolver.js';
@@ -16,11 +16,24 @@ export interface Outlink {
   anchor: string;
 }
 
+/**
+ * An image the page shows (`<img src>`) and the words that say what it is: its alt text (else
+ * its title), then the words of the page's text around it (a caption, the sentence it stands
+ * in). invertlinks gives them to the image as anchor text, so an image is found by the words
+ * of the pages that show it.
+ */
+export interface PageImage {
+  url: string;
+  anchor: string;
+}
+
 export interface HtmlParse {
   title: string;
   text: string;
   description: string;
   outlinks: Outlink[];
+  /** The images the page shows, each once, with the words around them (none past `maxImages`). */
+  images: PageImage[];
   noindex: boolean;
   nofollow: boolean;
   /** The text was cut at the limit. */
@@ -36,7 +49,16 @@ export interface HtmlOptions {
   textLimit: number;
   /** Outlinks kept (Nutch's db.max.outlinks.per.page; negative: all). */
   maxOutlinks: number;
+  /** Images kept with their words (nwax.parse.images.max; default IMAGES_KEPT). */
+  maxImages?: number;
 }
+
+/** Images kept per page where the options do not say. */
+export const IMAGES_KEPT = 50;
+/** Words of the page's text kept on each side of an image. */
+export const IMAGE_CONTEXT_WORDS = 10;
+/** Characters of an image's alt (or title) text kept. */
+const ALT_CHARS = 256;
 
 const HIDDEN = new Set(TAGS_WITH.hidden);
 /** Elements that end a run of words: text on either side must not run together. */
@@ -48,6 +70,7 @@ const ATTRIBUTES = new Map<string, readonly string[]>([
   ['html', ['lang']],
   ['base', ['href']],
   ['meta', ['name', 'content', 'http-equiv']],
+  ['img', ['src', 'alt', 'title']],
   ...Object.entries(LINKS).map(([tag, attr]) => [tag, [attr, 'alt', 'title']] as [string, string[]]),
 ]);
 /**
@@ -76,6 +99,30 @@ const ANCHOR_CHARS = 1024;
  * says: held, a document costs this many characters and their UTF-16 in the addon.
  */
 export const NATIVE_CHARS = 16 * 1024 * 1024;
+
+/** White space as squash.ts sees it (a JS regex's `\s`). */
+const SPACE = /\s/;
+
+/**
+ * An image's words: its alt text, then up to IMAGE_CONTEXT_WORDS words of `text` before offset
+ * `at` and as many after it, squashed. White space alone separates the words, so the text as it
+ * came and the squashed text give the same words around the same place.
+ */
+export function imageWords(alt: string, text: string, at: number): string {
+  let start = at;
+  for (let words = 0; words < IMAGE_CONTEXT_WORDS; words++) {
+    while (start > 0 && SPACE.test(text[start - 1])) start--;
+    if (start === 0) break;
+    while (start > 0 && !SPACE.test(text[start - 1])) start--;
+  }
+  let end = at;
+  for (let words = 0; words < IMAGE_CONTEXT_WORDS; words++) {
+    while (end < text.length && SPACE.test(text[end])) end++;
+    if (end === text.length) break;
+    while (end < text.length && !SPACE.test(text[end])) end++;
+  }
+  return squash(`${alt} ${text.slice(start, at)} ${text.slice(at, end)}`);
+}
 
 /** What feeds an extractor its events: the scanner, or (in tests) htmlparser2. */
 export interface EventSource {
@@ -116,6 +163,9 @@ export class HtmlExtractor implements HtmlHandler {
   private readonly seen = new Map<string, string | Set<string>>();
   /** Hrefs already resolved against the current base (pages repeat their links). */
   private readonly resolved = new Map<string, string | undefined>();
+  /** The images so far: URL, alt text and where in the text (as it came, unsquashed) the image stands. */
+  private readonly imageList: { url: string; alt: string; at: number }[] = [];
+  private readonly imageUrls = new Set<string>();
   /** The open `<a>` (or area/frame) whose anchor text is being collected. */
   private anchor: { url: string; text: string } | undefined;
 
@@ -175,15 +225,18 @@ export class HtmlExtractor implements HtmlHandler {
     }
     this.source!.end();
     this.closeAnchor();
-    return this.result(squashText(this.text.join('')));
+    const raw = this.text.join('');
+    return this.result(squashText(raw), raw);
   }
 
-  private result(text: string): HtmlParse {
+  /** `text`: the page's text, squashed; `around`: the text the images' offsets point into (squashed or not: the words are the same). */
+  private result(text: string, around: string): HtmlParse {
     return {
       title: squash(this.title).slice(0, 1024),
       text,
       description: squash(this.description).slice(0, 4096),
       outlinks: this.links,
+      images: this.imageList.map((i) => ({ url: i.url, anchor: imageWords(i.alt, around, i.at) })),
       noindex: this.noindex,
       nofollow: this.nofollow,
       truncated: this.truncated,
@@ -220,6 +273,10 @@ export class HtmlExtractor implements HtmlHandler {
           this.urls.setBase(b);
           this.resolved.clear();
         }
+      } else if (kind === EV_IMG) {
+        // The offset is into the squashed text: the words around it are the same.
+        const url = this.imagesFull() ? undefined : this.resolve(eventString(r, i, 0)!);
+        if (url) this.addImage(url, eventString(r, i, 1) ?? eventString(r, i, 2) ?? '', ev[i + 7]);
       } else if (!this.linksFull()) {
         const url = this.resolve(eventString(r, i, 0)!);
         if (!url) continue;
@@ -236,7 +293,7 @@ export class HtmlExtractor implements HtmlHandler {
     this.title = r.title;
     this.htmlLang = r.lang;
     this.truncated = r.truncated;
-    return this.result(r.text);
+    return this.result(r.text, r.text);
   }
 
   // HtmlHandler: text inside script, style and the like is dropped unless it is the title's.
@@ -249,6 +306,14 @@ export class HtmlExtractor implements HtmlHandler {
   }
 
   onOpen(name: string, attrs: Record<string, string>): void {
+    if (name === 'img') {
+      // An image in hidden content (noscript's tracking pixel, a template) is not one the page shows.
+      if (this.hidden === 0 && attrs.src !== undefined && !this.imagesFull()) {
+        const url = this.resolve(attrs.src);
+        if (url) this.addImage(url, attrs.alt ?? attrs.title ?? '', this.textLength);
+      }
+      return;
+    }
     const role = ROLES.get(name);
     if (role === undefined) return;
     if (name === 'title' && !this.title) this.inTitle = true;
@@ -344,6 +409,17 @@ export class HtmlExtractor implements HtmlHandler {
     if (!this.anchor) return;
     this.addLink(this.anchor.url, this.anchor.text);
     this.anchor = undefined;
+  }
+
+  private imagesFull(): boolean {
+    return this.imageList.length >= (this.opts.maxImages ?? IMAGES_KEPT);
+  }
+
+  /** An image, once per URL (its first place on the page, its first alt text). */
+  private addImage(url: string, alt: string, at: number): void {
+    if (this.imageUrls.has(url)) return;
+    this.imageUrls.add(url);
+    this.imageList.push({ url, alt: squash(alt.slice(0, ALT_CHARS)), at });
   }
 
   private linksFull(): boolean {

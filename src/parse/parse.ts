@@ -33,6 +33,8 @@ export interface ParseOptions {
   /** Payload bytes read by the parser (nwax.import.parse.bytes); the rest is not parsed. */
   byteLimit: number;
   maxOutlinks: number;
+  /** Images kept per page with their words (nwax.parse.images.max; default IMAGES_KEPT). */
+  maxImages?: number;
   /** How long and in how much memory a PDF may be read (parser.timeout, nwax.import.pdf.heap). */
   pdf?: PdfLimits;
 }
@@ -112,7 +114,7 @@ export class ContentParser {
   /** The parse, once the payload has been written (PDF text is read asynchronously). */
   async finish(): Promise<Parse> {
     if (this.kind !== 'pdf') return this.parseText();
-    const base = { outlinks: [], noindex: false, nofollow: false, description: '', title: '', text: '', lang: '' };
+    const base = { outlinks: [], images: [], noindex: false, nofollow: false, description: '', title: '', text: '', lang: '' };
     if (this.cut) {
       return { ...base, status: 'failed', truncated: true, error: `PDF larger than ${this.opts.byteLimit} bytes (nwax.import.parse.bytes): not read` };
     }
@@ -140,7 +142,7 @@ export class ContentParser {
     } catch (err) {
       this.error ??= (err as Error).message;
     }
-    const base = { outlinks: [], noindex: false, nofollow: false, description: '', title: '', text: '', truncated: this.cut, lang: '' };
+    const base = { outlinks: [], images: [], noindex: false, nofollow: false, description: '', title: '', text: '', truncated: this.cut, lang: '' };
     if (this.error) return { ...base, status: 'failed', error: this.error };
     if (!this.kind) return { ...base, status: 'metadata' };
     if (this.html) {
@@ -169,7 +171,8 @@ export class ContentParser {
     } catch {
       this.decoder = new TextDecoder('windows-1252');
     }
-    if (this.kind === 'html') this.html = new HtmlExtractor({ url: this.opts.url, textLimit: this.opts.textLimit, maxOutlinks: this.opts.maxOutlinks });
+    if (this.kind === 'html')
+      this.html = new HtmlExtractor({ url: this.opts.url, textLimit: this.opts.textLimit, maxOutlinks: this.opts.maxOutlinks, maxImages: this.opts.maxImages });
     if (this.html?.takesUtf8 && (this.undecided || this.decoder.encoding === 'utf-8')) {
       this.raw = [];
       this.rawBomAt = this.undecided ? -1 : 0;

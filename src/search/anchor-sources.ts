@@ -35,11 +35,16 @@ export const MAX_SOURCES = 100_000;
 /** The URLs the withheld pages gave anchor text to, or why that could not be known (`pages`: withheld pages looked at). */
 export type AnchorTargets = { urls: Set<string> } | { unread: string };
 
-/** A page's outlinks as crawl_parse holds them (`{"outlinks":[{"url":...,"anchor":...}]}`), or undefined for any other shape. */
+/**
+ * A page's outlinks and the images it shows, as crawl_parse holds them
+ * (`{"outlinks":[{"url":...,"anchor":...}],"images":[...]}`): both gave their targets words. Undefined for any other shape.
+ */
 function outlinksOf(value: unknown): { url: string; anchor: string }[] | undefined {
-  const links = (value as { outlinks?: unknown } | undefined)?.outlinks;
-  if (!Array.isArray(links)) return undefined;
-  return links.filter((l): l is { url: string; anchor: string } => typeof l?.url === 'string' && typeof l?.anchor === 'string');
+  const v = value as { outlinks?: unknown; images?: unknown } | undefined;
+  if (!Array.isArray(v?.outlinks) || (v.images !== undefined && !Array.isArray(v.images))) return undefined;
+  return [...v.outlinks, ...((v.images as unknown[] | undefined) ?? [])].filter(
+    (l): l is { url: string; anchor: string } => typeof l?.url === 'string' && typeof l?.anchor === 'string',
+  );
 }
 
 /**

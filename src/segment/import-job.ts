@@ -16,7 +16,17 @@ import type { ImportOptions } from './importer.js';
 import { parseManifestLine } from './manifest.js';
 import type { ArchiveSplit } from './archive-splits.js';
 import { parseStatusFilter } from './status-filter.js';
-import { crawlParseOf, outlinksIn, SEGMENT_PARTS, segmentRecordFile, type Capture, type CrawlFetch, type ParseData } from './segment.js';
+import {
+  crawlParseOf,
+  IMAGES_FIELD,
+  imagesIn,
+  outlinksIn,
+  SEGMENT_PARTS,
+  segmentRecordFile,
+  type Capture,
+  type CrawlFetch,
+  type ParseData,
+} from './segment.js';
 import type { RecordGroup } from './cdx-plan.js';
 
 let options: Promise<ImportOptions> | undefined;
@@ -53,6 +63,7 @@ function importOptions(ctx: TaskContext): Promise<ImportOptions> {
       textLimit: parseByteSize(conf.getString('nwax.import.content.limit'), 'nwax.import.content.limit'),
       byteLimit: parseByteSize(conf.getString('nwax.import.parse.bytes'), 'nwax.import.parse.bytes'),
       maxOutlinks: conf.getNumber('db.max.outlinks.per.page'),
+      maxImages: conf.getNumber('nwax.parse.images.max'),
       pdf: pdfLimitsOf(conf),
       strict: conf.getBoolean('nwax.import.strict'),
       fetches: conf.getNumber('nwax.import.cdx.fetches'),
@@ -233,17 +244,28 @@ const NO_OUTLINKS = `${CRAWL_PARSE_OPEN}[]}`;
 function crawlParseText(parseData: string): string {
   const o = outlinksIn(parseData);
   if (o === undefined) return JSON.stringify(crawlParseOf(JSON.parse(parseData) as ParseData));
-  return o.nofollow ? NO_OUTLINKS : `${CRAWL_PARSE_OPEN}${parseData.slice(o.array, o.end)}}`;
+  const images = imagesIn(parseData, o.end);
+  const tail = images ? `${IMAGES_FIELD}${parseData.slice(images.array + 1, images.end)}}` : '}';
+  return `${CRAWL_PARSE_OPEN}${o.nofollow ? '[]' : parseData.slice(o.array, o.end)}${tail}`;
 }
 
-const CRAWL_PARSE_BYTES = { open: Buffer.from(CRAWL_PARSE_OPEN), close: Buffer.from('}'), none: Buffer.from(NO_OUTLINKS) };
+const CRAWL_PARSE_BYTES = {
+  open: Buffer.from(CRAWL_PARSE_OPEN),
+  close: Buffer.from('}'),
+  none: Buffer.from(NO_OUTLINKS),
+  empty: Buffer.from('[]'),
+  images: Buffer.from(IMAGES_FIELD.slice(0, -1)),
+};
 
 /** crawlParseText over bytes, in pieces (the outlinks are not copied out of parse_data). */
 function crawlParseBytes(parseData: Buffer): Buffer | Buffer[] {
   const o = outlinksIn(parseData);
   if (o === undefined) return Buffer.from(crawlParseText(parseData.toString()));
-  if (o.nofollow) return CRAWL_PARSE_BYTES.none;
-  return [CRAWL_PARSE_BYTES.open, parseData.subarray(o.array, o.end), CRAWL_PARSE_BYTES.close];
+  const images = imagesIn(parseData, o.end);
+  if (!images) return o.nofollow ? CRAWL_PARSE_BYTES.none : [CRAWL_PARSE_BYTES.open, parseData.subarray(o.array, o.end), CRAWL_PARSE_BYTES.close];
+  // The images array and the parse_data's closing brace, which closes crawl_parse as well.
+  const links = o.nofollow ? CRAWL_PARSE_BYTES.empty : parseData.subarray(o.array, o.end);
+  return [CRAWL_PARSE_BYTES.open, links, CRAWL_PARSE_BYTES.images, parseData.subarray(images.array)];
 }
 
 /** A capture's date: its first field. */

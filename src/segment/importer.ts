@@ -32,6 +32,8 @@ export interface ImportOptions {
   textLimit: number;
   byteLimit: number;
   maxOutlinks: number;
+  /** Images kept per page with their words (nwax.parse.images.max). */
+  maxImages?: number;
   /** How long and in how much memory a PDF may be read (parser.timeout, nwax.import.pdf.heap). */
   pdf?: PdfLimits;
   strict: boolean;
@@ -212,6 +214,7 @@ async function readCapture(
     textLimit: opts.textLimit,
     byteLimit: opts.byteLimit,
     maxOutlinks: opts.maxOutlinks,
+    maxImages: opts.maxImages,
     pdf: opts.pdf,
   });
   const hash = r.payloadDigest ? undefined : sha1Hasher();
@@ -292,6 +295,8 @@ async function readCapture(
         ...(p.truncated ? { truncated: true } : {}),
         lang,
       },
+      // Last, and only where there are any: parse_data's shape before it is what outlinksIn reads.
+      ...(p.images.length ? { images: p.images } : {}),
     },
     parse_text: text,
     crawl_fetch: { status: 'fetch_success', date, dates: [date] },

@@ -116,6 +116,11 @@ export interface ParseData {
      */
     lang?: string;
   };
+  /**
+   * The images the page shows, each with its alt text and the words around it (parse/html.ts),
+   * which invertlinks gives them as anchor text; the last field, absent where there are none.
+   */
+  images?: { url: string; anchor: string }[];
 }
 
 export interface CrawlFetch {
@@ -151,9 +156,28 @@ export function captureJson(c: Capture): JsonPieces {
   return new JsonPieces([`${head.slice(0, -1)},"parse_text":`, jsonStringBytes(text), `,"crawl_fetch":${JSON.stringify(fetch)}}`]);
 }
 
-/** A version's crawl_parse: the outlinks updatedb and invertlinks read. */
+/**
+ * A version's crawl_parse: the outlinks updatedb and invertlinks read, and the images the page
+ * shows with their words, which invertlinks reads and updatedb does not (images are described
+ * by the page, not crawled from it).
+ */
 export interface CrawlParse {
   outlinks: { url: string; anchor: string }[];
+  images?: { url: string; anchor: string }[];
+}
+
+/** How the images array opens in a parse_data's or crawl_parse's JSON: its last field, so the array ends one before the end. */
+export const IMAGES_FIELD = ',"images":[';
+
+/**
+ * Where the images array lies in a parse_data's JSON text (or bytes) whose outlinks end at
+ * `after`: from its `[` to just past its `]`, the text's last field; undefined where there is
+ * none. A bare `,"` is never inside a JSON string (a quote there is escaped), so the first
+ * `,"images":[` past the outlinks is the field.
+ */
+export function imagesIn(json: string | Buffer, after: number): { array: number; end: number } | undefined {
+  const at = json.indexOf(IMAGES_FIELD, after);
+  return at < 0 ? undefined : { array: at + IMAGES_FIELD.length - 1, end: json.length - 1 };
 }
 
 /**
@@ -178,6 +202,6 @@ export function outlinksIn(parseData: string | Buffer): { start: number; array: 
 }
 
 /** The crawl_parse of a capture's parse_data: its outlinks, unless the page asked not to be followed. */
-export function crawlParseOf(pd: Pick<ParseData, 'outlinks' | 'nofollow'>): CrawlParse {
-  return { outlinks: pd.nofollow ? [] : pd.outlinks };
+export function crawlParseOf(pd: Pick<ParseData, 'outlinks' | 'nofollow' | 'images'>): CrawlParse {
+  return { outlinks: pd.nofollow ? [] : pd.outlinks, ...(pd.images?.length ? { images: pd.images } : {}) };
 }
