@@ -19,6 +19,7 @@ import { zipEntry } from './zip-entry.js';
 import { writeWarc } from '../scripts/make-fixtures.mjs';
 import { ROUTES } from '../src/serve/routes.js';
 import { timestampOf } from '../src/access/dates.js';
+import sharp from 'sharp';
 
 const html = (title: string, body: string) => `<!DOCTYPE html><html><head><meta charset="utf-8"><title>${title}</title></head><body>${body}</body></html>`;
 
@@ -72,6 +73,11 @@ function capture(u: string, date: string, body: string) {
     headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Length': String(b.length) },
   };
 }
+/** An image everyone may see, shown only by the blocked page. */
+const PICTURE = 'http://site.example/pic.png';
+function image(u: string, date: string, body: Buffer) {
+  return { ...capture(u, date, ''), body, headers: { 'Content-Type': 'image/png', 'Content-Length': String(body.length) } };
+}
 const page = (p: PageName) => html(PAGE[p].title, `<p>${PAGE[p].text}</p>`);
 
 /** One answer of a route: what was asked, its status, its body with the headers that name a capture. */
@@ -105,7 +111,7 @@ async function get(a: Asker, path: string, init: RequestInit = {}, base = a.base
 const WORDS = Object.values(PAGE).map((p) => p.word);
 const searchProbe = (path: string) => async (a: Asker) => {
   const out: Answer[] = [];
-  for (const q of [...WORDS, 'site:site.example', 'type:text/html', `url:${url('blocked')}`, 'date:2009'])
+  for (const q of [...WORDS, 'site:site.example', 'type:text/html', 'type:image', `url:${url('blocked')}`, 'date:2009'])
     out.push(await get(a, `${path}?facets=1&hitsPerPage=50&hitsPerSite=0&query=${encodeURIComponent(q)}`));
   out.push(await get(a, `${path}?query=type:text/html&sort=date&hitsPerPage=50`));
   return out;
@@ -167,6 +173,12 @@ function probes(key: string): Record<string, (a: Asker) => Promise<Answer[]>> {
     '/stored/': async (a) => {
       const out: Answer[] = [];
       for (const set of a.sets) for (let doc = 0; doc <= 10; doc++) out.push(await get(a, `/stored/${encodeURIComponent(set)}/${doc}`));
+      return out;
+    },
+    '/thumb/': async (a) => {
+      // A thumbnail (or its placeholder) is a capture's: as /stored, decided for the class, or a redirect to what it may see.
+      const out: Answer[] = [];
+      for (const set of a.sets) for (let doc = 0; doc <= 10; doc++) out.push(await get(a, `/thumb/${encodeURIComponent(set)}/${doc}`));
       return out;
     },
     '/compare': async (a) => {
@@ -245,12 +257,21 @@ describe('every route, as every user class and through a front', () => {
       capture(url('history'), HISTORY_2009, page('history')),
       capture(url('staff'), '20200101000002', page('staff')),
       capture(url('room'), '20200101000003', page('room')),
-      capture(url('blocked'), '20200101000004', page('blocked')),
+      // The blocked page shows an image everyone may see: its words (the page's title, its
+      // sentence) go with the page, and the page is never named as showing it.
+      capture(url('blocked'), '20200101000004', html(PAGE.blocked.title, `<p>${PAGE.blocked.text}</p><img src="pic.png" alt="${PAGE.blocked.title}">`)),
+      image(
+        PICTURE,
+        '20200101000006',
+        await sharp({ create: { width: 64, height: 48, channels: 3, background: '#48c' } })
+          .png()
+          .toBuffer(),
+      ),
       capture(url('takedown'), '20200101000005', page('takedown')),
       capture(url('history'), HISTORY_2020, page('history')),
       capture(url('fresh'), RECENT, page('fresh')),
     ]);
-    await indexedCollection(warc, crawl, cdx);
+    await indexedCollection(warc, crawl, cdx, { links: true });
     writeFileSync(rules, RULES);
     const local = ['-dir', crawl, '--port', '0', '--cdx', cdx, '-D', 'nwax.serve.threads=1', '-D', 'nwax.serve.reload.interval=0', ...props];
     const [srv, room] = await Promise.all([serve(local), serve([...local, '-D', 'nwax.access.reading.room=127.0.0.1/32'])]);

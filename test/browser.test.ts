@@ -6,6 +6,7 @@ import { ROOT, nwaxAsync, tempDir } from './helpers.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc, dedupExampleRecords } from '../scripts/make-fixtures.mjs';
 import { startServer, type RunningServer } from '../src/serve/server.js';
+import { BROKEN, GARDEN, HERON, ROBIN, birdCollection } from './bird-images.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
@@ -21,6 +22,11 @@ async function served(dir: string, warcs: string[]): Promise<[RunningServer, Bro
   const seg = join(crawl, 'segments', '20101231000000');
   expect((await nwaxAsync(['import', join(dir, 'manifest'), seg])).code).toBe(0);
   expect((await nwaxAsync(['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg])).code).toBe(0);
+  return servedCrawl(crawl);
+}
+
+/** A crawl served on 127.0.0.1 (its replay links to an address that is never asked), and a browser. */
+async function servedCrawl(crawl: string): Promise<[RunningServer, Browser]> {
   const srv = await startServer({
     dir: crawl,
     host: '127.0.0.1',
@@ -270,5 +276,79 @@ describe.skipIf(!HAVE_CHROMIUM)('versions compared in a browser', () => {
     const bad = await fetch(`${srv.url}/compare?url=${encodeURIComponent(DIARY)}&a=nosuch/1`);
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain('a: nosuch/1 is not a version of http://diary.example.org/index.html');
+  }, 60_000);
+});
+
+/** Images as images: the grid of thumbnails, on the bird collection of 2008 and 2010 beside the worked example of 2007. */
+describe.skipIf(!HAVE_CHROMIUM)('images in a browser', () => {
+  const dir = tempDir();
+  let srv: RunningServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    [srv, browser] = await servedCrawl(await birdCollection(dir, dedupExampleRecords()));
+  }, 90_000);
+  afterAll(async () => {
+    await browser?.close();
+    await srv?.close();
+  });
+
+  it('shows type:image hits as thumbnails linked to their captures and the pages that show them, a placeholder where one cannot be decoded', async () => {
+    const p = await browser.newPage();
+    await p.goto(`${srv.url}/search?query=${encodeURIComponent('type:image')}`);
+    expect(await p.locator('ol.images > li').count()).toBe(3);
+    await p.waitForFunction(() => [...document.images].every((i) => i.complete));
+    // Each thumbnail decoded by the browser: the image scaled into the square, or the placeholder.
+    const shown = await p.evaluate(() =>
+      Object.fromEntries([...document.querySelectorAll<HTMLImageElement>('ol.images img')].map((i) => [i.alt, [i.naturalWidth, i.naturalHeight]])),
+    );
+    expect(shown).toEqual({ [ROBIN]: [200, 150], [HERON]: [67, 200], [BROKEN]: [200, 200] });
+    const placeholder = await p.evaluate(
+      async (src) => (await fetch(src)).headers.get('x-nwax-thumbnail'),
+      await p.getByRole('img', { name: BROKEN }).getAttribute('src'),
+    );
+    expect(placeholder).toMatch(/^placeholder: cannot be decoded/);
+    // Each inside its box, whatever its shape.
+    const outside = await p.evaluate(
+      () =>
+        [...document.querySelectorAll<HTMLImageElement>('ol.images img')].filter((i) => {
+          const box = i.parentElement!.getBoundingClientRect();
+          const r = i.getBoundingClientRect();
+          return r.width > box.width + 0.5 || r.height > box.height + 0.5;
+        }).length,
+    );
+    expect(outside).toBe(0);
+    // A thumbnail opens its capture; the heron's is of 2010.
+    const heron = p.locator('ol.images > li', { hasText: HERON });
+    expect(await heron.locator('a.thumb').getAttribute('href')).toBe(`http://wayback.invalid/web/20100501000000/${HERON}`);
+    expect(await heron.locator('.dates a').allTextContents()).toEqual(['2010-05-01 00:00']);
+    // The pages that show it, followed to their versions.
+    const robin = p.locator('ol.images > li', { hasText: ROBIN });
+    await robin.getByRole('link', { name: 'Garden birds' }).click();
+    await p.waitForURL(/query=url%3A/);
+    expect(await p.locator('ol > li h3').allTextContents()).toEqual(['Garden birds']);
+
+    // Found by the words around it, typed in the box.
+    await p.getByLabel('Search the archive').fill('fence pond type:image');
+    await p.getByRole('button', { name: 'Search' }).click();
+    await p.waitForURL(/fence/);
+    expect(await p.locator('ol.images > li .url').allTextContents()).toEqual([ROBIN]);
+    // Among pages, an image has its thumbnail beside it.
+    await p.goto(`${srv.url}/search?query=${encodeURIComponent('fence')}`);
+    expect(await p.locator('ol > li').count()).toBe(2);
+    expect(await p.locator('ol > li', { hasText: ROBIN }).locator('a.thumb img').count()).toBe(1);
+    expect(await p.locator('ol > li', { hasText: GARDEN }).locator('a.thumb').count()).toBe(0);
+    await p.close();
+
+    // At a phone's width: the grid's thumbnails visible, nothing wider than the screen.
+    const phone = await browser.newPage({ viewport: { width: 360, height: 740 } });
+    await phone.goto(`${srv.url}/search?query=${encodeURIComponent('type:image')}`);
+    expect(await phone.locator('ol.images img').first().isVisible()).toBe(true);
+    const wide = await phone.evaluate(
+      () => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5).length,
+    );
+    expect(wide).toBe(0);
+    await phone.screenshot({ path: join(ROOT, 'test-output', 'images.png'), fullPage: true });
+    await phone.close();
   }, 60_000);
 });

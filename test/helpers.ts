@@ -231,12 +231,14 @@ export function awkwardStrings(): string[] {
  * `crawl`, `index`, and a sorted CDX of the WARC at `cdx` (for /cdx and replay). Each step must
  * succeed; its stderr is the message where one does not.
  */
-export async function indexedCollection(warc: string, crawl: string, cdx: string): Promise<void> {
+export async function indexedCollection(warc: string, crawl: string, cdx: string, opts: { links?: boolean } = {}): Promise<void> {
   const dir = dirname(cdx);
   writeFileSync(join(dir, 'manifest'), `${warc} web\n`);
   const seg = join(crawl, 'segments', '20200101000000');
   for (const step of [
     ['import', join(dir, 'manifest'), seg],
+    // The pages' anchors and images' words (the LinkDb), where asked for.
+    ...(opts.links ? [['invertlinks', join(crawl, 'linkdb'), seg]] : []),
     ['index', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg],
     ['cdx', '-o', `${cdx}.unsorted`, warc],
     ['sort-cdx', '-o', cdx, `${cdx}.unsorted`],

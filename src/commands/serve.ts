@@ -1,5 +1,6 @@
 import { Flags } from '@oclif/core';
 import { NwaxCommand } from './base.js';
+import { parseByteSize } from '../conf/config.js';
 
 export default class Serve extends NwaxCommand {
   static override summary = 'Serve search over HTTP: the HTML search page, JSON, OpenSearch RSS, stored copies and suggestions.';
@@ -85,6 +86,8 @@ and neither is in any search answer, suggestion, /cdx line or TimeMap; a changed
       cache: conf.getBoolean('nwax.search.cache'),
       timeBudget: conf.getNumber('nwax.search.time.budget'),
       compareBudget: conf.getNumber('nwax.serve.compare.budget'),
+      thumbnailSize: conf.getNumber('nwax.serve.thumbnail.size'),
+      thumbnailBytes: parseByteSize(conf.getString('nwax.serve.thumbnail.bytes'), 'nwax.serve.thumbnail.bytes'),
       baseUrl: conf.getString('nwax.serve.base.url'),
       reloadInterval: conf.getNumber('nwax.serve.reload.interval'),
       ...(access ? { access } : {}),

@@ -32,6 +32,11 @@ export interface CollectionView {
    * block it, undefined where there is none or they exclude it.
    */
   versionParse(set: string, doc: number): VersionParse | 'blocked' | undefined;
+  /**
+   * Up to `max` pages that link to `url` or show it (an image's pages), each with the title of a
+   * version this class may see; pages it may not see are not named.
+   */
+  linkedFrom(url: string, max: number): { url: string; title: string }[];
   /** Every document this class may see, with its set's name (an export of the whole collection). */
   allDocuments(): Generator<Row & { setName: string }>;
   /** Every version this class may see that a query finds (no ranking, no cap: an export). */

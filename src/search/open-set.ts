@@ -500,8 +500,8 @@ export class OpenSet {
   }
 
   /** The condition that finds a document by its URL (by its hash first, schema 4), and its parameters. */
-  private urlIs(): string {
-    return this.texts.inSegments ? 'urlkey = ? AND url = ?' : 'url = ?';
+  private urlIs(table = ''): string {
+    return this.texts.inSegments ? `${table}urlkey = ? AND ${table}url = ?` : `${table}url = ?`;
   }
 
   private urlArgs(url: string): unknown[] {
@@ -514,6 +514,14 @@ export class OpenSet {
   holdsAnchors(): boolean {
     this.anchorsHeld ??= (columnTotals(this.db)[ANCHORS_COLUMN] ?? 0) > 0;
     return this.anchorsHeld;
+  }
+
+  /** The title of a version of `url` the current view shows ('' for none given), undefined where it shows none. */
+  shownTitle(url: string): string | undefined {
+    const r = this.stmt(
+      `SELECT docs.title FROM ${this.access.joins('docs')} WHERE ${this.urlIs('docs.')} AND docs.deleted = 0${this.access.shown()} LIMIT 1`,
+    ).get(...this.urlArgs(url)) as { title: string | null } | undefined;
+    return r && (r.title ?? '');
   }
 
   /** Whether a version of the page `url` is served (dedup's deleted ones are not). */

@@ -6,7 +6,7 @@
  * *after* the merge, so that a site never shows more than N hits however many partitions hold
  * it. A date filter matches a version when any of its capture dates is in range.
  */
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { findIndexSets, type IndexSet } from './index-sets.js';
 import { parseQuery, words } from './query.js';
@@ -21,6 +21,8 @@ import { compareCandidates, localStats, searchWords, type WordResult } from './w
 import { captureFieldsOf, datesOf, firstDate, mergeDates } from '../index/document.js';
 import { AccessPolicy, type AccessSettings } from '../access/policy.js';
 import { SegmentTexts } from '../segment/segment-texts.js';
+import { parts } from '../mapreduce/dataset.js';
+import { RecordFileReader } from '../mapreduce/record-file-reader.js';
 import { anchorTargets } from './anchor-sources.js';
 import type { CollectionView } from './collection-view.js';
 
@@ -59,6 +61,8 @@ export class Searcher {
   private readonly crawlParse: SegmentTexts;
   /** The versions' parse_data (titles and outlinks), for comparisons of versions. */
   private readonly parseData: SegmentTexts;
+  /** The LinkDb's parts beside the indexes (DIR/linkdb), opened at the first lookup of a generation; [] where there is none. */
+  private linkDb: { generation: number; parts: RecordFileReader[] } | undefined;
 
   /** The access rules applied to every answer; none where no property asks for any. */
   readonly access: AccessPolicy | undefined;
@@ -218,6 +222,7 @@ export class Searcher {
       shardCandidates: (query, opts) => this.shardCandidates(user, query, opts),
       stored: (set, doc) => this.stored(user, set, doc),
       versionParse: (set, doc) => this.versionParse(user, set, doc),
+      linkedFrom: (url, max) => this.linkedFrom(user, url, max),
       allDocuments: () => this.allDocuments(user),
       matchingDocuments: (query) => this.matchingDocuments(user, query),
       textJson: (set, row) => this.textJson(user, set, row),
@@ -415,6 +420,37 @@ export class Searcher {
     const withheld = s?.access.withheld(doc);
     if (withheld === 1) return 'blocked';
     return s && !withheld ? s.versionParse(this.parseData, doc) : undefined;
+  }
+
+  /**
+   * Up to `max` pages that link to `url` or show it (an image: its inlinks in the LinkDb), of
+   * those `user` may see: each named by a version the view shows, so a withheld page is never
+   * named, whatever the LinkDb holds.
+   */
+  private linkedFrom(user: string | undefined, url: string, max: number): { url: string; title: string }[] {
+    this.refresh();
+    if (this.linkDb?.generation !== this.generation) {
+      const at = join(this.dir, 'linkdb');
+      this.linkDb = { generation: this.generation, parts: existsSync(at) ? parts(at).map((p) => new RecordFileReader(p)) : [] };
+    }
+    const from = new Set<string>();
+    for (const part of this.linkDb.parts) {
+      // The LinkDb's value as invertlinks writes it: { inlinks: [{ from, anchor }] }.
+      const v = part.valueOf(url) as { inlinks?: { from: string }[] } | undefined;
+      for (const l of v?.inlinks ?? []) from.add(l.from);
+    }
+    const out: { url: string; title: string }[] = [];
+    for (const page of from) {
+      this.scope(user);
+      for (const s of this.sets) {
+        const title = s.shownTitle(page);
+        if (title === undefined) continue;
+        out.push({ url: page, title });
+        break;
+      }
+      if (out.length >= max) break;
+    }
+    return out;
   }
 
   /** Every document of every set `user` may see, with its set's name (an export of the whole collection). */

@@ -12,6 +12,7 @@ import { ShardSearcher, type ShardResult } from './shards.js';
 import { SearchPool } from './search-pool.js';
 import { BadRequest } from './params.js';
 import { sendStored } from './stored.js';
+import { Thumbnails, type Thumbnail } from './thumbnail.js';
 import { storedFromBackend } from './stored-from-backend.js';
 import { Suggester, type Suggestion } from './suggest.js';
 import type { ServiceState } from './observe.js';
@@ -47,6 +48,14 @@ export interface BackendView {
   stored(set: string, doc: number, res: ServerResponse): Promise<'sent' | 'none' | 'blocked' | ShownCapture>;
   /** A version's text, title and links, for /compare (`blocked`, or undefined where excluded or absent); none on a front. */
   versionParse?(set: string, doc: number): VersionParse | 'blocked' | undefined;
+  /**
+   * A capture's thumbnail (thumbnail.ts), or the placeholder of an image that has none; undefined
+   * where thumbnails cannot be made here (the route sends the stored copy); otherwise as stored().
+   * None on a front, whose route sends the stored copy, which its own rules decide on.
+   */
+  thumbnail?(set: string, doc: number): Promise<Thumbnail | undefined | 'none' | 'blocked' | ShownCapture>;
+  /** Pages this class may see that link to `url` or show it (an image's pages); none on a front. */
+  linkedFrom?(url: string, max: number): { url: string; title: string }[];
   /** Every version a query finds that the class may see, unranked (a CSV export); none on a front. */
   matching?(query: string): Iterable<Row>;
   /** A backend's side of the shard protocol (shard-protocol.ts); none on a front. */
@@ -61,6 +70,8 @@ export function localBackend(opts: ServeOptions, access?: AccessPolicy): Backend
   // queries run on the pool's threads when there is one.
   const searcher = new Searcher(opts.dir, opts.log, access);
   const pub = searcher.view();
+  // One cache of thumbnails for every class: it is asked only for captures the asker's view shows.
+  const thumbnails = new Thumbnails(opts.thumbnailSize ?? 200, opts.thumbnailBytes ?? 16 * 1024 * 1024);
   let suggester = new Suggester(pub, opts.suggestTitles);
   const pool = opts.threads && opts.threads > 0 ? new SearchPool(opts.dir, opts.threads, opts.queryTimeout ?? 0, opts.access) : undefined;
   const reload = async (force: boolean) => {
@@ -91,6 +102,13 @@ export function localBackend(opts: ServeOptions, access?: AccessPolicy): Backend
         },
         matching: (q) => view.matchingDocuments(q),
         versionParse: (set, doc) => view.versionParse(set, doc),
+        async thumbnail(set, doc) {
+          const ref = view.stored(set, doc);
+          if (!ref || ref === 'blocked') return ref ? 'blocked' : 'none';
+          if ('shown' in ref) return ref;
+          return thumbnails.of(ref);
+        },
+        linkedFrom: (url, max) => view.linkedFrom(url, max),
         shard: { stats: (q, cap, keys) => view.shardStats(q, cap, keys), candidates: (q, o) => view.shardCandidates(q, o) },
       };
     },

@@ -50,14 +50,15 @@ function link(params: SearchParams, over: Partial<SearchParams>): string {
   return `/search?${new URLSearchParams({ query: p.query, start: String(p.start), hitsPerPage: String(p.hitsPerPage), hitsPerSite: String(p.hitsPerSite), ...extra })}`;
 }
 
-function hitHtml(h: Hit, p: SearchParams, template: string, compared: readonly string[]): string {
+function hitHtml(h: Hit, p: SearchParams, template: string, compared: readonly string[], pages?: readonly { url: string; title: string }[]): string {
   const snippet = markSnippet(h.snippet, '<mark>', '</mark>', htmlEscape);
   const dates = h.dates.map((d) => `<a href="${htmlEscape(replayUrl(template, h, d))}">${showDate(d)}</a>`).join('');
   const more = h.moreFromSite
     ? ` · <a href="${htmlEscape(link(p, { query: `${p.query} site:${h.host}`, start: 0, hitsPerSite: 0 }))}">${h.moreFromSite} more from ${htmlEscape(h.host)}</a>`
     : '';
-  return `<li><h3><a href="${htmlEscape(replayUrl(template, h, h.dates[0]))}">${htmlEscape(h.title || h.url)}</a></h3>
-<div class="url">${htmlEscape(h.url)}</div>
+  const image = isImage(h) ? `<a class="thumb" href="${htmlEscape(replayUrl(template, h, h.dates[0]))}">${thumbnail(h)}</a>` : '';
+  return `<li>${image}<h3><a href="${htmlEscape(replayUrl(template, h, h.dates[0]))}">${htmlEscape(h.title || h.url)}</a></h3>
+<div class="url">${htmlEscape(h.url)}</div>${isImage(h) ? shownOn(pages, p) : ''}
 ${snippet ? `<p>${snippet}</p>` : ''}
 <div class="meta">${htmlEscape(h.mime)}, ${h.length} bytes${h.collection ? `, ${htmlEscape(h.collection)}` : ''}${h.offset == null ? '' : ` · <a href="/stored/${encodeURIComponent(h.set)}/${h.doc}">stored copy</a>`} · <a href="${htmlEscape(link(p, { query: `url:${h.url}`, start: 0, hitsPerSite: 0 }))}">all versions of this URL</a>${
     compared.includes(h.url)
@@ -67,8 +68,48 @@ ${snippet ? `<p>${snippet}</p>` : ''}
 <div class="dates">Captured ${h.dates.length === 1 ? 'once' : `${h.dates.length} times`}: ${dates}</div></li>`;
 }
 
-/** `compared`: the URLs (a url: query's) whose versions have a link to /compare. */
-export function renderResults(r: SearchResult & { failed?: string[] }, p: SearchParams, template: string, compared: readonly string[] = []): string {
+/** Whether a hit is an image, which is shown as its thumbnail. */
+export function isImage(h: Pick<Hit, 'mime'>): boolean {
+  return /^image\//i.test(h.mime);
+}
+
+/** A hit's thumbnail (thumbnail.ts), scaled to its box by the stylesheet; lazily loaded. */
+function thumbnail(h: Hit): string {
+  if (h.offset == null) return '<span class="no-thumb">no preview</span>';
+  return `<img src="/thumb/${encodeURIComponent(h.set)}/${h.doc}" alt="${htmlEscape(h.title || h.url)}" loading="lazy">`;
+}
+
+/** Pages that show or link to an image, each named by its title and linked to its versions. */
+function shownOn(pages: readonly { url: string; title: string }[] | undefined, p: SearchParams): string {
+  if (!pages?.length) return '';
+  const links = pages.map((g) => `<a href="${htmlEscape(link(p, { query: `url:${g.url}`, start: 0, hitsPerSite: 0 }))}">${htmlEscape(g.title || g.url)}</a>`);
+  return `<div class="shown-on">Shown on ${links.join(', ')}</div>`;
+}
+
+/**
+ * An image hit in the grid: its thumbnail linked to its capture, the pages that show it, its
+ * URL, type and size, and its capture dates.
+ */
+function imageHtml(h: Hit, p: SearchParams, template: string, pages: readonly { url: string; title: string }[] | undefined): string {
+  const dates = h.dates.map((d) => `<a href="${htmlEscape(replayUrl(template, h, d))}">${showDate(d)}</a>`).join('');
+  return `<li><figure><a class="thumb" href="${htmlEscape(replayUrl(template, h, h.dates[0]))}">${thumbnail(h)}</a>
+<figcaption><div class="url">${htmlEscape(h.url)}</div>${shownOn(pages, p)}
+<div class="meta">${htmlEscape(h.mime)}, ${h.length} bytes${h.offset == null ? '' : ` · <a href="/stored/${encodeURIComponent(h.set)}/${h.doc}">original</a>`}</div>
+<div class="dates">${dates}</div></figcaption></figure></li>`;
+}
+
+/**
+ * `compared`: the URLs (a url: query's) whose versions have a link to /compare; `shown`: the
+ * pages that show each image hit (by its URL), where they are known. Where every hit is an image
+ * the hits are a grid of thumbnails; an image among other hits has its thumbnail beside it.
+ */
+export function renderResults(
+  r: SearchResult & { failed?: string[] },
+  p: SearchParams,
+  template: string,
+  compared: readonly string[] = [],
+  shown: ReadonlyMap<string, { url: string; title: string }[]> = new Map(),
+): string {
   const first = r.start + 1;
   const last = r.start + r.hits.length;
   const head = r.hits.length
@@ -101,7 +142,11 @@ export function renderResults(r: SearchResult & { failed?: string[] }, p: Search
   const takeAway = r.hits.length
     ? `<p class="take-away">Take these results away: <a href="/export/csv?query=${q}" download>CSV</a> · <a href="/export/wacz?query=${q}" download>WACZ package</a></p>`
     : '';
-  const body = `${head}${partial}${takeAway}${chart}${facets}<ol start="${first}">${r.hits.map((h) => hitHtml(h, p, template, compared)).join('\n')}</ol>${nav.length ? `<nav aria-label="Pages">${nav.join('')}</nav>` : ''}`;
+  const grid = r.hits.length > 0 && r.hits.every(isImage);
+  const list = grid
+    ? `<ol class="images" start="${first}">${r.hits.map((h) => imageHtml(h, p, template, shown.get(h.url))).join('\n')}</ol>`
+    : `<ol start="${first}">${r.hits.map((h) => hitHtml(h, p, template, compared, shown.get(h.url))).join('\n')}</ol>`;
+  const body = `${head}${partial}${takeAway}${chart}${facets}${list}${nav.length ? `<nav aria-label="Pages">${nav.join('')}</nav>` : ''}`;
   return page(`${p.query} - nwax`, p.query, body);
 }
 

@@ -19,11 +19,11 @@ import { hidePaths } from '../util/hide-paths.js';
 import type { ShardTrust } from './shard-trust.js';
 import { MAX_SCORED } from '../search/types.js';
 import { BadRequest, searchParams } from './params.js';
-import { renderBlocked, renderError, renderHome, renderResults } from './render-html.js';
+import { isImage, renderBlocked, renderError, renderHome, renderResults } from './render-html.js';
 import { openSearchDescription, renderRss } from './render-rss.js';
 import { renderJson, replayUrl } from './render-text.js';
 import { CAPTURE_HEADER } from './stored.js';
-import type { ShownCapture } from '../search/types.js';
+import type { Hit, ShownCapture } from '../search/types.js';
 import type { cdxServer } from './cdx-server.js';
 import { type StreamGate, streamLines } from './stream-lines.js';
 import { type CsvField, csvFields, csvLines } from './export-csv.js';
@@ -107,6 +107,16 @@ async function adminReload(p: Parts, a: Asked): Promise<void> {
   }
 }
 
+/** Pages shown with each image hit (SHOWN_ON of them), read through the view; none on a front. */
+const SHOWN_ON = 3;
+
+function imagePages(view: BackendView, hits: readonly Hit[]): Map<string, { url: string; title: string }[]> {
+  const out = new Map<string, { url: string; title: string }[]>();
+  if (!view.linkedFrom) return out;
+  for (const h of hits) if (isImage(h) && !out.has(h.url)) out.set(h.url, view.linkedFrom(h.url, SHOWN_ON));
+  return out;
+}
+
 /** /search (HTML), /api/search (JSON), /opensearch (RSS). */
 async function search(p: Parts, a: Asked, path: string): Promise<void> {
   const ctype = path === '/search' ? 'text/html' : path === '/api/search' ? 'application/json' : 'application/rss+xml';
@@ -140,7 +150,7 @@ async function search(p: Parts, a: Asked, path: string): Promise<void> {
     const template = p.replayTemplate();
     const body =
       ctype === 'text/html'
-        ? renderResults(r, q, template, a.view.versionParse && r.total > 1 ? parseQuery(q.query).url : [])
+        ? renderResults(r, q, template, a.view.versionParse && r.total > 1 ? parseQuery(q.query).url : [], imagePages(a.view, r.hits))
         : ctype === 'application/json'
           ? renderJson(r, template, false, p.policy?.active ? p.policy.fingerprint : 'none')
           : renderRss(r, q, p.base(), template);
@@ -332,24 +342,72 @@ function shardRoute(p: Parts, a: Asked, path: string): void {
   }
 }
 
-/** /stored/SET/DOC: the archived bytes of a capture; 451 where the access rules block it. */
-async function stored(p: Parts, a: Asked, path: string): Promise<void> {
-  const m = /^\/stored\/([^/]+)\/(\d{1,12})$/.exec(path);
-  let set: string | undefined;
+/**
+ * The document a `/stored/SET/DOC` or `/thumb/SET/DOC` path names (`set` decoded, and as it was
+ * written); undefined for any other path; `bad` (answered 400 here) for bad percent-encoding.
+ */
+function documentPath(a: Asked, path: string): { set: string; written: string; doc: number } | undefined | 'bad' {
+  const m = /^\/(?:stored|thumb)\/([^/]+)\/(\d{1,12})$/.exec(path);
+  if (!m) return undefined;
   try {
-    set = m ? decodeURIComponent(m[1]) : undefined;
+    return { set: decodeURIComponent(m[1]), written: m[1], doc: Number(m[2]) };
   } catch {
     send(a.res, 400, 'text/plain', 'bad percent-encoding in the path\n');
-    return;
+    return 'bad';
   }
+}
+
+/** /stored/SET/DOC: the archived bytes of a capture; 451 where the access rules block it. */
+async function stored(p: Parts, a: Asked, path: string): Promise<void> {
+  const d = documentPath(a, path);
+  if (d === 'bad') return;
   try {
-    const sent = set === undefined ? 'none' : await a.view.stored(set, Number(m![2]), a.res);
+    const sent = d === undefined ? 'none' : await a.view.stored(d.set, d.doc, a.res);
     if (sent === 'blocked') send(a.res, 451, 'text/html', renderBlocked());
     else if (sent === 'none') send(a.res, 404, 'text/plain', 'no such page or document\n');
     else if (typeof sent === 'object') shownElsewhere(p, a, sent);
   } catch (err) {
     if (a.res.headersSent) throw err;
     p.opts.log?.(`stored copy ${path}: ${(err as Error).message}`);
+    send(a.res, 502, 'text/plain', `the archive could not be read: ${hidePaths((err as Error).message)}\n`);
+  }
+}
+
+/**
+ * /thumb/SET/DOC: an image capture's thumbnail (thumbnail.ts), or the placeholder of one that
+ * cannot be decoded; decided as /stored is (451, 404, a later capture). Where thumbnails cannot
+ * be made (a shard front, whose backends' copies its own rules decide on; no image library
+ * here) the stored copy, for the browser to scale.
+ */
+async function thumb(p: Parts, a: Asked, path: string): Promise<void> {
+  const d = documentPath(a, path);
+  if (d === 'bad') return;
+  if (d === undefined) return send(a.res, 404, 'text/plain', 'no such page or document\n');
+  const stored = () => {
+    a.res.setHeader('Location', `/stored/${d.written}/${d.doc}`);
+    send(a.res, 302, 'text/plain', 'no thumbnails here: the stored copy\n');
+  };
+  if (!a.view.thumbnail) return stored();
+  try {
+    const t = await a.view.thumbnail(d.set, d.doc);
+    if (t === 'blocked') send(a.res, 451, 'text/html', renderBlocked());
+    else if (t === 'none') send(a.res, 404, 'text/plain', 'no such page or document\n');
+    else if (t === undefined) stored();
+    else if ('shown' in t) shownElsewhere(p, a, t);
+    else {
+      a.res.writeHead(200, {
+        'Content-Type': t.type,
+        'Content-Length': t.bytes.length,
+        'X-Content-Type-Options': 'nosniff',
+        // Rules may withhold it at the next reload: kept by the browser for a while, never shared.
+        'Cache-Control': 'private, max-age=300',
+        ...(t.placeholder ? { 'X-Nwax-Thumbnail': `placeholder: ${t.placeholder.replace(/[^\x20-\x7e]/g, '?')}` } : {}),
+      });
+      a.res.end(t.bytes);
+    }
+  } catch (err) {
+    if (a.res.headersSent) throw err;
+    p.opts.log?.(`thumbnail ${path}: ${(err as Error).message}`);
     send(a.res, 502, 'text/plain', `the archive could not be read: ${hidePaths((err as Error).message)}\n`);
   }
 }
@@ -392,6 +450,7 @@ export const ROUTES: Readonly<Record<string, Handler>> = {
     send(a.res, 200, 'application/json', `${JSON.stringify(q.length > 200 ? [] : await p.backend.suggest(q))}\n`);
   },
   '/stored/': stored,
+  '/thumb/': thumb,
   '/compare': compare,
   '/admin/reload': adminReload,
 };
@@ -427,7 +486,8 @@ export async function route(p: Parts, req: IncomingMessage, res: ServerResponse,
   const vouched = p.trust.vouched(req);
   const user = p.policy?.userOf(req.headers, req.socket.remoteAddress, vouched);
   const a: Asked = { req, res, url, user, view: p.backend.view(user), vouched, signal, answered };
-  const handler = ROUTES[path] ?? (path.startsWith('/stored/') ? ROUTES['/stored/'] : undefined);
+  const prefix = path.startsWith('/stored/') ? '/stored/' : path.startsWith('/thumb/') ? '/thumb/' : undefined;
+  const handler = ROUTES[path] ?? (prefix ? ROUTES[prefix] : undefined);
   if (!handler) return send(res, 404, 'text/plain', 'no such page or document\n');
   if (path !== '/admin/reload' && req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('Allow', 'GET, HEAD');

@@ -50,6 +50,10 @@ export interface ServeOptions {
   timeBudget?: number;
   /** Milliseconds the text diff of /compare may take before it shows the runs left replaced whole (nwax.serve.compare.budget; default 60). */
   compareBudget?: number;
+  /** The square an image's thumbnail fits in, in pixels (nwax.serve.thumbnail.size; default 200). */
+  thumbnailSize?: number;
+  /** An image's payload decoded for a thumbnail at most, in bytes (nwax.serve.thumbnail.bytes; default 16 MiB). */
+  thumbnailBytes?: number;
   /**
    * The service's public address for absolute links (OpenSearch description, RSS); empty: the
    * address it listens on. Never taken from the request's Host header (nwax.serve.base.url).
