@@ -343,7 +343,8 @@ describe.skipIf(!HAVE_CHROMIUM)('images in a browser', () => {
     // At a phone's width: the grid's thumbnails visible, nothing wider than the screen.
     const phone = await browser.newPage({ viewport: { width: 360, height: 740 } });
     await phone.goto(`${srv.url}/search?query=${encodeURIComponent('type:image')}`);
-    expect(await phone.locator('ol.images img').first().isVisible()).toBe(true);
+    // (Loaded lazily: an image has its box once it has come.)
+    await phone.locator('ol.images img').first().waitFor({ state: 'visible', timeout: 10_000 });
     const wide = await phone.evaluate(
       () => [...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5).length,
     );
