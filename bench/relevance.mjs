@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { CORPUS_DIR, NWAX, ROOT, indexIsCurrent, table } from './lib.mjs';
 import { buildCrawl } from './serve-ops.mjs';
+import { lucene } from './multilingual.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -49,11 +50,88 @@ export async function textReader() {
   textReader.loaded = { SegmentTexts, textRoots, readInfo };
 }
 
+/** A 32-bit FNV-1a of a string (sentences counted without keeping them). */
+function fnv(s) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** A text's sentences: cut after . ! ? where a capital or a digit follows, and at the ends of CJK sentences. */
+export function sentences(text) {
+  return text
+    .split(/(?<=[.!?])\s+(?=[\p{Lu}\p{N}])|(?<=[。！？])/u)
+    .map((x) => x.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Passage queries as a searcher remembers a sentence: one sentence of a page (8 to 40 words,
+ * found in no other page), 2 to 5 of its rarer words (the rarer half by the pages that hold
+ * them, each in fewer than 2% of the pages, none a number), in the sentence's order or not
+ * (half of them shuffled); the page is the answer.
+ */
+export function rememberedPassages(rows, words, pick, rnd, n, all = rows) {
+  const df = new Map();
+  const seen = new Map();
+  for (const r of all) {
+    for (const w of new Set(words(`${r.title ?? ''} ${r.text ?? ''}`))) df.set(w, (df.get(w) ?? 0) + 1);
+    for (const x of new Set(sentences(r.text ?? ''))) seen.set(fnv(x), (seen.get(fnv(x)) ?? 0) + 1);
+  }
+  const split = rows.map((r) => sentences(r.text ?? ''));
+  const rare = all.length / 50;
+  const out = [];
+  for (const i of pick(
+    rows.map((_, i) => i).filter((i) => split[i].length > 3),
+    n * 2,
+  )) {
+    const fit = split[i].filter((x) => {
+      const k = words(x).length;
+      return k >= 8 && k <= 40 && seen.get(fnv(x)) === 1;
+    });
+    if (fit.length === 0) continue;
+    const sentence = fit[rnd(fit.length)];
+    const ws = [...new Set(words(sentence))].filter((w) => !/^\d+$/.test(w) && w.length >= 2 && df.get(w) <= rare);
+    if (ws.length < 2) continue;
+    const rarer = [...ws].sort((a, b) => df.get(a) - df.get(b) || (a < b ? -1 : 1)).slice(0, Math.max(2, Math.ceil(ws.length / 2)));
+    const k = Math.min(rarer.length, 2 + rnd(4));
+    const chosen = new Set();
+    while (chosen.size < k) chosen.add(rarer[rnd(rarer.length)]);
+    let q = ws.filter((w) => chosen.has(w));
+    if (rnd(2) === 1)
+      q = q
+        .map((w) => [rnd(1000), w])
+        .sort((a, b) => a[0] - b[0])
+        .map((x) => x[1]);
+    out.push({ query: q.join(' '), url: rows[i].url, sentence });
+    if (out.length >= n) break;
+  }
+  return out;
+}
+
 /** The three query sets, each a list of { query, url }. */
 export function querySets(db, words, n = 300) {
+  const all = pagesOf(db, true);
+  return querySetsOf(
+    all.filter((r) => r.mime === 'text/html'),
+    words,
+    n,
+    all,
+  );
+}
+
+/**
+ * The HTML pages of an index (with `all`, every document it serves): URL, MIME type, title and
+ * text. Since schema 4 the text is in the segments (textColumn registers nwax_text where the
+ * rows lack it).
+ */
+export function pagesOf(db, all = false) {
+  return db.prepare(`SELECT url, mime, title, ${textColumn(db)} AS text FROM docs WHERE deleted = 0${all ? '' : " AND mime = 'text/html'"}`).all();
+}
+
+/** The three query sets of pages `rows` (the answers), among the documents `all` (word and sentence counts). */
+export function querySetsOf(rows, words, n = 300, all = rows) {
   const rnd = rng(7);
-  // Since schema 4 the text is in the segments (textColumn registers nwax_text where the rows lack it).
-  const rows = db.prepare(`SELECT url, title, ${textColumn(db)} AS text FROM docs WHERE deleted = 0 AND mime = 'text/html'`).all();
   const byTitle = new Map();
   for (const r of rows) if (r.title) byTitle.set(r.title, (byTitle.get(r.title) ?? 0) + 1);
   const pick = (list, k) => {
@@ -73,16 +151,7 @@ export function querySets(db, words, n = 300) {
     rows.filter((r) => r.title && byTitle.get(r.title) === 1 && words(r.title).length >= 1),
     n,
   ).map((r) => ({ query: words(r.title).slice(0, 32).join(' '), url: r.url }));
-  const passage = pick(
-    rows.filter((r) => (r.text ?? '').length > 800),
-    n,
-  )
-    .map((r) => {
-      const w = words(r.text);
-      const at = Math.floor(w.length / 3) + rnd(Math.max(1, Math.floor(w.length / 3)));
-      return { query: w.slice(at, at + 10).join(' '), url: r.url };
-    })
-    .filter((q) => q.query.split(' ').length >= 6);
+  const passage = rememberedPassages(rows, words, pick, rnd, n, all);
   const navigational = rows
     .filter((r) => /\/index\.html$/.test(r.url))
     .map((r) => {
@@ -113,6 +182,58 @@ export function evaluate(searcher, set, ranking, extra = {}) {
   }
   const n = set.length || 1;
   return { mrr: rr / n, s1: s1 / n, s10: s10 / n };
+}
+
+/**
+ * The peers on the same documents' titles and texts: a bare SQLite FTS5 table (unicode61, the words ANDed,
+ * BM25 alone, title and text weighed alike) and Lucene 8 (bench/lucene/MultilingualLucene.java:
+ * its best analysis chain by MRR@10, BM25, the title boosted 2, the words ORed as its query
+ * parser does), where a JDK and Debian's liblucene8-java are installed.
+ */
+export function peers(rows, sets, work, Database) {
+  const db = new Database(':memory:');
+  db.exec('CREATE VIRTUAL TABLE t USING fts5(url UNINDEXED, title, body)');
+  const put = db.prepare('INSERT INTO t(url, title, body) VALUES (?, ?, ?)');
+  db.transaction(() => {
+    for (const r of rows) put.run(r.url, r.title ?? '', r.text ?? '');
+  })();
+  const find = db.prepare('SELECT url FROM t WHERE t MATCH ? ORDER BY bm25(t) LIMIT 10').pluck();
+  const bare = {};
+  for (const [kind, set] of Object.entries(sets)) {
+    let rr = 0;
+    let s1 = 0;
+    let s10 = 0;
+    for (const q of set) {
+      const terms = q.query
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((w) => `"${w.replace(/"/g, '""')}"`);
+      let urls = [];
+      try {
+        urls = terms.length ? find.all(terms.join(' AND ')) : [];
+      } catch {
+        urls = [];
+      }
+      const at = urls.indexOf(q.url);
+      if (at >= 0) {
+        rr += 1 / (at + 1);
+        if (at === 0) s1++;
+        s10++;
+      }
+    }
+    const n = set.length || 1;
+    bare[kind] = { mrr: rr / n, s1: s1 / n, s10: s10 / n };
+  }
+  db.close();
+  mkdirSync(work, { recursive: true });
+  const queries = Object.entries(sets).flatMap(([kind, set]) => set.map((q) => ({ lang: 'en', kind, query: q.query, relevant: [q.url] })));
+  const best = lucene(
+    rows.map((r) => ({ lang: 'en', url: r.url, title: r.title ?? '', text: r.text ?? '' })),
+    queries,
+    work,
+  );
+  const luc = best && Object.fromEntries(Object.keys(sets).map((kind) => [kind, best.get(`en ${kind}`)]));
+  return { bare, lucene: luc };
 }
 
 /**
@@ -148,8 +269,15 @@ export async function benchRelevance() {
   const ranking = await import(join(ROOT, 'dist', 'search', 'ranking.js')).catch(() => undefined);
   const db = new Database(join(crawl, 'indexes', 'part-00000'), { readonly: true });
   await textReader();
-  const sets = querySets(db, words);
+  const all = pagesOf(db, true);
+  const sets = querySetsOf(
+    all.filter((r) => r.mime === 'text/html'),
+    words,
+    300,
+    all,
+  );
   db.close();
+  const peer = peers(all, sets, join(CORPUS_DIR, 'relevance-peers'), Database);
   const searcher = new Searcher(crawl);
   const variants = ranking
     ? {
@@ -199,11 +327,19 @@ export async function benchRelevance() {
     }),
   ]);
   partedSearcher.close();
+  const cells = (r) => [r.mrr.toFixed(3), r.s1.toFixed(2), r.s10.toFixed(2)];
+  rows.push(['bare FTS5 BM25 (unicode61, same text)', ...Object.keys(sets).flatMap((k) => cells(peer.bare[k]))]);
+  if (peer.lucene)
+    rows.push(['Lucene 8, best chain (same text)', ...Object.keys(sets).flatMap((k) => (peer.lucene[k] ? cells(peer.lucene[k]) : ['-', '-', '-']))]);
+  const nwaxPassage = rows.find((r) => r[0] === 'nwax (defaults)');
+  const passageAt = 1 + Object.keys(sets).indexOf('passage') * 3;
+  const ratio = nwaxPassage ? Number(nwaxPassage[passageAt]) / peer.bare.passage.mrr : Number.NaN;
   return [
     `relevance on ${crawl}: ${Object.entries(sets)
       .map(([k, v]) => `${v.length} ${k} queries`)
       .join(', ')}; hitsPerSite 0 (the searcher's own default)`,
     table(rows),
+    `passage MRR@10: nwax ${nwaxPassage?.[passageAt]} / bare FTS5 BM25 ${peer.bare.passage.mrr.toFixed(3)} = ${ratio.toFixed(2)}x (target >= 1.15x)${peer.lucene ? '' : '; Lucene not measured (needs default-jdk-headless liblucene8-java libicu4j-java)'}`,
   ].join('\n');
 }
 

@@ -66,6 +66,77 @@ static void nwax_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_con
   sqlite3_result_double(ctx, -1.0 * score);
 }
 
+/*
+ * nwax_near: how closely a row holds every phrase of the MATCH text (the query's words, ORed)
+ * in one column, as FTS5's NEAR reads it:
+ *
+ *   nwax_near(fts, use_0 .. use_{ncol-1}, content)
+ *
+ * For each column whose `use` is not 0, the least "gap" over every choice of one instance per
+ * phrase, all in that column: the start of the last-starting instance less the least end
+ * (start + the phrase's tokens) among them. NEAR(p_1 .. p_n, k) matches a column exactly when
+ * its gap is at most k (FTS5's fts5ExprNearIsMatch), so the JavaScript twin (js-near.ts) finds
+ * the same value with NEAR queries. Returns "gap start": the least gap over the columns used
+ * (-1 where no column holds every phrase) and where the least-gap window of column `content`
+ * starts, in tokens (its first, on a tie; -1 where that column holds none): the passage the
+ * snippet shows.
+ *
+ * The instances of each column are read in position order (xInst gives them so); for each
+ * instance, the latest instance of every phrase up to it makes the best window ending there
+ * (a later instance of a phrase of fixed length ends later): O(instances x phrases).
+ */
+#define NWAX_NEAR_NONE 0x7fffffff
+
+static void nwax_near(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *ctx, int nval, sqlite3_value **args) {
+  int ncol = api->xColumnCount(fts);
+  int nphrase = api->xPhraseCount(fts);
+  if (nval != ncol + 1 || nphrase < 1 || nphrase > NWAX_STACK_PHRASES) {
+    sqlite3_result_error(ctx, "nwax_near: wants a flag per column and the passage's column, and 1 to 128 phrases", -1);
+    return;
+  }
+  int content = sqlite3_value_int(args[ncol]);
+  int size[NWAX_STACK_PHRASES];
+  int last[NWAX_STACK_PHRASES];
+  for (int p = 0; p < nphrase; p++) size[p] = api->xPhraseSize(fts, p);
+  int ninst = 0;
+  int rc = api->xInstCount(fts, &ninst);
+  int best = NWAX_NEAR_NONE;
+  int bestContent = NWAX_NEAR_NONE;
+  int contentStart = -1;
+  for (int col = 0; rc == SQLITE_OK && col < ncol; col++) {
+    if (sqlite3_value_int(args[col]) == 0 && col != content) continue;
+    for (int p = 0; p < nphrase; p++) last[p] = -1;
+    int seen = 0;
+    for (int i = 0; rc == SQLITE_OK && i < ninst; i++) {
+      int ip, ic, io;
+      rc = api->xInst(fts, i, &ip, &ic, &io);
+      if (rc != SQLITE_OK || ic != col) continue;
+      if (last[ip] < 0) seen++;
+      last[ip] = io;
+      if (seen < nphrase) continue;
+      int minEnd = NWAX_NEAR_NONE;
+      int minStart = io;
+      for (int p = 0; p < nphrase; p++) {
+        if (last[p] + size[p] < minEnd) minEnd = last[p] + size[p];
+        if (last[p] < minStart) minStart = last[p];
+      }
+      int gap = io - minEnd;
+      if (sqlite3_value_int(args[col]) != 0 && gap < best) best = gap;
+      if (col == content && gap < bestContent) {
+        bestContent = gap;
+        contentStart = minStart;
+      }
+    }
+  }
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error_code(ctx, rc);
+    return;
+  }
+  char out[32];
+  sqlite3_snprintf((int)sizeof(out), out, "%d %d", best == NWAX_NEAR_NONE ? -1 : (best < 0 ? 0 : best), contentStart);
+  sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
+}
+
 static fts5_api *fts5_of(sqlite3 *db) {
   fts5_api *api = 0;
   sqlite3_stmt *stmt = 0;
@@ -87,5 +158,7 @@ int sqlite3_nwaxrank_init(sqlite3 *db, char **err, const sqlite3_api_routines *r
     *err = sqlite3_mprintf("nwax_bm25: this SQLite has no FTS5");
     return SQLITE_ERROR;
   }
-  return api->xCreateFunction(api, "nwax_bm25", 0, nwax_bm25, 0);
+  int rc = api->xCreateFunction(api, "nwax_bm25", 0, nwax_bm25, 0);
+  if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "nwax_near", 0, nwax_near, 0);
+  return rc;
 }

@@ -326,19 +326,100 @@ function isAsciiAlnum(c: number): boolean {
  * through the analysis here (an English page costs one scan).
  */
 export function indexText(text: string): string {
-  const nonAscii = /[^\x00-\x7f]/g;
   let out = '';
+  let chunks = false;
+  indexCut(text, (from, to, chunk) => {
+    if (!chunk) out += text.slice(from, to);
+    else {
+      chunks = true;
+      out += ` ${chunkTerms(text.slice(from, to))} `;
+    }
+    return false;
+  });
+  return chunks ? out : text;
+}
+
+/**
+ * indexText's cut of `text`, in order: each stretch of ASCII (FTS5's to cut into words) and
+ * each chunk around characters past ASCII (the analyzer's), as [from, to) to `visit`, which
+ * returns true to stop.
+ */
+function indexCut(text: string, visit: (from: number, to: number, chunk: boolean) => boolean): void {
+  const nonAscii = /[^\x00-\x7f]/g;
   let last = 0;
   for (let m = nonAscii.exec(text); m; m = nonAscii.exec(text)) {
     let s = m.index;
     while (s > last && isAsciiAlnum(text.charCodeAt(s - 1))) s--;
     let e = m.index + 1;
     while (e < text.length && (text.charCodeAt(e) >= 128 || isAsciiAlnum(text.charCodeAt(e)))) e++;
-    out += `${text.slice(last, s)} ${chunkTerms(text.slice(s, e))} `;
+    if (visit(last, s, false) || visit(s, e, true)) return;
     last = e;
     nonAscii.lastIndex = e;
   }
-  return last === 0 ? text : out + text.slice(last);
+  visit(last, text.length, false);
+}
+
+/**
+ * The terms of what indexText gives for `text`, in the order FTS5 numbers a column's positions,
+ * each with the offset of its first character: ASCII letters and digits are FTS5's tokens, a
+ * chunk's terms the analyzer's tokens with tails (chunkTerms is made of them), one position each.
+ */
+export function indexTerms(text: string): { term: string; start: number }[] {
+  const out: { term: string; start: number }[] = [];
+  const ascii = /[a-zA-Z0-9]+/g;
+  indexCut(text, (from, to, chunk) => {
+    if (chunk) for (const t of tokens(text.slice(from, to), true)) out.push({ term: t.term, start: from + t.start });
+    else {
+      ascii.lastIndex = from;
+      for (let m = ascii.exec(text); m && m.index < to; m = ascii.exec(text)) out.push({ term: m[0].toLowerCase(), start: m.index });
+    }
+    return false;
+  });
+  return out;
+}
+
+/**
+ * Where the `n`-th term (from 0) of indexTerms comes from, or undefined past the text's last
+ * term: the same cut, counting ASCII words in a loop (a regular expression's match object per
+ * word cost most of a deep passage's snippet) and a chunk's terms by chunkTerms (cached).
+ */
+export function tokenStart(text: string, n: number): number | undefined {
+  if (n < 0) return undefined;
+  let left = n;
+  let found: number | undefined;
+  indexCut(text, (from, to, chunk) => {
+    if (chunk) {
+      const terms = chunkTerms(text.slice(from, to));
+      const count = terms === '' ? 0 : terms.split(' ').length;
+      if (left >= count) {
+        left -= count;
+        return false;
+      }
+      let i = 0;
+      found = from;
+      for (const t of tokens(text.slice(from, to), true)) {
+        if (i++ === left) {
+          found = from + t.start;
+          break;
+        }
+      }
+      return true;
+    }
+    let inWord = false;
+    for (let i = from; i < to; i++) {
+      const word = isAsciiAlnum(text.charCodeAt(i));
+      if (word && !inWord) {
+        if (left === 0) {
+          found = i;
+          return true;
+        }
+        left--;
+      }
+      inWord = word;
+    }
+    return false;
+  });
+  return found;
 }
 
 /** True for a term that is one CJK character: a query for it is a prefix search (see above). */

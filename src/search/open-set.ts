@@ -33,7 +33,7 @@ import {
 } from './types.js';
 import { NwaxError } from '../util/errors.js';
 import type { Snippet } from './snippet.js';
-import { SetTexts, type TextRef } from './set-texts.js';
+import { SetTexts, type Passage, type TextRef } from './set-texts.js';
 import { CAPTURE_FIELDS } from '../index/document.js';
 import { SetAccess } from './access-view.js';
 import { ANCHORS_COLUMN, matchWithoutAnchors } from './anchorless.js';
@@ -584,8 +584,9 @@ export class OpenSet {
   }
 
   /** A hit's snippet and language (set-texts.ts). */
-  snippetAndLang(id: number, highlight: string[]): { snippet: Snippet; lang: string } {
-    return this.texts.snippetAndLang(id, highlight);
+  /** `passage`: where the text's closest window of the query's words is (set-texts.ts), where the ranking found one. */
+  snippetAndLang(id: number, highlight: string[], passage?: Passage): { snippet: Snippet; lang: string } {
+    return this.texts.snippetAndLang(id, highlight, passage);
   }
 
   hosts(): string[] {

@@ -48,6 +48,8 @@ export interface QueryPlan {
   tier(match: string): string | undefined;
   /** The phrases of one of this plan's MATCH texts, as the scoring reads them (made once a text). */
   phrases(match: string): FtsPhrase[];
+  /** The query's words (q.must, title: words aside) in FTS5's syntax, whose proximity the ranking weighs; none for a query of fewer than two. */
+  readonly near: readonly string[];
   /** url: and date: as the filters need them. */
   readonly urls: readonly UrlFilter[];
   readonly dates: readonly DateFilter[];
@@ -130,6 +132,7 @@ export function compileQuery(q: Query): QueryPlan {
       if (!p) phrases.set(match, (p = ftsPhrases(match)));
       return p;
     },
+    near: q.must.length >= 2 ? q.must.map(ftsPhrase) : [],
     urls: q.url.map((u) => ({ href: href(u), key: urlKey(href(u)) })),
     dates: q.date.map((r) => ({ ...r, prefix: periodPrefix(r.from, r.to) })),
   };

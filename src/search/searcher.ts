@@ -347,7 +347,12 @@ export class Searcher {
     const hits: Hit[] = page.map((r) => {
       const snippets = opts.snippets !== false;
       // The text and the language lie at the end of the row: read together, once.
-      const tail = snippets ? r.set.snippetAndLang(r.id, q.highlight) : r.lang === undefined ? r.set.textAndLang(r.id, false) : undefined;
+      // The snippet shows the passage that scored (proximity.ts) where the ranking found one.
+      const tail = snippets
+        ? r.set.snippetAndLang(r.id, q.highlight, r.passage ?? (r.near ? q.must : undefined))
+        : r.lang === undefined
+          ? r.set.textAndLang(r.id, false)
+          : undefined;
       return {
         url: r.url,
         digest: r.digest,
@@ -369,10 +374,10 @@ export class Searcher {
   }
 
   /** A word query's candidates over every set, ranked as one collection (word-search.ts); undefined for a query without words. */
-  private wordCandidates(plan: QueryPlan, opts: SearchOptions, limit: number, limits: RankLimits): WordResult | undefined {
+  private wordCandidates(plan: QueryPlan, opts: SearchOptions, limit: number, limits: RankLimits, near = true): WordResult | undefined {
     const plans = this.sets.map((s) => s.wordPlan(plan));
     if (plans.length === 0 || plans.some((p) => p === undefined)) return undefined;
-    return searchWords(this.sets, plans as WordPlan[], Math.max(limit * 3, 100), limits, opts.shared);
+    return searchWords(this.sets, plans as WordPlan[], Math.max(limit * 3, 100), limits, opts.shared, near);
   }
 
   /**
@@ -397,7 +402,8 @@ export class Searcher {
     this.refresh();
     const r = this.reading(() => {
       this.scope(user);
-      return this.wordCandidates(compileQuery(parseQuery(query)), opts, 0, { exact: opts.exact === true });
+      // The front's basis is the best text score and the titles' lengths: no proximity asked.
+      return this.wordCandidates(compileQuery(parseQuery(query)), opts, 0, { exact: opts.exact === true }, false);
     });
     return (r?.rows ?? []).map((c) => ({ rank: c.rank, url: c.url, digest: c.digest, titleTerms: words(c.title ?? '').length, titled: !!c.title }));
   }

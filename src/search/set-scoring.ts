@@ -14,6 +14,9 @@ import type { Anchorless } from './access-view.js';
 import { ANCHORS_COLUMN, matchWithoutAnchors } from './anchorless.js';
 import { scoreRows, type TableCounts } from './js-bm25.js';
 import { rankExtension } from '../native/addon.js';
+import { FTS_COLUMNS } from '../index/schema.js';
+import { nearSteps } from './js-near.js';
+import { NEAR_COLUMNS, nearness, PASSAGE_COLUMN, step, type Near } from './proximity.js';
 
 /** A document's BM25 score (negative, lower is better, as FTS5's). */
 export interface Scored {
@@ -174,6 +177,33 @@ export class SetScoring {
   /** FTS5's rank function for `ORDER BY rank` (native only): nwax_bm25 with the collection's statistics as literals. */
   rankFunction(s: Scoring): string {
     return `nwax_bm25(${rankArgs(s).map(String).join(', ')})`;
+  }
+
+  /**
+   * The proximity of rows `ids` (which hold every phrase of `phrases`, the query's words in
+   * FTS5's syntax) in the columns of NEAR_COLUMNS that `weights` does not weigh 0 (a document
+   * matched without its anchors has no window in them), and where the text's window starts.
+   */
+  near(phrases: readonly string[], weights: readonly number[], ids: readonly number[]): Map<number, Near> {
+    const out = new Map<number, Near>();
+    if (ids.length === 0 || phrases.length < 2) return out;
+    const use = weights.map((w, c) => (w !== 0 && (NEAR_COLUMNS as readonly string[]).includes(FTS_COLUMNS[c]) ? 1 : 0));
+    if (!this.native) {
+      const cols = use.flatMap((u, c) => (u ? [FTS_COLUMNS[c]] : []));
+      for (const [id, k] of nearSteps(this.db, phrases, cols, ids)) out.set(id, { near: nearness(k) });
+      return out;
+    }
+    const rows = this.stmt(
+      `SELECT rowid AS id, nwax_near(fts, ${use.map(() => '?').join(', ')}, ?) AS n FROM fts WHERE fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
+    )
+      .raw()
+      .all(...use, FTS_COLUMNS.indexOf(PASSAGE_COLUMN), phrases.join(' OR '), JSON.stringify(ids)) as [number, string][];
+    for (const [id, n] of rows) {
+      const [gap, start] = n.split(' ').map(Number);
+      const near = nearness(step(gap));
+      out.set(id, start >= 0 ? { near, passage: start } : { near });
+    }
+    return out;
   }
 
   /** Rows `ids`, which match `match` (of phrases `phrases`), scored with the collection's statistics. */

@@ -6,7 +6,8 @@
  */
 import type Database from 'better-sqlite3';
 import type { SegmentTexts } from '../segment/segment-texts.js';
-import { SNIPPET_READS, snippetOf, snippetOfHead, type Snippet } from './snippet.js';
+import { SNIPPET_READS, snippetOf, snippetOfHead, snippetOfPassage, type Snippet } from './snippet.js';
+import { passageIn } from './proximity.js';
 
 /** Characters of a text read for its snippet first (a long page's snippet is nearly always near its top). */
 const SNIPPET_HEAD = 8192;
@@ -17,6 +18,16 @@ export interface TextRef {
   url: string;
   digest: string;
 }
+
+/**
+ * The passage a snippet shows: the token where the ranking found the text's closest window of
+ * the query's words, or (where its twin could not say where) those words' terms, to find it in
+ * the text's first PASSAGE_SEARCH characters.
+ */
+export type Passage = number | readonly (readonly string[])[] | undefined;
+
+/** Characters of a text searched for its passage where the ranking could not say where it is. */
+const PASSAGE_SEARCH = SNIPPET_HEAD * 8;
 
 export class SetTexts {
   /**
@@ -76,11 +87,25 @@ export class SetTexts {
    * where they hold it (snippetOfHead), else of the whole text; from its row (schema 3), the
    * whole text as stored.
    */
-  snippetAndLang(id: number, highlight: string[]): { snippet: Snippet; lang: string } {
+  snippetAndLang(id: number, highlight: string[], near?: Passage): { snippet: Snippet; lang: string } {
     if (this.segments) {
       const r = this.refAndLang(id);
       if (r === undefined) return { snippet: snippetOf('', highlight), lang: '' };
       let head = this.segmentHead(r, SNIPPET_HEAD);
+      // Where the ranking's twin gave no place, the passage looked for in the text's head.
+      if (Array.isArray(near)) head = this.segmentHead(r, PASSAGE_SEARCH);
+      const passage = Array.isArray(near) ? (head ? passageIn(head.text, near) : undefined) : (near as number | undefined);
+      if (passage !== undefined) {
+        // The passage the ranking found closest, from as long a head as reaches it.
+        for (const more of [SNIPPET_HEAD * 8, SNIPPET_READS, undefined]) {
+          if (!head) break;
+          const at = snippetOfPassage(head.text, highlight, passage, head.whole);
+          if (at) return { snippet: at, lang: r.lang ?? '' };
+          if (head.whole || more === undefined) break;
+          head = this.segmentHead(r, more);
+        }
+        head = this.segmentHead(r, SNIPPET_HEAD);
+      }
       // Longer heads where the first does not hold the snippet, at most as far as a snippet can
       // look (SNIPPET_READS), not a long page's whole.
       for (const more of [SNIPPET_HEAD * 8, SNIPPET_READS]) {
@@ -92,7 +117,8 @@ export class SetTexts {
       return { snippet: snippetOf(head?.text ?? '', highlight), lang: r.lang ?? '' };
     }
     const { text, lang } = this.textAndLang(id);
-    return { snippet: snippetOf(text, highlight), lang };
+    const passage = Array.isArray(near) ? passageIn(text.slice(0, PASSAGE_SEARCH), near) : (near as number | undefined);
+    return { snippet: (passage !== undefined && snippetOfPassage(text, highlight, passage, true)) || snippetOf(text, highlight), lang };
   }
 
   /** The first characters of the stored text of a document (the ranking's exact feature). */

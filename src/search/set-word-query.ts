@@ -8,6 +8,7 @@ import type { QueryPlan } from './query-plan.js';
 import type { FtsPhrase } from './fts-phrases.js';
 import type { Scoring } from './bm25.js';
 import { best, type Scored, type SetScoring } from './set-scoring.js';
+import type { Near } from './proximity.js';
 import { scoringWithoutAnchors } from './anchorless.js';
 
 /** What a plan runs on: its set's statements (prepared once) and its side of the scoring. */
@@ -106,4 +107,22 @@ export function scoreMatches(p: WordPlan, s: Scoring, ids: readonly number[]): S
   const own = ids.filter((id) => !bare.has(id));
   const theirs = ids.filter((id) => bare.has(id));
   return [...p.set.scoring.score(p.match, p.phrases, s, own), ...scoreMatches(p.bareRows, s, theirs)];
+}
+
+/** The proximity of matches `ids` of the plan (proximity.ts): each by the part that matched it, without its anchors where the view so matches it. */
+export function nearMatches(p: WordPlan, s: Scoring, ids: readonly number[]): Map<number, Near> {
+  if (!p.bareRows || ids.length === 0) return p.set.scoring.near(p.query.near, scoringOf(p, s).weights, ids);
+  const bare = p.bareRows.among(ids);
+  const own = p.set.scoring.near(
+    p.query.near,
+    s.weights,
+    ids.filter((id) => !bare.has(id)),
+  );
+  for (const [id, n] of nearMatches(
+    p.bareRows,
+    s,
+    ids.filter((id) => bare.has(id)),
+  ))
+    own.set(id, n);
+  return own;
 }

@@ -6,7 +6,7 @@
  * Greek snippet marks the word searched for, as the index matched it: `東京` inside 東京都, `resume`
  * on résumé.
  */
-import { isCjkUnit, tokens, type Token } from '../analysis/analyzer.js';
+import { isCjkUnit, tokenStart, tokens, type Token } from '../analysis/analyzer.js';
 
 export interface Snippet {
   text: string;
@@ -150,7 +150,22 @@ export function firstMatchOf(text: string, highlight: string[]): number | undefi
 export function snippetOf(text: string, highlight: string[]): Snippet {
   if (highlight.length === 0 || text.length === 0) return { text: text.slice(0, WINDOW) + (text.length > WINDOW ? ' …' : ''), marks: [] };
   const hit = matcher(highlight);
-  const first = firstMatch(text, [...new Set(highlight.filter(Boolean))], hit);
+  return windowAt(text, firstMatch(text, [...new Set(highlight.filter(Boolean))], hit), hit);
+}
+
+/**
+ * The snippet of the passage that the ranking found closest (proximity.ts): the window of the
+ * text around its token `passage` (the text index's numbering: tokenStart), or undefined where
+ * `text` does not reach that token with room for the window after it (a longer head is wanted).
+ */
+export function snippetOfPassage(text: string, highlight: string[], passage: number, whole: boolean): Snippet | undefined {
+  const at = tokenStart(text, passage);
+  if (at === undefined || (!whole && at + WINDOW + 16 >= text.length)) return undefined;
+  return windowAt(text, at, matcher(highlight));
+}
+
+/** The window of `text` from a little before `first` (the head where undefined), its matches marked. */
+function windowAt(text: string, first: number | undefined, hit: (t: Token) => Match): Snippet {
   let start = first !== undefined ? Math.max(0, first - BEFORE) : 0;
   // Start and end at word boundaries where there is one nearby.
   if (start > 0) {

@@ -203,6 +203,10 @@ export interface Row extends CaptureFields {
   inlinks: number;
   /** Undefined where the row was read without it (OpenSet.textAndLang gives it). */
   lang?: string;
+  /** How closely it holds the query's words together (proximity.ts), for a word query's candidates. */
+  near?: number;
+  /** Where its text's closest window of the query's words starts (tokens), where known: the snippet's passage. */
+  passage?: number;
 }
 
 /**

@@ -15,8 +15,9 @@
  *    re-ranking (ranking.ts) sees the same candidates, whatever the sets.
  */
 import { idf, type Scoring } from './bm25.js';
+import { rarity } from './proximity.js';
 import type { OpenSet } from './open-set.js';
-import { countMatches, firstMatches, rankTop, scoreMatches, type WordPlan } from './set-word-query.js';
+import { countMatches, firstMatches, nearMatches, rankTop, scoreMatches, type WordPlan } from './set-word-query.js';
 import { MAX_SCORED, type RankLimits, type Row } from './types.js';
 import { best, type Scored } from './set-scoring.js';
 import type { LocalStats, SharedStats } from './types.js';
@@ -164,8 +165,11 @@ function firstOfAll(sets: OpenSet[], firsts: number[][], n: number, shared?: { u
   return firsts.map((ids, i) => ids.slice(0, counts[i]));
 }
 
-/** `shared`: the collection's statistics from a shard front, instead of these sets' own. */
-export function searchWords(sets: OpenSet[], plans: WordPlan[], candidates: number, limits: RankLimits, shared?: SharedStats): WordResult {
+/**
+ * `shared`: the collection's statistics from a shard front, instead of these sets' own;
+ * `near`: whether the candidates are given their proximity (proximity.ts) for the re-ranking.
+ */
+export function searchWords(sets: OpenSet[], plans: WordPlan[], candidates: number, limits: RankLimits, shared?: SharedStats, near = true): WordResult {
   const cap = shared?.cap ?? Math.max(1, limits.maxScored ?? MAX_SCORED);
   candidates = shared?.candidates ?? candidates;
   const late = () => limits.deadline !== undefined && performance.now() > limits.deadline;
@@ -219,6 +223,11 @@ export function searchWords(sets: OpenSet[], plans: WordPlan[], candidates: numb
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   rows.sort((a, b) => a.rank - b.rank || cmp(a.url, b.url) || cmp(a.digest, b.digest));
   rows.length = Math.min(rows.length, candidates);
+  if (near && plans[0]?.query.near.length) {
+    const all = shared ?? own!;
+    const idfs = plans[0].query.near.map((t) => idf(all.rows, all.hits[t] ?? sets.reduce((n, s) => n + s.scoring.phraseRows(t), 0)));
+    nearCandidates(rows, sets, plans, scoring, rarity(idfs, all.rows));
+  }
   return { total, rows, ...(counted > cap ? { capped: true } : {}), ...(rankedAmong !== undefined ? { rankedAmong } : {}), ...(partial ? { partial } : {}) };
 }
 
@@ -226,4 +235,25 @@ export function searchWords(sets: OpenSet[], plans: WordPlan[], candidates: numb
 export function compareCandidates(a: { rank: number; url: string; digest: string }, b: { rank: number; url: string; digest: string }): number {
   const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
   return a.rank - b.rank || cmp(a.url, b.url) || cmp(a.digest, b.digest);
+}
+
+/**
+ * The candidates' proximity (proximity.ts), asked of each set for its own (a hundred rows
+ * looked up by number, not the whole match), times the query's rarity `rare`.
+ */
+function nearCandidates(rows: (Row & { set: OpenSet })[], sets: OpenSet[], plans: WordPlan[], scoring: Scoring[], rare: number): void {
+  for (const [i, s] of sets.entries()) {
+    const mine = rows.filter((r) => r.set === s);
+    if (mine.length === 0) continue;
+    const near = nearMatches(
+      plans[i],
+      scoring[i],
+      mine.map((r) => r.id),
+    );
+    for (const r of mine) {
+      const n = near.get(r.id);
+      r.near = (n?.near ?? 0) * rare;
+      if (n?.passage !== undefined) r.passage = n.passage;
+    }
+  }
 }
