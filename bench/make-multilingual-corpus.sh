@@ -18,14 +18,10 @@ PORT=${NWAX_ML_PORT:-18091}
 LANGS="en-us de vi tr ru el hi ko ja zh-cn km"
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-if [ -f "$OUT/multilingual.done" ] && [ -s "$OUT/multilingual.warc.gz" ]; then
-  echo "corpus already built: $OUT/multilingual.warc.gz"; cat "$OUT/multilingual.done"; exit 0
-fi
-command -v wget >/dev/null || { echo "wget is needed (apt-get install wget)" >&2; exit 1; }
-
-mkdir -p "$OUT/debs" "$OUT/root"
-(cd "$OUT/debs" && for l in $LANGS; do ls libreoffice-help-"$l"_*.deb >/dev/null 2>&1 || apt-get download -qq "libreoffice-help-$l"; done)
-for d in "$OUT"/debs/*.deb; do dpkg-deb -x "$d" "$OUT/root"; done
+. "$(dirname "$0")/crawl-local.sh"
+corpus_built "$OUT" multilingual && exit 0
+# shellcheck disable=SC2046
+unpack_debs "$OUT" $(for l in $LANGS; do echo "libreoffice-help-$l"; done)
 HELP="$OUT/root/usr/share/libreoffice/help"
 
 # The same pages in every language: the help's text/ pages present in all of them, sorted,
@@ -53,18 +49,6 @@ for d in $dirs; do
   done < "$OUT/chosen.txt"
 done
 
-if (echo > "/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then echo "port $PORT on 127.0.0.1 is in use; set NWAX_ML_PORT" >&2; exit 1; fi
-( cd "$HELP" && exec python3 -m http.server --bind 127.0.0.1 "$PORT" ) > "$OUT/server.log" 2>&1 &
-SERVER=$!
-SPOOL=$(mktemp -d /tmp/nwax-ml-spool.XXXXXX)
-trap 'kill $SERVER 2>/dev/null || true; rm -rf "$SPOOL"' EXIT
-for _ in $(seq 100); do (echo > "/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && break; sleep 0.1; done
-rm -f "$OUT/multilingual.warc.gz"
-set +e
-( cd "$SPOOL" && wget --input-file="$OUT/urls.txt" --delete-after --no-verbose --directory-prefix="$SPOOL/m" \
-    --warc-file="$OUT/multilingual" ) > "$OUT/wget.log" 2>&1
-rc=$?
-set -e
-if [ "$rc" -ne 0 ] && [ "$rc" -ne 8 ]; then echo "wget failed ($rc); see $OUT/wget.log" >&2; exit 1; fi
+crawl_local "$HELP" "$PORT" "$OUT/urls.txt" "$OUT" multilingual || { echo "(set NWAX_ML_PORT for another port)" >&2; exit 1; }
 echo "$(wc -l < "$OUT/pages.tsv") pages, $(stat -c %s "$OUT/multilingual.warc.gz") bytes, $(date -u +%FT%TZ)" > "$OUT/multilingual.done"
 cat "$OUT/multilingual.done"

@@ -139,6 +139,18 @@ export async function evaluate(root, crawl, queries, withLang, ranking) {
 
 /** Lucene's scores, best chain per language and kind (by MRR@10), or undefined without a JDK and Lucene. */
 export function lucene(pages, queries, work) {
+  const all = luceneChains(pages, queries, work);
+  if (!all) return undefined;
+  const best = new Map();
+  for (const r of all) {
+    const key = `${r.lang} ${r.kind}`;
+    if (!best.has(key) || r.mrr > best.get(key).mrr) best.set(key, r);
+  }
+  return best;
+}
+
+/** Lucene's scores of every analysis chain: { lang, chain, kind, n, mrr, s1, s10, zero } each, or undefined without a JDK and Lucene. */
+export function luceneChains(pages, queries, work) {
   const jars = LUCENE_JARS.map((j) => `/usr/share/java/lucene-${j}-8.7.0.jar`);
   jars.push('/usr/share/java/icu4j.jar');
   if (!jars.every(existsSync) || spawnSync('javac', ['-version']).status !== 0) return undefined;
@@ -153,13 +165,10 @@ export function lucene(pages, queries, work) {
     encoding: 'utf8',
     maxBuffer: 1 << 26,
   });
-  const best = new Map();
-  for (const line of out.trim().split('\n')) {
-    const r = JSON.parse(line);
-    const key = `${r.lang} ${r.kind}`;
-    if (!best.has(key) || r.mrr > best.get(key).mrr) best.set(key, r);
-  }
-  return best;
+  return out
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
 }
 
 /** Agreement of the language detectors with the pages' own declarations. */

@@ -1,11 +1,13 @@
 // Relevance on the bench corpus (18,250 pages): known-item queries made reproducibly from the
 // index itself, each with the one page that answers it, run through nwax's searcher in
-// process: title queries (a page's title, as a user types it), passage queries (ten words from
-// the middle of a page's text), and navigational queries (a section's path words, answered by
+// process: title queries (a page's title, as a user types it), passage queries (2 to 5 rare
+// words of one sentence, as a searcher remembers it), and navigational queries (a section's path words, answered by
 // the section's home page: "linux usb" -> /linux/usb/index.html). MRR@10, success@1 and @10 for
-// nwax's ranking, plain BM25 on the same index, and each feature alone. No timing here.
+// nwax's ranking, plain BM25 on the same index, and each feature alone; then title and passage
+// queries on a corpus of prose (bench/make-prose-corpus.sh: Debian's manuals). Beside them, on
+// the same text, a bare FTS5 table and Lucene. No timing here.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { CORPUS_DIR, NWAX, ROOT, indexIsCurrent, table } from './lib.mjs';
@@ -260,6 +262,75 @@ async function defaultPartitions(crawl) {
   return dir;
 }
 
+/** The prose corpus (bench/make-prose-corpus.sh; NWAX_PROSE_DIR, default /tmp/nwax-prose). */
+const PROSE_DIR = process.env.NWAX_PROSE_DIR ?? '/tmp/nwax-prose';
+
+/**
+ * A prose corpus (bench/make-prose-corpus.sh into `dir`, in language `lang`) imported and
+ * indexed by this nwax (one partition), made anew unless current. Returns its crawl.
+ */
+export async function proseCrawl(dir = PROSE_DIR, lang = 'en') {
+  execFileSync('bash', [join(ROOT, 'bench', 'make-prose-corpus.sh'), dir], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, NWAX_PROSE_LANG: lang },
+  });
+  const crawl = join(dir, 'crawl');
+  const part = join(crawl, 'indexes', 'part-00000');
+  // Made anew where the archive was (its .done line names its pages, size and time).
+  const made = readFileSync(join(dir, 'prose.done'), 'utf8');
+  const stamp = join(crawl, 'made-from');
+  if (existsSync(join(crawl, 'indexes', '_SUCCESS')) && existsSync(stamp) && readFileSync(stamp, 'utf8') === made && (await indexIsCurrent(part))) return crawl;
+  rmSync(crawl, { recursive: true, force: true });
+  mkdirSync(crawl, { recursive: true });
+  const seg = join(crawl, 'segments', '20200101000000');
+  writeFileSync(join(crawl, 'manifest'), `${join(dir, 'prose.warc.gz')} prose\n`);
+  const run = (...args) => execFileSync('node', [NWAX, ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+  run('import', join(crawl, 'manifest'), seg);
+  run('updatedb', join(crawl, 'crawldb'), seg);
+  run('invertlinks', join(crawl, 'linkdb'), seg);
+  run('index', '--reduces', '1', join(crawl, 'indexes'), join(crawl, 'crawldb'), join(crawl, 'linkdb'), seg);
+  writeFileSync(stamp, made);
+  return crawl;
+}
+
+/** Title and passage queries on the prose corpus: nwax, its variants, and the peers on the same text. */
+export async function proseRelevance(Database, words, ranking, Searcher) {
+  const crawl = await proseCrawl();
+  const db = new Database(join(crawl, 'indexes', 'part-00000'), { readonly: true });
+  const all = pagesOf(db, true);
+  const { title, passage } = querySetsOf(
+    all.filter((r) => r.mime === 'text/html'),
+    words,
+    300,
+    all,
+  );
+  db.close();
+  const sets = { title, passage };
+  const peer = peers(all, sets, join(PROSE_DIR, 'relevance-peers'), Database);
+  const searcher = new Searcher(crawl);
+  const cells = (r) => [r.mrr.toFixed(3), r.s1.toFixed(2), r.s10.toFixed(2)];
+  const rows = [['ranking', ...Object.keys(sets).flatMap((k) => [`${k} MRR@10`, 'S@1', 'S@10'])]];
+  const variants = ranking
+    ? {
+        'nwax (defaults)': ranking.DEFAULT_WEIGHTS,
+        'nwax without near': { ...ranking.DEFAULT_WEIGHTS, near: 0 },
+        'nwax without titled': { ...ranking.DEFAULT_WEIGHTS, titled: 0 },
+        'plain BM25 (field weights)': ranking.BM25_ONLY,
+      }
+    : { 'nwax (this build)': undefined };
+  for (const [name, w] of Object.entries(variants)) rows.push([name, ...Object.values(sets).flatMap((set) => cells(evaluate(searcher, set, w)))]);
+  searcher.close();
+  rows.push(['bare FTS5 BM25 (unicode61, same text)', ...Object.keys(sets).flatMap((k) => cells(peer.bare[k]))]);
+  if (peer.lucene)
+    rows.push(['Lucene 8, best chain (same text)', ...Object.keys(sets).flatMap((k) => (peer.lucene[k] ? cells(peer.lucene[k]) : ['-', '-', '-']))]);
+  const nwaxPassage = Number(rows[1][4]);
+  return [
+    `prose (${crawl}: ${all.length} documents: manuals): ${title.length} title queries, ${passage.length} passage queries`,
+    table(rows),
+    `passage MRR@10: nwax ${nwaxPassage.toFixed(3)} / bare FTS5 BM25 ${peer.bare.passage.mrr.toFixed(3)} = ${(nwaxPassage / peer.bare.passage.mrr).toFixed(2)}x (target >= 1.15x)`,
+  ].join('\n');
+}
+
 export async function benchRelevance() {
   const crawl = join(CORPUS_DIR, 'serve-ops-crawl');
   await buildCrawl(crawl);
@@ -334,12 +405,15 @@ export async function benchRelevance() {
   const nwaxPassage = rows.find((r) => r[0] === 'nwax (defaults)');
   const passageAt = 1 + Object.keys(sets).indexOf('passage') * 3;
   const ratio = nwaxPassage ? Number(nwaxPassage[passageAt]) / peer.bare.passage.mrr : Number.NaN;
+  const prose = await proseRelevance(Database, words, ranking, Searcher);
   return [
     `relevance on ${crawl}: ${Object.entries(sets)
       .map(([k, v]) => `${v.length} ${k} queries`)
       .join(', ')}; hitsPerSite 0 (the searcher's own default)`,
     table(rows),
     `passage MRR@10: nwax ${nwaxPassage?.[passageAt]} / bare FTS5 BM25 ${peer.bare.passage.mrr.toFixed(3)} = ${ratio.toFixed(2)}x (target >= 1.15x)${peer.lucene ? '' : '; Lucene not measured (needs default-jdk-headless liblucene8-java libicu4j-java)'}`,
+    '',
+    prose,
   ].join('\n');
 }
 

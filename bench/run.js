@@ -26,6 +26,7 @@ const all = {
   relevance: './relevance.mjs',
   parts: './parts.mjs',
   multilingual: './multilingual.mjs',
+  korean: './korean.mjs',
   pdf: './pdf.mjs',
   wacz: './wacz.mjs',
   chart: './chart.mjs',

@@ -101,7 +101,12 @@ export function compileQuery(q: Query): QueryPlan {
   // the rows being read for their dates.
   const hostClause = hostTerms.length ? `(${hostTerms.map((ws) => `host : ${ftsPhrase(ws)}`).join(' OR ')})` : undefined;
   const yearsClause = years?.length ? `years : (${years.map((y) => `"${y}"`).join(' OR ')})` : undefined;
-  const positive = [...q.must.map(ftsPhrase), ...q.title.map((t) => `title : ${ftsPhrase(t)}`)];
+  // A Korean word typed with a particle: as written or as its noun (analysis/korean.ts).
+  const mustPhrase = (ws: readonly string[]): string => {
+    const stem = q.stems[ws.join(' ')];
+    return stem ? `(${ftsPhrase(ws)} OR ${ftsPhrase(stem)})` : ftsPhrase(ws);
+  };
+  const positive = [...q.must.map(mustPhrase), ...q.title.map((t) => `title : ${ftsPhrase(t)}`)];
   const not = q.not.map(ftsPhrase);
   const matchOf = (withYears: boolean, withHosts: boolean): string | undefined => {
     if (positive.length === 0) return undefined;
@@ -116,7 +121,7 @@ export function compileQuery(q: Query): QueryPlan {
     return clauses.length ? clauses.join(' AND ') : undefined;
   };
   const fields = [fieldsOf(false), fieldsOf(true)];
-  const tierWords = q.must.length ? q.must.map(ftsPhrase).join(' AND ') : undefined;
+  const tierWords = q.must.length ? q.must.map(mustPhrase).join(' AND ') : undefined;
   const phrases = new Map<string, FtsPhrase[]>();
   return {
     q,
@@ -132,7 +137,8 @@ export function compileQuery(q: Query): QueryPlan {
       if (!p) phrases.set(match, (p = ftsPhrases(match)));
       return p;
     },
-    near: q.must.length >= 2 ? q.must.map(ftsPhrase) : [],
+    // A word searched as its noun too is near as its noun (which every form of it holds).
+    near: q.must.length >= 2 ? q.must.map((ws) => ftsPhrase(q.stems[ws.join(' ')] ?? ws)) : [],
     urls: q.url.map((u) => ({ href: href(u), key: urlKey(href(u)) })),
     dates: q.date.map((r) => ({ ...r, prefix: periodPrefix(r.from, r.to) })),
   };

@@ -12,6 +12,7 @@
 import { NwaxError } from '../util/errors.js';
 import { markTerms, surfaces, terms } from '../analysis/analyzer.js';
 import { primaryLanguage } from '../analysis/language.js';
+import { particleStem } from '../analysis/korean.js';
 
 export interface DateRange {
   from: string;
@@ -35,6 +36,11 @@ export interface Query {
   highlight: string[];
   /** The query's words as typed (marks kept), for the exact-form feature of the ranking. */
   exact: string[];
+  /**
+   * The nouns of Korean words typed with a particle (analysis/korean.ts), by the word's terms
+   * joined by spaces: such a word is searched as written or as its noun.
+   */
+  stems: Record<string, string[]>;
 }
 
 const FIELDS = new Set(['site', 'type', 'collection', 'url', 'title', 'date', 'lang']);
@@ -78,7 +84,7 @@ function unique(phrases: string[][]): string[][] {
 }
 
 export function parseQuery(query: string): Query {
-  const q: Query = { must: [], not: [], title: [], site: [], type: [], collection: [], url: [], date: [], lang: [], highlight: [], exact: [] };
+  const q: Query = { must: [], not: [], title: [], site: [], type: [], collection: [], url: [], date: [], lang: [], highlight: [], exact: [], stems: {} };
   let i = 0;
   while (i < query.length) {
     if (/\s/.test(query[i])) {
@@ -153,6 +159,11 @@ export function parseQuery(query: string): Query {
     if (!negate) {
       q.highlight.push(...markTerms(token));
       q.exact.push(...surfaces(token));
+      const stem = particleStem(token);
+      if (stem !== undefined) {
+        q.stems[w.join(' ')] = words(stem);
+        q.highlight.push(...markTerms(stem));
+      }
     }
   }
   // The same word or phrase asked twice asks nothing more, but costs FTS5 a term each time.

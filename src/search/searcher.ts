@@ -291,7 +291,8 @@ export class Searcher {
     const want = Math.max(1, opts.hits ?? 10);
     let perSite = Math.max(0, opts.hitsPerSite ?? 0);
     // The words the text score is for (the title feature compares them with each title).
-    const ftsWords = [...new Set([...q.must, ...q.title].flat())];
+    // (A Korean word typed with a particle compares as its noun, which titles hold in any form.)
+    const ftsWords = [...new Set([...q.must.map((ws) => q.stems[ws.join(' ')] ?? ws), ...q.title].flat())];
     const order: FieldOrder | undefined = opts.sort === 'date' || opts.sort === 'url' ? { field: opts.sort, desc: opts.reverse === true } : undefined;
     // Enough candidates from each set for this page after collapsing.
     const limit = Math.min(5000, (start + want) * (perSite ? 10 : 1));
@@ -349,7 +350,7 @@ export class Searcher {
       // The text and the language lie at the end of the row: read together, once.
       // The snippet shows the passage that scored (proximity.ts) where the ranking found one.
       const tail = snippets
-        ? r.set.snippetAndLang(r.id, q.highlight, r.passage ?? (r.near ? q.must : undefined))
+        ? r.set.snippetAndLang(r.id, q.highlight, r.passage ?? (r.near ? q.must.map((ws) => q.stems[ws.join(' ')] ?? ws) : undefined))
         : r.lang === undefined
           ? r.set.textAndLang(r.id, false)
           : undefined;
