@@ -21,12 +21,13 @@ export interface TextRef {
 
 /**
  * The passage a snippet shows: the token where the ranking found the text's closest window of
- * the query's words, or (where its twin could not say where) those words' terms, to find it in
- * the text's first PASSAGE_SEARCH characters.
+ * the query's words, or (where its twin could not say where) those words' terms, to find it by.
+ * Either way only in the text's first PASSAGE_SEARCH characters: a passage deeper than that
+ * (rare) would cost a long read of the text, and the snippet starts at the first match instead.
  */
 export type Passage = number | readonly (readonly string[])[] | undefined;
 
-/** Characters of a text searched for its passage where the ranking could not say where it is. */
+/** Characters of a text that its passage is looked for in. */
 const PASSAGE_SEARCH = SNIPPET_HEAD * 8;
 
 export class SetTexts {
@@ -97,7 +98,7 @@ export class SetTexts {
       const passage = Array.isArray(near) ? (head ? passageIn(head.text, near) : undefined) : (near as number | undefined);
       if (passage !== undefined) {
         // The passage the ranking found closest, from as long a head as reaches it.
-        for (const more of [SNIPPET_HEAD * 8, SNIPPET_READS, undefined]) {
+        for (const more of [PASSAGE_SEARCH, undefined]) {
           if (!head) break;
           const at = snippetOfPassage(head.text, highlight, passage, head.whole);
           if (at) return { snippet: at, lang: r.lang ?? '' };
@@ -117,8 +118,10 @@ export class SetTexts {
       return { snippet: snippetOf(head?.text ?? '', highlight), lang: r.lang ?? '' };
     }
     const { text, lang } = this.textAndLang(id);
-    const passage = Array.isArray(near) ? passageIn(text.slice(0, PASSAGE_SEARCH), near) : (near as number | undefined);
-    return { snippet: (passage !== undefined && snippetOfPassage(text, highlight, passage, true)) || snippetOf(text, highlight), lang };
+    const head = text.slice(0, PASSAGE_SEARCH);
+    const passage = Array.isArray(near) ? passageIn(head, near) : (near as number | undefined);
+    const at = passage !== undefined && snippetOfPassage(head, highlight, passage, head.length === text.length);
+    return { snippet: at || snippetOf(text, highlight), lang };
   }
 
   /** The first characters of the stored text of a document (the ranking's exact feature). */
