@@ -41,6 +41,11 @@ export function mergeVersions<T extends Keyed & { dates: string | string[] }>(it
   return out;
 }
 
+/** How many of `items` mergeVersions would fold into an earlier one (the same URL and digest). */
+export function duplicateVersions(items: readonly Keyed[]): number {
+  return items.length - new Set(items.map((it) => `${it.url} ${it.digest}`)).size;
+}
+
 /** At most `perSite` items per key, in order (0: all); how many of each key were left out. */
 export function collapse<T extends Keyed>(items: T[], perSite: number, keyOf: (x: Keyed) => string): { shown: T[]; hidden: Map<string, number> } {
   const seen = new Map<string, number>();

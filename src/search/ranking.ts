@@ -198,7 +198,10 @@ export function rerankBasis(cands: readonly BasisOf[]): RerankBasis {
 /**
  * Scores candidates from every index set together (the best text score is the best of all):
  * sets `rank` to the final score, negative as FTS5's, lower better. `given`: the basis of the
- * whole collection's candidates, where these are one shard's share of them (shards.ts).
+ * whole collection's candidates, where these are one shard's share of them (shards.ts). A
+ * candidate's `near`, where it has one, is weighed with the rest; the searcher gives it after,
+ * to those that need it (searcher.ts addNearness). Returns the best text score, what each
+ * feature is in proportion to.
  */
 export function rerank<T extends Candidate>(
   cands: T[],
@@ -206,8 +209,8 @@ export function rerank<T extends Candidate>(
   w: RankingWeights = DEFAULT_WEIGHTS,
   exact: readonly string[] = [],
   given?: RerankBasis,
-): T[] {
-  if (cands.length === 0) return cands;
+): number {
+  if (cands.length === 0) return 0;
   const forms = marked(exact);
   // Each title analyzed once: for the candidates' mean length, then for the features.
   const titleWords = cands.map((c) => words(c.title ?? ''));
@@ -226,5 +229,5 @@ export function rerank<T extends Candidate>(
       w.titled * f.titled;
     c.rank = c.rank - best * bonus;
   }
-  return cands;
+  return best;
 }

@@ -15,7 +15,8 @@ import type { Hit, LocalStats, ReloadResult, SearchOptions, SearchResult, ShardC
 import { OpenSet } from './open-set.js';
 import type { WordPlan } from './set-word-query.js';
 import type { FieldOrder, RankLimits, Row } from './types.js';
-import { collapse, dedupKey, markMore, mergeVersions, searchResult, sumFacets } from './collapse.js';
+import { collapse, dedupKey, duplicateVersions, markMore, mergeVersions, searchResult, sumFacets } from './collapse.js';
+import { addNearness } from './near-bonus.js';
 import { DEFAULT_WEIGHTS, marked, rerank } from './ranking.js';
 import { compareCandidates, localStats, searchWords, type WordResult } from './word-search.js';
 import { captureFieldsOf, datesOf, firstDate, mergeDates } from '../index/document.js';
@@ -330,7 +331,9 @@ export class Searcher {
       if (ftsWords.length) {
         // Words typed with marks are compared in their exact form with the head of each text.
         if (marked(q.exact).length) for (const c of candidates) (c as { head?: string }).head = c.set.head(c.id);
-        rerank(candidates, ftsWords, opts.ranking ?? DEFAULT_WEIGHTS, q.exact, opts.cut?.basis);
+        const weights = opts.ranking ?? DEFAULT_WEIGHTS;
+        const best = rerank(candidates, ftsWords, weights, q.exact, opts.cut?.basis);
+        if (words?.near && weights.near > 0) addNearness(candidates, words.near, best * weights.near, limit + duplicateVersions(candidates));
       }
       candidates.sort((a, b) => a.rank - b.rank || cmp(a.url, b.url) || cmp(a.dates, b.dates));
       if (opts.reverse) candidates.reverse();
@@ -375,10 +378,10 @@ export class Searcher {
   }
 
   /** A word query's candidates over every set, ranked as one collection (word-search.ts); undefined for a query without words. */
-  private wordCandidates(plan: QueryPlan, opts: SearchOptions, limit: number, limits: RankLimits, near = true): WordResult | undefined {
+  private wordCandidates(plan: QueryPlan, opts: SearchOptions, limit: number, limits: RankLimits): WordResult | undefined {
     const plans = this.sets.map((s) => s.wordPlan(plan));
     if (plans.length === 0 || plans.some((p) => p === undefined)) return undefined;
-    return searchWords(this.sets, plans as WordPlan[], Math.max(limit * 3, 100), limits, opts.shared, near);
+    return searchWords(this.sets, plans as WordPlan[], Math.max(limit * 3, 100), limits, opts.shared);
   }
 
   /**
@@ -404,7 +407,7 @@ export class Searcher {
     const r = this.reading(() => {
       this.scope(user);
       // The front's basis is the best text score and the titles' lengths: no proximity asked.
-      return this.wordCandidates(compileQuery(parseQuery(query)), opts, 0, { exact: opts.exact === true }, false);
+      return this.wordCandidates(compileQuery(parseQuery(query)), opts, 0, { exact: opts.exact === true });
     });
     return (r?.rows ?? []).map((c) => ({ rank: c.rank, url: c.url, digest: c.digest, titleTerms: words(c.title ?? '').length, titled: !!c.title }));
   }

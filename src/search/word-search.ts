@@ -29,6 +29,11 @@ export interface WordResult {
   partial?: boolean;
   /** The candidates, best first (rank: the BM25 score), each with its set. */
   rows: (Row & { set: OpenSet })[];
+  /**
+   * For a query of two words or more: how rare its words are (proximity.ts), and what gives
+   * candidates their proximity (`near`, `passage`), asked only for those that need it.
+   */
+  near?: { rarity: number; ask(rows: (Row & { set: OpenSet })[]): void };
 }
 
 export function localStats(sets: OpenSet[], plans: WordPlan[], cap: number, keys: boolean): LocalStats {
@@ -165,11 +170,8 @@ function firstOfAll(sets: OpenSet[], firsts: number[][], n: number, shared?: { u
   return firsts.map((ids, i) => ids.slice(0, counts[i]));
 }
 
-/**
- * `shared`: the collection's statistics from a shard front, instead of these sets' own;
- * `near`: whether the candidates are given their proximity (proximity.ts) for the re-ranking.
- */
-export function searchWords(sets: OpenSet[], plans: WordPlan[], candidates: number, limits: RankLimits, shared?: SharedStats, near = true): WordResult {
+/** `shared`: the collection's statistics from a shard front, instead of these sets' own. */
+export function searchWords(sets: OpenSet[], plans: WordPlan[], candidates: number, limits: RankLimits, shared?: SharedStats): WordResult {
   const cap = shared?.cap ?? Math.max(1, limits.maxScored ?? MAX_SCORED);
   candidates = shared?.candidates ?? candidates;
   const late = () => limits.deadline !== undefined && performance.now() > limits.deadline;
@@ -223,12 +225,21 @@ export function searchWords(sets: OpenSet[], plans: WordPlan[], candidates: numb
   const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
   rows.sort((a, b) => a.rank - b.rank || cmp(a.url, b.url) || cmp(a.digest, b.digest));
   rows.length = Math.min(rows.length, candidates);
-  if (near && plans[0]?.query.near.length) {
+  let near: WordResult['near'];
+  if (plans[0]?.query.near.length) {
     const all = shared ?? own!;
     const idfs = plans[0].query.near.map((t) => idf(all.rows, all.hits[t] ?? sets.reduce((n, s) => n + s.scoring.phraseRows(t), 0)));
-    nearCandidates(rows, sets, plans, scoring, rarity(idfs, all.rows));
+    const rare = rarity(idfs, all.rows);
+    near = { rarity: rare, ask: (some) => nearCandidates(some, sets, plans, scoring, rare) };
   }
-  return { total, rows, ...(counted > cap ? { capped: true } : {}), ...(rankedAmong !== undefined ? { rankedAmong } : {}), ...(partial ? { partial } : {}) };
+  return {
+    total,
+    rows,
+    ...(counted > cap ? { capped: true } : {}),
+    ...(rankedAmong !== undefined ? { rankedAmong } : {}),
+    ...(partial ? { partial } : {}),
+    ...(near ? { near } : {}),
+  };
 }
 
 /** Candidates in the collection's order: BM25 (lower first), then URL, then digest. */
