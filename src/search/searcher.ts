@@ -450,8 +450,9 @@ export class Searcher {
       for (const l of v?.inlinks ?? []) from.add(l.from);
     }
     const out: { url: string; title: string }[] = [];
+    // One class for every page asked (shownTitle reads nothing that changes it).
+    this.scope(user);
     for (const page of from) {
-      this.scope(user);
       for (const s of this.sets) {
         const title = s.shownTitle(page);
         if (title === undefined) continue;
