@@ -6,6 +6,8 @@
  *   finds; the extension's passage, and the snippet's own search for it, is where the first
  *   least-gap window of the text starts.
  * - tokenStart numbers a text's terms as the text index does (the positions FTS5 keeps).
+ * - Proximity asked only of the candidates that can reach the page gives the page of asking
+ *   every candidate: its hits, their order and their scores, with hits per site or without.
  * - A real archive, imported and indexed: the page holding the query's words in one sentence
  *   comes before a hub page holding them far apart (which BM25 alone puts first), its snippet
  *   is that sentence, and a query of one word ranks as BM25 and the other features alone.
@@ -22,6 +24,8 @@ import { LADDER, passageIn, step } from '../src/search/proximity.js';
 import { indexText, tokenStart } from '../src/analysis/analyzer.js';
 import { Searcher } from '../src/search/searcher.js';
 import { BM25_ONLY, DEFAULT_WEIGHTS } from '../src/search/ranking.js';
+import { addNearness } from '../src/search/near-bonus.js';
+import { collapse, dedupKey, duplicateVersions, mergeVersions, showsAtLeast } from '../src/search/collapse.js';
 
 if (!rankExtension() && process.env.CI === 'true' && nativeWanted('rank'))
   throw new Error('the ranking extension (build/Release/nwax_rank.node) is not built: npm install runs node-gyp');
@@ -97,6 +101,71 @@ describe('nwax_near and its twin', () => {
     expect(steps.size).toBeGreaterThan(LADDER.length / 2);
     expect(steps.has('past')).toBe(true);
     db.close();
+  });
+});
+
+describe('proximity asked of the candidates that can reach the page', () => {
+  interface Cand {
+    rank: number;
+    title: string;
+    url: string;
+    digest: string;
+    host: string;
+    dates: string;
+    near?: number;
+    asked?: boolean;
+  }
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const final = (a: Cand, b: Cand) => a.rank - b.rank || cmp(a.url, b.url) || cmp(a.dates, b.dates);
+  /** The page the searcher shows of candidates whose final scores are set: merged, cut per site, sliced. */
+  const pageOf = (cands: Cand[], start: number, want: number, perSite: number) =>
+    collapse(mergeVersions([...cands].sort(final)), perSite, dedupKey(undefined))
+      .shown.slice(start, start + want)
+      .map((c) => `${c.url} ${c.digest} ${c.rank}`);
+
+  it('gives the page of asking every candidate, with hits per site and without, over 400 random collections', () => {
+    const rand = seededRandom(11);
+    let asked = 0;
+    let all = 0;
+    for (let round = 0; round < 400; round++) {
+      const n = 5 + Math.floor(rand() * 120);
+      const hosts = 1 + Math.floor(rand() * 12);
+      const rarity = rand();
+      const base: Cand[] = Array.from({ length: n }, (_, i) => {
+        const url = `http://h${Math.floor(rand() * hosts)}.example/p${Math.floor(rand() * n)}`;
+        return { rank: -Math.round(rand() * 40) / 4, title: '', url, digest: `D${i % 7}`, host: new URL(url).host, dates: `2020010100000${i % 10}` };
+      });
+      // Each candidate's nearness, as the index would give it: at most the query's rarity (its
+      // words adjacent), often that (the bound met exactly), often none.
+      const nearness = base.map(() => {
+        const r = rand();
+        return r < 0.3 ? 0 : r < 0.6 ? rarity : rand() * rarity;
+      });
+      const asker = (cands: Cand[]) => ({
+        rarity,
+        ask: (rows: Cand[]) => {
+          for (const r of rows) {
+            r.near = nearness[cands.indexOf(r)];
+            r.asked = true;
+          }
+        },
+      });
+      const start = rand() < 0.3 ? 10 : 0;
+      const want = 10;
+      const perSite = rand() < 0.5 ? 0 : 1 + Math.floor(rand() * 2);
+      const scale = 0.5 + rand() * 3;
+      const limit = (start + want) * (perSite ? 10 : 1);
+      const every = base.map((c) => ({ ...c }));
+      addNearness(every, asker(every), scale, every.length);
+      const some = base.map((c) => ({ ...c }));
+      const filled = perSite ? (settled: Cand[]) => showsAtLeast([...settled].sort(final), start + want, perSite, dedupKey(undefined)) : undefined;
+      addNearness(some, asker(some), scale, limit + duplicateVersions(some), filled);
+      expect(pageOf(some, start, want, perSite), `round ${round}`).toEqual(pageOf(every, start, want, perSite));
+      asked += some.filter((c) => c.asked).length;
+      all += n;
+    }
+    // The rules leave some candidates unasked (else they would test nothing).
+    expect(asked).toBeLessThan(all);
   });
 });
 

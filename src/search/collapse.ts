@@ -46,6 +46,27 @@ export function duplicateVersions(items: readonly Keyed[]): number {
   return items.length - new Set(items.map((it) => `${it.url} ${it.digest}`)).size;
 }
 
+/**
+ * Whether `items`, in order, give at least `n` hits once merged into versions and cut to
+ * `perSite` per key (what mergeVersions and collapse would show), without changing them.
+ */
+export function showsAtLeast(items: readonly Keyed[], n: number, perSite: number, keyOf: (x: Keyed) => string): boolean {
+  const versions = new Set<string>();
+  const perKey = new Map<string, number>();
+  let shown = 0;
+  for (const it of items) {
+    const version = `${it.url} ${it.digest}`;
+    if (versions.has(version)) continue;
+    versions.add(version);
+    const key = keyOf(it);
+    const k = perKey.get(key) ?? 0;
+    if (perSite && k >= perSite) continue;
+    perKey.set(key, k + 1);
+    if (++shown >= n) return true;
+  }
+  return false;
+}
+
 /** At most `perSite` items per key, in order (0: all); how many of each key were left out. */
 export function collapse<T extends Keyed>(items: T[], perSite: number, keyOf: (x: Keyed) => string): { shown: T[]; hidden: Map<string, number> } {
   const seen = new Map<string, number>();

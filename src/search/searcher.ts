@@ -15,7 +15,7 @@ import type { Hit, LocalStats, ReloadResult, SearchOptions, SearchResult, ShardC
 import { OpenSet } from './open-set.js';
 import type { WordPlan } from './set-word-query.js';
 import type { FieldOrder, RankLimits, Row } from './types.js';
-import { collapse, dedupKey, duplicateVersions, markMore, mergeVersions, searchResult, sumFacets } from './collapse.js';
+import { collapse, dedupKey, duplicateVersions, markMore, mergeVersions, searchResult, showsAtLeast, sumFacets } from './collapse.js';
 import { addNearness } from './near-bonus.js';
 import { DEFAULT_WEIGHTS, marked, rerank } from './ranking.js';
 import { compareCandidates, localStats, searchWords, type WordResult } from './word-search.js';
@@ -323,6 +323,11 @@ export class Searcher {
         for (const row of r.rows) candidates.push({ ...row, set: s });
       }
     const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    // A default hitsPerSite collapses only where there is more than one site to show.
+    if (opts.hitsPerSiteDefault && perSite > 0 && (q.site.length > 0 || new Set(candidates.map((c) => c.host)).size <= 1)) perSite = 0;
+    // hitsPerSite counts by the dedup field, after the merge.
+    const keyOf = dedupKey(opts.dedupField);
+    const final = (a: Row, b: Row) => a.rank - b.rank || cmp(a.url, b.url) || cmp(a.dates, b.dates);
     if (order) {
       const field = order.field === 'date' ? (r: Row) => firstDate(r.dates) : (r: Row) => r.url;
       const sign = order.desc ? -1 : 1;
@@ -333,15 +338,16 @@ export class Searcher {
         if (marked(q.exact).length) for (const c of candidates) (c as { head?: string }).head = c.set.head(c.id);
         const weights = opts.ranking ?? DEFAULT_WEIGHTS;
         const best = rerank(candidates, ftsWords, weights, q.exact, opts.cut?.basis);
-        if (words?.near && weights.near > 0) addNearness(candidates, words.near, best * weights.near, limit + duplicateVersions(candidates));
+        if (words?.near && weights.near > 0) {
+          // The page is the first candidates, or (reversed) the last: every one is asked then.
+          const k = opts.reverse ? candidates.length : limit + duplicateVersions(candidates);
+          const filled = perSite && !opts.reverse ? (settled: Row[]) => showsAtLeast([...settled].sort(final), start + want, perSite, keyOf) : undefined;
+          addNearness(candidates, words.near, best * weights.near, k, filled);
+        }
       }
-      candidates.sort((a, b) => a.rank - b.rank || cmp(a.url, b.url) || cmp(a.dates, b.dates));
+      candidates.sort(final);
       if (opts.reverse) candidates.reverse();
     }
-    // A default hitsPerSite collapses only where there is more than one site to show.
-    if (opts.hitsPerSiteDefault && perSite > 0 && (q.site.length > 0 || new Set(candidates.map((c) => c.host)).size <= 1)) perSite = 0;
-    // hitsPerSite counts by the dedup field, after the merge.
-    const keyOf = dedupKey(opts.dedupField);
     // One hit per version over all sets; the total counts a version once where its copies were
     // among the candidates (exact whenever every match was: up to 100 per set and more).
     const versions = mergeVersions(candidates);

@@ -22,14 +22,29 @@ export interface TextRef {
 /**
  * The passage a snippet shows: the token where the ranking found the text's closest window of
  * the query's words, or (where its twin could not say where) those words' terms, to find it by.
- * Either way only in the text's first PASSAGE_SEARCH characters (24K: 96% of the passage
- * queries' passages on the bench corpus, 84% in the first 8K): a deeper one would cost a long
- * read of the text, and the snippet starts at the first match instead.
+ * Either way only in the text's first PASSAGE_TERMS terms and PASSAGE_SEARCH characters (4096
+ * and 24K: 96% of the passage queries' passages on the bench corpus, 84% in the first 8K
+ * characters): a deeper one would cost a long read of the text, and the snippet starts at the
+ * first match instead.
  */
 export type Passage = number | readonly (readonly string[])[] | undefined;
 
 /** Characters of a text that its passage is looked for in. */
 const PASSAGE_SEARCH = SNIPPET_HEAD * 3;
+
+/**
+ * Terms of a text that its passage is looked for in: as many as the first PASSAGE_SEARCH
+ * characters hold in most texts (96% of the passage queries' passages lie within both), told
+ * from the passage's number alone, so a deeper one costs no read and no count of the terms
+ * before it (at a million documents most pages' closest windows of a query of title words lay
+ * past it: a search of 24K characters for nothing).
+ */
+const PASSAGE_TERMS = 4096;
+
+/** The passage where it lies within PASSAGE_TERMS, else undefined (a snippet of the first match). */
+function within(passage: number | undefined): number | undefined {
+  return passage !== undefined && passage < PASSAGE_TERMS ? passage : undefined;
+}
 
 export class SetTexts {
   /**
@@ -97,7 +112,7 @@ export class SetTexts {
       const twin = Array.isArray(near);
       // Where the ranking's twin gave no place, the passage is looked for in the text's head.
       let head = this.segmentHead(r, twin ? PASSAGE_SEARCH : SNIPPET_HEAD);
-      const passage = twin ? (head ? passageIn(head.text, near as readonly (readonly string[])[]) : undefined) : (near as number | undefined);
+      const passage = within(twin ? (head ? passageIn(head.text, near as readonly (readonly string[])[]) : undefined) : (near as number | undefined));
       if (passage !== undefined && head) {
         // The passage the ranking found closest, from a longer head where the first ends before it.
         let at = snippetOfPassage(head.text, highlight, passage, head.whole);
@@ -119,7 +134,7 @@ export class SetTexts {
     }
     const { text, lang } = this.textAndLang(id);
     const head = text.slice(0, PASSAGE_SEARCH);
-    const passage = Array.isArray(near) ? passageIn(head, near) : (near as number | undefined);
+    const passage = within(Array.isArray(near) ? passageIn(head, near) : (near as number | undefined));
     const at = passage !== undefined && snippetOfPassage(head, highlight, passage, head.length === text.length);
     return { snippet: at || snippetOf(text, highlight), lang };
   }
