@@ -287,25 +287,30 @@ export class OpenSet {
     all.push(...params);
     // Counted among the first `maxScored` matches, as the total is (every match with `exact`).
     const cap = limits.exact ? '' : `LIMIT ${Math.max(1, limits.maxScored ?? MAX_SCORED)}`;
-    const count = (expr: string, also = '') =>
-      (
-        this.stmt(
-          `SELECT v, count(*) AS n FROM (SELECT ${expr} AS v FROM ${from} WHERE ${where.join(' AND ')}${also} ${cap}) GROUP BY v ORDER BY n DESC, v LIMIT 10`,
-        ).all(...all) as { v: string; n: number }[]
-      ).map((r): [string, number] => [String(r.v), r.n]);
-    // Documents of no known language take no place among the ten languages shown.
+    // One statement: the matches found once (a materialized table of their five fields), each
+    // count a scan of it, then every version's dates for the timeline. Five statements found
+    // the matches five times: at a million documents most of a results page's time.
+    const top = (facet: string, also = '') =>
+      `SELECT * FROM (SELECT '${facet}' AS f, ${facet} AS v, count(*) AS n FROM m${also} GROUP BY v ORDER BY n DESC, v LIMIT 10)`;
+    const sql = [
+      `WITH m AS MATERIALIZED (SELECT docs.host AS site, docs.mime AS type, substr(${this.access.firstDate()}, 1, 4) AS year, docs.lang AS lang,`,
+      ` ${this.datesExpr()} AS dates FROM ${from} WHERE ${where.join(' AND ')} ${cap})`,
+      // Documents of no known language take no place among the ten languages shown.
+      ` ${top('site')} UNION ALL ${top('type')} UNION ALL ${top('year')} UNION ALL ${top('lang', " WHERE lang != ''")}`,
+      " UNION ALL SELECT 'dates' AS f, dates AS v, 0 AS n FROM m",
+    ].join('');
     const period = periodOf(p.dates);
     const len = periodLength(period);
     const over = new Map<string, number>();
-    for (const dates of this.stmt(`SELECT ${this.datesExpr()} FROM ${from} WHERE ${where.join(' AND ')} ${cap}`)
-      .pluck()
-      .iterate(...all) as Iterable<string>)
-      countPeriods(over, dates, len, p.dates);
+    const counts: Pick<Facets, 'site' | 'type' | 'year' | 'lang'> = { site: [], type: [], year: [], lang: [] };
+    for (const r of this.stmt(sql)
+      .raw()
+      .iterate(...all) as Iterable<[string, unknown, number]>) {
+      if (r[0] === 'dates') countPeriods(over, r[1] as string, len, p.dates);
+      else counts[r[0] as keyof typeof counts].push([String(r[1]), r[2]]);
+    }
     return {
-      site: count('docs.host'),
-      type: count('docs.mime'),
-      year: count(`substr(${this.access.firstDate()}, 1, 4)`),
-      lang: count('docs.lang', " AND docs.lang != ''"),
+      ...counts,
       timeline: { period, hits: inOrder(over), ...(share ? { versions: this.versionsOver(period) } : {}) },
     };
   }
