@@ -154,7 +154,8 @@ export async function benchAccess() {
         const r = await cannon(started[i].url, paths, { duration: 10 });
         runs[i].push({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.timeouts + r.non2xx });
       }
-    for (const [i, s] of started.entries()) runs[i].rss = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${s.server.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+    for (const [i, s] of started.entries())
+      runs[i].rss = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${s.server.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
   } finally {
     for (const s of started) await s.stop();
   }
