@@ -1,12 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { ROOT, nwaxAsync, tempDir } from './helpers.js';
+import { ROOT, nwaxAsync, serveCli, tempDir } from './helpers.js';
 // @ts-expect-error: a plain JavaScript module of the project's own scripts
 import { writeWarc, dedupExampleRecords } from '../scripts/make-fixtures.mjs';
 import { startServer, type RunningServer } from '../src/serve/server.js';
 import { BROKEN, GARDEN, HERON, ROBIN, birdCollection } from './bird-images.js';
+import { parse } from 'csv-parse/sync';
+import { gunzipSync } from 'node:zlib';
+import { entries, waczProblems } from './wacz-validate.js';
+import { expectedVersionDates } from './dedup-example.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
@@ -100,6 +104,49 @@ describe.skipIf(!HAVE_CHROMIUM)('the search page in a browser', () => {
     const urls = await p.locator('.url').allTextContents();
     expect(urls.every((u) => u.startsWith('http://notes.example.net/'))).toBe(true);
     await p.close();
+  }, 60_000);
+
+  it('takes the results away from the page: its CSV link downloads every version with every date, its WACZ link a valid package of them', async () => {
+    // `nwax serve` itself: a package is made by worker threads, which run from the build.
+    const cli = await serveCli(['-dir', join(dir, 'crawl'), '--port', '0']);
+    const ctx = await browser.newContext({ acceptDownloads: true });
+    const p = await ctx.newPage();
+    await p.goto(`${cli.url}/search?query=${encodeURIComponent('url:http://example.org/index.html')}`);
+    const takeAway = p.locator('.take-away');
+    // A download each, as a reader clicks it.
+    const fetched = async (name: string) => {
+      const [download] = await Promise.all([p.waitForEvent('download'), takeAway.getByRole('link', { name }).click()]);
+      const path = join(dir, download.suggestedFilename());
+      await download.saveAs(path);
+      return path;
+    };
+    const csvPath = await fetched('CSV');
+    expect(csvPath.endsWith('.csv')).toBe(true);
+    const rows = parse(readFileSync(csvPath, 'utf8'), { columns: true }) as Record<string, string>[];
+    // The worked example: five versions of one page, ten captures between them.
+    expect(rows.map((r) => r.url)).toEqual(Array(5).fill('http://example.org/index.html'));
+    expect(rows.map((r) => r.dates).sort()).toEqual(expectedVersionDates());
+    expect(new Set(rows.map((r) => r.digest)).size).toBe(5);
+
+    const waczPath = await fetched('WACZ package');
+    expect(waczPath.endsWith('.wacz')).toBe(true);
+    expect(await waczProblems(waczPath)).toEqual([]);
+    const files = await entries(waczPath);
+    // Its pages are the five versions; its index holds every capture of them.
+    const pages = files
+      .get('pages/pages.jsonl')!
+      .toString()
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => JSON.parse(l) as { url: string });
+    expect(pages.map((x) => x.url)).toEqual(Array(5).fill('http://example.org/index.html'));
+    const index = [...files].find(([n]) => n.startsWith('indexes/'))!;
+    const lines = (index[0].endsWith('.gz') ? gunzipSync(index[1]) : index[1]).toString().trim().split('\n');
+    const captures = lines.filter((l) => l.startsWith('org,example)/index.html ') && /"status": ?"200"/.test(l));
+    expect(captures.length).toBe(10);
+    await ctx.close();
+    await cli.close();
   }, 60_000);
 
   it('charts the hits over time: a bar a year links to that year, which is charted by month, as counts or as a share', async () => {

@@ -134,7 +134,7 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
     const out = join(dir, 'query.wacz');
     const r = await ok(['export-wacz', out, '-dir', crawl, 'web', 'archiving', 'for', 'all']);
     // The page, and an image it shows among those words (found by the words around it).
-    expect(r.stderr).toMatch(/query\.wacz: 1 pages and 1 other versions, (\d+) embedded resources/);
+    expect(r.stderr).toMatch(/query\.wacz: 1 pages and 1 other versions, 0 captures at the versions' other dates, (\d+) embedded resources/);
     const urls = (await ok(['cdx', '-f', 'cdxj', out])).stdout
       .trim()
       .split('\n')
@@ -147,7 +147,9 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
     const images = JSON.parse((await ok(['search', '--json', '--hits', '1', '--dir', crawl, 'type:image'])).stdout).total as number;
     expect(images).toBeGreaterThan(3);
     const img = await ok(['export-wacz', join(dir, 'images.wacz'), '-dir', crawl, '--no-resources', 'type:image']);
-    expect(img.stderr).toContain(`images.wacz: 0 pages and ${images} other versions, 0 embedded resources (0 not in the archive), ${images} records`);
+    expect(img.stderr).toContain(
+      `images.wacz: 0 pages and ${images} other versions, 0 captures at the versions' other dates, 0 embedded resources (0 not in the archive), ${images} records`,
+    );
     // What the access rules withhold from the public leaves on no route: a blocked stylesheet is
     // neither a page nor a capture of the collection's package.
     const rules = join(dir, 'rules.aclj');
@@ -215,6 +217,14 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
     const dates = await dated(plain);
     expect(dates.flatMap(([, , d]) => d).length).toBeGreaterThan(dates.length);
     expect(await dated(again)).toEqual(dates);
+    // So does a query's package of them: each version found at every date, not at its first.
+    const qOut = join(dir, 'versions.wacz');
+    const q = await ok(['export-wacz', qOut, '-dir', plain, 'url:http://example.org/index.html']);
+    expect(q.stderr).toMatch(/versions\.wacz: 5 pages, 5 captures at the versions' other dates, 0 embedded resources \(0 not in the archive\), 10 records/);
+    expect(await digests(qOut)).toEqual(await digests(example));
+    const qAgain = join(dir, 'versions-again');
+    await crawlOf(qOut, qAgain, 'example');
+    expect(await dated(qAgain)).toEqual(dates);
   });
 
   it('leaves out, by name and offset, a record damaged since it was indexed, and exports the rest (exit 3)', async () => {
@@ -289,7 +299,7 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
     const out = join(dir, 'big.wacz');
     const r = await ok(['export-wacz', out, '-dir', crawl, 'big', 'page']);
     // Its text (as the segment keeps it) deflates to less than ReplayWeb.page reads of a list: listed with it.
-    expect(r.stderr).toMatch(/big\.wacz: 1 pages, 1 embedded resources \(0 not in the archive\), 2 records/);
+    expect(r.stderr).toMatch(/big\.wacz: 1 pages, 0 captures at the versions' other dates, 1 embedded resources \(0 not in the archive\), 2 records/);
     const listed = (await zipEntry(out, 'pages/pages.jsonl'))
       .toString()
       .trim()

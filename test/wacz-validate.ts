@@ -9,7 +9,8 @@
 import { createHash } from 'node:crypto';
 import yauzl from 'yauzl';
 
-function entries(path: string): Promise<Map<string, Buffer>> {
+/** Every file of a zip (a WACZ package), by name, read with yauzl. */
+export function entries(path: string): Promise<Map<string, Buffer>> {
   return new Promise((resolve, reject) => {
     const out = new Map<string, Buffer>();
     yauzl.open(path, { lazyEntries: true }, (err, zip) => {

@@ -5,8 +5,9 @@ export default class ExportWacz extends NwaxCommand {
   static override summary = 'Write a collection, or the versions a query finds, as a WACZ package that ReplayWeb.page opens.';
   static override description = `The package (WACZ 1.1.1) holds each version's record copied byte for byte from its archive, \
 in archive/data.warc.gz: without a query, every capture of the collection (the segments' capture index: what pages \
-embed, other dates, redirects, revisits); with one, the records of what each page found embeds (the captures nearest \
-it) so that it replays. A sorted CDXJ index of it (indexes/index.cdx, or past nwax.export.index.plain.max lines \
+embed, other dates, redirects, revisits); with one, each version found at every date the class may see it (its \
+other captures: the same URL and digest) and the records of what each page embeds (the captures nearest it) so that \
+it replays. A sorted CDXJ index of it (indexes/index.cdx, or past nwax.export.index.plain.max lines \
 indexes/index.cdx.gz in gzip members with its summary indexes/index.idx, as ReplayWeb.page opens a large package); \
 pages/pages.jsonl with each page's URL, capture time and title (HTML and PDF versions: the others are records only), \
 and its extracted text while the list stays within what ReplayWeb.page searches (nwax.export.pages.text.max); \
@@ -69,7 +70,9 @@ datapackage.json (every resource's SHA-256) and datapackage-digest.json. Written
     const skipped = Object.entries(r.skipped);
     const left = skipped.length ? `, ${skipped.reduce((n, [, k]) => n + k, 0)} records left out (${skipped.map(([why, k]) => `${why} ${k}`).join(', ')})` : '';
     // A query's pages bring what they embed; a collection brings every capture it holds.
-    const besides = words.length ? `${r.resources} embedded resources (${r.missing} not in the archive)` : `${r.captures} other captures`;
+    const besides = words.length
+      ? `${r.captures} captures at the versions' other dates, ${r.resources} embedded resources (${r.missing} not in the archive)`
+      : `${r.captures} other captures`;
     this.sayLine(
       `${args.out}: ${r.pages} pages${r.pagesText ? '' : ' (listed without their text)'}${r.versions > r.pages ? ` and ${r.versions - r.pages} other versions` : ''}, ${besides}, ${r.records} records, ${(r.bytes / 1e6).toFixed(1)} MB of WARC${left} in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
     );

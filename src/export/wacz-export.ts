@@ -28,7 +28,8 @@ import { PackageRecords, type Prepared } from './package-records.js';
 import { ZipWriter } from './zip-writer.js';
 import { LINES_PER_BLOCK, type PackageFile, writePackageIndex } from './package-index.js';
 import { PagesList } from './pages-list.js';
-import { firstDate } from '../index/document.js';
+import { datesOf, firstDate } from '../index/document.js';
+import { digestWithAlgorithm } from '../segment/segment.js';
 
 export interface ExportOptions {
   /** The crawl directory: its indexes (the versions) and segments (the capture index). */
@@ -63,7 +64,7 @@ export interface ExportSummary {
   /** Whether pages.jsonl holds the pages' text (it fit within nwax.export.pages.text.max). */
   pagesText: boolean;
   resources: number;
-  /** The collection's captures placed besides its pages' (an export of the whole collection). */
+  /** Captures placed besides the pages' own: the collection's others (a whole collection), the versions' other dates (a query's). */
   captures: number;
   records: number;
   missing: number;
@@ -74,6 +75,9 @@ export interface ExportSummary {
 
 interface Page {
   url: string;
+  /** Its content digest, and every date the class may see it captured (14 digits). */
+  digest: string;
+  dates: string[];
   ts: string;
   title: string;
   /** The page's text as a JSON string (its segment's bytes, copied into pages.jsonl as they are); undefined: none. */
@@ -105,6 +109,8 @@ function* selectPages(view: CollectionView, query: string | undefined): Generato
     const ts = firstDate(d.dates);
     yield {
       url: d.url,
+      digest: d.digest,
+      dates: datesOf(d.dates),
       ts,
       title: d.title,
       text: () => view.textJson(d.setName, d),
@@ -196,18 +202,55 @@ async function inOrder<T>(
  * versions). A page is listed in pages.jsonl once its record is in the package. The pages
  * listed.
  */
-async function placePages(selected: Iterable<Page>, records: PackageRecords, pages: PagesList, embeds: boolean): Promise<number> {
+async function placePages(selected: Iterable<Page>, records: PackageRecords, pages: PagesList, embeds: boolean, dates?: CaptureIndex): Promise<number> {
   let n = 0;
   await inOrder(
-    selected,
-    (p) => ({ length: p.clen, prepared: records.prepare(p.location, p.offset, p.clen, embeds && records.embeds(p.mime)) }),
+    dates ? withOtherDates(selected, dates, records) : selected,
+    (p) =>
+      'page' in p
+        ? { length: p.length, prepared: records.prepare(p.location, p.offset, p.length, false) }
+        : { length: p.clen, prepared: records.prepare(p.location, p.offset, p.clen, embeds && records.embeds(p.mime)) },
     async (p, prepared) => {
+      if ('page' in p) {
+        await records.placeCapture(p.location, p.offset, p.length, prepared);
+        return;
+      }
       if (!(await records.placePage(p, prepared, embeds))) return;
       n++;
       pages.add(p);
     },
   );
   return n;
+}
+
+/** A capture of a page's version at another of its dates. */
+interface OtherDate {
+  page: string;
+  location: string;
+  offset: number;
+  length: number;
+}
+
+/**
+ * Each page, then its version's captures at its other dates (the same URL and digest, on a
+ * date the class may see: `captures` is the access rules' view), from the capture index: a
+ * query's package then holds every date of each version it found, as its CSV lists them, and
+ * imported again each version keeps them. (Its record at its first date is the page's own.)
+ */
+async function* withOtherDates(selected: Iterable<Page>, captures: CaptureIndex, records: PackageRecords): AsyncGenerator<Page | OtherDate> {
+  for (const p of selected) {
+    yield p;
+    if (p.dates.length < 2) continue;
+    const dates = new Set(p.dates);
+    // (The index keeps a digest with its algorithm, CDX without: sha1 by default.)
+    const digest = digestWithAlgorithm(p.digest);
+    for (const c of await captures.captures(p.url, '*')) {
+      if (digestWithAlgorithm(c.digest) !== digest || c.ts === p.ts || !dates.has(c.ts)) continue;
+      const location = await c.locate();
+      if (location === undefined) records.unlocated(c.filename, c.offset);
+      else yield { page: p.url, location, offset: c.offset, length: c.length };
+    }
+  }
 }
 
 /**
@@ -259,7 +302,7 @@ export async function exportWacz(o: ExportOptions): Promise<ExportSummary> {
       try {
         // A query's versions bring what their pages embed; a collection brings every capture.
         const whole = o.query === undefined;
-        const n = await placePages(selectPages(searcher.view(o.user), o.query), records, pages, !whole);
+        const n = await placePages(selectPages(searcher.view(o.user), o.query), records, pages, !whole, whole ? undefined : captures);
         if (whole && o.resources !== false) await placeCaptures(captures, records);
         return { records, n };
       } finally {
