@@ -275,6 +275,13 @@ describe.skipIf(!HAVE_FIXTURES)('export-wacz', () => {
         exported.subarray(Number(e.offset), Number(e.offset) + Number(e.length)).equals(bytesAt(warc, Number(original.offset), Number(original.length))),
       ).toBe(true);
     }
+    // The archive cut short since, before page c: c's offset lies past its end, and is said so.
+    const c = source.find((e) => e.url === 'http://three.example/c');
+    writeFileSync(warc, bytes.subarray(0, Number(c.offset)));
+    const cut = await ok(['export-wacz', join(dir, 'cut.wacz'), '-dir', crawl, 'pages'], [3]);
+    expect(cut.stderr).toContain(`three.warc.gz: offset ${c.offset}: no bytes at this offset: the archive ends before it (truncated); not exported`);
+    expect(cut.stderr).toMatch(/cut\.wacz: 1 pages, .*2 records left out \(not-a-record 1, truncated 1\)/);
+    expect(cut.stderr).not.toMatch(/\n\s+at /);
   });
 
   it("streams a record too large to hold (a plain one gzipped on the way), and its page's records stay whole", async () => {

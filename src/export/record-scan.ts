@@ -66,7 +66,12 @@ async function firstRecord(
   let skipped: { reason: string; detail: string } | undefined;
   const source = await open();
   try {
-    const reader = new ArchiveReader(source, { strict: false, onIssue: (i) => void (i.skipped && (skipped ??= i)) });
+    // The source is the record's range: no bytes there is an archive that ends before the
+    // offset (cut since it was indexed), not an empty file.
+    const onIssue = (i: { reason: string; detail: string; skipped: boolean }) => {
+      if (i.skipped) skipped ??= i.reason === 'empty-file' ? { reason: 'truncated', detail: 'no bytes at this offset: the archive ends before it' } : i;
+    };
+    const reader = new ArchiveReader(source, { strict: false, onIssue });
     for await (const r of reader) {
       // Bytes skipped before it: the offset is not where a record starts.
       if (skipped) return { problem: skipped };
